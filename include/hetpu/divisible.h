@@ -1,0 +1,95 @@
+/* Divisible workloads: one large data-parallel job cut into blocks whose sizes are chosen
+ * at run time (the model of the PLB-HAC and HEPOPTA papers).
+ *
+ * The application describes the job (total size, granule, minimum block) and how to build
+ * the StarPU task for the block [offset, offset + count). hetpu_divisible_run() then
+ * generates blocks until the whole range is processed:
+ *   - under a StarPU built-in policy (dmda, eager, ...) and under hetpu policies without a
+ *     block planner, the job is cut into fixed blocks (HETPU_BLOCK=<elements>, else the
+ *     job's default_block) and the policy places them;
+ *   - under a hetpu policy with a block planner (plb-hac, hepopta, ...), the planner
+ *     chooses each block's size and the worker that runs it.
+ * New blocks are submitted from task completion callbacks, never from the scheduler's
+ * push/pop (StarPU forbids it), and two blocks are kept in flight per worker so no
+ * processing unit waits for the next one to be generated. */
+#ifndef HETPU_DIVISIBLE_H
+#define HETPU_DIVISIBLE_H
+
+#include <stdint.h>
+#include <starpu.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hetpu_divisible_job
+{
+	/* Label used in reports ("matmul"). */
+	const char *name;
+	/* Number of elements to process (columns, rows, points...). Must be > 0. */
+	uint64_t total;
+	/* Block sizes are multiples of granule, except a final block holding what remains.
+	 * 0 means 1. */
+	uint64_t granule;
+	/* No block is smaller than this unless less remains. 0 means granule. */
+	uint64_t min_block;
+	/* Block size when blocks are fixed. 0 means total / (4 * workers), rounded to the
+	 * granule. HETPU_BLOCK overrides it. */
+	uint64_t default_block;
+	/* Fill task (already created by the runner) for [offset, offset + count): codelet,
+	 * handles, arguments. Do not set callback, destroy or worker fields. Called from the
+	 * submitting thread or from a task completion callback; must not block on tasks.
+	 * Return 0 or -errno; an error stops block generation and hetpu_divisible_run()
+	 * returns it once the blocks in flight have finished. */
+	int (*fill_task)(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task);
+	/* Bit i set: task->handles[i] was registered by fill_task for this block only; the
+	 * runner unregisters it asynchronously once the task is submitted, which writes the
+	 * block's results back to main memory. */
+	uint32_t block_handle_mask;
+	/* The codelet of the job's tasks (optional but recommended): only workers that can
+	 * run it take part, so a planner never assigns a block to a worker without an
+	 * implementation. NULL: every worker. */
+	struct starpu_codelet *codelet;
+	void *arg;
+};
+
+#define HETPU_REPORT_NAME_LEN 64
+
+struct hetpu_worker_report
+{
+	int workerid;
+	enum starpu_worker_archtype type;
+	char name[HETPU_REPORT_NAME_LEN];
+	unsigned blocks;
+	uint64_t elements;
+	/* Sum of task execution times (profiling end - start), in seconds. */
+	double busy_s;
+	/* Sum of input acquisition times (profiling acquire_data_end - start), in seconds. */
+	double transfer_s;
+};
+
+struct hetpu_divisible_report
+{
+	/* Wall time from the first submission to the last completion, in seconds. */
+	double makespan_s;
+	uint64_t elements;
+	unsigned blocks;
+	/* Fixed block size in elements, or 0 when a planner chose the sizes. */
+	uint64_t fixed_block;
+	/* "fixed" or the planner's name. */
+	char planner[HETPU_REPORT_NAME_LEN];
+	unsigned nworkers;
+	struct hetpu_worker_report workers[STARPU_NMAXWORKERS];
+};
+
+/* Process the whole job; returns once every block has completed. StarPU must have been
+ * started by hetpu_init(). report may be NULL. Returns 0, -EINVAL for an invalid job (the
+ * reason is printed on stderr), -ENODEV when no worker can run the job's tasks, or the
+ * first error of fill_task / starpu_task_submit. */
+int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

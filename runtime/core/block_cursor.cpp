@@ -1,0 +1,59 @@
+#include "runtime/core/block_cursor.h"
+
+#include <algorithm>
+
+namespace hetpu {
+
+namespace {
+uint64_t round_up(uint64_t value, uint64_t granule) { return (value + granule - 1) / granule * granule; }
+}  // namespace
+
+std::string normalize_block_rules(BlockRules &rules)
+{
+    if (rules.total == 0)
+        return "the job's total size is 0; give the number of elements to process";
+    if (rules.granule == 0)
+        rules.granule = 1;
+    if (rules.granule > rules.total)
+        return "the granule (" + std::to_string(rules.granule) + ") is larger than the job (" +
+               std::to_string(rules.total) + " elements)";
+    if (rules.min_block == 0)
+        rules.min_block = rules.granule;
+    rules.min_block = round_up(rules.min_block, rules.granule);
+    if (rules.min_block > rules.total)
+        rules.min_block = rules.total;
+    return "";
+}
+
+std::string choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigned workers, uint64_t &block)
+{
+    if (requested > rules.total)
+        return "block size " + std::to_string(requested) + " is larger than the problem (" +
+               std::to_string(rules.total) + " elements); choose a block of at most " +
+               std::to_string(rules.total);
+    uint64_t b = requested;
+    if (b == 0)
+        b = rules.total / (4 * std::max(1u, workers));
+    b = b / rules.granule * rules.granule;
+    block = std::min(std::max(b, rules.min_block), rules.total);
+    return "";
+}
+
+Block BlockCursor::take(uint64_t wanted)
+{
+    Block block;
+    if (exhausted() || wanted == 0)
+        return block;
+    const uint64_t left = remaining();
+    uint64_t count = wanted / rules_.granule * rules_.granule;
+    count = std::max(count, rules_.min_block);
+    count = std::min(count, left);
+    if (left - count < rules_.min_block)
+        count = left;
+    block.offset = next_;
+    block.count = count;
+    next_ += count;
+    return block;
+}
+
+}  // namespace hetpu

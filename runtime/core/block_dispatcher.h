@@ -1,0 +1,64 @@
+// The bookkeeping of a divisible run: which blocks to submit now, and to which worker,
+// so that every element is processed exactly once and every worker always has a block
+// queued behind the one it is running. Pure C++; the StarPU glue turns the returned
+// assignments into tasks and reports completions back. Not thread-safe: the glue
+// serializes calls.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "runtime/core/block_cursor.h"
+#include "runtime/core/block_planner.h"
+
+namespace hetpu {
+
+struct Assignment {
+    uint64_t offset = 0;
+    uint64_t count = 0;
+    int worker = -1;  // -1: let the StarPU policy place it
+};
+
+class BlockDispatcher {
+public:
+    // Blocks kept in flight per worker: one running, one queued behind it.
+    static constexpr unsigned kDepth = 2;
+
+    BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids);
+
+    // The first wave of blocks.
+    std::vector<Assignment> start();
+
+    // A block finished on done.worker; returns the blocks to submit in its place.
+    std::vector<Assignment> complete(const BlockDone &done);
+
+    // A block could not be submitted: forget it so finished() can become true. Its
+    // elements are not processed; the run is reported as failed by the glue.
+    void abandon(const Assignment &a);
+
+    bool finished() const { return in_flight_ == 0 && (cursor_.exhausted() || stopped_); }
+    // Stop generating blocks (after an error); blocks in flight still complete.
+    void stop() { stopped_ = true; }
+
+    uint64_t remaining() const { return cursor_.remaining(); }
+    unsigned in_flight() const { return in_flight_; }
+    // True when a planner declined every worker and the remainder was forced onto one.
+    bool forced_remainder() const { return forced_; }
+
+private:
+    void refill_pool(std::vector<Assignment> &out);
+    void refill_worker(int worker, std::vector<Assignment> &out);
+    void ensure_progress(int worker, std::vector<Assignment> &out);
+    bool emit(uint64_t wanted, int worker, std::vector<Assignment> &out);
+
+    BlockCursor cursor_;
+    BlockPlanner &planner_;
+    std::vector<int> workers_;
+    std::map<int, unsigned> worker_in_flight_;
+    unsigned in_flight_ = 0;
+    bool stopped_ = false;
+    bool forced_ = false;
+};
+
+}  // namespace hetpu

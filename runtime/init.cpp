@@ -1,0 +1,233 @@
+// hetpu_init()/hetpu_shutdown() and the policy resolution they share with the preload
+// library. StarPU's own resolution cannot be used: a known name in STARPU_SCHED beats
+// conf.sched_policy, and an unknown one silently falls back to a default policy.
+#include <hetpu/hetpu.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "runtime/starpu_start.h"
+
+extern "C" {
+// Exported by StarPU 1.3 and 1.4 but not declared in 1.3's headers.
+struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
+}
+
+namespace hetpu {
+
+namespace {
+
+struct StartState {
+    std::mutex mutex;
+    bool started = false;
+    bool started_by_hetpu_init = false;
+    std::string policy_name;
+    const RegisteredPolicy *hetpu_policy = nullptr;
+    struct starpu_conf conf;  // StarPU keeps reading the conf it was started with
+};
+
+StartState &state()
+{
+    static StartState s;
+    return s;
+}
+
+thread_local bool t_inside_start = false;
+
+bool verbose_requested()
+{
+    const char *v = std::getenv("HETPU_VERBOSE");
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// Hides STARPU_SCHED for the lifetime of the object, restoring it afterwards so that the
+// user's environment is unchanged once StarPU has started.
+class HiddenEnv {
+public:
+    explicit HiddenEnv(const char *name) : name_(name)
+    {
+        if (const char *v = std::getenv(name)) {
+            saved_ = v;
+            had_ = true;
+            unsetenv(name);
+        }
+    }
+    ~HiddenEnv()
+    {
+        if (had_)
+            setenv(name_, saved_.c_str(), 1);
+    }
+    HiddenEnv(const HiddenEnv &) = delete;
+    HiddenEnv &operator=(const HiddenEnv &) = delete;
+
+private:
+    const char *name_;
+    std::string saved_;
+    bool had_ = false;
+};
+
+}  // namespace
+
+bool inside_start_starpu() { return t_inside_start; }
+
+const RegisteredPolicy *running_hetpu_policy()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    return state().started ? state().hetpu_policy : nullptr;
+}
+
+void note_starpu_shutdown()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().started = false;
+    state().started_by_hetpu_init = false;
+    state().hetpu_policy = nullptr;
+    state().policy_name.clear();
+}
+
+int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help)
+{
+    StartState &s = state();
+    std::unique_lock<std::mutex> lock(s.mutex);
+
+    if (user_conf)
+        s.conf = *user_conf;
+    else
+        starpu_conf_init(&s.conf);
+    struct starpu_conf &conf = s.conf;
+
+    std::string requested, source;
+    if (const char *env = std::getenv("STARPU_SCHED"); env && *env) {
+        requested = env;
+        source = "STARPU_SCHED";
+    } else if (conf.sched_policy_name && *conf.sched_policy_name) {
+        requested = conf.sched_policy_name;
+        source = "starpu_conf.sched_policy_name";
+    }
+
+    PolicyCatalog catalog = build_policy_catalog();
+    if (requested == "help") {
+        std::fputs(catalog.help_text().c_str(), stdout);
+        std::fflush(stdout);
+        if (help == HelpAction::Exit)
+            std::exit(0);
+        return HETPU_INIT_HELP_SHOWN;
+    }
+
+    const RegisteredPolicy *hetpu_policy = nullptr;
+    if (!requested.empty()) {
+        if ((hetpu_policy = find_registered_policy(requested)))
+            conf.sched_policy = hetpu_policy->policy;
+        else if (struct starpu_sched_policy *builtin = find_builtin_policy(requested))
+            conf.sched_policy = builtin;
+        else {
+            std::fputs(catalog.unknown_name_message(requested, source).c_str(), stderr);
+            return -EINVAL;
+        }
+        conf.sched_policy_name = nullptr;
+    } else if (conf.sched_policy) {
+        hetpu_policy = find_registered_policy(conf.sched_policy);
+    }
+
+    int ret;
+    {
+        HiddenEnv hidden("STARPU_SCHED");
+        t_inside_start = true;
+        // StarPU calls back into policy code (init_sched) from here, so the state lock
+        // must not be held.
+        lock.unlock();
+        ret = initialize(&conf, argc, argv);
+        lock.lock();
+        t_inside_start = false;
+    }
+    if (ret != 0)
+        return ret;
+
+    struct starpu_sched_policy *running = starpu_sched_ctx_get_sched_policy(0);
+    s.started = true;
+    s.hetpu_policy = hetpu_policy;
+    s.policy_name = running && running->policy_name ? running->policy_name : requested;
+
+    if (verbose_requested()) {
+        char workers[128];
+        hetpu_describe_workers(workers, sizeof workers);
+        std::fprintf(stderr, "hetpu: policy %s on %s\n", s.policy_name.c_str(), workers);
+    }
+    return 0;
+}
+
+}  // namespace hetpu
+
+extern "C" int hetpu_init(struct starpu_conf *conf)
+{
+    {
+        std::lock_guard<std::mutex> lock(hetpu::state().mutex);
+        if (hetpu::state().started)
+            return -EALREADY;
+    }
+    int ret = hetpu::start_starpu(conf, nullptr, nullptr, &starpu_initialize, hetpu::HelpAction::Return);
+    if (ret == 0) {
+        std::lock_guard<std::mutex> lock(hetpu::state().mutex);
+        hetpu::state().started_by_hetpu_init = true;
+    }
+    return ret;
+}
+
+extern "C" void hetpu_shutdown(void)
+{
+    bool ours;
+    {
+        std::lock_guard<std::mutex> lock(hetpu::state().mutex);
+        ours = hetpu::state().started_by_hetpu_init;
+    }
+    if (!ours)
+        return;
+    starpu_shutdown();
+    hetpu::note_starpu_shutdown();
+}
+
+extern "C" const char *hetpu_policy_name(void)
+{
+    std::lock_guard<std::mutex> lock(hetpu::state().mutex);
+    return hetpu::state().started ? hetpu::state().policy_name.c_str() : nullptr;
+}
+
+extern "C" int hetpu_policy_is_hetpu(void)
+{
+    return hetpu::running_hetpu_policy() != nullptr;
+}
+
+extern "C" void hetpu_print_policies(FILE *out)
+{
+    std::fputs(hetpu::build_policy_catalog().help_text().c_str(), out);
+}
+
+extern "C" int hetpu_describe_workers(char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return -EINVAL;
+    struct {
+        enum starpu_worker_archtype type;
+        const char *label;
+    } kinds[] = {{STARPU_CPU_WORKER, "CPU"}, {STARPU_CUDA_WORKER, "CUDA"}, {STARPU_OPENCL_WORKER, "OpenCL"}};
+    std::string text;
+    unsigned last = 0;
+    for (const auto &k : kinds) {
+        int n = starpu_worker_get_count_by_type(k.type);
+        if (n <= 0)
+            continue;
+        if (!text.empty())
+            text += " + ";
+        text += std::to_string(n) + " " + k.label;
+        last = static_cast<unsigned>(n);
+    }
+    if (text.empty())
+        text = "no";
+    text += last > 1 ? " workers" : " worker";
+    std::snprintf(buf, size, "%s", text.c_str());
+    return 0;
+}

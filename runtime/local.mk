@@ -1,0 +1,30 @@
+# Pure C++ cores: never include starpu.h, unit-tested without StarPU.
+noinst_LTLIBRARIES += runtime/libhetpu_core.la
+runtime_libhetpu_core_la_SOURCES = \
+	runtime/core/policy_catalog.cpp runtime/core/policy_catalog.h \
+	runtime/core/block_cursor.cpp runtime/core/block_cursor.h \
+	runtime/core/block_planner.h \
+	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
+	runtime/core/json_writer.cpp runtime/core/json_writer.h
+
+# libhetpu: StarPU glue + policies. Shared only: policies register themselves from static
+# initializers, which a static archive would silently drop.
+lib_LTLIBRARIES += libhetpu.la
+libhetpu_la_SOURCES = \
+	runtime/init.cpp runtime/starpu_start.h \
+	runtime/policy_registry.cpp runtime/policy_registry.h \
+	runtime/divisible_run.cpp \
+	runtime/sched_lib_exports.cpp \
+	$(hetpu_policy_sources)
+libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+libhetpu_la_LIBADD = runtime/libhetpu_core.la $(STARPU_LIBS)
+libhetpu_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+
+nobase_include_HEADERS += include/hetpu/hetpu.h include/hetpu/divisible.h
+
+# LD_PRELOAD=libhetpu-preload.so puts unmodified StarPU programs under hetpu policies.
+lib_LTLIBRARIES += libhetpu-preload.la
+libhetpu_preload_la_SOURCES = runtime/preload.cpp
+libhetpu_preload_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+libhetpu_preload_la_LIBADD = libhetpu.la $(STARPU_LIBS) $(LIBS)
+libhetpu_preload_la_LDFLAGS = -module -avoid-version -no-undefined

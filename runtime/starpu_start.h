@@ -1,0 +1,34 @@
+// Starting StarPU under a policy chosen by name: shared by hetpu_init() and by the
+// preload library's starpu_init()/starpu_initialize() interposers.
+#pragma once
+
+#include <starpu.h>
+
+#include "runtime/policy_registry.h"
+
+namespace hetpu {
+
+using InitializeFn = int (*)(struct starpu_conf *conf, int *argc, char ***argv);
+
+// What to do when STARPU_SCHED=help: hetpu_init() returns HETPU_INIT_HELP_SHOWN; an
+// unmodified program under the preload library exits 0 after the list (it cannot know
+// about hetpu's return code, and StarPU would otherwise start with a default policy).
+enum class HelpAction { Return, Exit };
+
+// Resolve the requested policy (STARPU_SCHED, then conf->sched_policy_name, then
+// conf->sched_policy), hide STARPU_SCHED from StarPU, call `initialize` with a copy of
+// *conf (conf may be NULL) that names the resolved policy struct. Returns 0,
+// HETPU_INIT_HELP_SHOWN, -EINVAL (unknown name, list printed) or initialize's error.
+int start_starpu(struct starpu_conf *conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help);
+
+// True while start_starpu() runs on this thread: the preload interposer then forwards
+// straight to StarPU instead of resolving a second time.
+bool inside_start_starpu();
+
+// Forget the running policy (StarPU was shut down).
+void note_starpu_shutdown();
+
+// The policy StarPU is running, as resolved at start; nullptr when not started.
+const RegisteredPolicy *running_hetpu_policy();
+
+}  // namespace hetpu

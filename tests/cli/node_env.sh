@@ -1,0 +1,8 @@
+# Sourced by the shell tests: the heterogeneous test node (1 CPU worker + 1 OpenCL worker
+# on PoCL), a private StarPU home, and the build directory.
+: "${HETPU_BUILDDIR:?HETPU_BUILDDIR must point at the build directory}"
+export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
+STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-test.XXXXXX")
+export STARPU_HOME
+trap 'rm -rf "$STARPU_HOME"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -1,0 +1,232 @@
+// hetpu_divisible_run() on a real StarPU node (1 CPU + 1 OpenCL worker via PoCL).
+#include <hetpu/divisible.h>
+#include <hetpu/hetpu.h>
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "runtime/policy_registry.h"
+#include "tests/integration/add_one_codelet.h"
+
+namespace {
+
+struct VectorJob {
+    std::vector<float> y;
+    uint64_t fail_from = UINT64_MAX;  // fill_task fails for blocks starting at or after this
+};
+
+int fill_add_one(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
+{
+    auto *job = static_cast<VectorJob *>(arg);
+    if (offset >= job->fail_from)
+        return -ENOMEM;
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(job->y.data() + offset), count,
+                                sizeof(float));
+    task->cl = &add_one_codelet;
+    task->handles[0] = h;
+    return 0;
+}
+
+hetpu_divisible_job make_job(VectorJob &data, uint64_t total)
+{
+    data.y.assign(total, 0.0f);
+    hetpu_divisible_job job = {};
+    job.name = "add-one";
+    job.total = total;
+    job.granule = 16;
+    job.default_block = 64;
+    job.fill_task = fill_add_one;
+    job.block_handle_mask = 1u;
+    job.codelet = &add_one_codelet;
+    job.arg = &data;
+    return job;
+}
+
+void expect_each_element_once(const VectorJob &data)
+{
+    for (size_t i = 0; i < data.y.size(); ++i)
+        ASSERT_EQ(data.y[i], 1.0f) << "element " << i;
+}
+
+const hetpu_worker_report *find_worker(const hetpu_divisible_report &r, enum starpu_worker_archtype type)
+{
+    for (unsigned i = 0; i < r.nworkers; ++i)
+        if (r.workers[i].type == type)
+            return &r.workers[i];
+    return nullptr;
+}
+
+// A planner that pins blocks: 32 elements for the CPU worker, 96 for the OpenCL one, and
+// checks that every block ran where it was sent.
+class PinningPlanner : public hetpu::BlockPlanner {
+public:
+    explicit PinningPlanner(std::vector<hetpu::PlannerWorker> workers) : workers_(std::move(workers)) {}
+    std::string name() const override { return "test-pinning"; }
+    bool assigns_workers() const override { return true; }
+    uint64_t next_block(int worker, uint64_t) override
+    {
+        for (const auto &w : workers_)
+            if (w.id == worker)
+                return w.kind == hetpu::WorkerKind::Cpu ? 32 : 96;
+        return 0;
+    }
+    void block_done(const hetpu::BlockDone &done) override
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        ran_on[done.worker] += done.count;
+        if (done.exec_s <= 0)
+            ++untimed;
+    }
+    static std::mutex mutex;
+    static std::map<int, uint64_t> ran_on;
+    static int untimed;
+
+private:
+    std::vector<hetpu::PlannerWorker> workers_;
+};
+std::mutex PinningPlanner::mutex;
+std::map<int, uint64_t> PinningPlanner::ran_on;
+int PinningPlanner::untimed = 0;
+
+std::unique_ptr<hetpu::BlockPlanner> make_pinning_planner(const std::vector<hetpu::PlannerWorker> &workers,
+                                                          const hetpu::BlockRules &)
+{
+    return std::make_unique<PinningPlanner>(workers);
+}
+
+// A test policy: StarPU's eager for ordinary tasks, plus the pinning planner.
+struct starpu_sched_policy test_pinning_policy = [] {
+    struct starpu_sched_policy p = *hetpu::find_builtin_policy("eager");
+    p.policy_name = "test-pinning";
+    p.policy_description = "test only: eager + a planner that pins blocks";
+    return p;
+}();
+HETPU_REGISTER_POLICY(test_pinning_policy, make_pinning_planner);
+
+class Divisible : public ::testing::Test {
+protected:
+    void start(const char *policy)
+    {
+        setenv("STARPU_SCHED", policy, 1);
+        ASSERT_EQ(hetpu_init(nullptr), 0);
+        add_one_codelet_load();
+    }
+    void TearDown() override
+    {
+        if (hetpu_policy_name())
+            add_one_codelet_unload();
+        hetpu_shutdown();
+        unsetenv("STARPU_SCHED");
+        unsetenv("HETPU_BLOCK");
+    }
+};
+
+}  // namespace
+
+TEST_F(Divisible, GreedyCoversEveryElementOnceOnBothWorkerTypes)
+{
+    start("greedy");
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 8192);
+    hetpu_divisible_report report;
+    ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);
+    expect_each_element_once(data);
+
+    EXPECT_EQ(report.elements, 8192u);
+    EXPECT_EQ(report.blocks, 8192u / 64);
+    EXPECT_EQ(report.fixed_block, 64u);
+    EXPECT_STREQ(report.planner, "fixed");
+    EXPECT_GT(report.makespan_s, 0.0);
+    ASSERT_EQ(report.nworkers, 2u);
+    const hetpu_worker_report *cpu = find_worker(report, STARPU_CPU_WORKER);
+    const hetpu_worker_report *ocl = find_worker(report, STARPU_OPENCL_WORKER);
+    ASSERT_TRUE(cpu && ocl);
+    EXPECT_GT(cpu->blocks, 0u);
+    EXPECT_GT(ocl->blocks, 0u);
+    EXPECT_EQ(cpu->elements + ocl->elements, 8192u);
+    EXPECT_GT(cpu->busy_s, 0.0);
+    EXPECT_GT(ocl->busy_s, 0.0);
+}
+
+TEST_F(Divisible, BuiltinPolicyUsesHetpuBlockFromTheEnvironment)
+{
+    setenv("HETPU_BLOCK", "128", 1);
+    start("eager");
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 4096);
+    hetpu_divisible_report report;
+    ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);
+    expect_each_element_once(data);
+    EXPECT_EQ(report.fixed_block, 128u);
+    EXPECT_EQ(report.blocks, 4096u / 128);
+}
+
+TEST_F(Divisible, PlannerChoosesSizeAndWorkerOfEveryBlock)
+{
+    start("test-pinning");
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 6400);
+    hetpu_divisible_report report;
+    ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);
+    expect_each_element_once(data);
+    EXPECT_STREQ(report.planner, "test-pinning");
+    EXPECT_EQ(report.fixed_block, 0u);
+    for (unsigned i = 0; i < report.nworkers; ++i) {
+        const hetpu_worker_report &w = report.workers[i];
+        EXPECT_GT(w.blocks, 0u) << w.name;
+        // Every block the worker ran had the size the planner chose for it (the final
+        // block may be shorter).
+        const uint64_t size = w.type == STARPU_CPU_WORKER ? 32 : 96;
+        EXPECT_LE(w.elements, w.blocks * size) << w.name;
+        EXPECT_GT(w.elements, (w.blocks - 1) * size) << w.name;
+        EXPECT_EQ(PinningPlanner::ran_on[w.workerid], w.elements) << w.name;
+    }
+    EXPECT_EQ(PinningPlanner::untimed, 0) << "every block carries its profiled execution time";
+}
+
+TEST_F(Divisible, InvalidJobsAreRejectedWithEinval)
+{
+    start("greedy");
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 1024);
+    hetpu_divisible_job bad = job;
+    bad.total = 0;
+    EXPECT_EQ(hetpu_divisible_run(&bad, nullptr), -EINVAL);
+    bad = job;
+    bad.fill_task = nullptr;
+    EXPECT_EQ(hetpu_divisible_run(&bad, nullptr), -EINVAL);
+    bad = job;
+    bad.default_block = 4096;
+    EXPECT_EQ(hetpu_divisible_run(&bad, nullptr), -EINVAL) << "block larger than the problem";
+    setenv("HETPU_BLOCK", "abc", 1);
+    EXPECT_EQ(hetpu_divisible_run(&job, nullptr), -EINVAL);
+    setenv("HETPU_BLOCK", "-5", 1);
+    EXPECT_EQ(hetpu_divisible_run(&job, nullptr), -EINVAL);
+}
+
+TEST_F(Divisible, FillTaskErrorStopsTheRunWithoutHanging)
+{
+    start("greedy");
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 4096);
+    data.fail_from = 1024;
+    ::testing::internal::CaptureStderr();
+    EXPECT_EQ(hetpu_divisible_run(&job, nullptr), -ENOMEM);
+    std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_NE(err.find("add-one"), std::string::npos) << err;
+    for (size_t i = 0; i < 1024; ++i)
+        ASSERT_EQ(data.y[i], 1.0f) << "blocks before the failure were processed once";
+}
+
+TEST(DivisibleWithoutStarpu, RefusesToRun)
+{
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 16);
+    EXPECT_EQ(hetpu_divisible_run(&job, nullptr), -EINVAL);
+}

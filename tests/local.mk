@@ -1,0 +1,34 @@
+# make check: pure-core unit tests (no StarPU), integration tests on a real StarPU node
+# (1 CPU worker + 1 OpenCL worker on PoCL), and shell tests of the programs.
+AM_TESTS_ENVIRONMENT = \
+	export HETPU_BUILDDIR='$(abs_top_builddir)'; \
+	export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1; \
+	export POCL_MAX_PTHREAD_COUNT=1; \
+	export STARPU_HOME=`mktemp -d "$${TMPDIR:-/tmp}/hetpu-check.XXXXXX"`;
+
+check_PROGRAMS += tests/unit_tests tests/integration_tests tests/programs/plain_starpu
+
+tests_unit_tests_SOURCES = \
+	tests/unit/policy_catalog_test.cpp \
+	tests/unit/block_cursor_test.cpp \
+	tests/unit/block_dispatcher_test.cpp \
+	tests/unit/json_writer_test.cpp \
+	$(hetpu_unit_test_sources)
+tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_unit_tests_LDADD = runtime/libhetpu_core.la $(hetpu_unit_test_libs) $(GTEST_LIBS)
+
+tests_integration_tests_SOURCES = \
+	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
+	tests/integration/init_test.cpp \
+	tests/integration/divisible_test.cpp
+tests_integration_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
+tests_integration_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_integration_tests_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
+
+# Deliberately linked against StarPU only: the preload test puts it under hetpu.
+tests_programs_plain_starpu_SOURCES = tests/programs/plain_starpu.c
+tests_programs_plain_starpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
+tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
+
+TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh $(hetpu_cli_tests)
+EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh

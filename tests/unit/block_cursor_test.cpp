@@ -1,0 +1,97 @@
+#include "runtime/core/block_cursor.h"
+
+#include <gtest/gtest.h>
+
+using namespace hetpu;
+
+TEST(BlockRules, DefaultsAndErrors)
+{
+    BlockRules r{100, 0, 0};
+    EXPECT_EQ(normalize_block_rules(r), "");
+    EXPECT_EQ(r.granule, 1u);
+    EXPECT_EQ(r.min_block, 1u);
+
+    BlockRules rounded{100, 8, 10};
+    EXPECT_EQ(normalize_block_rules(rounded), "");
+    EXPECT_EQ(rounded.min_block, 16u) << "min_block is rounded up to a granule multiple";
+
+    BlockRules empty{0, 1, 1};
+    EXPECT_NE(normalize_block_rules(empty).find("total size is 0"), std::string::npos);
+
+    BlockRules coarse{10, 16, 0};
+    EXPECT_NE(normalize_block_rules(coarse).find("granule"), std::string::npos);
+}
+
+TEST(BlockCursor, CoversTheRangeExactlyOnceInOrder)
+{
+    BlockRules r{1000, 1, 1};
+    normalize_block_rules(r);
+    BlockCursor c(r);
+    uint64_t expected_offset = 0;
+    while (!c.exhausted()) {
+        Block b = c.take(37);
+        ASSERT_GT(b.count, 0u);
+        EXPECT_EQ(b.offset, expected_offset);
+        expected_offset += b.count;
+    }
+    EXPECT_EQ(expected_offset, 1000u);
+    EXPECT_EQ(c.take(37).count, 0u);
+}
+
+TEST(BlockCursor, RespectsGranuleAndMinimum)
+{
+    BlockRules r{1000, 16, 64};
+    normalize_block_rules(r);
+    BlockCursor c(r);
+    Block b = c.take(100);  // rounded down to 96
+    EXPECT_EQ(b.count, 96u);
+    b = c.take(10);  // raised to the minimum
+    EXPECT_EQ(b.count, 64u);
+    b = c.take(0);
+    EXPECT_EQ(b.count, 0u) << "asking for nothing takes nothing";
+    EXPECT_EQ(c.remaining(), 1000u - 96 - 64);
+}
+
+TEST(BlockCursor, AbsorbsATailSmallerThanTheMinimum)
+{
+    BlockRules r{100, 1, 30};
+    normalize_block_rules(r);
+    BlockCursor c(r);
+    EXPECT_EQ(c.take(40).count, 40u);
+    // 60 left: taking 40 would leave 20 < 30, so the block grows to 60.
+    Block b = c.take(40);
+    EXPECT_EQ(b.offset, 40u);
+    EXPECT_EQ(b.count, 60u);
+    EXPECT_TRUE(c.exhausted());
+}
+
+TEST(BlockCursor, LastBlockMayBreakTheGranule)
+{
+    BlockRules r{100, 16, 16};
+    normalize_block_rules(r);
+    BlockCursor c(r);
+    uint64_t total = 0;
+    Block b;
+    while ((b = c.take(32)).count)
+        total += b.count;
+    EXPECT_EQ(total, 100u);
+}
+
+TEST(FixedBlock, DefaultRequestedAndErrors)
+{
+    BlockRules r{1024, 16, 0};
+    normalize_block_rules(r);
+    uint64_t block = 0;
+    EXPECT_EQ(choose_fixed_block(r, 0, 2, block), "");
+    EXPECT_EQ(block, 128u) << "total / (4 * workers)";
+    EXPECT_EQ(choose_fixed_block(r, 100, 2, block), "");
+    EXPECT_EQ(block, 96u) << "rounded down to the granule";
+    EXPECT_EQ(choose_fixed_block(r, 3, 2, block), "");
+    EXPECT_EQ(block, 16u) << "raised to the minimum block";
+    EXPECT_NE(choose_fixed_block(r, 4096, 2, block).find("larger than the problem"), std::string::npos);
+
+    BlockRules tiny{3, 1, 0};
+    normalize_block_rules(tiny);
+    EXPECT_EQ(choose_fixed_block(tiny, 0, 8, block), "");
+    EXPECT_EQ(block, 1u);
+}

@@ -1,0 +1,44 @@
+// The hetpu command-line tool. Subcommands are added by the modules that need them.
+#include <hetpu/hetpu.h>
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+void usage(FILE *out)
+{
+    std::fputs("usage: hetpu <command>\n"
+               "commands:\n"
+               "  policies   list the scheduling policies STARPU_SCHED may name\n"
+               "  version    print hetpu's version and the StarPU it was built against\n"
+               "  help       this text\n",
+               out);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!std::strcmp(cmd, "policies")) {
+        hetpu_print_policies(stdout);
+        return 0;
+    }
+    if (!std::strcmp(cmd, "version")) {
+        std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
+                    STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
+        return 0;
+    }
+    if (!std::strcmp(cmd, "help") || !std::strcmp(cmd, "--help") || !std::strcmp(cmd, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    std::fprintf(stderr, "hetpu: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}
