@@ -20,7 +20,8 @@ libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_la_LIBADD = runtime/libhetpu_core.la $(STARPU_LIBS)
 libhetpu_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 
-nobase_include_HEADERS += include/hetpu/hetpu.h include/hetpu/divisible.h
+hetpuincludedir = $(includedir)/hetpu
+hetpuinclude_HEADERS = include/hetpu/hetpu.h include/hetpu/divisible.h
 
 # LD_PRELOAD=libhetpu-preload.so puts unmodified StarPU programs under hetpu policies.
 lib_LTLIBRARIES += libhetpu-preload.la
@@ -28,3 +29,7 @@ libhetpu_preload_la_SOURCES = runtime/preload.cpp
 libhetpu_preload_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_preload_la_LIBADD = libhetpu.la $(STARPU_LIBS) $(LIBS)
 libhetpu_preload_la_LDFLAGS = -module -avoid-version -no-undefined
+
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = hetpu.pc
+EXTRA_DIST += hetpu.pc.in

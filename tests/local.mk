@@ -13,9 +13,12 @@ tests_unit_tests_SOURCES = \
 	tests/unit/block_cursor_test.cpp \
 	tests/unit/block_dispatcher_test.cpp \
 	tests/unit/json_writer_test.cpp \
-	$(hetpu_unit_test_sources)
+	tests/unit/matmul_options_test.cpp \
+	tests/unit/matmul_verify_test.cpp \
+	tests/unit/matmul_report_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-tests_unit_tests_LDADD = runtime/libhetpu_core.la $(hetpu_unit_test_libs) $(GTEST_LIBS)
+# The app cores use runtime/core (JsonWriter), so they come first.
+tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 tests_integration_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
@@ -30,5 +33,5 @@ tests_programs_plain_starpu_SOURCES = tests/programs/plain_starpu.c
 tests_programs_plain_starpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
 tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
 
-TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh $(hetpu_cli_tests)
-EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh
+TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh
+EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh

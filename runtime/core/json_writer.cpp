@@ -122,4 +122,11 @@ JsonWriter &JsonWriter::value(bool v)
     return *this;
 }
 
+JsonWriter &JsonWriter::null()
+{
+    separator();
+    out_ += "null";
+    return *this;
+}
+
 }  // namespace hetpu

@@ -25,6 +25,7 @@ public:
     JsonWriter &value(unsigned long v) { return value(static_cast<unsigned long long>(v)); }
     JsonWriter &value(long v) { return value(static_cast<long long>(v)); }
     JsonWriter &value(bool v);
+    JsonWriter &null();
     template <typename T> JsonWriter &field(std::string_view k, T v) { return key(k).value(v); }
 
     const std::string &str() const { return out_; }

@@ -2,10 +2,15 @@
 
 #include "config.h"
 
+#include <unistd.h>
+
 namespace {
 
 void add_one_cpu(void *buffers[], void *)
 {
+    // Sleep (not spin) so a block lasts long enough for the other worker to take blocks
+    // too even on a loaded machine, without taking its core away.
+    usleep(500);
     float *y = reinterpret_cast<float *>(STARPU_VECTOR_GET_PTR(buffers[0]));
     const unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
     for (unsigned i = 0; i < n; ++i)

@@ -23,3 +23,10 @@ TEST(JsonWriter, EscapesStringsAndRejectsNonFiniteNumbers)
     j.begin_object().field("s", "a\"b\\c\nd\x01").field("nan", std::nan("")).end_object();
     EXPECT_EQ(j.str(), "{\"s\":\"a\\\"b\\\\c\\nd\\u0001\",\"nan\":null}");
 }
+
+TEST(JsonWriter, ExplicitNull)
+{
+    JsonWriter j;
+    j.begin_object().key("verified").null().field("n", 1).end_object();
+    EXPECT_EQ(j.str(), R"({"verified":null,"n":1})");
+}

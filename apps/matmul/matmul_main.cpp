@@ -1,0 +1,116 @@
+// matmul: C = A x B with the columns of B and C divided into blocks by hetpu. The policy
+// comes from STARPU_SCHED, so comparing policies is one environment variable apart:
+//   STARPU_SCHED=dmda matmul -n 4096 --verify --json results.jsonl
+#include <hetpu/hetpu.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "apps/matmul/matmul_codelets.h"
+#include "apps/matmul/matmul_job.h"
+#include "apps/matmul/matmul_options.h"
+#include "apps/matmul/matmul_problem.h"
+#include "apps/matmul/matmul_report.h"
+
+namespace {
+
+using namespace hetpu::matmul;
+
+// Returns the process exit status: 0, 1 (run failed or wrong result).
+template <typename T>
+int run_all(const Options &options)
+{
+    Problem<T> problem(options.m, options.n, options.k, options.seed);
+    std::FILE *json = nullptr;
+    if (!options.json_path.empty()) {
+        json = std::fopen(options.json_path.c_str(), "a");
+        if (!json) {
+            std::fprintf(stderr, "matmul: cannot open --json file '%s': %s\n", options.json_path.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+    }
+    int status = 0;
+    for (unsigned rep = 0; rep < options.reps; ++rep) {
+        if (rep > 0)
+            problem.reset_c();
+        struct hetpu_divisible_report report;
+        int rc = run_once(problem, options, &report);
+        if (rc != 0) {
+            std::fprintf(stderr, "matmul: repetition %u failed: %s\n", rep + 1, std::strerror(-rc));
+            status = 1;
+            break;
+        }
+        Verified verified = Verified::NotChecked;
+        if (options.verify) {
+            VerifyResult v = verify(problem);
+            verified = v.ok() ? Verified::Passed : Verified::Failed;
+            if (!v.ok()) {
+                std::fprintf(stderr,
+                             "matmul: verification FAILED in repetition %u: %llu bad entries, first at row %llu "
+                             "column %llu (value %g), worst error %.3g x tolerance\n",
+                             rep + 1, static_cast<unsigned long long>(v.bad),
+                             static_cast<unsigned long long>(v.first_bad_row),
+                             static_cast<unsigned long long>(v.first_bad_col),
+                             static_cast<double>(problem.c_at(v.first_bad_row, v.first_bad_col)), v.worst_tol_ratio);
+                status = 1;
+            }
+        }
+        RunRecord record = make_record(report, options, rep, verified);
+        std::fputs(summary(record, options.reps).c_str(), stdout);
+        std::fflush(stdout);
+        if (json) {
+            std::fprintf(json, "%s\n", json_line(record).c_str());
+            std::fflush(json);
+        }
+    }
+    if (json && std::fclose(json) != 0) {
+        std::fprintf(stderr, "matmul: writing --json file '%s' failed: %s\n", options.json_path.c_str(),
+                     std::strerror(errno));
+        status = 1;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options options;
+    std::string error;
+    if (!parse_options(argc, argv, options, error)) {
+        std::fprintf(stderr, "matmul: %s\n", error.c_str());
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(usage(argv[0]).c_str(), stdout);
+        return 0;
+    }
+
+    int rc = hetpu_init(nullptr);
+    if (rc == HETPU_INIT_HELP_SHOWN)
+        return 0;
+    if (rc < 0) {
+        // For an unknown STARPU_SCHED, hetpu has already listed the valid policies.
+        std::fprintf(stderr, "matmul: cannot start StarPU: %s\n", std::strerror(-rc));
+        return 1;
+    }
+    codelets_init();
+
+    int status;
+    try {
+        status = options.precision == Precision::Single ? run_all<float>(options) : run_all<double>(options);
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "matmul: not enough memory for m = %llu, n = %llu, k = %llu: choose smaller sizes\n",
+                     static_cast<unsigned long long>(options.m), static_cast<unsigned long long>(options.n),
+                     static_cast<unsigned long long>(options.k));
+        status = 1;
+    }
+
+    codelets_shutdown();
+    hetpu_shutdown();
+    return status;
+}

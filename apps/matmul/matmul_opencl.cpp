@@ -1,0 +1,64 @@
+// OpenCL implementation of the matmul codelets: CLBlast's GEMM on the buffers StarPU has
+// placed on the worker's device. Built only when configure found CLBlast
+// (HETPU_HAVE_OPENCL). StarPU 1.3 runs OpenCL codelets synchronously (no
+// STARPU_OPENCL_ASYNC flag here), so the kernel must have finished when we return.
+#include "config.h"
+
+#ifdef HETPU_HAVE_OPENCL
+
+// starpu.h first: it sets CL_TARGET_OPENCL_VERSION before the OpenCL headers are read.
+#include <starpu.h>
+#include <clblast_c.h>
+
+#include "apps/matmul/matmul_kernels.h"
+
+namespace {
+
+template <typename T>
+void opencl_gemm(void *buffers[])
+{
+    // STARPU_MATRIX_GET_OFFSET is in bytes; CLBlast takes offsets in elements.
+    cl_mem a = reinterpret_cast<cl_mem>(STARPU_MATRIX_GET_DEV_HANDLE(buffers[0]));
+    cl_mem b = reinterpret_cast<cl_mem>(STARPU_MATRIX_GET_DEV_HANDLE(buffers[1]));
+    cl_mem c = reinterpret_cast<cl_mem>(STARPU_MATRIX_GET_DEV_HANDLE(buffers[2]));
+    const size_t a_off = STARPU_MATRIX_GET_OFFSET(buffers[0]) / sizeof(T);
+    const size_t b_off = STARPU_MATRIX_GET_OFFSET(buffers[1]) / sizeof(T);
+    const size_t c_off = STARPU_MATRIX_GET_OFFSET(buffers[2]) / sizeof(T);
+    const size_t m = STARPU_MATRIX_GET_NX(buffers[0]);
+    const size_t k = STARPU_MATRIX_GET_NY(buffers[0]);
+    const size_t n = STARPU_MATRIX_GET_NY(buffers[1]);
+    const size_t lda = STARPU_MATRIX_GET_LD(buffers[0]);
+    const size_t ldb = STARPU_MATRIX_GET_LD(buffers[1]);
+    const size_t ldc = STARPU_MATRIX_GET_LD(buffers[2]);
+
+    cl_command_queue queue;
+    starpu_opencl_get_current_queue(&queue);
+    cl_event event = nullptr;
+    CLBlastStatusCode status;
+    // beta = 0: CLBlast does not read C, whose device copy is uninitialised (mode W).
+    if constexpr (sizeof(T) == sizeof(float))
+        status = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
+                              a, a_off, lda, b, b_off, ldb, 0.0f, c, c_off, ldc, &queue, &event);
+    else
+        status = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0,
+                              a, a_off, lda, b, b_off, ldb, 0.0, c, c_off, ldc, &queue, &event);
+    if (status != CLBlastSuccess) {
+        char worker[64];
+        starpu_worker_get_name(starpu_worker_get_id(), worker, sizeof worker);
+        STARPU_ABORT_MSG("CLBlast%cgemm(m=%zu, n=%zu, k=%zu) failed on %s with status %d "
+                         "(see CLBlastStatusCode in clblast_c.h; -2048 and below are CLBlast's own codes)\n",
+                         sizeof(T) == sizeof(float) ? 'S' : 'D', m, n, k, worker, static_cast<int>(status));
+    }
+    cl_int err = clFinish(queue);
+    if (event)
+        clReleaseEvent(event);
+    if (err != CL_SUCCESS)
+        STARPU_OPENCL_REPORT_ERROR(err);
+}
+
+}  // namespace
+
+extern "C" void hetpu_matmul_opencl_sgemm(void *buffers[], void *) { opencl_gemm<float>(buffers); }
+extern "C" void hetpu_matmul_opencl_dgemm(void *buffers[], void *) { opencl_gemm<double>(buffers); }
+
+#endif  // HETPU_HAVE_OPENCL

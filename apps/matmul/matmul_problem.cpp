@@ -1,0 +1,152 @@
+#include "apps/matmul/matmul_problem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace hetpu::matmul {
+
+namespace {
+
+// splitmix64: tiny, fast, and the same sequence everywhere (unlike the standard
+// distributions, whose output is implementation-defined).
+struct SplitMix64 {
+    uint64_t state;
+    uint64_t next()
+    {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [-1, 1), exactly representable in double (53-bit grid).
+    double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0; }
+    // Uniform in [0, bound), bound > 0 (the modulo bias is irrelevant for sampling).
+    uint64_t below(uint64_t bound) { return next() % bound; }
+};
+
+template <typename T>
+void fill_random(std::vector<T> &v, uint64_t seed)
+{
+    SplitMix64 rng{seed};
+    for (T &x : v)
+        x = static_cast<T>(rng.unit());
+}
+
+}  // namespace
+
+template <typename T>
+Problem<T>::Problem(uint64_t m_, uint64_t n_, uint64_t k_, uint64_t seed_)
+    : m(m_), n(n_), k(k_), seed(seed_), a(m_ * k_), b(k_ * n_), c(m_ * n_)
+{
+    // Distinct streams for A and B so that A != B even when m = n = k.
+    fill_random(a, seed * 2 + 1);
+    fill_random(b, seed * 2 + 2);
+    reset_c();
+}
+
+template <typename T>
+void Problem<T>::reset_c()
+{
+    std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN());
+}
+
+template <typename T>
+long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum)
+{
+    long double sum = 0, abs = 0;
+    const T *b_col = p.b.data() + col * p.k;
+    for (uint64_t kk = 0; kk < p.k; ++kk) {
+        long double term = static_cast<long double>(p.a[row + kk * p.m]) * static_cast<long double>(b_col[kk]);
+        sum += term;
+        abs += std::fabs(term);
+    }
+    if (abs_sum)
+        *abs_sum = abs;
+    return sum;
+}
+
+template <typename T>
+long double tolerance(uint64_t k, long double abs_sum)
+{
+    // The long double reference itself errs by about k * eps(long double) * abs_sum,
+    // far below this bound; "tiny" keeps an all-zero row/column acceptable.
+    const long double eps = std::numeric_limits<T>::epsilon();
+    const long double tiny = 4.0L * std::numeric_limits<T>::min();
+    return 2.0L * static_cast<long double>(k) * eps * abs_sum + tiny;
+}
+
+template <typename T>
+VerifyResult verify(const Problem<T> &p, const VerifyOptions &options)
+{
+    VerifyResult r;
+    auto record_bad = [&r](uint64_t row, uint64_t col) {
+        if (r.bad++ == 0) {
+            r.first_bad_row = row;
+            r.first_bad_col = col;
+        }
+    };
+
+    // 1. Full scan: cheap (m*n compares) next to the product (2*m*n*k flops).
+    for (uint64_t j = 0; j < p.n; ++j)
+        for (uint64_t i = 0; i < p.m; ++i)
+            if (!std::isfinite(p.c_at(i, j))) {
+                record_bad(i, j);
+                r.worst_rel_error = std::numeric_limits<double>::infinity();
+                r.worst_tol_ratio = std::numeric_limits<double>::infinity();
+            }
+
+    // 2. Sampled reference checks. Non-finite entries were counted above already.
+    auto check = [&](uint64_t i, uint64_t j) {
+        const T c = p.c_at(i, j);
+        if (!std::isfinite(c))
+            return;
+        ++r.checked;
+        long double abs_sum = 0;
+        const long double ref = reference_entry(p, i, j, &abs_sum);
+        const long double err = std::fabs(static_cast<long double>(c) - ref);
+        const long double tol = tolerance<T>(p.k, abs_sum);
+        const long double scale = std::max(abs_sum, static_cast<long double>(std::numeric_limits<T>::min()));
+        r.worst_rel_error = std::max(r.worst_rel_error, static_cast<double>(err / scale));
+        r.worst_tol_ratio = std::max(r.worst_tol_ratio, static_cast<double>(err / tol));
+        if (!(err <= tol))
+            record_bad(i, j);
+    };
+
+    SplitMix64 rng{p.seed ^ 0x5eed5eed5eed5eedull};
+    const uint64_t per_column = options.rows_per_column;
+    std::vector<uint64_t> rows;
+    for (uint64_t j = 0; j < p.n; ++j) {
+        if (per_column >= p.m) {
+            for (uint64_t i = 0; i < p.m; ++i)
+                check(i, j);
+            continue;
+        }
+        // per_column < m distinct rows: rejection terminates quickly since the set is small.
+        rows.clear();
+        while (rows.size() < per_column) {
+            uint64_t i = rng.below(p.m);
+            if (std::find(rows.begin(), rows.end(), i) == rows.end())
+                rows.push_back(i);
+        }
+        for (uint64_t i : rows)
+            check(i, j);
+    }
+    for (uint64_t s = 0; s < options.extra_samples; ++s) {
+        uint64_t i = rng.below(p.m);
+        uint64_t j = rng.below(p.n);
+        check(i, j);
+    }
+    return r;
+}
+
+template struct Problem<float>;
+template struct Problem<double>;
+template VerifyResult verify<float>(const Problem<float> &, const VerifyOptions &);
+template VerifyResult verify<double>(const Problem<double> &, const VerifyOptions &);
+template long double reference_entry<float>(const Problem<float> &, uint64_t, uint64_t, long double *);
+template long double reference_entry<double>(const Problem<double> &, uint64_t, uint64_t, long double *);
+template long double tolerance<float>(uint64_t, long double);
+template long double tolerance<double>(uint64_t, long double);
+
+}  // namespace hetpu::matmul
