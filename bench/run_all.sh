@@ -14,5 +14,5 @@ export STARPU_HOME
 trap 'rm -rf "$STARPU_HOME"' EXIT
 
 echo "== matmul_overhead: StarPU + hetpu on one CPU worker vs direct single-threaded OpenBLAS"
-"$build/bench/matmul_overhead" --json "$out/matmul_overhead.jsonl" "$@"
+STARPU_SCHED=${STARPU_SCHED:-greedy} "$build/bench/matmul_overhead" --json "$out/matmul_overhead.jsonl" "$@"
 echo "results: $out/"

@@ -35,6 +35,7 @@ if command -v gnuplot >/dev/null; then
 set terminal pngcairo size 900,480 noenhanced
 set output "$out/matmul_policies.png"
 set title "matmul n=$n on 1 CPU + 1 OpenCL worker: best of $reps runs"
+set key outside below horizontal
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
