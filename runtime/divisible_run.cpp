@@ -63,6 +63,7 @@ void fail(Run &run, const Assignment &a, int error)
 }
 
 void block_finished(void *arg);
+void writeback_done(void *arg);
 
 // starpu_task_destroy() refuses tasks marked for automatic destruction, which
 // starpu_task_create() tasks are; one that was never submitted must be freed by hand.
@@ -81,7 +82,7 @@ struct WritebackArg {
 // now (rather than right after submission) is what lets hetpu_divisible_run() return
 // with every result in place: StarPU's asynchronous unregistration gives no completion
 // signal to wait on.
-void writeback_done(void *arg)
+void writeback_done_unguarded(void *arg)
 {
     std::unique_ptr<WritebackArg> wb(static_cast<WritebackArg *>(arg));
     starpu_data_release(wb->handle);
@@ -149,7 +150,7 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
 }
 
 // Runs on the worker that executed the block, after the task's data were released.
-void block_finished(void *arg)
+void block_finished_unguarded(void *arg)
 {
     std::unique_ptr<BlockArg> block(static_cast<BlockArg *>(arg));
     Run &run = *block->run;
@@ -186,6 +187,29 @@ void block_finished(void *arg)
         std::lock_guard<std::mutex> lock(run.mutex);
         --run.busy_callbacks;
         run.changed.notify_all();
+    }
+}
+
+// StarPU is C: an exception must not unwind through its frames. The only ones possible
+// here are allocation failures, after which the run's bookkeeping cannot be trusted, so
+// stop loudly rather than hang or lose blocks silently.
+void block_finished(void *arg)
+{
+    try {
+        block_finished_unguarded(arg);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hetpu: fatal: %s in a block completion callback\n", e.what());
+        std::abort();
+    }
+}
+
+void writeback_done(void *arg)
+{
+    try {
+        writeback_done_unguarded(arg);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hetpu: fatal: %s in a block write-back callback\n", e.what());
+        std::abort();
     }
 }
 

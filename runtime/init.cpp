@@ -169,7 +169,13 @@ extern "C" int hetpu_init(struct starpu_conf *conf)
         if (hetpu::state().started)
             return -EALREADY;
     }
-    int ret = hetpu::start_starpu(conf, nullptr, nullptr, &starpu_initialize, hetpu::HelpAction::Return);
+    int ret;
+    try {
+        ret = hetpu::start_starpu(conf, nullptr, nullptr, &starpu_initialize, hetpu::HelpAction::Return);
+    } catch (const std::exception &e) {  // the API is C: report, never throw
+        std::fprintf(stderr, "hetpu: %s while starting StarPU\n", e.what());
+        return -ENOMEM;
+    }
     if (ret == 0) {
         std::lock_guard<std::mutex> lock(hetpu::state().mutex);
         hetpu::state().started_by_hetpu_init = true;

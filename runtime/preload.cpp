@@ -9,7 +9,9 @@
 // forwards such nested calls untouched.
 #include <dlfcn.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <exception>
 #include <cstdlib>
 
 #include "runtime/starpu_start.h"
@@ -40,7 +42,12 @@ extern "C" __attribute__((visibility("default"))) int starpu_initialize(struct s
 {
     if (hetpu::inside_start_starpu())
         return real_starpu_initialize(conf, argc, argv);
-    return hetpu::start_starpu(conf, argc, argv, &real_starpu_initialize, hetpu::HelpAction::Exit);
+    try {
+        return hetpu::start_starpu(conf, argc, argv, &real_starpu_initialize, hetpu::HelpAction::Exit);
+    } catch (const std::exception &e) {  // never unwind into a C program
+        std::fprintf(stderr, "hetpu-preload: %s while starting StarPU\n", e.what());
+        return -ENOMEM;
+    }
 }
 
 extern "C" __attribute__((visibility("default"))) int starpu_init(struct starpu_conf *conf)

@@ -50,7 +50,13 @@ int greedy_push(struct starpu_task *task)
     starpu_worker_relax_on();
     STARPU_PTHREAD_MUTEX_LOCK(&data->mutex);
     starpu_worker_relax_off();
-    data->fifo.push_back(task);
+    try {
+        data->fifo.push_back(task);
+    } catch (const std::bad_alloc &) {
+        // No exception may unwind through StarPU, and a dropped task would hang the
+        // program: stop with the reason.
+        STARPU_ABORT_MSG("greedy: out of memory while queueing a task");
+    }
     starpu_push_task_end(task);
     STARPU_PTHREAD_MUTEX_UNLOCK(&data->mutex);
 
