@@ -5,3 +5,8 @@ noinst_PROGRAMS += bench/matmul_overhead
 bench_matmul_overhead_SOURCES = bench/matmul_overhead.cpp
 bench_matmul_overhead_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(BLAS_CFLAGS)
 bench_matmul_overhead_LDADD = $(hetpu_matmul_libs)
+
+# HEPOPTA/HTPOPTA/HPOPTA speed for p = 2..8 processors and m = 50..500 points per profile.
+noinst_PROGRAMS += bench/pareto_speed
+bench_pareto_speed_SOURCES = bench/pareto_speed.cpp
+bench_pareto_speed_LDADD = runtime/libhetpu_core.la

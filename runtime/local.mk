@@ -5,7 +5,8 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_cursor.cpp runtime/core/block_cursor.h \
 	runtime/core/block_planner.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
-	runtime/core/json_writer.cpp runtime/core/json_writer.h
+	runtime/core/json_writer.cpp runtime/core/json_writer.h \
+	$(hetpu_core_sources)
 
 # libhetpu: StarPU glue + policies. Shared only: policies register themselves from static
 # initializers, which a static archive would silently drop.

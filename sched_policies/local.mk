@@ -1,3 +1,15 @@
 # One file per policy; each registers itself with HETPU_REGISTER_POLICY.
 hetpu_policy_sources = \
 	sched_policies/greedy.cpp
+
+# Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
+# HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions (seed 001).
+hetpu_core_sources = \
+	sched_policies/core/pareto_profiles.cpp sched_policies/core/pareto_profiles.h \
+	sched_policies/core/profile_table.cpp sched_policies/core/profile_table.h \
+	sched_policies/core/cheapest_within.cpp sched_policies/core/cheapest_within.h \
+	sched_policies/core/prefix_bounds.cpp sched_policies/core/prefix_bounds.h \
+	sched_policies/core/pareto_front.cpp sched_policies/core/pareto_front.h \
+	sched_policies/core/hpopta.cpp sched_policies/core/hpopta.h \
+	sched_policies/core/min_energy.cpp sched_policies/core/min_energy.h \
+	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h

@@ -1,0 +1,24 @@
+// The least-energy distribution under a makespan cap: the shared last step of HPOPTA
+// (cap = optimal makespan) and of the minimum-energy distribution (cap = the least
+// makespan any minimum-energy distribution has). Internal to the Pareto cores.
+#pragma once
+
+#include "sched_policies/core/profile_table.h"
+
+#include <vector>
+
+namespace hetpu {
+namespace detail {
+
+// Sizes of a distribution of the table's workload using only points with time <= time_cap
+// that has the least dynamic energy, then the fewest active processors; empty if none
+// exists. Exact for both keys because the cap makes time a constraint, not an objective:
+// energy and active count are both sums, so the best prefix is best for every completion
+// (keeping a (time, energy, count) lexicographic best per prefix would not be: a slower
+// prefix with fewer active processors can win once a later processor sets the makespan).
+// Energies are summed in processor order, as evaluate_distribution() does, so ties are
+// decided on the numbers that are reported. O(p m n) time, O(p n) memory.
+std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap);
+
+}  // namespace detail
+}  // namespace hetpu

@@ -1,0 +1,41 @@
+// HEPOPTA and HTPOPTA (seed 001): every globally Pareto-optimal workload distribution for
+// (execution time, dynamic energy) and for (execution time, total energy) from discrete,
+// arbitrarily shaped per-processor profiles.
+#pragma once
+
+#include "sched_policies/core/pareto_profiles.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace hetpu {
+
+// Optional counters describing how much of the solution tree was explored.
+struct ParetoStats {
+    double t_opt_s = 0;             // HPOPTA's optimal makespan
+    double eps_j = 0;               // energy threshold: dynamic energy of HPOPTA's solution
+    std::int64_t cells_built = 0;   // memo cells (level, workload) expanded ("SavePareto")
+    std::int64_t memo_hits = 0;     // children answered from memory ("ReadParetoMem")
+    std::int64_t cuts = 0;          // children pruned by a size threshold ("Cut")
+    std::int64_t candidates = 0;    // merged partial solutions examined
+};
+
+// All Pareto-optimal (time, dynamic energy) points for workload n, one distribution each,
+// sorted by increasing dynamic energy (so strictly decreasing time). The last point has the
+// optimal makespan (with the least energy for it), the first the minimum dynamic energy
+// (with the least time for it). Where several distributions share a front
+// point, the one with the fewest active processors is returned. Every reported figure is
+// evaluate_distribution() of the reported sizes; total_energy_j == dynamic_energy_j.
+//
+// Throws InvalidProfileError on bad input, UnreachableWorkloadError if n cannot be formed.
+std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n,
+                                  ParetoStats *stats = nullptr);
+
+// The same for (time, total energy = dynamic + base_power_w * time), sorted by increasing
+// total energy. As the paper proves, this front is a subset of HEPOPTA's (a point dominated
+// in time and dynamic energy is dominated in time and total energy too), so it is HEPOPTA's
+// front re-filtered.
+std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n,
+                                  double base_power_w, ParetoStats *stats = nullptr);
+
+}  // namespace hetpu
