@@ -28,7 +28,7 @@ void greedy_init(unsigned sched_ctx_id)
 {
     auto *data = new (std::nothrow) GreedyData;
     STARPU_ASSERT_MSG(data, "greedy: out of memory");
-    STARPU_PTHREAD_MUTEX_INIT(&data->mutex, nullptr);
+    STARPU_PTHREAD_MUTEX_INIT(&data->mutex, NULL);  // 1.4's macro tests `!attr`: nullptr is ill-formed there
     starpu_sched_ctx_set_policy_data(sched_ctx_id, data);
 }
 

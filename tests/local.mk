@@ -17,10 +17,11 @@ tests_unit_tests_SOURCES = \
 	tests/unit/matmul_verify_test.cpp \
 	tests/unit/matmul_report_test.cpp \
 	tests/unit/pareto_cases_test.cpp \
-	tests/unit/pareto_oracle_test.cpp
+	tests/unit/pareto_oracle_test.cpp \
+	tests/unit/sim_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/core (JsonWriter), so they come first.
-tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la runtime/libhetpu_core.la $(GTEST_LIBS)
+tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 tests_integration_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
@@ -35,5 +36,5 @@ tests_programs_plain_starpu_SOURCES = tests/programs/plain_starpu.c
 tests_programs_plain_starpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
 tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
 
-TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh
-EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh
+TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
+EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tools/sim/sim_command.h"
+
 namespace {
 
 void usage(FILE *out)
@@ -12,6 +14,7 @@ void usage(FILE *out)
                "commands:\n"
                "  policies   list the scheduling policies STARPU_SCHED may name\n"
                "  version    print hetpu's version and the StarPU it was built against\n"
+               "  sim        simulate a policy on a machine described in a JSON scenario\n"
                "  help       this text\n",
                out);
 }
@@ -29,6 +32,8 @@ int main(int argc, char **argv)
         hetpu_print_policies(stdout);
         return 0;
     }
+    if (!std::strcmp(cmd, "sim"))
+        return hetpu::sim::sim_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {
         std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
                     STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);

@@ -1,4 +1,15 @@
+# The simulator behind `hetpu sim`: pure C++ (no StarPU), driving the same dispatcher and
+# planners as the StarPU runner.
+noinst_LTLIBRARIES += tools/libhetpu_sim.la
+tools_libhetpu_sim_la_SOURCES = \
+	tools/sim/scenario.cpp tools/sim/scenario.h \
+	tools/sim/simulated_unit.cpp tools/sim/simulated_unit.h \
+	tools/sim/optimum.cpp tools/sim/optimum.h \
+	tools/sim/simulator.cpp tools/sim/simulator.h \
+	tools/sim/sim_command.cpp tools/sim/sim_command.h
+tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
+
 bin_PROGRAMS += tools/hetpu
 tools_hetpu_SOURCES = tools/hetpu.cpp
 tools_hetpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-tools_hetpu_LDADD = libhetpu.la $(STARPU_LIBS)
+tools_hetpu_LDADD = tools/libhetpu_sim.la libhetpu.la $(STARPU_LIBS)

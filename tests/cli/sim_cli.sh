@@ -1,0 +1,36 @@
+#!/bin/sh
+# `hetpu sim` end to end: JSON output for greedy and optimum on a small scenario, the
+# optimum never worse than greedy, and clear errors for bad scenarios and options.
+. "$(dirname "$0")/node_env.sh"
+tool="$HETPU_BUILDDIR/tools/hetpu"
+dir=$STARPU_HOME
+cat >"$dir/scenario.json" <<'JSON'
+{"workload": 20000, "granule": 16, "x_init": 512,
+ "units": [{"name": "A.gpu0", "profile": [[512, 0.002], [8192, 0.02]], "transfer": [0.0005, 1e-7], "noise": 0.02},
+           {"name": "A.cpu", "profile": [[512, 0.02], [8192, 0.35]]}]}
+JSON
+"$tool" sim --scenario "$dir/scenario.json" --policy greedy --seed 3 --json --trace "$dir/trace.jsonl" >"$dir/greedy.json" || fail "greedy run"
+"$tool" sim --scenario "$dir/scenario.json" --policy optimum --json >"$dir/optimum.json" || fail "optimum run"
+python3 - "$dir/greedy.json" "$dir/optimum.json" "$dir/trace.jsonl" <<'PY' || fail "sim JSON output is wrong (see above)"
+import json, sys
+g = json.load(open(sys.argv[1])); o = json.load(open(sys.argv[2]))
+for r in (g, o):
+    for key in ("policy", "makespan_s", "blocks", "units", "classes"):
+        assert key in r, key
+    for u in r["units"]:
+        for key in ("name", "busy_s", "idle_s", "idle_pct", "elements"):
+            assert key in u, key
+    assert sum(u["elements"] for u in r["units"]) == 20000, r
+assert g["policy"] == "greedy" and o["policy"] == "optimum"
+assert o["blocks"] == 2 and o["makespan_s"] <= g["makespan_s"], (o["makespan_s"], g["makespan_s"])
+trace = [json.loads(l) for l in open(sys.argv[3])]
+assert len(trace) == g["blocks"] and sum(b["size"] for b in trace) == 20000
+PY
+echo '{"workload": 10, "units": [{"name": "u", "profile": [[2, 1], [1, 3]]}]}' >"$dir/bad.json"
+if "$tool" sim --scenario "$dir/bad.json" --policy greedy 2>"$dir/err"; then fail "bad scenario accepted"; fi
+grep -q "sizes must increase" "$dir/err" || fail "bad scenario message: $(cat "$dir/err")"
+if "$tool" sim --scenario "$dir/missing.json" --policy greedy 2>"$dir/err"; then fail "missing file accepted"; fi
+grep -q "cannot read" "$dir/err" || fail "missing file message"
+if "$tool" sim --scenario "$dir/scenario.json" --policy nope 2>"$dir/err"; then fail "unknown policy accepted"; fi
+grep -q "unknown policy 'nope'" "$dir/err" || fail "unknown policy message"
+echo "hetpu sim: ok"

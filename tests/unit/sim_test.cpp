@@ -1,0 +1,212 @@
+// The simulator behind `hetpu sim`: scenario parsing, unit timing, the exact static
+// optimum (checked against brute force), and event-driven runs with known answers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <random>
+
+#include "tools/sim/optimum.h"
+#include "tools/sim/scenario.h"
+#include "tools/sim/simulated_unit.h"
+#include "tools/sim/simulator.h"
+
+using namespace hetpu;
+using namespace hetpu::sim;
+
+namespace {
+
+std::string expect_error(const std::string &json)
+{
+    try {
+        parse_scenario(json);
+    } catch (const ScenarioError &e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "accepted: " << json;
+    return "";
+}
+
+UnitSpec linear_unit(const std::string &name, double seconds_per_element)
+{
+    UnitSpec u;
+    u.name = name;
+    u.unit_class = "cpu";
+    u.profile = {{1000, 1000 * seconds_per_element}};
+    return u;
+}
+
+}  // namespace
+
+TEST(SimScenario, ParsesTheDocumentedExample)
+{
+    Scenario s = parse_scenario(R"({"workload": 100000, "granule": 64, "x_init": 1024,
+        "units": [{"name": "A.gpu0", "profile": [[1024, 0.010], [8192, 0.045], [65536, 0.30]],
+                   "transfer": [0.0005, 2.0e-7], "noise": 0.03, "slowdown": [[142.0, 2.5]]},
+                  {"name": "A.cpu", "profile": [[1024, 0.05]]}]})");
+    EXPECT_EQ(s.workload, 100000u);
+    EXPECT_EQ(s.granule, 64u);
+    EXPECT_EQ(s.x_init, 1024u);
+    ASSERT_EQ(s.units.size(), 2u);
+    EXPECT_EQ(s.units[0].unit_class, "gpu");
+    EXPECT_EQ(s.units[1].unit_class, "cpu");
+    EXPECT_DOUBLE_EQ(s.units[0].latency_s, 0.0005);
+    EXPECT_DOUBLE_EQ(s.units[0].slowdown[0].second, 2.5);
+}
+
+TEST(SimScenario, RejectsBadInputNamingTheField)
+{
+    EXPECT_NE(expect_error("{").find("not valid JSON"), std::string::npos);
+    EXPECT_NE(expect_error(R"({"units": []})").find("workload"), std::string::npos);
+    EXPECT_NE(expect_error(R"({"workload": 10, "units": []})").find("units"), std::string::npos);
+    EXPECT_NE(expect_error(R"({"workload": 10, "units": [{"name": "u"}]})").find("profile"), std::string::npos);
+    std::string decreasing = expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 2], [2, 1]]}]})");
+    EXPECT_NE(decreasing.find("must not decrease"), std::string::npos);
+    EXPECT_NE(decreasing.find("(u)"), std::string::npos) << "names the unit";
+    EXPECT_NE(expect_error(R"({"workload": 10, "granule": 20, "units": [{"name": "u", "profile": [[1, 1]]}]})")
+                  .find("granule"),
+              std::string::npos);
+    EXPECT_NE(expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "noise": -1}]})")
+                  .find("noise"),
+              std::string::npos);
+}
+
+TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)
+{
+    UnitSpec spec;
+    spec.name = "u";
+    spec.profile = {{100, 1.0}, {200, 3.0}};
+    spec.latency_s = 0.5;
+    spec.per_element_s = 0.01;
+    spec.slowdown = {{10.0, 2.0}};
+    SimulatedUnit u(spec);
+    EXPECT_DOUBLE_EQ(u.exec_time(150), 2.0);
+    EXPECT_DOUBLE_EQ(u.exec_time(300), 5.0) << "last segment extended";
+    EXPECT_NEAR(u.exec_time(60), 0.2, 1e-12) << "first segment extended";
+    EXPECT_DOUBLE_EQ(u.exec_time(40), 0.0) << "... and clamped at zero";
+    EXPECT_DOUBLE_EQ(u.transfer_time(100), 1.5);
+    EXPECT_DOUBLE_EQ(u.transfer_time(0), 0.0);
+    std::mt19937_64 rng(1);
+    EXPECT_DOUBLE_EQ(u.cost(100, 5.0, rng).total(), 2.5);
+    EXPECT_DOUBLE_EQ(u.cost(100, 10.0, rng).total(), 5.0) << "slowdown from t = 10 on";
+}
+
+TEST(SimOptimum, ProportionalSplitForLinearUnits)
+{
+    std::vector<SimulatedUnit> units{SimulatedUnit(linear_unit("slow", 0.003)), SimulatedUnit(linear_unit("fast", 0.001))};
+    StaticDistribution d = optimum_distribution(units, 4000, 1);
+    ASSERT_EQ(d.blocks.size(), 2u);
+    EXPECT_EQ(d.blocks[0] + d.blocks[1], 4000u);
+    EXPECT_EQ(d.blocks[0], 1000u);
+    EXPECT_EQ(d.blocks[1], 3000u);
+    EXPECT_NEAR(d.makespan_s, 3.0, 1e-12);
+}
+
+TEST(SimOptimum, MatchesBruteForceOnRandomMonotoneUnits)
+{
+    std::mt19937_64 rng(42);
+    for (int instance = 0; instance < 300; ++instance) {
+        const uint64_t granule = 1 + rng() % 4;
+        const uint64_t workload = granule * (1 + rng() % 12) + rng() % granule;
+        const int nunits = 1 + static_cast<int>(rng() % 3);
+        std::vector<SimulatedUnit> units;
+        for (int u = 0; u < nunits; ++u) {
+            UnitSpec spec;
+            spec.name = "u" + std::to_string(u);
+            double x = 0, t = 0;
+            for (int k = 0; k < 3; ++k) {
+                x += 1 + rng() % 10;
+                t += 0.1 * (rng() % 10);
+                spec.profile.push_back({x, t + 0.05});
+            }
+            spec.latency_s = 0.01 * (rng() % 3);
+            units.emplace_back(spec);
+        }
+        StaticDistribution d = optimum_distribution(units, workload, granule);
+        uint64_t sum = 0;
+        int off_granule = 0;
+        for (uint64_t b : d.blocks) {
+            sum += b;
+            off_granule += b % granule != 0;
+        }
+        ASSERT_EQ(sum, workload);
+        ASSERT_LE(off_granule, 1) << "only the block holding the remainder breaks the granule";
+
+        // Brute force over the same space: granule multiples, except at most one block
+        // that also holds the workload's remainder.
+        const uint64_t r = workload % granule;
+        double best = 1e300;
+        std::vector<uint64_t> x(nunits, 0);
+        std::function<void(int, uint64_t, bool)> search = [&](int u, uint64_t left, bool remainder_used) {
+            if (u == nunits) {
+                if (left != 0)
+                    return;
+                double t = 0;
+                for (int i = 0; i < nunits; ++i)
+                    t = std::max(t, units[i].nominal_cost(x[i]).total());
+                best = std::min(best, t);
+                return;
+            }
+            for (uint64_t b = 0; b <= left; ++b) {
+                const bool multiple = b % granule == 0;
+                const bool remainder_block = r != 0 && b % granule == r && !remainder_used;
+                if (!multiple && !remainder_block)
+                    continue;
+                x[u] = b;
+                search(u + 1, left - b, remainder_used || (!multiple && remainder_block));
+            }
+        };
+        search(0, workload, false);
+        ASSERT_NEAR(d.makespan_s, best, 1e-9) << "instance " << instance;
+    }
+}
+
+TEST(SimRun, GreedyOnIdenticalUnitsIsExactAndCoversEverything)
+{
+    Scenario s;
+    s.workload = 1000;
+    s.granule = 1;
+    s.units = {linear_unit("a.cpu0", 0.001), linear_unit("a.cpu1", 0.001)};
+    FixedBlockPlanner planner(100);
+    SimResult r = simulate(s, planner, {7, false});
+    EXPECT_EQ(r.blocks, 10u);
+    EXPECT_NEAR(r.makespan_s, 0.5, 1e-12) << "5 blocks of 0.1 s per unit";
+    for (const auto &u : r.units) {
+        EXPECT_EQ(u.blocks, 5u);
+        EXPECT_NEAR(u.idle_s, 0.0, 1e-12);
+    }
+    std::vector<int> coverage(s.workload, 0);
+    for (const auto &b : r.trace)
+        for (uint64_t i = b.offset; i < b.offset + b.count; ++i)
+            ++coverage[i];
+    for (int c : coverage)
+        ASSERT_EQ(c, 1);
+}
+
+TEST(SimRun, GreedyLeavesTheFastUnitIdleAtTheEndOnHeterogeneousUnits)
+{
+    Scenario s;
+    s.workload = 1000;
+    s.units = {linear_unit("m.gpu", 0.0001), linear_unit("m.cpu", 0.01)};
+    FixedBlockPlanner planner(250);
+    SimResult r = simulate(s, planner, {1, false});
+    std::vector<SimulatedUnit> units(s.units.begin(), s.units.end());
+    StaticDistribution best = optimum_distribution(units, s.workload, 1);
+    EXPECT_GT(r.makespan_s, 2 * best.makespan_s) << "the slow unit's one block dominates";
+    EXPECT_GT(r.units[0].idle_s, 0.5 * r.makespan_s);
+}
+
+TEST(SimRun, SameSeedSameRunDifferentSeedDifferentNoise)
+{
+    Scenario s;
+    s.workload = 5000;
+    s.units = {linear_unit("x.cpu0", 0.001), linear_unit("x.cpu1", 0.002)};
+    s.units[0].noise = 0.1;
+    s.units[1].noise = 0.1;
+    FixedBlockPlanner p1(100), p2(100), p3(100);
+    SimResult a = simulate(s, p1, {3, false});
+    SimResult b = simulate(s, p2, {3, false});
+    SimResult c = simulate(s, p3, {4, false});
+    EXPECT_DOUBLE_EQ(a.makespan_s, b.makespan_s);
+    EXPECT_NE(a.makespan_s, c.makespan_s);
+}

@@ -1,0 +1,23 @@
+// The paper's "Optimum" line: the best static distribution, one block per unit (possibly
+// empty), with no overheads, noise or slowdown. Exact at granule resolution.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tools/sim/simulated_unit.h"
+
+namespace hetpu::sim {
+
+struct StaticDistribution {
+    std::vector<uint64_t> blocks;  // per unit, elements
+    double makespan_s = 0;
+};
+
+// Time of a unit is non-decreasing in its block size (scenario validation guarantees it),
+// so for a candidate makespan T every unit can take any block up to its largest feasible
+// one, and the smallest T whose feasible blocks cover the workload is optimal. Candidate
+// makespans are the unit times at granule multiples: a binary search over them is exact.
+StaticDistribution optimum_distribution(const std::vector<SimulatedUnit> &units, uint64_t workload, uint64_t granule);
+
+}  // namespace hetpu::sim

@@ -1,0 +1,45 @@
+// A simulated machine for `hetpu sim`: processing units described by measured-looking
+// time curves, transfer costs, noise and slowdowns, read from a JSON scenario:
+//
+//   {"workload": 100000, "granule": 64, "x_init": 1024,
+//    "units": [{"name": "A.gpu0", "profile": [[1024, 0.010], [8192, 0.045]],
+//               "transfer": [0.0005, 2.0e-7], "noise": 0.03, "slowdown": [[142.0, 2.5]]}]}
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hetpu::sim {
+
+struct ScenarioError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct UnitSpec {
+    std::string name;
+    // Class used to aggregate statistics ("cpu", "gpu", ...): the "class" field, else the
+    // part of the name after the last '.', without trailing digits ("A.gpu0" -> "gpu").
+    std::string unit_class;
+    std::vector<std::pair<double, double>> profile;  // (elements, seconds), sizes increasing
+    double latency_s = 0;                            // transfer: latency ...
+    double per_element_s = 0;                        // ... plus seconds per element
+    double noise = 0;                                // relative standard deviation
+    std::vector<std::pair<double, double>> slowdown; // (simulated time, factor), times increasing
+};
+
+struct Scenario {
+    uint64_t workload = 0;
+    uint64_t granule = 1;
+    uint64_t x_init = 0;     // first block size (training); 0: workload / (16 * units)
+    uint64_t min_block = 0;  // 0: granule
+    std::vector<UnitSpec> units;
+};
+
+// Parses and validates; throws ScenarioError naming the offending field and unit.
+Scenario parse_scenario(const std::string &json_text);
+Scenario load_scenario(const std::string &path);
+
+}  // namespace hetpu::sim

@@ -1,0 +1,208 @@
+#include "tools/sim/sim_command.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "runtime/core/json_writer.h"
+#include "tools/sim/optimum.h"
+#include "tools/sim/simulator.h"
+
+namespace hetpu::sim {
+
+namespace {
+
+const char *kUsage =
+    "usage: hetpu sim --scenario FILE --policy NAME [--seed S] [--block B] [--json]\n"
+    "                 [--trace FILE] [--no-planning-time]\n"
+    "  --policy      greedy (fixed blocks, first idle unit takes the next) or optimum\n"
+    "                (best static distribution, exact at granule resolution)\n"
+    "  --block       greedy's block size in elements (default: the scenario's x_init,\n"
+    "                else workload / (4 * units))\n"
+    "  --json        one JSON object instead of the human summary\n"
+    "  --trace       write one JSON line per block (unit, offset, size, start, end)\n"
+    "  --no-planning-time  do not charge the planner's measured time to the units\n";
+
+struct Args {
+    std::string scenario, policy, trace;
+    uint64_t seed = 1;
+    uint64_t block = 0;
+    bool json = false;
+    bool planning_time = true;
+};
+
+bool parse_u64(const char *text, uint64_t &out)
+{
+    if (!text || !*text || *text == '-')
+        return false;
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(text, &end, 10);
+    if (errno || *end)
+        return false;
+    out = v;
+    return true;
+}
+
+// Returns "" or the problem with the command line.
+std::string parse_args(int argc, char **argv, Args &a)
+{
+    for (int i = 0; i < argc; ++i) {
+        std::string opt = argv[i];
+        auto value = [&](const char *what) -> const char * {
+            if (i + 1 >= argc)
+                return nullptr;
+            (void)what;
+            return argv[++i];
+        };
+        if (opt == "--scenario") {
+            const char *v = value("file");
+            if (!v) return "--scenario needs a file";
+            a.scenario = v;
+        } else if (opt == "--policy") {
+            const char *v = value("name");
+            if (!v) return "--policy needs a name";
+            a.policy = v;
+        } else if (opt == "--trace") {
+            const char *v = value("file");
+            if (!v) return "--trace needs a file";
+            a.trace = v;
+        } else if (opt == "--seed") {
+            if (!parse_u64(value("n"), a.seed)) return "--seed needs a non-negative integer";
+        } else if (opt == "--block") {
+            if (!parse_u64(value("n"), a.block) || a.block == 0) return "--block needs a positive integer";
+        } else if (opt == "--json") {
+            a.json = true;
+        } else if (opt == "--no-planning-time") {
+            a.planning_time = false;
+        } else {
+            return "unknown option '" + opt + "'";
+        }
+    }
+    if (a.scenario.empty())
+        return "--scenario FILE is required";
+    if (a.policy.empty())
+        return "--policy NAME is required";
+    return "";
+}
+
+std::string result_json(const SimResult &r, const Args &a, const Scenario &s)
+{
+    JsonWriter j;
+    j.begin_object()
+        .field("tool", "hetpu sim")
+        .field("scenario", a.scenario)
+        .field("policy", r.policy)
+        .field("seed", static_cast<unsigned long long>(a.seed))
+        .field("workload", static_cast<unsigned long long>(s.workload))
+        .field("makespan_s", r.makespan_s)
+        .field("blocks", r.blocks)
+        .field("planning_s", r.planning_s);
+    j.begin_array("units");
+    std::map<std::string, std::pair<double, double>> classes;  // class -> (idle, makespan-sum)
+    for (const auto &u : r.units) {
+        const double idle_pct = r.makespan_s > 0 ? 100.0 * u.idle_s / r.makespan_s : 0.0;
+        j.begin_object()
+            .field("name", u.name)
+            .field("class", u.unit_class)
+            .field("blocks", u.blocks)
+            .field("elements", static_cast<unsigned long long>(u.elements))
+            .field("busy_s", u.busy_s)
+            .field("idle_s", u.idle_s)
+            .field("idle_pct", idle_pct)
+            .end_object();
+        classes[u.unit_class].first += u.idle_s;
+        classes[u.unit_class].second += r.makespan_s;
+    }
+    j.end_array();
+    j.begin_array("classes");
+    for (const auto &[name, v] : classes)
+        j.begin_object().field("class", name).field("idle_pct", v.second > 0 ? 100.0 * v.first / v.second : 0.0).end_object();
+    j.end_array();
+    j.end_object();
+    return j.str();
+}
+
+void print_summary(const SimResult &r, const Scenario &s)
+{
+    std::printf("policy %s: makespan %.4f s, %u blocks, planner time %.4f s, workload %llu\n", r.policy.c_str(),
+                r.makespan_s, r.blocks, r.planning_s, static_cast<unsigned long long>(s.workload));
+    for (const auto &u : r.units)
+        std::printf("  %-16s %-6s blocks %5u  elements %10llu  busy %9.4f s  idle %5.1f%%\n", u.name.c_str(),
+                    u.unit_class.c_str(), u.blocks, static_cast<unsigned long long>(u.elements), u.busy_s,
+                    r.makespan_s > 0 ? 100.0 * u.idle_s / r.makespan_s : 0.0);
+}
+
+}  // namespace
+
+int sim_command(int argc, char **argv)
+{
+    Args a;
+    if (argc > 0 && (!std::strcmp(argv[0], "--help") || !std::strcmp(argv[0], "-h"))) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (std::string why = parse_args(argc, argv, a); !why.empty()) {
+        std::fprintf(stderr, "hetpu sim: %s\n%s", why.c_str(), kUsage);
+        return 2;
+    }
+    Scenario scenario;
+    try {
+        scenario = load_scenario(a.scenario);
+    } catch (const ScenarioError &e) {
+        std::fprintf(stderr, "hetpu sim: %s\n", e.what());
+        return 1;
+    }
+
+    std::vector<SimulatedUnit> units(scenario.units.begin(), scenario.units.end());
+    SimResult result;
+    if (a.policy == "optimum") {
+        result = simulate_static(scenario, optimum_distribution(units, scenario.workload, scenario.granule), "optimum");
+    } else if (a.policy == "greedy") {
+        uint64_t block = a.block ? a.block : scenario.x_init;
+        BlockRules rules = block_rules(scenario);
+        uint64_t fixed = 0;
+        if (std::string why = choose_fixed_block(rules, block, static_cast<unsigned>(units.size()), fixed); !why.empty()) {
+            std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
+            return 2;
+        }
+        FixedBlockPlanner planner(fixed);
+        result = simulate(scenario, planner, {a.seed, a.planning_time});
+        result.policy = "greedy";
+    } else {
+        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: greedy, optimum)\n", a.policy.c_str());
+        return 2;
+    }
+
+    if (!a.trace.empty()) {
+        std::ofstream trace(a.trace);
+        if (!trace) {
+            std::fprintf(stderr, "hetpu sim: cannot write the trace to '%s'\n", a.trace.c_str());
+            return 1;
+        }
+        for (const auto &b : result.trace) {
+            JsonWriter j;
+            j.begin_object()
+                .field("policy", result.policy)
+                .field("unit", scenario.units[b.unit].name)
+                .field("offset", static_cast<unsigned long long>(b.offset))
+                .field("size", static_cast<unsigned long long>(b.count))
+                .field("start_s", b.start_s)
+                .field("end_s", b.end_s)
+                .end_object();
+            trace << j.str() << '\n';
+        }
+    }
+    if (a.json)
+        std::printf("%s\n", result_json(result, a, scenario).c_str());
+    else
+        print_summary(result, scenario);
+    return 0;
+}
+
+}  // namespace hetpu::sim

@@ -1,0 +1,44 @@
+#include "tools/sim/simulated_unit.h"
+
+#include <algorithm>
+
+namespace hetpu::sim {
+
+double SimulatedUnit::exec_time(double x) const
+{
+    const auto &p = spec_.profile;
+    if (x <= 0)
+        return 0;
+    if (p.size() == 1)
+        return p[0].second * x / p[0].first;
+    size_t hi = 1;
+    while (hi + 1 < p.size() && x > p[hi].first)
+        ++hi;
+    const auto &[x0, t0] = p[hi - 1];
+    const auto &[x1, t1] = p[hi];
+    return std::max(0.0, t0 + (t1 - t0) * (x - x0) / (x1 - x0));
+}
+
+double SimulatedUnit::factor_at(double t) const
+{
+    double f = 1.0;
+    for (const auto &[when, factor] : spec_.slowdown)
+        if (t >= when)
+            f = factor;
+    return f;
+}
+
+BlockCost SimulatedUnit::cost(uint64_t x, double start, std::mt19937_64 &rng) const
+{
+    BlockCost c = nominal_cost(x);
+    double m = factor_at(start);
+    if (spec_.noise > 0) {
+        std::normal_distribution<double> noise(1.0, spec_.noise);
+        m *= std::clamp(noise(rng), 0.2, 5.0);
+    }
+    c.exec_s *= m;
+    c.transfer_s *= m;
+    return c;
+}
+
+}  // namespace hetpu::sim

@@ -1,0 +1,42 @@
+// How long a simulated processing unit takes for a block, from its scenario description.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+#include "tools/sim/scenario.h"
+
+namespace hetpu::sim {
+
+struct BlockCost {
+    double exec_s = 0;
+    double transfer_s = 0;
+    double total() const { return exec_s + transfer_s; }
+};
+
+class SimulatedUnit {
+public:
+    explicit SimulatedUnit(UnitSpec spec) : spec_(std::move(spec)) {}
+
+    const UnitSpec &spec() const { return spec_; }
+
+    // Profile time for x elements: piecewise-linear between the points, the end segments
+    // extended linearly beyond them (a single point means proportional), never negative.
+    double exec_time(double x) const;
+    double transfer_time(double x) const { return x > 0 ? spec_.latency_s + spec_.per_element_s * x : 0; }
+
+    // Slowdown factor in force at simulated time t (the last one started, 1 before any).
+    double factor_at(double t) const;
+
+    // Noise-free, slowdown-free cost: what the optimum is computed from.
+    BlockCost nominal_cost(uint64_t x) const { return {exec_time(double(x)), transfer_time(double(x))}; }
+
+    // The cost of a block started at `start`: slowdown in force at the start, times a
+    // multiplicative noise drawn from N(1, noise) clamped to [0.2, 5].
+    BlockCost cost(uint64_t x, double start, std::mt19937_64 &rng) const;
+
+private:
+    UnitSpec spec_;
+};
+
+}  // namespace hetpu::sim

@@ -1,0 +1,173 @@
+#include "tools/sim/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <queue>
+#include <random>
+
+#include "runtime/core/block_dispatcher.h"
+#include "tools/sim/simulated_unit.h"
+
+namespace hetpu::sim {
+
+std::vector<PlannerWorker> planner_workers(const Scenario &scenario)
+{
+    std::vector<PlannerWorker> workers;
+    for (size_t i = 0; i < scenario.units.size(); ++i) {
+        const std::string &c = scenario.units[i].unit_class;
+        WorkerKind kind = c == "cpu" ? WorkerKind::Cpu
+                          : (c == "gpu" || c == "cuda") ? WorkerKind::Cuda
+                          : c == "opencl" ? WorkerKind::OpenCL
+                                          : WorkerKind::Other;
+        workers.push_back({static_cast<int>(i), kind, scenario.units[i].name});
+    }
+    return workers;
+}
+
+BlockRules block_rules(const Scenario &scenario)
+{
+    BlockRules rules{scenario.workload, scenario.granule, scenario.min_block};
+    normalize_block_rules(rules);
+    return rules;
+}
+
+namespace {
+
+struct Event {
+    double end;
+    uint64_t seq;  // tie-break: deterministic order for equal end times
+    int unit;
+    Assignment block;
+    BlockCost cost;
+    bool operator>(const Event &o) const { return end != o.end ? end > o.end : seq > o.seq; }
+};
+
+class Simulation {
+public:
+    Simulation(const Scenario &scenario, BlockPlanner &planner, const SimOptions &options)
+        : scenario_(scenario), planner_(planner), options_(options), rng_(options.seed)
+    {
+        for (const auto &spec : scenario.units)
+            units_.emplace_back(spec);
+        queues_.resize(units_.size());
+        busy_.assign(units_.size(), false);
+        result_.policy = planner.name();
+        for (const auto &spec : scenario.units)
+            result_.units.push_back({spec.name, spec.unit_class});
+    }
+
+    SimResult run()
+    {
+        std::vector<int> ids;
+        for (size_t i = 0; i < units_.size(); ++i)
+            ids.push_back(static_cast<int>(i));
+        BlockDispatcher dispatcher(block_rules(scenario_), planner_, ids);
+
+        std::vector<Assignment> first;
+        double t0 = charged([&] { first = dispatcher.start(); });
+        accept(first);
+        for (size_t u = 0; u < units_.size(); ++u)
+            try_start(static_cast<int>(u), t0);
+
+        while (!events_.empty()) {
+            Event e = events_.top();
+            events_.pop();
+            busy_[e.unit] = false;
+            UnitStats &s = result_.units[e.unit];
+            ++s.blocks;
+            s.elements += e.block.count;
+            s.busy_s += e.cost.total();
+            ++result_.blocks;
+            result_.makespan_s = std::max(result_.makespan_s, e.end);
+
+            std::vector<Assignment> next;
+            BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s};
+            double overhead = charged([&] { next = dispatcher.complete(done); });
+            accept(next);
+            try_start(e.unit, e.end + overhead);
+            for (size_t u = 0; u < units_.size(); ++u)
+                try_start(static_cast<int>(u), e.end);
+        }
+        result_.forced_remainder = dispatcher.forced_remainder();
+        for (auto &s : result_.units)
+            s.idle_s = result_.makespan_s - s.busy_s;
+        return result_;
+    }
+
+private:
+    template <typename Fn> double charged(Fn &&fn)
+    {
+        auto start = std::chrono::steady_clock::now();
+        fn();
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        result_.planning_s += s;
+        return options_.charge_planning_time ? s : 0.0;
+    }
+
+    void accept(const std::vector<Assignment> &as)
+    {
+        for (const auto &a : as)
+            (a.worker >= 0 ? queues_[a.worker] : pool_).push_back(a);
+    }
+
+    void try_start(int u, double t)
+    {
+        if (busy_[u])
+            return;
+        std::deque<Assignment> &q = !queues_[u].empty() ? queues_[u] : pool_;
+        if (q.empty())
+            return;
+        Assignment a = q.front();
+        q.pop_front();
+        BlockCost c = units_[u].cost(a.count, t, rng_);
+        busy_[u] = true;
+        events_.push({t + c.total(), seq_++, u, a, c});
+        result_.trace.push_back({u, a.offset, a.count, t, t + c.total()});
+    }
+
+    const Scenario &scenario_;
+    BlockPlanner &planner_;
+    SimOptions options_;
+    std::mt19937_64 rng_;
+    std::vector<SimulatedUnit> units_;
+    std::vector<std::deque<Assignment>> queues_;
+    std::deque<Assignment> pool_;
+    std::vector<bool> busy_;
+    std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+    uint64_t seq_ = 0;
+    SimResult result_;
+};
+
+}  // namespace
+
+SimResult simulate(const Scenario &scenario, BlockPlanner &planner, const SimOptions &options)
+{
+    return Simulation(scenario, planner, options).run();
+}
+
+SimResult simulate_static(const Scenario &scenario, const StaticDistribution &distribution, const std::string &policy)
+{
+    SimResult r;
+    r.policy = policy;
+    r.makespan_s = distribution.makespan_s;
+    uint64_t offset = 0;
+    for (size_t i = 0; i < scenario.units.size(); ++i) {
+        SimulatedUnit unit(scenario.units[i]);
+        UnitStats s{scenario.units[i].name, scenario.units[i].unit_class};
+        const uint64_t b = distribution.blocks[i];
+        if (b > 0) {
+            s.blocks = 1;
+            s.elements = b;
+            s.busy_s = unit.nominal_cost(b).total();
+            ++r.blocks;
+            r.trace.push_back({static_cast<int>(i), offset, b, 0.0, s.busy_s});
+            offset += b;
+        }
+        s.idle_s = r.makespan_s - s.busy_s;
+        r.units.push_back(s);
+    }
+    return r;
+}
+
+}  // namespace hetpu::sim
