@@ -10,3 +10,8 @@ bench_matmul_overhead_LDADD = $(hetpu_matmul_libs)
 noinst_PROGRAMS += bench/pareto_speed
 bench_pareto_speed_SOURCES = bench/pareto_speed.cpp
 bench_pareto_speed_LDADD = runtime/libhetpu_core.la
+
+# Median Ipopt block-size solve time for 2, 4 and 8 PUs (paper: ~100 ms per virtual step).
+noinst_PROGRAMS += bench/plbhac_solve_speed
+bench_plbhac_solve_speed_SOURCES = bench/plbhac_solve_speed.cpp
+bench_plbhac_solve_speed_LDADD = runtime/libhetpu_core.la

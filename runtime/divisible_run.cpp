@@ -29,6 +29,7 @@ struct WorkerTotals {
 
 struct Run {
     const hetpu_divisible_job *job = nullptr;
+    double t0_us = 0;  // starpu_timing_now() at the first submission
     std::unique_ptr<BlockPlanner> planner;
     std::unique_ptr<BlockDispatcher> dispatcher;
 
@@ -160,6 +161,7 @@ void block_finished_unguarded(void *arg)
     done.offset = block->assignment.offset;
     done.count = block->assignment.count;
     done.worker = starpu_worker_get_id();
+    done.end_s = (starpu_timing_now() - run.t0_us) * 1e-6;
     if (task && task->profiling_info) {
         const struct starpu_profiling_task_info *info = task->profiling_info;
         done.worker = info->workerid;
@@ -319,6 +321,7 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
         starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 
     const double t0 = starpu_timing_now();
+    run.t0_us = t0;
     std::vector<Assignment> first;
     {
         std::lock_guard<std::mutex> lock(run.mutex);

@@ -1,5 +1,6 @@
 # One file per policy; each registers itself with HETPU_REGISTER_POLICY.
 hetpu_policy_sources = \
+	sched_policies/central_queue.cpp sched_policies/central_queue.h \
 	sched_policies/greedy.cpp
 
 # Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
@@ -12,4 +13,8 @@ hetpu_core_sources = \
 	sched_policies/core/pareto_front.cpp sched_policies/core/pareto_front.h \
 	sched_policies/core/hpopta.cpp sched_policies/core/hpopta.h \
 	sched_policies/core/min_energy.cpp sched_policies/core/min_energy.h \
-	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h
+	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h \
+	sched_policies/core/plbhac_time_curve.h \
+	sched_policies/core/plbhac_makespan_nlp.cpp sched_policies/core/plbhac_makespan_nlp.h \
+	sched_policies/core/plbhac_rounding.cpp sched_policies/core/plbhac_rounding.h \
+	sched_policies/core/plbhac_solve.cpp sched_policies/core/plbhac_solve.h

@@ -90,6 +90,11 @@ std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done)
         if (it != worker_in_flight_.end() && it->second > 0)
             --it->second;
         refill_worker(done.worker, out);
+        // The completion may have changed the planner's mind about workers it declined
+        // before (end of a synchronisation, a new solution): ask them again.
+        for (int w : workers_)
+            if (w != done.worker)
+                refill_worker(w, out);
     } else {
         refill_pool(out);
     }

@@ -29,6 +29,7 @@ struct BlockDone {
     uint64_t count = 0;
     double exec_s = 0;      // end_time - start_time
     double transfer_s = 0;  // acquire_data_end_time - acquire_data_start_time
+    double end_s = 0;       // when it completed, seconds since the run started
 };
 
 class BlockPlanner {
@@ -43,7 +44,8 @@ public:
 
     // Size wanted for the next block of `worker` (-1 when !assigns_workers()), given how
     // many elements are still unassigned. 0 means "nothing for this worker now"; it is
-    // asked again when one of its blocks completes.
+    // asked again whenever any block completes (a planner may be waiting for another
+    // worker, e.g. to end a training phase).
     virtual uint64_t next_block(int worker, uint64_t remaining) = 0;
 
     // Called for every completed block, in completion order.

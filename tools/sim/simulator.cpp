@@ -82,7 +82,7 @@ public:
             result_.makespan_s = std::max(result_.makespan_s, e.end);
 
             std::vector<Assignment> next;
-            BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s};
+            BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.end};
             double overhead = charged([&] { next = dispatcher.complete(done); });
             accept(next);
             try_start(e.unit, e.end + overhead);

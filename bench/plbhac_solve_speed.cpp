@@ -1,0 +1,90 @@
+// Speed of PLB-HAC's block-size solve (plbhac_solve: Ipopt on system (3), then granule
+// rounding) for 2, 4 and 8 PUs with a mix of non-linear curves. The scheduler runs this
+// once per virtual step on the first idle worker, so it must stay far below a block's
+// duration; the target is well under 10 ms for 8 PUs. Prints the median, min and max of
+// `reps` timed calls (after one untimed warm-up) per size, as a table then JSON lines.
+// Usage: plbhac_solve_speed [reps]   (default 200)
+#include "sched_policies/core/plbhac_solve.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+namespace {
+
+// latency + b x + a x^2 + c x ln x: covers the linear, quadratic and n log n fits.
+class Curve : public hetpu::TimeCurve {
+public:
+    Curve(double l, double b, double a, double c) : l_(l), b_(b), a_(a), c_(c) {}
+    hetpu::TimeEval eval(double x) const override
+    {
+        const double lx = std::log(x);
+        return hetpu::TimeEval{l_ + b_ * x + a_ * x * x + c_ * x * lx,
+                               b_ + 2 * a_ * x + c_ * (lx + 1), 2 * a_ + c_ / x};
+    }
+
+private:
+    double l_, b_, a_, c_;
+};
+
+struct Row {
+    int pus;
+    double median_ms, min_ms, max_ms;
+    int iterations, solves;
+};
+
+Row measure(int npu, int reps)
+{
+    std::vector<std::unique_ptr<Curve>> curves;
+    std::vector<hetpu::PlbhacPu> pus(npu);
+    for (int p = 0; p < npu; ++p) {
+        // Alternate "CPU-like" (quadratic, no transfer) and "GPU-like" (x ln x + latency,
+        // with a linear transfer curve) PUs, speeds spread over about 1:8.
+        if (p % 2 == 0) {
+            curves.emplace_back(new Curve(1e-4 * p, 1e-6 * (1 + p), 1e-13 * (1 + p), 0));
+            pus[p].exec = curves.back().get();
+        } else {
+            curves.emplace_back(new Curve(5e-4, 0, 0, 1e-8 * p));
+            pus[p].exec = curves.back().get();
+            curves.emplace_back(new Curve(2e-4, 1e-7, 0, 0));
+            pus[p].transfer = curves.back().get();
+        }
+    }
+    hetpu::PlbhacSolveOptions opt;
+    opt.granule = 64;
+    const std::int64_t W = 4000000;
+
+    hetpu::plbhac_solve(pus, W, opt);  // warm-up: first Ipopt/MUMPS use loads libraries
+    std::vector<double> ms;
+    hetpu::PlbhacSolution s;
+    for (int r = 0; r < reps; ++r) {
+        s = hetpu::plbhac_solve(pus, W, opt);
+        ms.push_back(s.solve_time_s * 1e3);
+    }
+    std::sort(ms.begin(), ms.end());
+    return Row{npu, ms[ms.size() / 2], ms.front(), ms.back(), s.ipopt_iterations, s.nlp_solves};
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
+    std::vector<Row> rows;
+    for (int npu : {2, 4, 8})
+        rows.push_back(measure(npu, reps));
+    std::printf("%4s %11s %9s %9s %6s %6s\n", "PUs", "median_ms", "min_ms", "max_ms", "iters",
+                "solves");
+    for (const Row &r : rows)
+        std::printf("%4d %11.3f %9.3f %9.3f %6d %6d\n", r.pus, r.median_ms, r.min_ms, r.max_ms,
+                    r.iterations, r.solves);
+    for (const Row &r : rows)
+        std::printf("{\"bench\":\"plbhac_solve_speed\",\"pus\":%d,\"reps\":%d,\"median_ms\":%.4f,"
+                    "\"min_ms\":%.4f,\"max_ms\":%.4f,\"ipopt_iterations\":%d,\"nlp_solves\":%d}\n",
+                    r.pus, reps, r.median_ms, r.min_ms, r.max_ms, r.iterations, r.solves);
+    return 0;
+}

@@ -1,0 +1,121 @@
+// A central FIFO shared by all workers, each worker taking the oldest task it can
+// execute: the scheduling of ordinary (non-divisible) tasks for hetpu's policies. Divisible
+// blocks that a planner assigns to a worker bypass it (they are pushed to that worker's
+// local queue by StarPU), so the queue only ever holds tasks nobody placed.
+#include <starpu.h>
+
+#include <deque>
+#include <new>
+
+#include "sched_policies/central_queue.h"
+
+namespace hetpu {
+
+namespace {
+
+struct CentralQueue {
+    starpu_pthread_mutex_t mutex;
+    std::deque<struct starpu_task *> fifo;  // guarded by mutex
+};
+
+CentralQueue *data_of(unsigned sched_ctx_id)
+{
+    return static_cast<CentralQueue *>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
+}
+
+}  // namespace
+
+void central_queue_init(unsigned sched_ctx_id)
+{
+    auto *data = new (std::nothrow) CentralQueue;
+    STARPU_ASSERT_MSG(data, "hetpu: out of memory");
+    STARPU_PTHREAD_MUTEX_INIT(&data->mutex, NULL);  // 1.4's macro tests `!attr`: nullptr is ill-formed there
+    starpu_sched_ctx_set_policy_data(sched_ctx_id, data);
+}
+
+void central_queue_deinit(unsigned sched_ctx_id)
+{
+    CentralQueue *data = data_of(sched_ctx_id);
+    STARPU_ASSERT_MSG(data->fifo.empty(), "hetpu: tasks left in the central queue at shutdown");
+    STARPU_PTHREAD_MUTEX_DESTROY(&data->mutex);
+    delete data;
+}
+
+// Called by the submitting thread or, for tasks submitted from callbacks, by a worker
+// holding no scheduling lock of ours.
+int central_queue_push(struct starpu_task *task)
+{
+    const unsigned sched_ctx_id = task->sched_ctx;
+    CentralQueue *data = data_of(sched_ctx_id);
+
+    starpu_worker_relax_on();
+    STARPU_PTHREAD_MUTEX_LOCK(&data->mutex);
+    starpu_worker_relax_off();
+    try {
+        data->fifo.push_back(task);
+    } catch (const std::bad_alloc &) {
+        // No exception may unwind through StarPU, and a dropped task would hang the
+        // program: stop with the reason.
+        STARPU_ABORT_MSG("hetpu: out of memory while queueing a task");
+    }
+    starpu_push_task_end(task);
+    STARPU_PTHREAD_MUTEX_UNLOCK(&data->mutex);
+
+    // Wake every worker that could run the task; the first to reach the queue takes it
+    // and the others find nothing and go back to sleep. Cheap with the handful of
+    // workers of one node, and it never misses a wake-up.
+    struct starpu_worker_collection *workers = starpu_sched_ctx_get_worker_collection(sched_ctx_id);
+    struct starpu_sched_ctx_iterator it;
+    workers->init_iterator(workers, &it);
+    while (workers->has_next(workers, &it)) {
+        unsigned worker = workers->get_next(workers, &it);
+        if (starpu_worker_can_execute_task_first_impl(worker, task, nullptr))
+            starpu_wake_worker_relax_light(worker);
+    }
+    return 0;
+}
+
+// Called with the calling worker's scheduling mutex held.
+struct starpu_task *central_queue_pop(unsigned sched_ctx_id)
+{
+    CentralQueue *data = data_of(sched_ctx_id);
+    const unsigned workerid = starpu_worker_get_id_check();
+    struct starpu_task *chosen = nullptr;
+
+    starpu_worker_relax_on();
+    STARPU_PTHREAD_MUTEX_LOCK(&data->mutex);
+    starpu_worker_relax_off();
+    for (auto it = data->fifo.begin(); it != data->fifo.end(); ++it) {
+        unsigned nimpl;
+        if (starpu_worker_can_execute_task_first_impl(workerid, *it, &nimpl)) {
+            chosen = *it;
+            starpu_task_set_implementation(chosen, nimpl);
+            data->fifo.erase(it);
+            break;
+        }
+    }
+    STARPU_PTHREAD_MUTEX_UNLOCK(&data->mutex);
+    return chosen;
+}
+
+void central_queue_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
+{
+    for (unsigned i = 0; i < nworkers; i++)
+        starpu_sched_ctx_worker_shares_tasks_lists(workerids[i], sched_ctx_id);
+}
+
+struct starpu_sched_policy central_queue_policy(const char *name, const char *description)
+{
+    struct starpu_sched_policy p = {};
+    p.init_sched = central_queue_init;
+    p.deinit_sched = central_queue_deinit;
+    p.push_task = central_queue_push;
+    p.pop_task = central_queue_pop;
+    p.add_workers = central_queue_add_workers;
+    p.policy_name = name;
+    p.policy_description = description;
+    p.worker_type = STARPU_WORKER_LIST;
+    return p;
+}
+
+}  // namespace hetpu

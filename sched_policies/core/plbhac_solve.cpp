@@ -1,0 +1,182 @@
+#include "sched_policies/core/plbhac_solve.h"
+
+#include "sched_policies/core/plbhac_rounding.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+namespace hetpu {
+namespace {
+
+// T_p = F_p + G_p as one curve for the NLP (derivatives add).
+class SumCurve : public TimeCurve {
+public:
+    SumCurve(const TimeCurve *f, const TimeCurve *g) : f_(f), g_(g) {}
+    TimeEval eval(double x) const override
+    {
+        TimeEval e = f_->eval(x);
+        if (g_ != nullptr) {
+            const TimeEval t = g_->eval(x);
+            e.value += t.value;
+            e.d1 += t.d1;
+            e.d2 += t.d2;
+        }
+        return e;
+    }
+
+private:
+    const TimeCurve *f_, *g_;
+};
+
+void validate(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolveOptions &opt)
+{
+    if (pus.empty())
+        throw PlbhacInputError("plbhac_solve: no PU");
+    if (W < 0)
+        throw PlbhacInputError("plbhac_solve: workload must be >= 0");
+    if (opt.granule < 1)
+        throw PlbhacInputError("plbhac_solve: granule must be >= 1");
+    if (!(opt.negligible_share >= 0 && opt.negligible_share < 1))
+        throw PlbhacInputError("plbhac_solve: negligible_share must be in [0, 1)");
+    for (std::size_t p = 0; p < pus.size(); ++p) {
+        if (pus[p].exec == nullptr)
+            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
+                                   " has no execution curve");
+        if (pus[p].min_block < 0)
+            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
+                                   " has a negative min_block");
+    }
+}
+
+}  // namespace
+
+const char *plbhac_outcome_name(PlbhacOutcome o)
+{
+    switch (o) {
+    case PlbhacOutcome::Active: return "active";
+    case PlbhacOutcome::NoGain: return "no_gain";
+    case PlbhacOutcome::BelowMinimum: return "below_minimum";
+    case PlbhacOutcome::RoundedToZero: return "rounded_to_zero";
+    }
+    return "unknown";
+}
+
+PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
+                            const PlbhacSolveOptions &opt)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    validate(pus, W, opt);
+
+    const std::size_t n = pus.size();
+    std::vector<SumCurve> total;
+    total.reserve(n);
+    for (const PlbhacPu &pu : pus)
+        total.emplace_back(pu.exec, pu.transfer);
+
+    PlbhacSolution sol;
+    sol.blocks.assign(n, 0);
+    sol.finish_s.assign(n, 0.0);
+    sol.shares.assign(n, 0.0);
+    sol.outcome.assign(n, PlbhacOutcome::Active);
+    sol.ipopt_status_name = ipopt_status_name(0);
+
+    if (W > 0) {
+        // A minimum that is not a multiple of the granule could never be met exactly; round it
+        // up so that "share >= minimum" survives the flooring in round_to_granule.
+        std::vector<double> min_eff(n);
+        for (std::size_t p = 0; p < n; ++p)
+            min_eff[p] = static_cast<double>((pus[p].min_block + opt.granule - 1) /
+                                             opt.granule * opt.granule);
+
+        std::vector<std::size_t> active(n);
+        for (std::size_t p = 0; p < n; ++p)
+            active[p] = p;
+
+        // Each pass removes at least one PU or stops, so there are at most n passes. Dropped
+        // PUs are re-solved rather than their share spread proportionally over the others:
+        // with non-linear curves a proportional spread would break the equal finish times
+        // that are the point of the method, and a solve costs about a millisecond.
+        for (;;) {
+            std::vector<const TimeCurve *> curves;
+            for (std::size_t p : active)
+                curves.push_back(&total[p]);
+            const MakespanNlpResult r = solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
+            if (active.size() > 1)
+                ++sol.nlp_solves;
+            sol.ipopt_status = r.ipopt_status;
+            sol.ipopt_status_name = r.ipopt_status_name;
+            sol.ipopt_iterations += std::max(r.iterations, 0);
+            if (!r.converged)
+                throw PlbhacSolveError("plbhac_solve: Ipopt failed (" + r.ipopt_status_name +
+                                           ") for " + std::to_string(active.size()) +
+                                           " PUs and W = " + std::to_string(W),
+                                       r.ipopt_status);
+            std::fill(sol.shares.begin(), sol.shares.end(), 0.0);
+            for (std::size_t i = 0; i < active.size(); ++i)
+                sol.shares[active[i]] = r.shares[i];
+            sol.continuous_makespan_s = r.makespan_s;
+            if (active.size() == 1)
+                break;  // the last PU takes all of W, even below its minimum: work must go somewhere
+
+            // Step 2: no gain. Such a PU's model cannot finish even a tiny block before the
+            // others finish everything (typically its latency T_p(0) >= the makespan of the
+            // rest). The smooth model charges it T_p(0) even for an empty block, which pins t
+            // there, so it must leave the problem before the others' shares mean anything.
+            // All of them can go at once: removing PUs only lowers the makespan, so a PU that
+            // could not help before cannot help after. At least one PU keeps >= W/k.
+            std::vector<std::size_t> keep;
+            for (std::size_t p : active) {
+                if (sol.shares[p] <= opt.negligible_share * static_cast<double>(W))
+                    sol.outcome[p] = PlbhacOutcome::NoGain;
+                else
+                    keep.push_back(p);
+            }
+            if (keep.size() < active.size()) {
+                active = keep;
+                continue;
+            }
+
+            // Step 3: minimum block. Only the PU furthest below its minimum (smallest
+            // share / minimum) goes per pass: the others then get more work and may clear
+            // their minimum, which dropping them all at once would miss.
+            std::size_t worst = n;
+            double worst_ratio = 1.0;
+            for (std::size_t p : active) {
+                if (min_eff[p] > 0 && sol.shares[p] < min_eff[p]) {
+                    const double ratio = sol.shares[p] / min_eff[p];
+                    if (ratio < worst_ratio) {
+                        worst_ratio = ratio;
+                        worst = p;
+                    }
+                }
+            }
+            if (worst == n)
+                break;
+            sol.outcome[worst] = PlbhacOutcome::BelowMinimum;
+            active.erase(std::find(active.begin(), active.end(), worst));
+        }
+        for (std::size_t p = 0; p < n; ++p)
+            if (sol.outcome[p] != PlbhacOutcome::Active)
+                sol.shares[p] = 0.0;
+
+        // Step 4. A share >= min_eff (a multiple of the granule) floors to >= min_eff, and
+        // rounding only adds to that, so the minimum still holds after rounding.
+        sol.blocks = round_to_granule(sol.shares, W, opt.granule);
+    }
+
+    for (std::size_t p = 0; p < n; ++p) {
+        if (sol.blocks[p] > 0) {
+            sol.finish_s[p] = total[p].eval(static_cast<double>(sol.blocks[p])).value;
+            sol.makespan_s = std::max(sol.makespan_s, sol.finish_s[p]);
+        } else if (sol.outcome[p] == PlbhacOutcome::Active && W > 0) {
+            sol.outcome[p] = PlbhacOutcome::RoundedToZero;
+        }
+    }
+    sol.solve_time_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return sol;
+}
+
+}  // namespace hetpu
