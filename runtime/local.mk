@@ -8,7 +8,7 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/json_writer.cpp runtime/core/json_writer.h \
 	$(hetpu_core_sources)
 
-runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS)
+runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
 runtime_libhetpu_core_la_LIBADD = $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
 
 # libhetpu: StarPU glue + policies. Shared only: policies register themselves from static

@@ -1,7 +1,9 @@
 # One file per policy; each registers itself with HETPU_REGISTER_POLICY.
 hetpu_policy_sources = \
 	sched_policies/central_queue.cpp sched_policies/central_queue.h \
-	sched_policies/greedy.cpp
+	sched_policies/greedy.cpp \
+	sched_policies/plbhac.cpp \
+	sched_policies/hdss.cpp
 
 # Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
 # HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions (seed 001).
@@ -17,4 +19,13 @@ hetpu_core_sources = \
 	sched_policies/core/plbhac_time_curve.h \
 	sched_policies/core/plbhac_makespan_nlp.cpp sched_policies/core/plbhac_makespan_nlp.h \
 	sched_policies/core/plbhac_rounding.cpp sched_policies/core/plbhac_rounding.h \
-	sched_policies/core/plbhac_solve.cpp sched_policies/core/plbhac_solve.h
+	sched_policies/core/plbhac_solve.cpp sched_policies/core/plbhac_solve.h \
+	sched_policies/core/plbhac_planner.cpp sched_policies/core/plbhac_planner.h \
+	sched_policies/core/hdss_planner.cpp sched_policies/core/hdss_planner.h \
+	perfmodels/core/curve_basis.cpp perfmodels/core/curve_basis.h \
+	perfmodels/core/curve_fit.cpp perfmodels/core/curve_fit.h \
+	perfmodels/core/curve_select.cpp perfmodels/core/curve_select.h \
+	perfmodels/core/fitted_curve.cpp perfmodels/core/fitted_curve.h \
+	perfmodels/core/observation_log.cpp perfmodels/core/observation_log.h \
+	perfmodels/core/online_model.cpp perfmodels/core/online_model.h \
+	perfmodels/core/transfer_model.cpp perfmodels/core/transfer_model.h

@@ -19,7 +19,11 @@ tests_unit_tests_SOURCES = \
 	tests/unit/pareto_cases_test.cpp \
 	tests/unit/pareto_oracle_test.cpp \
 	tests/unit/sim_test.cpp \
-	tests/unit/plbhac_solve_test.cpp
+	tests/unit/plbhac_solve_test.cpp \
+	tests/unit/curve_basis_test.cpp \
+	tests/unit/curve_select_test.cpp \
+	tests/unit/curve_online_model_test.cpp \
+	tests/unit/curve_transfer_model_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/core (JsonWriter), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)

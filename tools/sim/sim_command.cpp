@@ -10,6 +10,8 @@
 #include <string>
 
 #include "runtime/core/json_writer.h"
+#include "sched_policies/core/hdss_planner.h"
+#include "sched_policies/core/plbhac_planner.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/simulator.h"
 
@@ -20,8 +22,10 @@ namespace {
 const char *kUsage =
     "usage: hetpu sim --scenario FILE --policy NAME [--seed S] [--block B] [--json]\n"
     "                 [--trace FILE] [--no-planning-time]\n"
-    "  --policy      greedy (fixed blocks, first idle unit takes the next) or optimum\n"
-    "                (best static distribution, exact at granule resolution)\n"
+    "  --policy      plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next)\n"
+    "                or optimum (best static distribution, exact at granule resolution)\n"
+    "                plb-hac reads HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS}; its x_init and\n"
+    "                hdss's are the scenario's x_init\n"
     "  --block       greedy's block size in elements (default: the scenario's x_init,\n"
     "                else workload / (4 * units))\n"
     "  --json        one JSON object instead of the human summary\n"
@@ -174,8 +178,22 @@ int sim_command(int argc, char **argv)
         FixedBlockPlanner planner(fixed);
         result = simulate(scenario, planner, {a.seed, a.planning_time});
         result.policy = "greedy";
+    } else if (a.policy == "plb-hac") {
+        PlbhacOptions options;
+        options.x_init = scenario.x_init;
+        if (std::string why = plbhac_options_from_env(options, [](const char *n) { return std::getenv(n); }); !why.empty()) {
+            std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
+            return 2;
+        }
+        PlbhacPlanner planner(planner_workers(scenario), block_rules(scenario), options);
+        result = simulate(scenario, planner, {a.seed, a.planning_time});
+    } else if (a.policy == "hdss") {
+        HdssOptions options;
+        options.x_init = scenario.x_init;
+        HdssPlanner planner(planner_workers(scenario), block_rules(scenario), options);
+        result = simulate(scenario, planner, {a.seed, a.planning_time});
     } else {
-        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: greedy, optimum)\n", a.policy.c_str());
+        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum)\n", a.policy.c_str());
         return 2;
     }
 

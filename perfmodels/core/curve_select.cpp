@@ -1,0 +1,81 @@
+#include "perfmodels/core/curve_select.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace hetpu {
+
+size_t distinct_sizes(const std::vector<double> &u)
+{
+    return std::set<double>(u.begin(), u.end()).size();
+}
+
+SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
+{
+    const size_t d = distinct_sizes(data.u);
+    const std::vector<BasisFn> linear = d >= 2 ? std::vector<BasisFn>{BasisFn::Constant, BasisFn::X}
+                                               : std::vector<BasisFn>{BasisFn::X};
+    if (d <= 2)
+        return fit_subset(data, linear, opt.fit);
+
+    // Kish effective sample size: forgetting makes old points count less, so a long history
+    // with a short half-life carries the information of about 2.9 half-lives of points.
+    double sum_w = 0.0, sum_w2 = 0.0;
+    for (double w : data.prior) {
+        sum_w += w;
+        sum_w2 += w * w;
+    }
+    const double n_eff = sum_w * sum_w / sum_w2;
+    const size_t kmax = std::min(static_cast<size_t>(std::max(opt.max_terms, 1)), d - 1);
+    // PRESS below this counts as "exact": 1e-6 relative error, far below timer resolution.
+    double mean_sq = 0.0;
+    if (!data.relative) {
+        for (double v : data.y)
+            mean_sq += v * v;
+        mean_sq /= static_cast<double>(data.y.size());
+    }
+    const double press_floor = data.relative ? 1e-12 : 1e-12 * mean_sq + 1e-300;
+
+    struct Scored {
+        SubsetFit fit;
+        double score;
+    };
+    std::vector<Scored> fits;
+    const unsigned nfn = static_cast<unsigned>(kAllBasisFns.size());
+    for (unsigned mask = 1; mask < (1u << nfn); ++mask) {
+        std::vector<BasisFn> terms;
+        for (unsigned b = 0; b < nfn; ++b)
+            if (mask & (1u << b))
+                terms.push_back(kAllBasisFns[b]);
+        const double k = static_cast<double>(terms.size());
+        if (terms.size() > kmax || n_eff <= k + 1.0)
+            continue;
+        SubsetFit f = fit_subset(data, terms, opt.fit);
+        if (f.ok && std::isfinite(f.press)) {
+            // ln PRESS plus AICc's small-sample term: PRESS already charges the 2k/n of AIC,
+            // but with a handful of points, picking the best of ~90 subsets by PRESS alone
+            // overfits (a 3-term curve through 5 noisy points always finds a lucky fit).
+            const double score = std::log(std::max(f.press, press_floor)) + 2.0 * k * (k + 1.0) / (n_eff * (n_eff - k - 1.0));
+            fits.push_back({std::move(f), score});
+        }
+    }
+    if (fits.empty())
+        return fit_subset(data, linear, opt.fit);
+
+    double best = fits.front().score;
+    for (const Scored &f : fits)
+        best = std::min(best, f.score);
+    const double limit = best + std::log1p(opt.parsimony);
+    const Scored *chosen = nullptr;
+    for (const Scored &f : fits) {
+        if (f.score > limit)
+            continue;
+        if (!chosen || f.fit.terms.size() < chosen->fit.terms.size() ||
+            (f.fit.terms.size() == chosen->fit.terms.size() && f.score < chosen->score))
+            chosen = &f;
+    }
+    return chosen->fit;
+}
+
+}  // namespace hetpu

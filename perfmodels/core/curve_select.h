@@ -1,0 +1,40 @@
+// Choosing which basis functions F_p uses. The paper fits the whole set by least squares;
+// with the handful of points PLB-HAC has after training (2, then one more per block) that is
+// ill-posed (7 unknowns, 2 equations), and with more points a full fit of 8 strongly
+// collinear columns on (0, 1] overfits noise. So each candidate subset is fitted
+// (curve_fit.h) and scored by its leave-one-out error (PRESS), which measures exactly what
+// the scheduler needs: how well the curve predicts a block it has not seen.
+//
+// Rules (the paper leaves them open):
+//  - 1 distinct size: t = a*u (proportional; enough for the training-phase ratio R).
+//  - 2 distinct sizes: t = a + b*u, the paper's "curve is initially fitted using two points".
+//  - d >= 3 distinct sizes: all subsets of k <= min(max_terms, d - 1) functions with
+//    k < n_eff - 1 (n_eff: effective number of points under forgetting). Keeping one
+//    distinct size spare guarantees that leaving a size out never leaves an exactly
+//    determined (unscored) fit, so the number of parameters never outruns the data.
+//  - Score: ln(PRESS) + 2k(k+1) / (n_eff (n_eff - k - 1)), i.e. leave-one-out error with
+//    AICc's small-sample correction. PRESS alone already charges AIC's 2k/n, but choosing the
+//    best of ~90 subsets from 5 noisy points by PRESS alone reliably finds a lucky 3-term fit.
+//  - Parsimony: among subsets scoring within ln(1 + parsimony) of the best, the one with the
+//    fewest terms wins (ties: best score). PRESS values below a numerical floor count as
+//    equal, so a noiseless curve is described by its true, smallest form.
+#pragma once
+
+#include "perfmodels/core/curve_fit.h"
+
+namespace hetpu {
+
+struct SelectOptions {
+    int max_terms = 3;
+    double parsimony = 0.05;
+    FitOptions fit;
+};
+
+// Best subset for data (non-empty). Never fails: if no candidate is identifiable (e.g. all
+// but one size were rejected as outliers) the linear fallback of the rules above is used.
+SubsetFit select_curve(const FitData &data, const SelectOptions &opt);
+
+// Number of distinct values in u.
+size_t distinct_sizes(const std::vector<double> &u);
+
+}  // namespace hetpu

@@ -1,0 +1,67 @@
+#include "perfmodels/core/online_model.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace hetpu {
+
+OnlineTimeModel::OnlineTimeModel(const OnlineModelOptions &opt) : opt_(opt), log_(opt.half_life, opt.window) {}
+
+std::string OnlineTimeModel::add(double x, double seconds)
+{
+    if (!std::isfinite(x) || x <= 0.0) {
+        std::ostringstream os;
+        os << "execution model: block size must be a positive finite number of elements, got " << x;
+        return os.str();
+    }
+    if (!std::isfinite(seconds) || seconds <= 0.0) {
+        std::ostringstream os;
+        os << "execution model: execution time must be positive and finite, got " << seconds << " s";
+        return os.str();
+    }
+    const bool checkable = opt_.change_after > 0 && ready() && log_.size() >= opt_.min_points_for_surprise &&
+                           x >= log_.min_x() && x <= log_.max_x();
+    const double ratio = checkable ? seconds / predict(x) : 1.0;
+    const int side = ratio > 1.0 + opt_.surprise ? 1 : ratio < 1.0 / (1.0 + opt_.surprise) ? -1 : 0;
+    if (side != 0) {
+        if (side != held_side_)
+            held_.clear();
+        held_side_ = side;
+        held_.push_back({x, seconds});
+        if (held_.size() < static_cast<size_t>(opt_.change_after))
+            return "";  // maybe a spike: wait for the next measurement
+        log_.drop_older(0);  // a run: the PU changed speed, restart from the run
+        for (const Held &h : held_)
+            log_.add(h.x, h.seconds);
+        held_.clear();
+        held_side_ = 0;
+    } else {
+        held_.clear();  // the held measurements were isolated spikes
+        held_side_ = 0;
+        log_.add(x, seconds);
+    }
+    refit();
+    return "";
+}
+
+void OnlineTimeModel::refit()
+{
+    const SubsetFit fit = select_curve(log_.fit_data(true), opt_.select);
+    // Floor at 0.1% of the fastest observed block: a time model must stay positive, or the
+    // equal-finish-time solve would hand this PU unbounded work.
+    curve_ = FittedCurve(fit.terms, fit.coef, log_.max_x(), log_.min_x(), log_.max_x(), 1e-3 * log_.min_time());
+}
+
+bool OnlineTimeModel::ready() const
+{
+    return log_.size() >= 2 && distinct_sizes(log_.fit_data(true).u) >= 2;
+}
+
+std::string OnlineTimeModel::describe() const
+{
+    std::ostringstream os;
+    os << curve_.describe() << " (" << log_.size() << " points)";
+    return os.str();
+}
+
+}  // namespace hetpu

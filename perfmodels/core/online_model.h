@@ -1,0 +1,79 @@
+// PLB-HAC's per-PU execution-time model F_p(x) (paper section 3.1), refined online: every
+// finished block adds a point and the curve is refitted (robust, forgetting, subset chosen
+// by leave-one-out error; see observation_log.h, curve_fit.h, curve_select.h, and
+// fitted_curve.h for how it predicts outside the measured sizes).
+//
+// Surprises (the paper leaves spikes and speed changes open): once the model rests on
+// at least `min_points_for_surprise` points, a measurement inside the observed size range
+// that misses the prediction by more than `surprise` (relative) is held back instead of
+// fitted. If the next measurement is normal, the held ones were spikes and are discarded. If
+// `change_after` consecutive measurements all miss on the same side, the PU's speed changed
+// (a competing process, throttling): the older history is dropped and the model restarts from
+// the held run, as after training. Why not rely on forgetting + robust weights alone: with
+// forgetting, a spike in the newest point outweighs the old points at its size, and a curve
+// with a spare term bends through it; and while the old regime still holds a good part of
+// the weight after a change, an odd curve threading old and new points scores better than
+// the true shape. Holding back is the cheap, exact answer to both; the robust IRLS remains
+// for everything the rule does not see (early points, sizes outside the range, moderate
+// outliers). The restarted model only knows the sizes of the run and extrapolates
+// (fitted_curve.h) elsewhere until new blocks widen the range.
+//
+// Errors: add() returns "" on success or a message naming the bad value; the model is then
+// unchanged. No exceptions are thrown by this class (GSL is only called on validated input),
+// so glue code can call it from StarPU callbacks and convert the message to -EINVAL.
+// Not thread-safe: the scheduler serialises model updates (the paper refits "in the first
+// CPU that finishes").
+#pragma once
+
+#include "perfmodels/core/curve_select.h"
+#include "perfmodels/core/fitted_curve.h"
+#include "perfmodels/core/observation_log.h"
+
+#include <string>
+#include <vector>
+
+namespace hetpu {
+
+struct OnlineModelOptions {
+    double half_life = 4.0;  // observations; <= 0: no forgetting
+    size_t window = 64;      // most recent points kept
+    int change_after = 3;    // consecutive surprises that mean a new regime; 0: no holding back
+    double surprise = 0.3;   // relative miss that counts as a surprise
+    size_t min_points_for_surprise = 5;
+    SelectOptions select;    // max terms, parsimony, robust fit settings
+};
+
+class OnlineTimeModel {
+public:
+    explicit OnlineTimeModel(const OnlineModelOptions &opt = OnlineModelOptions());
+
+    // One measurement: `seconds` spent executing a block of `x` elements. x must be finite
+    // and > 0, seconds finite and > 0 (a zero time is not a measurement). Refits at once, so
+    // predictions stay const and cheap for the solver.
+    [[nodiscard]] std::string add(double x, double seconds);
+
+    // True once the model rests on at least two distinct block sizes (the paper's first fit
+    // after the training phase). With one size it is proportional (t = a*x), usable for the
+    // training ratio R; with none predict() is 0.
+    bool ready() const;
+    size_t size() const { return log_.size(); }  // fitted points (held-back ones excluded)
+    size_t held() const { return held_.size(); }
+
+    double predict(double x) const { return curve_.value(x); }
+    double derivative(double x) const { return curve_.derivative(x); }
+    const FittedCurve &curve() const { return curve_; }
+    std::string describe() const;
+
+private:
+    OnlineModelOptions opt_;
+    ObservationLog log_;
+    FittedCurve curve_;
+    struct Held {
+        double x, seconds;
+    };
+    std::vector<Held> held_;  // consecutive surprises on one side, not yet fitted
+    int held_side_ = 0;       // +1: slower than predicted, -1: faster
+    void refit();
+};
+
+}  // namespace hetpu

@@ -1,0 +1,300 @@
+#include "sched_policies/core/plbhac_planner.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace hetpu {
+
+struct PlbhacPlanner::Pu {
+    PlannerWorker info;
+    OnlineTimeModel exec;
+    LinearTransferModel transfer;
+    uint64_t min_block = 1;
+    unsigned training_assigned = 0;
+    unsigned training_done = 0;
+    double first_training_s = 0;
+    unsigned step = 0;         // virtual step of its latest regular block
+    double pending_gap_s = 0;  // slack to fill with an extra block
+    std::deque<Outstanding> outstanding;
+};
+
+namespace {
+
+// Adapts the fitted models to the solver's TimeCurve. The solver wants exact first and
+// second derivatives; the fitted curves give value and slope analytically, and the
+// curvature is taken as the central difference of the analytic slope, which is accurate
+// to ~1e-7 relative at the block sizes involved (hundreds to millions of elements).
+class ModelCurve final : public TimeCurve {
+public:
+    explicit ModelCurve(const std::function<double(double)> &value, const std::function<double(double)> &slope)
+        : value_(value), slope_(slope)
+    {
+    }
+    TimeEval eval(double x) const override
+    {
+        const double h = std::max(1e-3, 1e-4 * x);
+        const double lo = std::max(x - h, 1e-9);
+        return {value_(x), slope_(x), (slope_(x + h) - slope_(lo)) / (x + h - lo)};
+    }
+
+private:
+    std::function<double(double)> value_, slope_;
+};
+
+bool parse_double(const char *text, double lo, double hi, double &out)
+{
+    if (!text || !*text)
+        return true;
+    char *end = nullptr;
+    errno = 0;
+    double v = std::strtod(text, &end);
+    if (errno || *end || !std::isfinite(v) || v < lo || v > hi)
+        return false;
+    out = v;
+    return true;
+}
+
+}  // namespace
+
+std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup)
+{
+    double gap_ms = opt.gap_threshold_s * 1e3, steps = opt.steps, x_init = static_cast<double>(opt.x_init);
+    if (!parse_double(lookup("HETPU_PLBHAC_GAP_MS"), 0, 1e9, gap_ms))
+        return "HETPU_PLBHAC_GAP_MS must be a number of milliseconds >= 0 (e.g. 400)";
+    if (!parse_double(lookup("HETPU_PLBHAC_TAIL"), 0, 1, opt.tail_fraction))
+        return "HETPU_PLBHAC_TAIL must be a fraction of the data in [0, 1] (e.g. 0.7)";
+    if (!parse_double(lookup("HETPU_PLBHAC_ALPHA"), 0, 0.99, opt.alpha))
+        return "HETPU_PLBHAC_ALPHA must be a shrink factor in [0, 0.99] (e.g. 0.1)";
+    if (!parse_double(lookup("HETPU_PLBHAC_STEPS"), 1, 1e6, steps) || steps != std::floor(steps))
+        return "HETPU_PLBHAC_STEPS must be a whole number of virtual steps >= 1 (e.g. 8)";
+    if (!parse_double(lookup("HETPU_PLBHAC_XINIT"), 0, 1e18, x_init) || x_init != std::floor(x_init))
+        return "HETPU_PLBHAC_XINIT must be a whole number of elements (e.g. 1024)";
+    opt.gap_threshold_s = gap_ms * 1e-3;
+    opt.steps = static_cast<unsigned>(steps);
+    opt.x_init = static_cast<uint64_t>(x_init);
+    return "";
+}
+
+PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options)
+    : rules_(rules), options_(options)
+{
+    for (auto &w : workers) {
+        auto pu = std::make_unique<Pu>();
+        pu->info = std::move(w);
+        pu->min_block = rules_.min_block;
+        if (pu->info.kind != WorkerKind::Cpu && options_.accel_min_block > pu->min_block)
+            pu->min_block = round_block(options_.accel_min_block);
+        pus_.push_back(std::move(pu));
+    }
+    // Default training block: small enough that training (about 3 x_init per PU) stays a
+    // few percent of the job, never below the minimum block.
+    const uint64_t n = std::max<uint64_t>(1, pus_.size());
+    x_init_ = options_.x_init ? options_.x_init : rules_.total / (64 * n);
+    x_init_ = std::max(round_block(x_init_), rules_.min_block);
+    solution_.assign(pus_.size(), 0);
+}
+
+PlbhacPlanner::~PlbhacPlanner() = default;
+
+uint64_t PlbhacPlanner::round_block(uint64_t x) const { return x / rules_.granule * rules_.granule; }
+
+PlbhacPlanner::Pu *PlbhacPlanner::find(int worker)
+{
+    for (auto &pu : pus_)
+        if (pu->info.id == worker)
+            return pu.get();
+    return nullptr;
+}
+
+const PlbhacPlanner::Pu *PlbhacPlanner::find(int worker) const
+{
+    for (const auto &pu : pus_)
+        if (pu->info.id == worker)
+            return pu.get();
+    return nullptr;
+}
+
+uint64_t PlbhacPlanner::current_block(int worker) const
+{
+    for (size_t i = 0; i < pus_.size(); ++i)
+        if (pus_[i]->info.id == worker)
+            return solution_[i];
+    return 0;
+}
+
+double PlbhacPlanner::predict(const Pu &pu, uint64_t x) const
+{
+    const double dx = static_cast<double>(x);
+    return pu.exec.predict(dx) + pu.transfer.predict(dx);
+}
+
+uint64_t PlbhacPlanner::largest_block_within(const Pu &pu, double seconds) const
+{
+    // Predicted time grows with the size (the fitted curves are clamped monotone outside
+    // the measured range), so bisect over granule multiples.
+    uint64_t lo = 0, hi = rules_.total / rules_.granule;
+    while (lo < hi) {
+        uint64_t mid = (lo + hi + 1) / 2;
+        if (predict(pu, mid * rules_.granule) <= seconds)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo * rules_.granule;
+}
+
+uint64_t PlbhacPlanner::training_block(Pu &pu)
+{
+    if (pu.training_assigned == 0) {
+        pu.training_assigned = 1;
+        pu.outstanding.push_back({x_init_, 0, "training", 0});
+        return x_init_;
+    }
+    if (pu.training_assigned == 1 && pu.training_done == 1) {
+        // The fastest PU gets 2 x_init; the others 2 x_init R, R = t_fastest / t_p, so the
+        // second training blocks end close together (DESIGN.md erratum for seed 004).
+        double r = pu.info.id == first_finisher_ ? 1.0 : first_finish_s_ / std::max(pu.first_training_s, 1e-12);
+        uint64_t size = std::max(round_block(static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0))), pu.min_block);
+        pu.training_assigned = 2;
+        pu.outstanding.push_back({size, 0, "training", 0});
+        return size;
+    }
+    return 0;  // waiting for its training block, or for the others (the one synchronisation)
+}
+
+uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
+{
+    const double gap = pu.pending_gap_s;
+    pu.pending_gap_s = 0;
+    uint64_t size = std::min(largest_block_within(pu, gap), remaining);
+    if (size < pu.min_block)
+        return 0;
+    pu.outstanding.push_back({size, predict(pu, size), "gap", pu.step});
+    return size;
+}
+
+void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
+{
+    const bool in_tail = static_cast<double>(rules_.total - remaining) >= options_.tail_fraction * rules_.total;
+    if (in_tail && tail_start_step_ == 0)
+        tail_start_step_ = step;
+    double workload = static_cast<double>(step_workload_);
+    if (tail_start_step_)
+        workload *= std::pow(1.0 - options_.alpha, static_cast<double>(step - tail_start_step_ + 1));
+    uint64_t w = std::min<uint64_t>(remaining, std::max<uint64_t>(round_block(static_cast<uint64_t>(workload)), rules_.min_block));
+    // A remainder smaller than a step is solved whole: a last sliver would only add a step.
+    if (remaining - w < w / 2)
+        w = remaining;
+
+    std::vector<std::unique_ptr<ModelCurve>> exec_curves, transfer_curves;
+    std::vector<PlbhacPu> input;
+    for (const auto &pu : pus_) {
+        const OnlineTimeModel *exec = &pu->exec;
+        const LinearTransferModel *transfer = &pu->transfer;
+        exec_curves.push_back(std::make_unique<ModelCurve>([exec](double x) { return exec->predict(x); },
+                                                           [exec](double x) { return exec->derivative(x); }));
+        transfer_curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
+                                                               [transfer](double x) { return transfer->derivative(x); }));
+        input.push_back({exec_curves.back().get(), transfer_curves.back().get(), static_cast<std::int64_t>(pu->min_block)});
+    }
+    PlbhacSolveOptions opt;
+    opt.granule = static_cast<std::int64_t>(rules_.granule);
+    try {
+        PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
+        for (size_t i = 0; i < pus_.size(); ++i)
+            solution_[i] = static_cast<uint64_t>(s.blocks[i]);
+        solve_times_.push_back(s.solve_time_s);
+    } catch (const std::exception &) {
+        // Keep going on the previous solution (or an even split before the first one):
+        // a failed solve must not stop the run.
+        ++solve_failures_;
+        if (solved_step_ == 0)
+            for (auto &x : solution_)
+                x = std::max(round_block(w / pus_.size()), rules_.min_block);
+    }
+    solved_step_ = step;
+    measurements_since_solve_ = 0;
+}
+
+uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
+{
+    const unsigned step = pu.step + 1;
+    // The first PU to enter a step re-solves, unless nothing was measured since the last
+    // solve (then the answer could not change).
+    if (step > solved_step_ && (measurements_since_solve_ > 0 || solved_step_ == 0))
+        solve_step(step, remaining);
+    size_t i = 0;
+    while (pus_[i].get() != &pu)
+        ++i;
+    uint64_t size = std::min(solution_[i], remaining);
+    if (size == 0)
+        return 0;  // left out of this step: asked again after the next completion
+    pu.step = step;
+    const bool tail = tail_start_step_ && step >= tail_start_step_;
+    pu.outstanding.push_back({size, predict(pu, size), tail ? "tail" : "execution", step});
+    return size;
+}
+
+uint64_t PlbhacPlanner::next_block(int worker, uint64_t remaining)
+{
+    Pu *pu = find(worker);
+    if (!pu || remaining == 0)
+        return 0;
+    if (!trained_)
+        return training_block(*pu);
+    if (pu->pending_gap_s > options_.gap_threshold_s)
+        if (uint64_t size = gap_block(*pu, remaining))
+            return size;
+    return regular_block(*pu, remaining);
+}
+
+void PlbhacPlanner::block_done(const BlockDone &done)
+{
+    Pu *pu = find(done.worker);
+    if (!pu)
+        return;
+    Outstanding block;
+    if (!pu->outstanding.empty()) {
+        block = pu->outstanding.front();
+        pu->outstanding.pop_front();
+    }
+    const double measured = done.exec_s + done.transfer_s;
+    if (done.exec_s > 0 && done.count > 0)
+        (void)pu->exec.add(static_cast<double>(done.count), done.exec_s);
+    if (done.count > 0 && done.transfer_s >= 0)
+        (void)pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
+    ++measurements_since_solve_;
+
+    if (!trained_) {
+        if (++pu->training_done == 1) {
+            pu->first_training_s = measured;
+            if (first_finisher_ < 0) {
+                first_finisher_ = done.worker;
+                first_finish_s_ = measured;
+            }
+        }
+        bool all = true;
+        for (const auto &p : pus_)
+            all &= p->training_done >= 2;
+        if (all) {
+            trained_ = true;
+            // The execution phase cuts what is left into `steps` virtual steps.
+            step_workload_ = std::max<uint64_t>(rules_.total / std::max(1u, options_.steps), rules_.min_block);
+        }
+    } else if (block.predicted_s - measured > options_.gap_threshold_s) {
+        pu->pending_gap_s = block.predicted_s - measured;
+    }
+
+    if (on_trace)
+        on_trace({done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase, block.step});
+}
+
+std::unique_ptr<BlockPlanner> make_plbhac_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules,
+                                                  const PlbhacOptions &options)
+{
+    return std::make_unique<PlbhacPlanner>(workers, rules, options);
+}
+
+}  // namespace hetpu

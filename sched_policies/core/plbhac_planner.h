@@ -1,0 +1,118 @@
+// PLB-HAC (seed 004): profile-based load balancing for a divisible job on heterogeneous
+// processing units, as a BlockPlanner the StarPU runner and `hetpu sim` both drive.
+//
+//   training   every PU gets x_init; the first to finish gets 2 x_init, every other PU p
+//              2 x_init R with R = t_fastest / t_p (DESIGN.md erratum); the only
+//              synchronisation: when every PU has finished both training blocks, the models
+//              are fitted and system (3) solved for the first virtual step;
+//   execution  asynchronous: a PU's k-th regular block belongs to virtual step k, and the
+//              first PU to enter step k re-fits and re-solves with all measurements; the
+//              others use the latest solution without waiting;
+//   gap        a PU that finishes a block earlier than predicted by more than the gap
+//              threshold gets an extra block sized to fill that gap;
+//   tail       once the tail fraction of the data is assigned, each new step's workload
+//              shrinks by (1 - alpha), so the PUs finish together.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "perfmodels/core/online_model.h"
+#include "perfmodels/core/transfer_model.h"
+#include "runtime/core/block_planner.h"
+#include "sched_policies/core/plbhac_solve.h"
+
+namespace hetpu {
+
+struct PlbhacOptions {
+    uint64_t x_init = 0;            // training block; 0: the job's min block scaled, see .cpp
+    double gap_threshold_s = 0.4;   // HETPU_PLBHAC_GAP_MS (paper: 400 ms)
+    double tail_fraction = 0.7;     // HETPU_PLBHAC_TAIL (paper: 70%)
+    double alpha = 0.1;             // HETPU_PLBHAC_ALPHA (paper: 0.1)
+    unsigned steps = 8;             // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
+    uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
+};
+
+// Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
+// returns "" or a message naming the bad variable and a valid example.
+std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup);
+
+// One line of "what the scheduler did", written when a block completes.
+struct PlbhacTraceRecord {
+    double time_s = 0;       // completion, seconds since the run started
+    int worker = -1;
+    std::string worker_name;
+    uint64_t size = 0;
+    double predicted_s = 0;  // model prediction when assigned (0 in training)
+    double measured_s = 0;   // exec + transfer
+    std::string phase;       // "training", "execution", "gap", "tail"
+    unsigned step = 0;       // virtual step (0: training)
+};
+
+class PlbhacPlanner final : public BlockPlanner {
+public:
+    PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options);
+    ~PlbhacPlanner() override;  // out of line: Pu is defined in the .cpp
+
+    std::string name() const override { return "plb-hac"; }
+    bool assigns_workers() const override { return true; }
+    uint64_t next_block(int worker, uint64_t remaining) override;
+    void block_done(const BlockDone &done) override;
+
+    std::function<void(const PlbhacTraceRecord &)> on_trace;
+
+    // Introspection (tests, reports).
+    bool training() const { return !trained_; }
+    unsigned solved_step() const { return solved_step_; }
+    const std::vector<double> &solve_times_s() const { return solve_times_; }
+    uint64_t current_block(int worker) const;
+    uint64_t x_init() const { return x_init_; }
+    unsigned solve_failures() const { return solve_failures_; }
+
+private:
+    // Blocks of one PU run in the order they were assigned (StarPU's per-worker queue is
+    // FIFO), so completions are matched to the front of the PU's list.
+    struct Outstanding {
+        uint64_t size = 0;
+        double predicted_s = 0;
+        std::string phase;
+        unsigned step = 0;
+    };
+    struct Pu;  // per processing unit: models and bookkeeping (see .cpp)
+
+    Pu *find(int worker);
+    const Pu *find(int worker) const;
+    uint64_t training_block(Pu &pu);
+    uint64_t gap_block(Pu &pu, uint64_t remaining);
+    uint64_t regular_block(Pu &pu, uint64_t remaining);
+    void solve_step(unsigned step, uint64_t remaining);
+    uint64_t largest_block_within(const Pu &pu, double seconds) const;
+    double predict(const Pu &pu, uint64_t x) const;
+    uint64_t round_block(uint64_t x) const;
+
+    BlockRules rules_;
+    PlbhacOptions options_;
+    uint64_t x_init_ = 0;
+    std::vector<std::unique_ptr<Pu>> pus_;
+
+    bool trained_ = false;
+    int first_finisher_ = -1;     // worker that finished its first training block first
+    double first_finish_s_ = 0;   // its measured time for that block
+
+    unsigned solved_step_ = 0;
+    uint64_t step_workload_ = 0;  // elements per virtual step (before the tail shrink)
+    unsigned tail_start_step_ = 0;  // 0: not in the tail yet
+    unsigned measurements_since_solve_ = 0;
+    std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
+    std::vector<double> solve_times_;
+    unsigned solve_failures_ = 0;
+};
+
+std::unique_ptr<BlockPlanner> make_plbhac_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules,
+                                                  const PlbhacOptions &options);
+
+}  // namespace hetpu

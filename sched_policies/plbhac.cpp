@@ -1,0 +1,71 @@
+// plb-hac: PLB-HAC (seed 004) for divisible jobs; ordinary tasks go through the central
+// queue (first idle capable worker), so the policy never drops or strands a task.
+//
+// Options come from HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS,XINIT}. HETPU_TRACE=FILE appends
+// one JSON line per completed block (time, PU, size, predicted and measured duration,
+// phase, virtual step) so users can see what the scheduler did.
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "runtime/core/json_writer.h"
+#include "runtime/policy_registry.h"
+#include "sched_policies/central_queue.h"
+#include "sched_policies/core/plbhac_planner.h"
+
+namespace {
+
+// Appends trace records as JSON lines. Records arrive from completion callbacks, which
+// the runner serialises, so no lock is needed here.
+struct TraceFile {
+    FILE *file = nullptr;
+    ~TraceFile()
+    {
+        if (file)
+            std::fclose(file);
+    }
+};
+
+std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::PlannerWorker> &workers,
+                                                  const hetpu::BlockRules &rules)
+{
+    hetpu::PlbhacOptions options;
+    if (std::string why = hetpu::plbhac_options_from_env(options, [](const char *name) { return std::getenv(name); });
+        !why.empty()) {
+        std::fprintf(stderr, "hetpu: plb-hac: %s\n", why.c_str());
+        return nullptr;
+    }
+    auto planner = std::make_unique<hetpu::PlbhacPlanner>(workers, rules, options);
+    if (const char *path = std::getenv("HETPU_TRACE"); path && *path) {
+        auto trace = std::make_shared<TraceFile>();
+        trace->file = std::fopen(path, "a");
+        if (!trace->file) {
+            std::fprintf(stderr, "hetpu: plb-hac: cannot append to HETPU_TRACE='%s'; unset it or fix the path\n", path);
+            return nullptr;
+        }
+        planner->on_trace = [trace](const hetpu::PlbhacTraceRecord &r) {
+            hetpu::JsonWriter j;
+            j.begin_object()
+                .field("policy", "plb-hac")
+                .field("time_s", r.time_s)
+                .field("worker", r.worker)
+                .field("worker_name", r.worker_name)
+                .field("size", static_cast<unsigned long long>(r.size))
+                .field("predicted_s", r.predicted_s)
+                .field("measured_s", r.measured_s)
+                .field("phase", r.phase)
+                .field("step", r.step)
+                .end_object();
+            std::fprintf(trace->file, "%s\n", j.str().c_str());
+            std::fflush(trace->file);
+        };
+    }
+    return planner;
+}
+
+struct starpu_sched_policy plbhac_policy = hetpu::central_queue_policy(
+    "plb-hac", "profile-based load balancing: online curve fits + Ipopt block sizes (PLB-HAC paper)");
+
+}  // namespace
+
+HETPU_REGISTER_POLICY(plbhac_policy, make_planner);

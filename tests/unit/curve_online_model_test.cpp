@@ -1,0 +1,200 @@
+// OnlineTimeModel as the scheduler uses it: timing spikes, a PU that slows down, exact
+// derivatives for the solver, safe extrapolation, and rejected input.
+#include "perfmodels/core/online_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace hetpu;
+
+namespace {
+
+double truth(double x) { return 1e-3 + 2e-10 * x * x * x; }  // matmul-like
+
+// Sizes a PLB-HAC run produces: a few recurring block sizes with solver jitter.
+double size_of(int i) { return 1024.0 + 256.0 * ((i * 7) % 13); }
+
+double max_rel_error(const OnlineTimeModel &m, double (*t)(double), double factor)
+{
+    double worst = 0.0;
+    for (double x = 1024; x <= 4096; x += 128)
+        worst = std::max(worst, std::fabs(m.predict(x) - factor * t(x)) / (factor * t(x)));
+    return worst;
+}
+
+}  // namespace
+
+TEST(OnlineTimeModel, FewTenfoldSpikesBarelyMoveTheFit)
+{
+    OnlineTimeModel clean, spiky;
+    std::mt19937 rng(11);
+    std::normal_distribution<double> gauss(0.0, 0.02);
+    for (int i = 0; i < 40; ++i) {
+        const double x = size_of(i);
+        const double t = truth(x) * (1.0 + gauss(rng));
+        ASSERT_EQ(clean.add(x, t), "");
+        // Spikes at scattered positions, including the very last (heaviest) observation.
+        const bool spike = i == 31 || i == 35 || i == 39;
+        ASSERT_EQ(spiky.add(x, spike ? 10.0 * t : t), "");
+    }
+    for (double x = 1024; x <= 4096; x += 128)
+        EXPECT_NEAR(spiky.predict(x), clean.predict(x), 0.03 * clean.predict(x))
+            << "at " << x << ": " << spiky.describe() << " vs " << clean.describe();
+    EXPECT_LT(max_rel_error(spiky, truth, 1.0), 0.05) << spiky.describe();
+    EXPECT_EQ(spiky.held(), 1u) << "the newest spike waits for confirmation";
+    EXPECT_EQ(spiky.size(), 37u) << "the two earlier spikes were discarded";
+}
+
+TEST(OnlineTimeModel, ForgettingAloneAlsoAdaptsToASlowdown)
+{
+    // Change detection off: exponential forgetting by itself must still let the new regime
+    // win once it holds the weighted majority.
+    OnlineModelOptions opt;
+    opt.change_after = 0;
+    OnlineTimeModel m(opt);
+    for (int i = 0; i < 40; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i))), "");
+    int needed = 0;
+    for (int k = 1; k <= 12 && needed == 0; ++k) {
+        ASSERT_EQ(m.add(size_of(40 + k), 2.5 * truth(size_of(40 + k))), "");
+        if (max_rel_error(m, truth, 2.5) < 0.20)
+            needed = k;
+    }
+    EXPECT_GE(needed, 1) << m.describe();
+    EXPECT_LE(needed, 8) << m.describe();
+}
+
+TEST(OnlineTimeModel, SingleSpikeDuringTrainingIsIgnoredOnceThereIsRedundancy)
+{
+    OnlineTimeModel m;
+    for (int i = 0; i < 8; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i))), "");
+    ASSERT_EQ(m.add(2048, 10.0 * truth(2048)), "");
+    EXPECT_NEAR(m.predict(2048), truth(2048), 0.02 * truth(2048)) << m.describe();
+}
+
+TEST(OnlineTimeModel, SlowdownIsBelievedWithinFiveBlocks)
+{
+    OnlineTimeModel m;  // default half-life: 4 observations
+    std::mt19937 rng(5);
+    std::normal_distribution<double> gauss(0.0, 0.02);
+    for (int i = 0; i < 40; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i)) * (1.0 + gauss(rng))), "");
+    ASSERT_LT(max_rel_error(m, truth, 1.0), 0.05);
+
+    // A competing process makes the PU 2.5x slower.
+    int needed = 0;
+    for (int k = 1; k <= 8; ++k) {
+        const double x = size_of(40 + k);
+        ASSERT_EQ(m.add(x, 2.5 * truth(x) * (1.0 + gauss(rng))), "");
+        if (needed == 0 && max_rel_error(m, truth, 2.5) < 0.20)
+            needed = k;
+    }
+    EXPECT_GE(needed, 1);
+    EXPECT_LE(needed, 5) << m.describe();
+    EXPECT_LT(max_rel_error(m, truth, 2.5), 0.20) << "and it stays adapted: " << m.describe();
+}
+
+TEST(OnlineTimeModel, WithoutForgettingASlowdownLooksLikeOutliers)
+{
+    // Why forgetting or change detection is needed: a robust fit over an unweighted long
+    // history treats the first slow blocks as spikes.
+    OnlineModelOptions opt;
+    opt.half_life = 0;
+    opt.change_after = 0;
+    OnlineTimeModel m(opt);
+    for (int i = 0; i < 40; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i))), "");
+    for (int k = 1; k <= 5; ++k)
+        ASSERT_EQ(m.add(size_of(40 + k), 2.5 * truth(size_of(40 + k))), "");
+    EXPECT_GT(max_rel_error(m, truth, 2.5), 0.5) << m.describe();
+}
+
+TEST(OnlineTimeModel, DerivativeMatchesFiniteDifferences)
+{
+    OnlineTimeModel m;
+    std::mt19937 rng(3);
+    std::normal_distribution<double> gauss(0.0, 0.03);
+    for (int i = 0; i < 20; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i)) * (1.0 + gauss(rng))), "");
+    // Inside the range, above it (linear continuation) and below it.
+    for (double x : {1100.0, 2000.0, 3333.0, 4000.0, 5000.0, 20000.0, 900.0, 100.0}) {
+        const double h = 1e-4 * x;
+        const double fd = (m.predict(x + h) - m.predict(x - h)) / (2 * h);
+        EXPECT_NEAR(m.derivative(x), fd, 1e-5 * std::fabs(fd) + 1e-15) << "at " << x << ": " << m.describe();
+    }
+}
+
+TEST(OnlineTimeModel, ExtrapolationIsLinearPositiveAndMonotone)
+{
+    OnlineTimeModel m;
+    for (int i = 0; i < 12; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i))), "");
+    const double hi = 1024.0 + 256.0 * 12, lo = 1024.0;
+    // Above the range: a straight line that keeps growing, no cubic/exponential blow-up.
+    const double a = m.predict(2 * hi), b = m.predict(4 * hi), c = m.predict(6 * hi);
+    EXPECT_NEAR(c - b, b - a, 1e-9 * c);
+    EXPECT_GT(b, a);
+    EXPECT_GE(m.predict(hi + 1), m.predict(hi));
+    EXPECT_TRUE(std::isfinite(m.predict(1e12)));
+    // Below the range and at 0: never negative, never above the smallest observation.
+    for (double x : {0.0, -5.0, 1.0, 100.0, 500.0, lo - 1}) {
+        EXPECT_GE(m.predict(x), 0.0) << x;
+        EXPECT_LE(m.predict(x), m.predict(lo) + 1e-12) << x;
+    }
+}
+
+TEST(OnlineTimeModel, CurveThatBendsDownIsNotExtrapolatedDownwards)
+{
+    // Saturating measurements (a GPU whose time barely grows at the top of the range) can
+    // fit a curve with a negative end slope; extrapolation must still grow.
+    OnlineTimeModel m;
+    const double xs[] = {1000, 2000, 3000, 4000, 5000, 6000};
+    const double ts[] = {1.0, 1.6, 2.0, 2.2, 2.25, 2.2};
+    for (int i = 0; i < 6; ++i)
+        ASSERT_EQ(m.add(xs[i], ts[i]), "");
+    EXPECT_GT(m.predict(12000), m.predict(6000)) << m.describe();
+    EXPECT_GT(m.derivative(12000), 0.0);
+}
+
+TEST(OnlineTimeModel, BadInputIsRejectedWithAMessageAndIgnored)
+{
+    OnlineTimeModel m;
+    ASSERT_EQ(m.add(1000, 0.5), "");
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double x : {0.0, -3.0, nan, inf}) {
+        const std::string err = m.add(x, 1.0);
+        EXPECT_NE(err.find("block size"), std::string::npos) << x << ": " << err;
+    }
+    for (double t : {0.0, -1.0, nan, inf}) {
+        const std::string err = m.add(1000, t);
+        EXPECT_NE(err.find("execution time"), std::string::npos) << t << ": " << err;
+    }
+    EXPECT_EQ(m.size(), 1u);
+    EXPECT_DOUBLE_EQ(m.predict(1000), 0.5);
+}
+
+TEST(OnlineTimeModel, EmptyModelPredictsNothing)
+{
+    OnlineTimeModel m;
+    EXPECT_FALSE(m.ready());
+    EXPECT_EQ(m.size(), 0u);
+    EXPECT_EQ(m.predict(100), 0.0);
+    EXPECT_EQ(m.derivative(100), 0.0);
+    EXPECT_NE(m.describe().find("no model"), std::string::npos);
+}
+
+TEST(OnlineTimeModel, WindowBoundsTheHistory)
+{
+    OnlineModelOptions opt;
+    opt.window = 16;
+    OnlineTimeModel m(opt);
+    for (int i = 0; i < 100; ++i)
+        ASSERT_EQ(m.add(size_of(i), truth(size_of(i))), "");
+    EXPECT_EQ(m.size(), 16u);
+    EXPECT_LT(max_rel_error(m, truth, 1.0), 1e-3);
+}
