@@ -11,6 +11,29 @@ size_t distinct_sizes(const std::vector<double> &u)
     return std::set<double>(u.begin(), u.end()).size();
 }
 
+namespace {
+
+// A curve that misses a point it kept (robust weight >= 0.5) by more than half is not a
+// model of that data. Leave-one-out scores cap each miss (so a spike cannot dominate),
+// which with three or four points lets a one-term curve through two points "win" while
+// predicting ~0 at the third, the newest one (seen on a real run: t = -c u ln u, zero at
+// the largest block). Times are only checked in relative mode; transfer times may be 0.
+bool fits_kept_points(const SubsetFit &f, const FitData &data)
+{
+    if (!data.relative)
+        return true;
+    for (size_t i = 0; i < data.u.size(); ++i) {
+        if (f.robust_weight.size() == data.u.size() && f.robust_weight[i] < 0.5)
+            continue;
+        const double predicted = eval_terms(f.terms, f.coef, data.u[i]);
+        if (!(predicted > 0) || std::fabs(data.y[i] - predicted) > 0.5 * data.y[i])
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
 {
     const size_t d = distinct_sizes(data.u);
@@ -52,7 +75,7 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
         if (terms.size() > kmax || n_eff <= k + 1.0)
             continue;
         SubsetFit f = fit_subset(data, terms, opt.fit);
-        if (f.ok && std::isfinite(f.press)) {
+        if (f.ok && std::isfinite(f.press) && fits_kept_points(f, data)) {
             // ln PRESS plus AICc's small-sample term: PRESS already charges the 2k/n of AIC,
             // but with a handful of points, picking the best of ~90 subsets by PRESS alone
             // overfits (a 3-term curve through 5 noisy points always finds a lucky fit).

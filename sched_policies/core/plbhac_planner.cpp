@@ -15,6 +15,7 @@ struct PlbhacPlanner::Pu {
     unsigned training_assigned = 0;
     unsigned training_done = 0;
     double first_training_s = 0;
+    uint64_t training_sizes[2] = {0, 0};
     unsigned step = 0;         // virtual step of its latest regular block
     double pending_gap_s = 0;  // slack to fill with an extra block
     std::deque<Outstanding> outstanding;
@@ -88,10 +89,11 @@ PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRule
             pu->min_block = round_block(options_.accel_min_block);
         pus_.push_back(std::move(pu));
     }
-    // Default training block: small enough that training (about 3 x_init per PU) stays a
-    // few percent of the job, never below the minimum block.
+    // Default training block: training takes about 3 x_init per PU, so 1/32 of the job per
+    // PU keeps it around a tenth of the job while making blocks large enough that a
+    // device's fixed per-call latency does not swamp the measured slope.
     const uint64_t n = std::max<uint64_t>(1, pus_.size());
-    x_init_ = options_.x_init ? options_.x_init : rules_.total / (64 * n);
+    x_init_ = options_.x_init ? options_.x_init : rules_.total / (32 * n);
     x_init_ = std::max(round_block(x_init_), rules_.min_block);
     solution_.assign(pus_.size(), 0);
 }
@@ -156,12 +158,26 @@ uint64_t PlbhacPlanner::training_block(Pu &pu)
         // The fastest PU gets 2 x_init; the others 2 x_init R, R = t_fastest / t_p, so the
         // second training blocks end close together (DESIGN.md erratum for seed 004).
         double r = pu.info.id == first_finisher_ ? 1.0 : first_finish_s_ / std::max(pu.first_training_s, 1e-12);
-        uint64_t size = std::max(round_block(static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0))), pu.min_block);
+        // Never below x_init / 2: on a PU dominated by a fixed latency (an accelerator fed
+        // tiny blocks) a smaller second point would measure only the latency and the
+        // first linear fit would get the slope wrong by an order of magnitude.
+        uint64_t size = static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0));
+        size = std::max({round_block(size), round_block(x_init_ / 2), pu.min_block});
         pu.training_assigned = 2;
+        pu.training_sizes[1] = size;
         pu.outstanding.push_back({size, 0, "training", 0});
         return size;
     }
-    return 0;  // waiting for its training block, or for the others (the one synchronisation)
+    if (pu.training_done >= 2) {
+        // Finished its training, waiting for the slower PUs (the one synchronisation).
+        // Rather than idle, it keeps taking blocks of its second training size: the paper
+        // credits PLB-HAC with no idleness in the initial phase, and every such block is
+        // one more point for its model.
+        uint64_t size = pu.training_sizes[1];
+        pu.outstanding.push_back({size, 0, "training", 0});
+        return size;
+    }
+    return 0;  // its training block is still running
 }
 
 uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)

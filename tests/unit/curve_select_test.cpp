@@ -160,3 +160,17 @@ TEST(CurveFit, BisquareIrlsRejectsTenfoldSpikes)
     EXPECT_EQ(robust.robust_weight[29], 0.0);
     EXPECT_GT(std::fabs(plain.coef[1] - 2.0), 0.2) << "without IRLS the spikes do move the fit";
 }
+
+// Measured on the CPU worker of a real matmul run (columns, seconds): with three sizes the
+// selection once picked t = -c u ln u, which is 0 at the newest, largest block, so PLB-HAC
+// gave that PU a block predicted to take 12 us. Every chosen curve must fit the points.
+TEST(CurveSelect, FewPointsNeverGiveACurveThatMissesOne)
+{
+    OnlineTimeModel m;
+    const double pts[][2] = {{16, 0.006773981}, {32, 0.008839704}, {128, 0.024178682}};
+    for (const auto &p : pts)
+        ASSERT_EQ(m.add(p[0], p[1]), "");
+    for (const auto &p : pts)
+        EXPECT_NEAR(m.predict(p[0]), p[1], 0.5 * p[1]) << m.describe();
+    EXPECT_NEAR(m.predict(128), 0.0242, 0.2 * 0.0242) << m.describe();
+}
