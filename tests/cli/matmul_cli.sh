@@ -57,6 +57,50 @@ assert ocl and sum(w["elements"] for w in ocl) == 192, r["workers"]
 ' "$STARPU_HOME/ocl.jsonl" || fail "OpenCL-only JSON line"
 fi
 
+# The planners: plb-hac and hdss choose every block's size and worker. Verified results,
+# every column computed once, and plb-hac's per-block trace (HETPU_TRACE) with its phases.
+for policy in plb-hac hdss; do
+    json="$STARPU_HOME/$policy.jsonl"
+    HETPU_TRACE="$STARPU_HOME/$policy.trace" STARPU_SCHED=$policy "$matmul" -n 512 --verify --json "$json" \
+        >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "matmul under $policy"; }
+    python3 - "$json" "$policy" "$STARPU_HOME/$policy.trace" <<'PY' || fail "$policy JSON line or trace is wrong"
+import json, os, sys
+r = json.loads(open(sys.argv[1]).read())
+assert r["policy"] == sys.argv[2] and r["verified"] is True, r
+assert r["planner"] == sys.argv[2] and r["block"] == 0, r
+assert sum(w["elements"] for w in r["workers"]) == 512, r["workers"]
+assert all(w["blocks"] > 0 for w in r["workers"]), "both PUs are trained: %s" % r["workers"]
+if sys.argv[2] == "plb-hac":
+    trace = [json.loads(l) for l in open(sys.argv[3])]
+    assert sum(t["size"] for t in trace) == 512, trace
+    for t in trace:
+        assert t["measured_s"] > 0 and t["time_s"] > 0, t
+else:
+    assert not os.path.exists(sys.argv[3]), "hdss writes no plb-hac trace"
+PY
+done
+
+# On one PU the phases are deterministic (with two, a fast CPU may finish the whole job
+# while the OpenCL PU is still training): training x_init then 2 x_init, then the
+# execution phase's virtual steps, shrinking in the tail.
+STARPU_NCPU=0 HETPU_TRACE="$STARPU_HOME/one.trace" STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
+    >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "plb-hac on one PU"; }
+python3 - "$STARPU_HOME/one.trace" <<'PY' || fail "plb-hac phases on one PU"
+import json, sys
+trace = [json.loads(l) for l in open(sys.argv[1])]
+phases = [t["phase"] for t in trace]
+assert phases[:2] == ["training", "training"], phases
+assert trace[1]["size"] == 2 * trace[0]["size"], trace[:2]
+assert "execution" in phases and "tail" in phases, phases
+steps = [t["step"] for t in trace if t["phase"] != "training"]
+assert steps == sorted(steps) and steps[0] == 1, steps
+assert sum(t["size"] for t in trace) == 256
+PY
+
+# Bad planner settings are reported, not ignored.
+if HETPU_PLBHAC_ALPHA=2 STARPU_SCHED=plb-hac "$matmul" -n 64 >"$STARPU_HOME/out" 2>&1; then fail "HETPU_PLBHAC_ALPHA=2 accepted"; fi
+grep -q "HETPU_PLBHAC_ALPHA" "$STARPU_HOME/out" || fail "bad HETPU_PLBHAC_ALPHA not named: $(cat "$STARPU_HOME/out")"
+
 # Single precision, rectangular, two repetitions: one JSON line each.
 STARPU_SCHED=eager "$matmul" -m 96 -n 80 -k 48 --precision single --block 16 --reps 2 --verify \
     --json "$STARPU_HOME/single.jsonl" >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "single precision run"; }
