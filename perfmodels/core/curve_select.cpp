@@ -11,14 +11,12 @@ size_t distinct_sizes(const std::vector<double> &u)
     return std::set<double>(u.begin(), u.end()).size();
 }
 
-namespace {
-
 // A curve that misses a point it kept (robust weight >= 0.5) by more than half is not a
 // model of that data. Leave-one-out scores cap each miss (so a spike cannot dominate),
 // which with three or four points lets a one-term curve through two points "win" while
 // predicting ~0 at the third, the newest one (seen on a real run: t = -c u ln u, zero at
 // the largest block). Times are only checked in relative mode; transfer times may be 0.
-bool fits_kept_points(const SubsetFit &f, const FitData &data)
+bool curve_fits_points(const SubsetFit &f, const FitData &data)
 {
     if (!data.relative)
         return true;
@@ -31,8 +29,6 @@ bool fits_kept_points(const SubsetFit &f, const FitData &data)
     }
     return true;
 }
-
-}  // namespace
 
 SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
 {
@@ -64,7 +60,20 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
         SubsetFit fit;
         double score;
     };
-    std::vector<Scored> fits;
+    auto score_of = [&](const SubsetFit &f) {
+        const double k = static_cast<double>(f.terms.size());
+        // ln PRESS plus AICc's small-sample term: PRESS already charges the 2k/n of AIC,
+        // but with a handful of points, picking the best of ~90 subsets by PRESS alone
+        // overfits (a 3-term curve through 5 noisy points always finds a lucky fit).
+        return std::log(std::max(f.press, press_floor)) + 2.0 * k * (k + 1.0) / (n_eff * (n_eff - k - 1.0));
+    };
+    // Screening: every admissible subset by one plain weighted least-squares fit (cheap),
+    // then the robust fit (iterated reweighting, the expensive part) only for the best few.
+    // A spike raises every candidate's plain PRESS alike, so the right subset survives the
+    // screen; the robust refit then decides. Selecting is what PLB-HAC pays per refit.
+    FitOptions plain = opt.fit;
+    plain.robust = false;
+    std::vector<Scored> screened;
     const unsigned nfn = static_cast<unsigned>(kAllBasisFns.size());
     for (unsigned mask = 1; mask < (1u << nfn); ++mask) {
         std::vector<BasisFn> terms;
@@ -74,12 +83,20 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
         const double k = static_cast<double>(terms.size());
         if (terms.size() > kmax || n_eff <= k + 1.0)
             continue;
-        SubsetFit f = fit_subset(data, terms, opt.fit);
-        if (f.ok && std::isfinite(f.press) && fits_kept_points(f, data)) {
-            // ln PRESS plus AICc's small-sample term: PRESS already charges the 2k/n of AIC,
-            // but with a handful of points, picking the best of ~90 subsets by PRESS alone
-            // overfits (a 3-term curve through 5 noisy points always finds a lucky fit).
-            const double score = std::log(std::max(f.press, press_floor)) + 2.0 * k * (k + 1.0) / (n_eff * (n_eff - k - 1.0));
+        SubsetFit f = fit_subset(data, terms, plain);
+        if (f.ok && std::isfinite(f.press))
+            screened.push_back({std::move(f), 0.0});
+    }
+    for (Scored &s : screened)
+        s.score = score_of(s.fit);
+    const size_t keep = std::min<size_t>(screened.size(), 8);
+    std::partial_sort(screened.begin(), screened.begin() + static_cast<std::ptrdiff_t>(keep), screened.end(),
+                      [](const Scored &a, const Scored &b) { return a.score < b.score; });
+    std::vector<Scored> fits;
+    for (size_t i = 0; i < keep; ++i) {
+        SubsetFit f = opt.fit.robust ? fit_subset(data, screened[i].fit.terms, opt.fit) : screened[i].fit;
+        if (f.ok && std::isfinite(f.press) && curve_fits_points(f, data)) {
+            const double score = score_of(f);
             fits.push_back({std::move(f), score});
         }
     }

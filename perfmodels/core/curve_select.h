@@ -34,6 +34,10 @@ struct SelectOptions {
 // but one size were rejected as outliers) the linear fallback of the rules above is used.
 SubsetFit select_curve(const FitData &data, const SelectOptions &opt);
 
+// False when the fit misses a point it kept (robust weight >= 0.5) by more than half (in
+// relative mode; always true otherwise): such a curve is not a model of the data.
+bool curve_fits_points(const SubsetFit &f, const FitData &data);
+
 // Number of distinct values in u.
 size_t distinct_sizes(const std::vector<double> &u);
 

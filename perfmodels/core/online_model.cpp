@@ -35,18 +35,37 @@ std::string OnlineTimeModel::add(double x, double seconds)
             log_.add(h.x, h.seconds);
         held_.clear();
         held_side_ = 0;
-    } else {
-        held_.clear();  // the held measurements were isolated spikes
-        held_side_ = 0;
-        log_.add(x, seconds);
+        refit(true);
+        return "";
     }
-    refit();
+    held_.clear();  // the held measurements were isolated spikes
+    held_side_ = 0;
+    log_.add(x, seconds);
+    refit(++adds_since_select_ >= opt_.reselect_every);
     return "";
 }
 
-void OnlineTimeModel::refit()
+void OnlineTimeModel::refit(bool reselect)
 {
-    const SubsetFit fit = select_curve(log_.fit_data(true), opt_.select);
+    const FitData data = log_.fit_data(true);
+    SubsetFit fit;
+    const size_t distinct = distinct_sizes(data.u);
+    // While distinct sizes are few, each new one changes which subsets are admissible and
+    // says much about the curve's shape: choose again.
+    if (distinct != distinct_at_select_ && distinct <= 6)
+        reselect = true;
+    if (!reselect && !terms_.empty()) {
+        fit = fit_subset(data, terms_, opt_.select.fit);
+        reselect = !fit.ok || !curve_fits_points(fit, data);
+    } else {
+        reselect = true;
+    }
+    if (reselect) {
+        fit = select_curve(data, opt_.select);
+        terms_ = fit.terms;
+        adds_since_select_ = 0;
+        distinct_at_select_ = distinct;
+    }
     // Floor at 0.1% of the fastest observed block: a time model must stay positive, or the
     // equal-finish-time solve would hand this PU unbounded work.
     curve_ = FittedCurve(fit.terms, fit.coef, log_.max_x(), log_.min_x(), log_.max_x(), 1e-3 * log_.min_time());

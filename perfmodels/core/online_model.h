@@ -36,7 +36,14 @@ namespace hetpu {
 
 struct OnlineModelOptions {
     double half_life = 4.0;  // observations; <= 0: no forgetting
-    size_t window = 64;      // most recent points kept
+    // Most recent points kept. With a half-life of 4 a point 24 blocks old weighs 1.6%, so
+    // a longer window buys nothing but fitting time (which PLB-HAC pays every step).
+    size_t window = 24;
+    // Choosing the basis subset fits ~60 candidates; in between, the chosen subset is only
+    // refitted (one fit). A new choice is made every `reselect_every` points, while the
+    // distinct sizes seen are still few and growing (each new one says much about the
+    // shape), after a regime change, and whenever the kept subset stops fitting the data.
+    int reselect_every = 4;
     int change_after = 3;    // consecutive surprises that mean a new regime; 0: no holding back
     double surprise = 0.3;   // relative miss that counts as a surprise
     size_t min_points_for_surprise = 5;
@@ -73,7 +80,10 @@ private:
     };
     std::vector<Held> held_;  // consecutive surprises on one side, not yet fitted
     int held_side_ = 0;       // +1: slower than predicted, -1: faster
-    void refit();
+    int adds_since_select_ = 0;
+    size_t distinct_at_select_ = 0;
+    std::vector<BasisFn> terms_;  // the subset chosen at the last selection
+    void refit(bool reselect);
 };
 
 }  // namespace hetpu

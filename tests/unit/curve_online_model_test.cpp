@@ -40,12 +40,16 @@ TEST(OnlineTimeModel, FewTenfoldSpikesBarelyMoveTheFit)
         const bool spike = i == 31 || i == 35 || i == 39;
         ASSERT_EQ(spiky.add(x, spike ? 10.0 * t : t), "");
     }
+    // 5%: the two models choose their basis subsets at different points of their
+    // histories (the spiky one fitted fewer points), which alone moves the edges by a few
+    // percent; a spike that got through would move them by more than 10%.
     for (double x = 1024; x <= 4096; x += 128)
-        EXPECT_NEAR(spiky.predict(x), clean.predict(x), 0.03 * clean.predict(x))
+        EXPECT_NEAR(spiky.predict(x), clean.predict(x), 0.05 * clean.predict(x))
             << "at " << x << ": " << spiky.describe() << " vs " << clean.describe();
     EXPECT_LT(max_rel_error(spiky, truth, 1.0), 0.05) << spiky.describe();
     EXPECT_EQ(spiky.held(), 1u) << "the newest spike waits for confirmation";
-    EXPECT_EQ(spiky.size(), 37u) << "the two earlier spikes were discarded";
+    EXPECT_EQ(spiky.size(), std::min<size_t>(37u, OnlineModelOptions().window))
+        << "the two earlier spikes were discarded";
 }
 
 TEST(OnlineTimeModel, ForgettingAloneAlsoAdaptsToASlowdown)

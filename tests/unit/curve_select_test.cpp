@@ -76,7 +76,11 @@ TEST(CurveSelect, RecoversKnownCurvesWithThreePercentNoise)
     for (const Case &c : cases()) {
         for (unsigned seed : {1u, 2u, 3u}) {
             OnlineTimeModel m = train(c.t, c.lo, c.hi, 24, 0.03, seed);
-            EXPECT_LT(max_rel_error(m, c.t, c.lo, c.hi), 0.05) << c.name << " seed " << seed << ": " << m.describe();
+            // Worst error over the whole range, edges included, from 24 points with 3%
+            // noise. 6%: the model re-chooses its basis every few points rather than on
+            // every point (a quarter of the fitting time, which PLB-HAC pays each step),
+            // so its last choice may rest on 22 points instead of 24.
+            EXPECT_LT(max_rel_error(m, c.t, c.lo, c.hi), 0.06) << c.name << " seed " << seed << ": " << m.describe();
         }
     }
 }
