@@ -2,9 +2,17 @@
 // execute: the scheduling of ordinary (non-divisible) tasks for hetpu's policies. Divisible
 // blocks that a planner assigns to a worker bypass it (they are pushed to that worker's
 // local queue by StarPU), so the queue only ever holds tasks nobody placed.
+//
+// With model placement on (plb-hac, hdss), a task whose codelet has a calibrated StarPU
+// performance model on every worker that can run it goes instead to the worker with the
+// earliest predicted finish (its predicted free time plus the task's expected length);
+// tasks without a usable model fall back to the FIFO, which is also how StarPU's
+// models get their calibration samples.
 #include <starpu.h>
 
+#include <cmath>
 #include <deque>
+#include <algorithm>
 #include <new>
 
 #include "sched_policies/central_queue.h"
@@ -15,7 +23,8 @@ namespace {
 
 struct CentralQueue {
     starpu_pthread_mutex_t mutex;
-    std::deque<struct starpu_task *> fifo;  // guarded by mutex
+    std::deque<struct starpu_task *> fifo;            // guarded by mutex
+    double expected_free_us[STARPU_NMAXWORKERS] = {};  // guarded by mutex; starpu_timing_now() clock
 };
 
 CentralQueue *data_of(unsigned sched_ctx_id)
@@ -104,12 +113,58 @@ void central_queue_add_workers(unsigned sched_ctx_id, int *workerids, unsigned n
         starpu_sched_ctx_worker_shares_tasks_lists(workerids[i], sched_ctx_id);
 }
 
-struct starpu_sched_policy central_queue_policy(const char *name, const char *description)
+// Called like central_queue_push. Lock order: the queue mutex is taken only around the
+// bookkeeping, never while calling into StarPU's push.
+int model_queue_push(struct starpu_task *task)
+{
+    if (!task->cl || !task->cl->model)
+        return central_queue_push(task);
+    const unsigned sched_ctx_id = task->sched_ctx;
+    CentralQueue *data = data_of(sched_ctx_id);
+    const double now = starpu_timing_now();
+
+    int best = -1;
+    unsigned best_impl = 0;
+    double best_end = 0, best_length = 0;
+    struct starpu_worker_collection *workers = starpu_sched_ctx_get_worker_collection(sched_ctx_id);
+    struct starpu_sched_ctx_iterator it;
+    workers->init_iterator(workers, &it);
+    starpu_worker_relax_on();
+    STARPU_PTHREAD_MUTEX_LOCK(&data->mutex);
+    starpu_worker_relax_off();
+    while (workers->has_next(workers, &it)) {
+        const int worker = static_cast<int>(workers->get_next(workers, &it));
+        unsigned nimpl;
+        if (!starpu_worker_can_execute_task_first_impl(worker, task, &nimpl))
+            continue;
+        const double length = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(worker, sched_ctx_id), nimpl);
+        if (!std::isfinite(length) || length <= 0) {  // not calibrated here: let the FIFO run it
+            best = -1;
+            break;
+        }
+        const double end = std::max(now, data->expected_free_us[worker]) + length;
+        if (best < 0 || end < best_end) {
+            best = worker;
+            best_impl = nimpl;
+            best_end = end;
+            best_length = length;
+        }
+    }
+    if (best >= 0)
+        data->expected_free_us[best] = std::max(now, data->expected_free_us[best]) + best_length;
+    STARPU_PTHREAD_MUTEX_UNLOCK(&data->mutex);
+    if (best < 0)
+        return central_queue_push(task);
+    starpu_task_set_implementation(task, best_impl);
+    return starpu_push_local_task(best, task, 0);
+}
+
+struct starpu_sched_policy central_queue_policy(const char *name, const char *description, bool model_placement)
 {
     struct starpu_sched_policy p = {};
     p.init_sched = central_queue_init;
     p.deinit_sched = central_queue_deinit;
-    p.push_task = central_queue_push;
+    p.push_task = model_placement ? model_queue_push : central_queue_push;
     p.pop_task = central_queue_pop;
     p.add_workers = central_queue_add_workers;
     p.policy_name = name;

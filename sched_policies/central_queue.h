@@ -10,10 +10,12 @@ namespace hetpu {
 void central_queue_init(unsigned sched_ctx_id);
 void central_queue_deinit(unsigned sched_ctx_id);
 int central_queue_push(struct starpu_task *task);
+// Earliest predicted finish by StarPU's calibrated perfmodels, else central_queue_push.
+int model_queue_push(struct starpu_task *task);
 struct starpu_task *central_queue_pop(unsigned sched_ctx_id);
 void central_queue_add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers);
 
-// An ops table filled with the functions above.
-struct starpu_sched_policy central_queue_policy(const char *name, const char *description);
+// An ops table filled with the functions above; model_placement selects model_queue_push.
+struct starpu_sched_policy central_queue_policy(const char *name, const char *description, bool model_placement);
 
 }  // namespace hetpu

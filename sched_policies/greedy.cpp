@@ -11,7 +11,7 @@
 namespace {
 
 struct starpu_sched_policy greedy_policy = hetpu::central_queue_policy(
-    "greedy", "fixed-size blocks, first idle PU takes the next (PLB-HAC paper baseline)");
+    "greedy", "fixed-size blocks, first idle PU takes the next (PLB-HAC paper baseline)", false);
 
 }  // namespace
 

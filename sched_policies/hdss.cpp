@@ -1,6 +1,7 @@
 // hdss: the HDSS baseline of the PLB-HAC paper for divisible jobs (adaptive phase with
 // growing blocks and least-squares weights, then decreasing weighted blocks); ordinary
-// tasks go through the central queue. HETPU_HDSS_XINIT sets the first adaptive block.
+// tasks are placed as under plb-hac (central_queue.h). HETPU_HDSS_XINIT sets the first
+// adaptive block.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +31,7 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
 }
 
 struct starpu_sched_policy hdss_policy = hetpu::central_queue_policy(
-    "hdss", "HDSS: adaptive phase with least-squares weights, then decreasing weighted blocks");
+    "hdss", "HDSS: adaptive phase with least-squares weights, then decreasing weighted blocks", true);
 
 }  // namespace
 

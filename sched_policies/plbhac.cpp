@@ -1,5 +1,6 @@
-// plb-hac: PLB-HAC (seed 004) for divisible jobs; ordinary tasks go through the central
-// queue (first idle capable worker), so the policy never drops or strands a task.
+// plb-hac: PLB-HAC (seed 004) for divisible jobs. Ordinary tasks go to the worker with
+// the earliest predicted finish when StarPU's perfmodel of their codelet is calibrated,
+// else through the central FIFO (first idle capable worker): never dropped or stranded.
 //
 // Options come from HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS,XINIT}. HETPU_TRACE=FILE appends
 // one JSON line per completed block (time, PU, size, predicted and measured duration,
@@ -64,7 +65,7 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
 }
 
 struct starpu_sched_policy plbhac_policy = hetpu::central_queue_policy(
-    "plb-hac", "profile-based load balancing: online curve fits + Ipopt block sizes (PLB-HAC paper)");
+    "plb-hac", "profile-based load balancing: online curve fits + Ipopt block sizes (PLB-HAC paper)", true);
 
 }  // namespace
 

@@ -31,7 +31,8 @@ tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.
 tests_integration_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
 	tests/integration/init_test.cpp \
-	tests/integration/divisible_test.cpp
+	tests/integration/divisible_test.cpp \
+	tests/integration/ordinary_tasks_test.cpp
 tests_integration_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 tests_integration_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_integration_tests_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)

@@ -6,21 +6,24 @@
 set -euo pipefail
 build=${1:?usage: demo.sh BUILD_DIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
-n=${DEMO_N:-1536}
-block=${DEMO_BLOCK:-128}
+n=${DEMO_N:-3072}
+block=${DEMO_BLOCK:-256}
 reps=${DEMO_REPS:-3}
-policies=${DEMO_POLICIES:-"greedy eager dmda ws random"}
+policies=${DEMO_POLICIES:-"plb-hac hdss greedy dmda eager ws"}
 out=$top/results/demo
 mkdir -p "$out"
 jsonl=$out/matmul_policies.jsonl
 : >"$jsonl"
 
-echo "hetpu demo: C = A x B, n=$n double precision, fixed blocks of $block columns, best of $reps runs"
+echo "hetpu demo: C = A x B, n=$n double precision, best of $reps runs; plb-hac and hdss choose"
+echo "their block sizes, the other policies get fixed blocks of $block columns"
 echo "node: 1 CPU worker + 1 OpenCL worker (PoCL on the CPU), StarPU home $STARPU_HOME"
 echo
 for policy in $policies; do
   printf '%-8s ' "$policy"
-  if ! STARPU_SCHED=$policy "$build/apps/matmul/matmul" -n "$n" --block "$block" --reps "$reps" --verify \
+  trace=
+  [ "$policy" = plb-hac ] && trace=$out/plbhac_trace.jsonl && rm -f "$trace"
+  if ! HETPU_TRACE=$trace STARPU_SCHED=$policy "$build/apps/matmul/matmul" -n "$n" --block "$block" --reps "$reps" --verify \
        --json "$jsonl" >"$out/$policy.log" 2>&1; then
     echo "FAILED (see $out/$policy.log)"; cat "$out/$policy.log"; exit 1
   fi
@@ -48,5 +51,27 @@ set yrange [0:*]
 plot "$out/matmul_policies.dat" using 3:xtic(1) title "GFLOP/s", '' using 4 axes x1y2 title "CPU share of columns (%)"
 GP
   echo "plot: $out/matmul_policies.png"
+  if [ -s "$out/plbhac_trace.jsonl" ]; then
+    # The last run of the trace (its clock restarts with every run): block size over time,
+    # one data file per worker kind (0: CPU, 1: accelerator).
+    rm -f "$out"/plbhac_blocks_*.dat
+    awk '
+      function field(s, name) { if (match(s, "\"" name "\":[^,}]*")) { v = substr(s, RSTART + length(name) + 3, RLENGTH - length(name) - 3); gsub(/"/, "", v); return v } return "" }
+      { t = field($0, "time_s") + 0; if (t < last) { n = 0 } last = t
+        rows[++n] = t " " field($0, "size") " " (field($0, "worker_name") ~ /^CPU/ ? 0 : 1) " " field($0, "phase") }
+      END { for (i = 1; i <= n; i++) { split(rows[i], f, " "); print rows[i] > (out "/plbhac_blocks_" f[3] ".dat") } }' \
+      out="$out" "$out/plbhac_trace.jsonl"
+    gnuplot <<GP
+set terminal pngcairo size 900,480 noenhanced
+set output "$out/plbhac_block_sizes.png"
+set title "plb-hac: block size over time on 1 CPU + 1 OpenCL worker (matmul n=$n, last run)"
+set xlabel "time since the run started (s)"
+set ylabel "block size (columns)"
+set key outside below horizontal
+plot "$out/plbhac_blocks_0.dat" using 1:2 with linespoints pt 7 title "CPU worker", \
+     "$out/plbhac_blocks_1.dat" using 1:2 with linespoints pt 5 title "accelerator (OpenCL) worker"
+GP
+    echo "plot: $out/plbhac_block_sizes.png"
+  fi
 fi
 echo "results: $jsonl"

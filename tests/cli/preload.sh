@@ -15,6 +15,12 @@ LD_PRELOAD=$preload STARPU_SCHED=greedy HETPU_VERBOSE=1 "$prog" >"$out" 2>"$err"
 grep -q "hetpu: policy greedy on 1 CPU + 1 OpenCL worker" "$err" || { cat "$err"; fail "verbose line missing"; }
 grep -q "50 tasks done" "$out" || fail "program did not complete"
 
+# hetpu's planner policies schedule an unmodified program's ordinary tasks too.
+for p in plb-hac hdss; do
+    LD_PRELOAD=$preload STARPU_SCHED=$p HETPU_VERBOSE=1 "$prog" >"$out" 2>"$err" || { cat "$err"; fail "$p run failed"; }
+    grep -q "hetpu: policy $p on" "$err" && grep -q "50 tasks done" "$out" || { cat "$err" "$out"; fail "$p run"; }
+done
+
 # StarPU's built-ins are reachable through the same path.
 LD_PRELOAD=$preload STARPU_SCHED=dmda HETPU_VERBOSE=1 "$prog" >"$out" 2>"$err" || { cat "$err"; fail "dmda run failed"; }
 grep -q "hetpu: policy dmda on" "$err" || { cat "$err"; fail "dmda not named"; }

@@ -10,7 +10,7 @@ void add_one_cpu(void *buffers[], void *)
 {
     // Sleep (not spin) so a block lasts long enough for the other worker to take blocks
     // too even on a loaded machine, without taking its core away.
-    usleep(500);
+    usleep(1000);
     float *y = reinterpret_cast<float *>(STARPU_VECTOR_GET_PTR(buffers[0]));
     const unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
     for (unsigned i = 0; i < n; ++i)
@@ -29,6 +29,7 @@ const char *kSource =
 
 void add_one_opencl(void *buffers[], void *)
 {
+    usleep(1000);  // as on the CPU: both kinds of worker stay busy for a while per block
     cl_mem y = reinterpret_cast<cl_mem>(STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]));
     // Vector children and sub-handles carry a byte offset into the device buffer.
     cl_uint offset = STARPU_VECTOR_GET_OFFSET(buffers[0]) / sizeof(float);
