@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Run every benchmark; called by `./run bench`. Results are JSON lines under
-# results/bench/, each figure reported as a ratio against a baseline measured in the
-# same run (the machines are shared and noisy; absolute times mean little).
+# Benchmarks, run by `./run bench [SUITE...]` (default: all). Results are JSON lines and
+# plots under results/bench/, figures reported as ratios against a baseline measured in
+# the same run (the machines are shared and noisy; absolute times mean little).
+#   overhead  matmul through StarPU + hetpu on one CPU worker vs direct OpenBLAS
+#   plbhac    PLB-HAC: Ipopt solve time, simulated machines A-E (vs optimum, hdss, greedy),
+#             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
+#   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
 set -euo pipefail
-build=${1:?usage: run_all.sh BUILD_DIR [matmul_overhead options]}
+build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/results/bench
@@ -12,7 +16,26 @@ export STARPU_SILENT=1
 STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
 export STARPU_HOME
 trap 'rm -rf "$STARPU_HOME"' EXIT
+suites=("$@")
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto)
 
-echo "== matmul_overhead: StarPU + hetpu on one CPU worker vs direct single-threaded OpenBLAS"
-STARPU_SCHED=${STARPU_SCHED:-greedy} "$build/bench/matmul_overhead" --json "$out/matmul_overhead.jsonl" "$@"
+for suite in "${suites[@]}"; do
+  case "$suite" in
+    overhead)
+      echo "== matmul_overhead: StarPU + hetpu on one CPU worker vs direct single-threaded OpenBLAS"
+      STARPU_SCHED=${STARPU_SCHED:-greedy} "$build/bench/matmul_overhead" --json "$out/matmul_overhead.jsonl" ;;
+    plbhac)
+      echo "== plbhac_solve_speed: model evaluation (Ipopt solve) per virtual step"
+      "$build/bench/plbhac_solve_speed" | tee "$out/plbhac_solve_speed.txt"
+      echo "== plbhac_sim: simulated machines A-E"
+      bash "$top/bench/plbhac_sim.sh" "$build" "$out/plbhac_sim"
+      echo "== plbhac_matmul: the real CPU + OpenCL node"
+      bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul" ;;
+    pareto)
+      echo "== pareto_speed: exact Pareto fronts"
+      "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt" ;;
+    *)
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto)" >&2; exit 2 ;;
+  esac
+done
 echo "results: $out/"

@@ -18,6 +18,8 @@ struct PlbhacPlanner::Pu {
     uint64_t training_sizes[2] = {0, 0};
     unsigned step = 0;         // virtual step of its latest regular block
     double pending_gap_s = 0;  // slack to fill with an extra block
+    unsigned probe_step = 0;   // solved step of its latest probe block (see probe_block)
+    double size_lo = 0, size_hi = 0;  // smallest and largest measured block (see narrow)
     std::deque<Outstanding> outstanding;
 };
 
@@ -61,20 +63,23 @@ bool parse_double(const char *text, double lo, double hi, double &out)
 
 std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup)
 {
-    double gap_ms = opt.gap_threshold_s * 1e3, steps = opt.steps, x_init = static_cast<double>(opt.x_init);
+    // Parsed into a copy: on an error `opt` is left as it was, not half updated.
+    PlbhacOptions o = opt;
+    double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
     if (!parse_double(lookup("HETPU_PLBHAC_GAP_MS"), 0, 1e9, gap_ms))
         return "HETPU_PLBHAC_GAP_MS must be a number of milliseconds >= 0 (e.g. 400)";
-    if (!parse_double(lookup("HETPU_PLBHAC_TAIL"), 0, 1, opt.tail_fraction))
+    if (!parse_double(lookup("HETPU_PLBHAC_TAIL"), 0, 1, o.tail_fraction))
         return "HETPU_PLBHAC_TAIL must be a fraction of the data in [0, 1] (e.g. 0.7)";
-    if (!parse_double(lookup("HETPU_PLBHAC_ALPHA"), 0, 0.99, opt.alpha))
+    if (!parse_double(lookup("HETPU_PLBHAC_ALPHA"), 0, 0.99, o.alpha))
         return "HETPU_PLBHAC_ALPHA must be a shrink factor in [0, 0.99] (e.g. 0.1)";
     if (!parse_double(lookup("HETPU_PLBHAC_STEPS"), 1, 1e6, steps) || steps != std::floor(steps))
         return "HETPU_PLBHAC_STEPS must be a whole number of virtual steps >= 1 (e.g. 8)";
     if (!parse_double(lookup("HETPU_PLBHAC_XINIT"), 0, 1e18, x_init) || x_init != std::floor(x_init))
         return "HETPU_PLBHAC_XINIT must be a whole number of elements (e.g. 1024)";
-    opt.gap_threshold_s = gap_ms * 1e-3;
-    opt.steps = static_cast<unsigned>(steps);
-    opt.x_init = static_cast<uint64_t>(x_init);
+    o.gap_threshold_s = gap_ms * 1e-3;
+    o.steps = static_cast<unsigned>(steps);
+    o.x_init = static_cast<uint64_t>(x_init);
+    opt = o;
     return "";
 }
 
@@ -126,10 +131,30 @@ uint64_t PlbhacPlanner::current_block(int worker) const
     return 0;
 }
 
+double PlbhacPlanner::model_time(const Pu &pu, double x) const { return pu.exec.predict(x) + pu.transfer.predict(x); }
+
+// The training gives a PU p the sizes x_init and 2 x_init R; for R near 1/2 (a PU about
+// half as fast as the fastest, common with a CPU next to a GPU) they are nearly the same,
+// and the blocks it takes while waiting for the synchronisation have the second size too.
+// A line fitted through points that close has a slope made of timing noise: it can be
+// near 0 (the solver then gives the PU most of the step, 10x its fair share, and the whole
+// run waits for it) or negative. Until a PU's measured sizes spread by kMinSpread, its
+// time is taken as proportional to the size, through the model at the largest measured
+// size (inside the measured range, where the fit is sound). For a PU with a fixed latency
+// that overestimates large blocks somewhat: the safe side. The first execution block,
+// sized by the solve, is far from the training sizes and ends this.
+bool PlbhacPlanner::narrow(const Pu &pu) const
+{
+    constexpr double kMinSpread = 1.5;
+    return pu.size_lo > 0 && pu.size_hi < kMinSpread * pu.size_lo;
+}
+
 double PlbhacPlanner::predict(const Pu &pu, uint64_t x) const
 {
     const double dx = static_cast<double>(x);
-    return pu.exec.predict(dx) + pu.transfer.predict(dx);
+    if (narrow(pu))
+        return model_time(pu, pu.size_hi) * dx / pu.size_hi;
+    return model_time(pu, dx);
 }
 
 uint64_t PlbhacPlanner::largest_block_within(const Pu &pu, double seconds) const
@@ -196,6 +221,9 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     const bool in_tail = static_cast<double>(rules_.total - remaining) >= options_.tail_fraction * rules_.total;
     if (in_tail && tail_start_step_ == 0)
         tail_start_step_ = step;
+    // The execution phase cuts what is left after training into `steps` virtual steps.
+    if (step_workload_ == 0)
+        step_workload_ = std::max<uint64_t>(remaining / std::max(1u, options_.steps), rules_.min_block);
     double workload = static_cast<double>(step_workload_);
     if (tail_start_step_)
         workload *= std::pow(1.0 - options_.alpha, static_cast<double>(step - tail_start_step_ + 1));
@@ -204,9 +232,27 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     if (remaining - w < w / 2)
         w = remaining;
 
+    // Nothing measured since the last solve and the same workload: the answer could not
+    // change, so the step is entered without calling Ipopt. It still counts as solved: a
+    // PU that enters it later, after new measurements, must not re-solve it (only the
+    // first PU to enter a step evaluates the model, Algorithm 1), and the tail shrink is
+    // counted in steps, so a skipped step must not stall it.
+    if (solved_step_ > 0 && measurements_since_solve_ == 0 && w == solved_workload_) {
+        solved_step_ = step;
+        return;
+    }
+    solved_workload_ = w;
+
     std::vector<std::unique_ptr<ModelCurve>> exec_curves, transfer_curves;
     std::vector<PlbhacPu> input;
     for (const auto &pu : pus_) {
+        if (narrow(*pu)) {
+            // Proportional through the largest measured size (see narrow()).
+            const double k = model_time(*pu, pu->size_hi) / pu->size_hi;
+            exec_curves.push_back(std::make_unique<ModelCurve>([k](double x) { return k * x; }, [k](double) { return k; }));
+            input.push_back({exec_curves.back().get(), nullptr, static_cast<std::int64_t>(pu->min_block)});
+            continue;
+        }
         const OnlineTimeModel *exec = &pu->exec;
         const LinearTransferModel *transfer = &pu->transfer;
         exec_curves.push_back(std::make_unique<ModelCurve>([exec](double x) { return exec->predict(x); },
@@ -234,19 +280,37 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     measurements_since_solve_ = 0;
 }
 
+// A PU the solve leaves out gets no blocks, hence no new measurements: a model that
+// excludes it wrongly stays wrong for the rest of the run. That happens after a slowdown:
+// the execution model restarts from the few slow blocks, which all had about the same
+// size, and may then predict the same time for every size, so that no block seems to
+// pay off. An idle, left-out PU therefore gets one block of its minimum size per virtual
+// step (outside the tail, where the end of the run is near): it costs little, and a point
+// far from the sizes already measured shows the next solve how the PU's time scales.
+// The PU is asked again after every completion, so it is never forgotten.
+uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
+{
+    if (!pu.outstanding.empty() || tail_start_step_ || pu.probe_step == solved_step_)
+        return 0;
+    pu.probe_step = solved_step_;
+    const uint64_t size = std::min(pu.min_block, remaining);
+    pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
+    return size;
+}
+
 uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
 {
     const unsigned step = pu.step + 1;
-    // The first PU to enter a step re-solves, unless nothing was measured since the last
-    // solve (then the answer could not change).
-    if (step > solved_step_ && (measurements_since_solve_ > 0 || solved_step_ == 0))
+    // The first PU to enter a step re-solves (solve_step skips Ipopt when nothing changed);
+    // the others use the latest solution without waiting.
+    if (step > solved_step_)
         solve_step(step, remaining);
     size_t i = 0;
     while (pus_[i].get() != &pu)
         ++i;
     uint64_t size = std::min(solution_[i], remaining);
     if (size == 0)
-        return 0;  // left out of this step: asked again after the next completion
+        return probe_block(pu, remaining);  // left out of this step
     pu.step = step;
     const bool tail = tail_start_step_ && step >= tail_start_step_;
     pu.outstanding.push_back({size, predict(pu, size), tail ? "tail" : "execution", step});
@@ -277,6 +341,11 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         pu->outstanding.pop_front();
     }
     const double measured = done.exec_s + done.transfer_s;
+    if (done.count > 0) {
+        const double x = static_cast<double>(done.count);
+        pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, x) : x;
+        pu->size_hi = std::max(pu->size_hi, x);
+    }
     if (done.exec_s > 0 && done.count > 0)
         (void)pu->exec.add(static_cast<double>(done.count), done.exec_s);
     if (done.count > 0 && done.transfer_s >= 0)
@@ -294,12 +363,10 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         bool all = true;
         for (const auto &p : pus_)
             all &= p->training_done >= 2;
-        if (all) {
+        if (all)
             trained_ = true;
-            // The execution phase cuts what is left into `steps` virtual steps.
-            step_workload_ = std::max<uint64_t>(rules_.total / std::max(1u, options_.steps), rules_.min_block);
-        }
-    } else if (block.predicted_s - measured > options_.gap_threshold_s) {
+    } else if (block.phase != "probe" && block.predicted_s - measured > options_.gap_threshold_s) {
+        // (A probe is not part of a step's plan: its finishing early leaves no gap.)
         pu->pending_gap_s = block.predicted_s - measured;
     }
 

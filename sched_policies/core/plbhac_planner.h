@@ -11,7 +11,9 @@
 //   gap        a PU that finishes a block earlier than predicted by more than the gap
 //              threshold gets an extra block sized to fill that gap;
 //   tail       once the tail fraction of the data is assigned, each new step's workload
-//              shrinks by (1 - alpha), so the PUs finish together.
+//              shrinks by (1 - alpha), so the PUs finish together;
+//   probe      a PU the solve leaves out still gets a minimum block per step while idle
+//              (before the tail), so that its model keeps being measured and corrected.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +51,7 @@ struct PlbhacTraceRecord {
     uint64_t size = 0;
     double predicted_s = 0;  // model prediction when assigned (0 in training)
     double measured_s = 0;   // exec + transfer
-    std::string phase;       // "training", "execution", "gap", "tail"
+    std::string phase;       // "training", "execution", "gap", "tail", "probe"
     unsigned step = 0;       // virtual step (0: training)
 };
 
@@ -89,9 +91,12 @@ private:
     uint64_t training_block(Pu &pu);
     uint64_t gap_block(Pu &pu, uint64_t remaining);
     uint64_t regular_block(Pu &pu, uint64_t remaining);
+    uint64_t probe_block(Pu &pu, uint64_t remaining);
     void solve_step(unsigned step, uint64_t remaining);
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
     double predict(const Pu &pu, uint64_t x) const;
+    double model_time(const Pu &pu, double x) const;
+    bool narrow(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
 
     BlockRules rules_;
@@ -104,7 +109,8 @@ private:
     double first_finish_s_ = 0;   // its measured time for that block
 
     unsigned solved_step_ = 0;
-    uint64_t step_workload_ = 0;  // elements per virtual step (before the tail shrink)
+    uint64_t step_workload_ = 0;  // elements per virtual step (before the tail shrink), set by the first solve
+    uint64_t solved_workload_ = 0;  // workload of the last Ipopt solve
     unsigned tail_start_step_ = 0;  // 0: not in the tail yet
     unsigned measurements_since_solve_ = 0;
     std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
