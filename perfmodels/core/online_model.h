@@ -44,7 +44,10 @@ struct OnlineModelOptions {
     // distinct sizes seen are still few and growing (each new one says much about the
     // shape), after a regime change, and whenever the kept subset stops fitting the data.
     int reselect_every = 4;
-    int change_after = 3;    // consecutive surprises that mean a new regime; 0: no holding back
+    // Consecutive surprises that mean a new regime (0: no holding back). Two: an isolated
+    // spike is still discarded, and a PU that really slowed down is believed one block
+    // sooner, which matters when blocks last seconds.
+    int change_after = 2;
     double surprise = 0.3;   // relative miss that counts as a surprise
     size_t min_points_for_surprise = 5;
     SelectOptions select;    // max terms, parsimony, robust fit settings

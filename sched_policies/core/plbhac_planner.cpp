@@ -183,11 +183,14 @@ uint64_t PlbhacPlanner::training_block(Pu &pu)
         // The fastest PU gets 2 x_init; the others 2 x_init R, R = t_fastest / t_p, so the
         // second training blocks end close together (DESIGN.md erratum for seed 004).
         double r = pu.info.id == first_finisher_ ? 1.0 : first_finish_s_ / std::max(pu.first_training_s, 1e-12);
-        // Never below x_init / 2: on a PU dominated by a fixed latency (an accelerator fed
-        // tiny blocks) a smaller second point would measure only the latency and the
-        // first linear fit would get the slope wrong by an order of magnitude.
-        uint64_t size = static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0));
-        size = std::max({round_block(size), round_block(x_init_ / 2), pu.min_block});
+        // An accelerator never gets less than x_init / 2: dominated by a fixed launch
+        // latency when fed tiny blocks, a smaller second point would measure only the
+        // latency and the first linear fit would get its slope wrong by an order of
+        // magnitude (seen with OpenCL on PoCL). CPUs follow the paper exactly.
+        uint64_t size = round_block(static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0)));
+        if (pu.info.kind != WorkerKind::Cpu)
+            size = std::max(size, round_block(x_init_ / 2));
+        size = std::max(size, pu.min_block);
         pu.training_assigned = 2;
         pu.training_sizes[1] = size;
         pu.outstanding.push_back({size, 0, "training", 0});
@@ -209,7 +212,12 @@ uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
 {
     const double gap = pu.pending_gap_s;
     pu.pending_gap_s = 0;
-    uint64_t size = std::min(largest_block_within(pu, gap), remaining);
+    // Capped at the PU's regular block: a gap block sized from a model that has just been
+    // proven wrong (the PU finished early) must not become the largest block of the run.
+    size_t i = 0;
+    while (pus_[i].get() != &pu)
+        ++i;
+    uint64_t size = std::min({largest_block_within(pu, gap), remaining, solution_[i]});
     if (size < pu.min_block)
         return 0;
     pu.outstanding.push_back({size, predict(pu, size), "gap", pu.step});

@@ -165,10 +165,24 @@ TEST(PlbhacTraining, FirstBlocksAreXinitThenTwoXinitTimesRatio)
     // R = 0.4: 2 * 4096 * 0.4 = 3276.8, rounded down to the granule (64): 3264.
     EXPECT_EQ(p.next_block(2, 10'000'000), 3264u);
     p.block_done(done(3, 4096, 10.0));
-    // R = 0.1: 819 elements, floored at x_init / 2 (documented: a latency-only point
-    // would ruin the first fit).
-    EXPECT_EQ(p.next_block(3, 10'000'000), 2048u);
+    // R = 0.1: 819.2 elements, rounded down to the granule.
+    EXPECT_EQ(p.next_block(3, 10'000'000), 768u);
     EXPECT_TRUE(p.training());
+}
+
+TEST(PlbhacTraining, AnAcceleratorsSecondBlockIsNotLatencyOnly)
+{
+    PlbhacOptions o;
+    o.x_init = 4096;
+    std::vector<PlannerWorker> w = workers(2);
+    w[1].kind = WorkerKind::OpenCL;
+    PlbhacPlanner p(w, rules(10'000'000), o);
+    ASSERT_EQ(p.next_block(0, 10'000'000), 4096u);
+    ASSERT_EQ(p.next_block(1, 10'000'000), 4096u);
+    p.block_done(done(0, 4096, 1.0));
+    p.block_done(done(1, 4096, 10.0));
+    // R = 0.1 would give 768 elements; an accelerator gets at least x_init / 2.
+    EXPECT_EQ(p.next_block(1, 10'000'000), 2048u);
 }
 
 TEST(PlbhacTraining, TheOneSynchronisationAndNoIdlenessMeanwhile)
@@ -261,6 +275,7 @@ TEST(PlbhacSolve, FirstSolveEqualisesPredictedFinishTimes)
     const std::vector<double> spe{4e-5, 1e-5};
     PlbhacOptions o;
     o.x_init = 4096;
+    o.steps = 8;
     const uint64_t total = 4'000'000;
     PlbhacPlanner p(workers(2), rules(total), o);
     std::vector<PlbhacTraceRecord> trace;
@@ -310,8 +325,8 @@ TEST(PlbhacSolve, CloseTrainingSizesDoNotGiveANoiseSlope)
         ASSERT_EQ(p.next_block(1, total), 4160u);  // waiting for PU 2, still training
     }
     p.block_done(done(2, 4096, 4.0));
-    ASSERT_EQ(p.next_block(2, total), 2048u);
-    p.block_done(done(2, 2048, 2.0));
+    ASSERT_EQ(p.next_block(2, total), 192u);  // R = 0.0254: 208 elements, granule-rounded
+    p.block_done(done(2, 192, 4.0 * 192 / 4096));
     ASSERT_FALSE(p.training());
     const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
     const double share1 = static_cast<double>(b1) / (b0 + b1);
@@ -332,7 +347,9 @@ TEST(PlbhacProbe, ALeftOutPuGetsOneMinimumBlockPerStepWhileIdle)
     o.gap_threshold_s = 1e9;
     const uint64_t total = 4'000'000;
     BlockRules r = rules(total);
-    PlbhacPlanner p(workers(2), r, o);
+    std::vector<PlannerWorker> w = workers(2);
+    w[1].kind = WorkerKind::Cuda;  // latency-bound: its second training block is x_init / 2
+    PlbhacPlanner p(w, r, o);
     std::vector<PlbhacTraceRecord> trace;
     p.on_trace = [&](const PlbhacTraceRecord &t) { trace.push_back(t); };
     p.next_block(0, total);
@@ -589,7 +606,7 @@ TEST(PlbhacOptions, ParsesValidValues)
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     EXPECT_DOUBLE_EQ(d.tail_fraction, 0.7);
     EXPECT_DOUBLE_EQ(d.alpha, 0.1);
-    EXPECT_EQ(d.steps, 8u);
+    EXPECT_EQ(d.steps, 16u);
     EXPECT_EQ(plbhac_options_from_env(d, [](const char *) -> const char * { return ""; }), "");
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     // Boundaries accepted.
