@@ -35,7 +35,7 @@ struct PlbhacOptions {
     double gap_threshold_s = 0.4;   // HETPU_PLBHAC_GAP_MS (paper: 400 ms)
     double tail_fraction = 0.7;     // HETPU_PLBHAC_TAIL (paper: 70%)
     double alpha = 0.1;             // HETPU_PLBHAC_ALPHA (paper: 0.1)
-    unsigned steps = 16;            // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
+    unsigned steps = 8;             // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
     uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
 };
 

@@ -606,7 +606,7 @@ TEST(PlbhacOptions, ParsesValidValues)
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     EXPECT_DOUBLE_EQ(d.tail_fraction, 0.7);
     EXPECT_DOUBLE_EQ(d.alpha, 0.1);
-    EXPECT_EQ(d.steps, 16u);
+    EXPECT_EQ(d.steps, 8u);
     EXPECT_EQ(plbhac_options_from_env(d, [](const char *) -> const char * { return ""; }), "");
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     // Boundaries accepted.
