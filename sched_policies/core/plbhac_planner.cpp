@@ -18,6 +18,7 @@ struct PlbhacPlanner::Pu {
     uint64_t training_sizes[2] = {0, 0};
     unsigned step = 0;         // virtual step of its latest regular block
     double pending_gap_s = 0;  // slack to fill with an extra block
+    bool regime_changed = false;  // its model restarted since its last regular block
     unsigned probe_step = 0;   // solved step of its latest probe block (see probe_block)
     double size_lo = 0, size_hi = 0;  // smallest and largest measured block (see narrow)
     std::deque<Outstanding> outstanding;
@@ -316,9 +317,16 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
 {
     const unsigned step = pu.step + 1;
     // The first PU to enter a step re-solves (solve_step skips Ipopt when nothing changed);
-    // the others use the latest solution without waiting.
+    // the others use the latest solution without waiting. One exception: a PU whose model
+    // has just restarted (its speed changed: a competing process) re-solves the current
+    // step before taking its next block. Waiting for the next step would hand it one more
+    // block sized for its old speed, and with blocks of seconds that is the difference
+    // between noticing a slowdown within a few blocks and never (paper Fig. 6).
     if (step > solved_step_)
         solve_step(step, remaining);
+    else if (pu.regime_changed)
+        solve_step(solved_step_, remaining);
+    pu.regime_changed = false;
     size_t i = 0;
     while (pus_[i].get() != &pu)
         ++i;
@@ -360,8 +368,13 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, x) : x;
         pu->size_hi = std::max(pu->size_hi, x);
     }
-    if (done.exec_s > 0 && done.count > 0)
+    if (done.exec_s > 0 && done.count > 0) {
+        const size_t before = pu->exec.size();
         (void)pu->exec.add(static_cast<double>(done.count), done.exec_s);
+        // The model drops its history only when it accepts a new regime.
+        if (pu->exec.size() < before)
+            pu->regime_changed = true;
+    }
     if (done.count > 0 && done.transfer_s >= 0)
         (void)pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
     ++measurements_since_solve_;
