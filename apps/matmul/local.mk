@@ -12,7 +12,7 @@ apps_matmul_libhetpu_matmul_core_la_SOURCES = \
 noinst_LTLIBRARIES += apps/matmul/libhetpu_matmul.la
 apps_matmul_libhetpu_matmul_la_SOURCES = \
 	apps/matmul/matmul_codelets.cpp apps/matmul/matmul_codelets.h \
-	apps/matmul/matmul_kernels.h \
+	apps/matmul/matmul_kernels.h apps/matmul/gemm_shape.h \
 	apps/matmul/matmul_job.cpp apps/matmul/matmul_job.h
 apps_matmul_libhetpu_matmul_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(BLAS_CFLAGS)
 apps_matmul_libhetpu_matmul_la_LIBADD = apps/matmul/libhetpu_matmul_core.la
@@ -33,7 +33,7 @@ apps_matmul_libmatmul_cuda_a_SOURCES =
 apps_matmul_libmatmul_cuda_a_AR = $(AR) cr
 apps_matmul_libmatmul_cuda_a_LIBADD = apps/matmul/matmul_cuda.$(OBJEXT)
 CLEANFILES += apps/matmul/matmul_cuda.$(OBJEXT)
-apps/matmul/matmul_cuda.$(OBJEXT): $(srcdir)/apps/matmul/matmul_cuda.cu $(srcdir)/apps/matmul/matmul_kernels.h
+apps/matmul/matmul_cuda.$(OBJEXT): $(srcdir)/apps/matmul/matmul_cuda.cu $(srcdir)/apps/matmul/matmul_kernels.h $(srcdir)/apps/matmul/gemm_shape.h
 	@$(MKDIR_P) apps/matmul
 	$(AM_V_GEN)$(NVCC) -Xcompiler -fPIC,-Wall,-Wextra -std=c++17 -I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) \
 	  $(STARPU_CFLAGS) $(CUDA_CFLAGS) -c -o $@ $(srcdir)/apps/matmul/matmul_cuda.cu

@@ -3,28 +3,23 @@
 #include <cblas.h>
 
 #include "apps/matmul/matmul_kernels.h"
+#include "apps/matmul/gemm_shape.h"
 #include "config.h"
 
 namespace {
 
-// OpenBLAS: cblas_sgemm/dgemm with column-major STARPU_MATRIX buffers. StarPU's matrix
-// interface calls the contiguous dimension nx (rows here) and the other ny (columns).
+// OpenBLAS: cblas_sgemm/dgemm with column-major STARPU_MATRIX buffers.
 template <typename T>
 void cpu_gemm(void *buffers[])
 {
     const T *a = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[0]));
     const T *b = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[1]));
     T *c = reinterpret_cast<T *>(STARPU_MATRIX_GET_PTR(buffers[2]));
-    const int m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
-    const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
-    const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
-    const int lda = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
-    const int ldb = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
-    const int ldc = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[2]));
+    const hetpu::matmul::GemmShape g = hetpu::matmul::gemm_shape(buffers);
     if constexpr (sizeof(T) == sizeof(float))
-        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+        cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k, 1.0f, a, g.lda, b, g.ldb, 0.0f, c, g.ldc);
     else
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, g.m, g.n, g.k, 1.0, a, g.lda, b, g.ldb, 0.0, c, g.ldc);
 }
 
 struct starpu_perfmodel model_s, model_d;

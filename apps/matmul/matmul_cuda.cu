@@ -26,6 +26,8 @@ extern "C" int hetpu_matmul_cublas_dgemm(void *handle, int m, int n, int k, cons
 #ifdef STARPU_USE_CUDA
 #include <starpu_cublas_v2.h>
 
+#include "apps/matmul/gemm_shape.h"
+
 namespace {
 
 template <typename T>
@@ -34,21 +36,16 @@ void cuda_gemm(void *buffers[])
     const T *a = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[0]));
     const T *b = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[1]));
     T *c = reinterpret_cast<T *>(STARPU_MATRIX_GET_PTR(buffers[2]));
-    const int m = static_cast<int>(STARPU_MATRIX_GET_NX(buffers[0]));
-    const int k = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[0]));
-    const int n = static_cast<int>(STARPU_MATRIX_GET_NY(buffers[1]));
-    const int lda = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[0]));
-    const int ldb = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[1]));
-    const int ldc = static_cast<int>(STARPU_MATRIX_GET_LD(buffers[2]));
+    const hetpu::matmul::GemmShape g = hetpu::matmul::gemm_shape(buffers);
 
     cublasHandle_t handle = starpu_cublas_get_local_handle();
     // The codelet is STARPU_CUDA_ASYNC: queue on the worker's stream, StarPU waits for it.
     cublasSetStream(handle, starpu_cuda_get_local_stream());
     int status;
     if constexpr (sizeof(T) == sizeof(float))
-        status = hetpu_matmul_cublas_sgemm(handle, m, n, k, a, lda, b, ldb, c, ldc);
+        status = hetpu_matmul_cublas_sgemm(handle, g.m, g.n, g.k, a, g.lda, b, g.ldb, c, g.ldc);
     else
-        status = hetpu_matmul_cublas_dgemm(handle, m, n, k, a, lda, b, ldb, c, ldc);
+        status = hetpu_matmul_cublas_dgemm(handle, g.m, g.n, g.k, a, g.lda, b, g.ldb, c, g.ldc);
     if (status != CUBLAS_STATUS_SUCCESS)
         STARPU_CUBLAS_REPORT_ERROR(static_cast<cublasStatus_t>(status));
 }

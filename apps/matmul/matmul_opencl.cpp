@@ -10,6 +10,7 @@
 #include <starpu.h>
 #include <clblast_c.h>
 
+#include "apps/matmul/gemm_shape.h"
 #include "apps/matmul/matmul_kernels.h"
 
 namespace {
@@ -24,12 +25,8 @@ void opencl_gemm(void *buffers[])
     const size_t a_off = STARPU_MATRIX_GET_OFFSET(buffers[0]) / sizeof(T);
     const size_t b_off = STARPU_MATRIX_GET_OFFSET(buffers[1]) / sizeof(T);
     const size_t c_off = STARPU_MATRIX_GET_OFFSET(buffers[2]) / sizeof(T);
-    const size_t m = STARPU_MATRIX_GET_NX(buffers[0]);
-    const size_t k = STARPU_MATRIX_GET_NY(buffers[0]);
-    const size_t n = STARPU_MATRIX_GET_NY(buffers[1]);
-    const size_t lda = STARPU_MATRIX_GET_LD(buffers[0]);
-    const size_t ldb = STARPU_MATRIX_GET_LD(buffers[1]);
-    const size_t ldc = STARPU_MATRIX_GET_LD(buffers[2]);
+    const hetpu::matmul::GemmShape g = hetpu::matmul::gemm_shape(buffers);
+    const size_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb, ldc = g.ldc;
 
     cl_command_queue queue;
     starpu_opencl_get_current_queue(&queue);
