@@ -1,0 +1,1 @@
+# accounting_hook: build fragment (included from Makefile.am).

@@ -1,0 +1,1 @@
+# apps/fft2d: build fragment (included from Makefile.am).

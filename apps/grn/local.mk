@@ -1,0 +1,1 @@
+# apps/grn: build fragment (included from Makefile.am).

@@ -1,0 +1,1 @@
+# apps/kmeans: build fragment (included from Makefile.am).

@@ -1,0 +1,1 @@
+# ckpt_backend: build fragment (included from Makefile.am).

@@ -1,0 +1,1 @@
+# perfmodels: build fragment (included from Makefile.am).
