@@ -1,0 +1,69 @@
+// Energy sources: one interface over RAPL (powercap sysfs), NVML (dlopen) and a model
+// (busy time x per-worker-type power) for machines without sensors. Pure C++, no StarPU:
+// the accounting hook and `hetpu calibrate` feed busy time in and read joules out, and every
+// figure they print carries the source's name.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hetpu::energy {
+
+// What a figure covers. OpenCL workers on PoCL run on the CPU, so their energy is CPU energy;
+// callers map worker types to devices with device_of().
+enum class Device { cpu, gpu };
+enum class WorkerType { cpu, opencl, cuda };
+
+const char *device_name(Device d);
+const char *worker_type_name(WorkerType t);
+Device device_of(WorkerType t, bool opencl_on_cpu);
+
+// Power figures of the model source, per worker (one CPU core, one OpenCL device, one GPU).
+// `active_w` is drawn while a worker runs a task, `idle_w` while it waits; dynamic energy is
+// (active_w - idle_w) x busy time.
+struct WorkerPower {
+    double active_w = 0;
+    double idle_w = 0;
+};
+struct PowerModel {
+    WorkerPower cpu_core;   // default: cpu_tdp_w / cores_per_socket, idle 30% of it
+    WorkerPower opencl;     // default: like cpu_core (PoCL) unless configured
+    WorkerPower cuda;       // default: gpu_tdp_w, idle 15% of it
+    const WorkerPower &of(WorkerType t) const;
+    // Defaults from TDPs (watts) and cores per socket; throws std::invalid_argument on
+    // non-positive figures.
+    static PowerModel from_tdp(double cpu_tdp_w, int cores_per_socket, double gpu_tdp_w);
+};
+
+// A source reports cumulative joules per device since it was opened. Readings are monotone:
+// counter wrap-around is folded in. A source that does not cover a device returns 0 for it
+// and covers() says so.
+class EnergySource {
+public:
+    virtual ~EnergySource() = default;
+    virtual std::string name() const = 0;    // "rapl", "nvml", "model", "fake": printed with every figure
+    virtual bool measured() const = 0;       // true for sensors, false for the model
+    virtual bool covers(Device d) const = 0;
+    virtual double joules(Device d) = 0;     // cumulative since open
+    // Busy time of a worker, reported by the runtime after each task (or in bulk). Sensors
+    // ignore it; the model turns it into energy. Must be cheap and thread-safe.
+    virtual void add_busy(WorkerType t, double seconds) = 0;
+    // Elapsed wall time since open, seconds (the model's idle energy needs it).
+    virtual double seconds() const = 0;
+};
+
+// Chooses sources: HETPU_ENERGY=rapl|nvml|model forces one (an unavailable sensor is an error
+// naming why); unset or "auto" takes RAPL for the CPU and NVML for GPUs where they work and
+// the model for whatever is left. `why` collects one line per sensor that was not usable.
+struct EnergySelection {
+    std::vector<std::unique_ptr<EnergySource>> sources;   // at most one per device
+    std::vector<std::string> notes;
+    EnergySource *for_device(Device d) const;              // nullptr if none covers it
+};
+EnergySelection open_energy_sources(const PowerModel &model, const char *forced /* may be null: reads HETPU_ENERGY */);
+
+// For tests: a source whose readings are scripted.
+std::unique_ptr<EnergySource> make_fake_source(const std::string &name, double cpu_j, double gpu_j);
+
+}  // namespace hetpu::energy
