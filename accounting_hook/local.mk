@@ -1,1 +1,38 @@
-# accounting_hook: build fragment (included from Makefile.am).
+# accounting_hook: energy-based SU accounting (seed 000) — pure model, ledger, StarPU hook.
+
+# Pure cores: the SU model, comparison models, Slurm billing and allocation, the TOML
+# partition config, energy attribution, the SQLite ledger. No StarPU.
+noinst_LTLIBRARIES += accounting_hook/libhetpu_accounting_core.la
+accounting_hook_libhetpu_accounting_core_la_SOURCES = \
+	accounting_hook/core/partition.cpp accounting_hook/core/partition.h \
+	accounting_hook/core/su_model.cpp accounting_hook/core/su_model.h \
+	accounting_hook/core/comparison_models.cpp accounting_hook/core/comparison_models.h \
+	accounting_hook/core/benchmark_csv.cpp accounting_hook/core/benchmark_csv.h \
+	accounting_hook/core/slurm_billing.cpp accounting_hook/core/slurm_billing.h \
+	accounting_hook/core/slurm_allocation.cpp accounting_hook/core/slurm_allocation.h \
+	accounting_hook/core/partition_config.cpp accounting_hook/core/partition_config.h \
+	accounting_hook/core/energy_attribution.cpp accounting_hook/core/energy_attribution.h \
+	accounting_hook/core/job_record.h \
+	accounting_hook/core/run_charge.cpp accounting_hook/core/run_charge.h \
+	accounting_hook/core/ledger.cpp accounting_hook/core/ledger.h
+accounting_hook_libhetpu_accounting_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS) $(SQLITE_CFLAGS)
+accounting_hook_libhetpu_accounting_core_la_LIBADD = $(TOML_LIBS) $(SQLITE_LIBS)
+
+EXTRA_DIST += accounting_hook/examples/table1_system.toml accounting_hook/examples/nvidia_benchmarks.csv
+
+# Unit tests of the cores (no StarPU).
+check_PROGRAMS += tests/accounting/accounting_unit_tests
+tests_accounting_accounting_unit_tests_SOURCES = \
+	tests/unit/accounting/fake_energy_source.h \
+	tests/unit/accounting/energy_stub_until_merge.cpp \
+	tests/unit/accounting/su_model_test.cpp \
+	tests/unit/accounting/paper_tables_test.cpp \
+	tests/unit/accounting/slurm_test.cpp \
+	tests/unit/accounting/partition_config_test.cpp \
+	tests/unit/accounting/energy_attribution_test.cpp \
+	tests/unit/accounting/run_charge_test.cpp \
+	tests/unit/accounting/ledger_test.cpp
+tests_accounting_accounting_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS)
+tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
+TESTS += tests/accounting/accounting_unit_tests

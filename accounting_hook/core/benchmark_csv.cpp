@@ -1,0 +1,72 @@
+#include "accounting_hook/core/benchmark_csv.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace hetpu::accounting {
+
+namespace {
+
+std::string trim(const std::string &s)
+{
+    size_t b = s.find_first_not_of(" \t\r");
+    size_t e = s.find_last_not_of(" \t\r");
+    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+}  // namespace
+
+std::vector<Benchmark> parse_benchmarks(const std::string &text, const std::string &source)
+{
+    std::vector<Benchmark> out;
+    std::istringstream in(text);
+    std::string line;
+    int n = 0;
+    bool first_row = true;
+    while (std::getline(in, line)) {
+        ++n;
+        const std::string where = source + ":" + std::to_string(n) + ": ";
+        std::string row = trim(line.substr(0, line.find('#')));
+        if (row.empty())
+            continue;
+        size_t comma = row.rfind(',');
+        if (comma == std::string::npos)
+            throw std::invalid_argument(where + "expected 'application,perf_ratio', got '" + row + "'");
+        std::string app = trim(row.substr(0, comma)), ratio = trim(row.substr(comma + 1));
+        if (first_row && app == "application" && ratio == "perf_ratio") {
+            first_row = false;
+            continue;
+        }
+        first_row = false;
+        if (app.empty())
+            throw std::invalid_argument(where + "the application name is empty");
+        size_t used = 0;
+        double r = 0;
+        try {
+            r = std::stod(ratio, &used);
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (used == 0 || used != ratio.size() || !std::isfinite(r))
+            throw std::invalid_argument(where + "perf_ratio '" + ratio + "' of " + app + " is not a number");
+        if (!(r > 0))
+            throw std::invalid_argument(where + "perf_ratio of " + app + " must be positive (CPU nodes per GPU node)");
+        out.push_back({app, r});
+    }
+    if (out.empty())
+        throw std::invalid_argument(source + ": no benchmark rows (expected lines 'application,perf_ratio')");
+    return out;
+}
+
+std::vector<Benchmark> load_benchmarks(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::invalid_argument(path + ": cannot read the benchmarks file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_benchmarks(ss.str(), path);
+}
+
+}  // namespace hetpu::accounting

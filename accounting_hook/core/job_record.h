@@ -1,0 +1,40 @@
+// One charged run: what the ledger stores and `hetpu su report` reads back.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetpu::accounting {
+
+// Usage of one worker type (cpu, opencl, cuda) during the run.
+struct WorkerTypeUsage {
+    std::string worker_type;
+    int workers = 0;
+    long long tasks = 0;
+    double busy_s = 0;
+    double energy_j = 0;          // from energy_source
+    std::string energy_source;    // "rapl", "nvml", "model", ...: never a bare number
+    double model_energy_j = 0;    // what the model source says, for comparison with a sensor
+};
+
+struct JobRecord {
+    long long id = 0;             // set by the ledger
+    std::string recorded_at;      // UTC, ISO 8601 ("2026-11-21T23:59:00Z"); set by the ledger if empty
+    std::string user, host, app, policy;
+    std::string partition;
+    std::string fraction_source;  // "slurm" (allocation) or "process" (workers + peak RSS)
+    std::string slurm_job_id;     // "" outside Slurm
+    int nodes = 1;
+    double cores = 0, gpus = 0, mem_gib = 0;  // held per node
+    double fc = 0, fg = 0, fm = 0;            // fractions of a node
+    double weight = 0;            // SU per node-hour of the partition
+    double wall_s = 0;
+    double su = 0;
+    double energy_j = 0;
+    std::string energy_source;    // e.g. "rapl+model"
+    std::optional<double> gco2e;  // when a grid intensity is configured
+    std::vector<WorkerTypeUsage> workers;
+};
+
+}  // namespace hetpu::accounting

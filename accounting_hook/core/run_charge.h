@@ -1,0 +1,39 @@
+// The charge for one finished run, and the one-screen summary that explains it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accounting_hook/core/job_record.h"
+#include "accounting_hook/core/partition.h"
+#include "accounting_hook/core/slurm_allocation.h"
+
+namespace hetpu::accounting {
+
+struct RunInputs {
+    std::string user, host, app, policy;
+    Partition partition;
+    std::optional<SlurmAllocation> slurm;  // beats the process figures when present
+    double wall_s = 0;
+    // What the process itself held (one node): cores its workers occupy, GPUs its workers
+    // drive, its peak resident memory.
+    double cores_in_use = 0;
+    double gpus_in_use = 0;
+    double peak_rss_gib = 0;
+    std::vector<WorkerTypeUsage> workers;  // energy already attributed
+    std::optional<double> grid_gco2e_per_kwh;
+};
+
+// Fractions (Slurm allocation or process usage, clamped to the node), weight (Eq. 15),
+// SU (Eq. 1), energy totals and carbon. Throws std::invalid_argument on an unusable partition.
+JobRecord charge_run(const RunInputs &in);
+
+// The stderr summary: a handful of lines that say what was charged and why. `ledger_note`
+// is "recorded as job 12 in FILE" or "NOT recorded: reason".
+std::string format_summary(const JobRecord &job, const Partition &p, const std::string &ledger_note);
+
+// "1.23 kJ", "456 J", "7.8 mJ"...
+std::string format_joules(double j);
+
+}  // namespace hetpu::accounting

@@ -1,0 +1,238 @@
+// The SQLite ledger: round trip, reports, clear errors, and the two properties a shared
+// ledger needs — concurrent writer processes all land, and a writer killed with SIGKILL at
+// any instant leaves no partial job.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "accounting_hook/core/ledger.h"
+
+using namespace hetpu::accounting;
+namespace fs = std::filesystem;
+
+namespace {
+
+class LedgerTest : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/hetpu-ledger-test.XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        dir = tmpl;
+        path = dir + "/sub/ledger.sqlite";  // the directory is created on demand
+    }
+    void TearDown() override { fs::remove_all(dir); }
+    std::string dir, path;
+};
+
+JobRecord job(const std::string &user, const std::string &app, double su)
+{
+    JobRecord j;
+    j.user = user;
+    j.host = "n1";
+    j.app = app;
+    j.policy = "dmda";
+    j.partition = "work";
+    j.fraction_source = "process";
+    j.cores = 2, j.fc = 0.125, j.weight = 16, j.wall_s = 3.5, j.su = su;
+    j.energy_j = 10;
+    j.energy_source = "model";
+    j.workers = {{"cpu", 1, 40, 1.5, 6, "model", 6}, {"opencl", 1, 10, 1.0, 4, "model", 4}};
+    return j;
+}
+
+long long scalar(const std::string &path, const char *sql)
+{
+    sqlite3 *db = nullptr;
+    sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
+    sqlite3_stmt *s = nullptr;
+    long long v = -1;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+}  // namespace
+
+TEST(LedgerPath, FollowsHetpuLedgerThenXdgThenHome)
+{
+    auto env = [](std::map<std::string, std::string> m) {
+        return [m](const char *n) -> const char * {
+            auto it = m.find(n);
+            return it == m.end() ? nullptr : it->second.c_str();
+        };
+    };
+    EXPECT_EQ(default_ledger_path(env({{"HETPU_LEDGER", "/x/l.db"}, {"HOME", "/h"}})), "/x/l.db");
+    EXPECT_EQ(default_ledger_path(env({{"XDG_DATA_HOME", "/d"}, {"HOME", "/h"}})), "/d/hetpu/ledger.sqlite");
+    EXPECT_EQ(default_ledger_path(env({{"HOME", "/h"}})), "/h/.local/share/hetpu/ledger.sqlite");
+}
+
+TEST_F(LedgerTest, RecordsAJobWithItsWorkerRowsAndReadsThemBack)
+{
+    long long id;
+    {
+        Ledger l(path);
+        id = l.record(job("ada", "matmul", 0.25));
+        EXPECT_GT(id, 0);
+    }
+    Ledger r(path, /*read_only=*/true);
+    auto jobs = r.jobs();
+    ASSERT_EQ(jobs.size(), 1u);
+    EXPECT_EQ(jobs[0].id, id);
+    EXPECT_EQ(jobs[0].app, "matmul");
+    EXPECT_DOUBLE_EQ(jobs[0].su, 0.25);
+    EXPECT_FALSE(jobs[0].gco2e);
+    ASSERT_EQ(jobs[0].workers.size(), 2u);
+    EXPECT_EQ(jobs[0].workers[0].worker_type, "cpu");
+    EXPECT_EQ(jobs[0].workers[0].tasks, 40);
+    EXPECT_EQ(jobs[0].workers[1].energy_source, "model");
+    EXPECT_EQ(r.integrity_check(), "ok");
+    EXPECT_EQ(scalar(path, "PRAGMA user_version"), ledger_schema_version);
+    EXPECT_EQ(scalar(path, "SELECT COUNT(*) FROM pragma_journal_mode WHERE journal_mode='wal'"), 1);
+}
+
+TEST_F(LedgerTest, TotalsByUserPartitionAppAndSince)
+{
+    Ledger l(path);
+    JobRecord old = job("bob", "kmeans", 5);
+    old.recorded_at = "2020-01-01T00:00:00Z";
+    l.record(old);
+    l.record(job("ada", "matmul", 1));
+    l.record(job("ada", "fft2d", 2));
+    auto by_user = l.totals("user");
+    ASSERT_EQ(by_user.size(), 2u);
+    EXPECT_EQ(by_user[0].key, "bob");
+    EXPECT_DOUBLE_EQ(by_user[0].su, 5);
+    EXPECT_EQ(by_user[1].jobs, 2);
+    EXPECT_DOUBLE_EQ(by_user[1].su, 3);
+    auto recent = l.totals("user", "2021-06-01");
+    ASSERT_EQ(recent.size(), 1u);
+    EXPECT_EQ(recent[0].key, "ada");
+    EXPECT_EQ(l.totals("app", "2021-06-01 12:00").size(), 2u);
+    EXPECT_EQ(l.jobs("2021-01-01").size(), 2u);
+    EXPECT_THROW(l.totals("host"), LedgerError);
+    EXPECT_THROW(l.jobs("last week"), LedgerError);
+    EXPECT_EQ(normalise_since("2026-11-21"), "2026-11-21T00:00:00Z");
+    EXPECT_EQ(normalise_since("2026-11-21T10:05"), "2026-11-21T10:05:00Z");
+    EXPECT_EQ(normalise_since("2026-11-21 10:05:07Z"), "2026-11-21T10:05:07Z");
+}
+
+TEST_F(LedgerTest, CorruptLedgerIsAClearError)
+{
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path) << std::string(8192, 'x');
+    try {
+        Ledger l(path);
+        FAIL() << "opened a corrupt ledger";
+    } catch (const LedgerError &e) {
+        std::string m = e.what();
+        EXPECT_NE(m.find(path), std::string::npos) << m;
+        EXPECT_NE(m.find("corrupt"), std::string::npos) << m;
+        EXPECT_NE(m.find("HETPU_LEDGER"), std::string::npos) << m;
+    }
+}
+
+TEST_F(LedgerTest, UnwritableLedgerIsAClearError)
+{
+    if (geteuid() == 0)
+        GTEST_SKIP() << "root writes through permissions";
+    fs::create_directories(dir + "/ro");
+    chmod((dir + "/ro").c_str(), 0500);
+    try {
+        Ledger l(dir + "/ro/ledger.sqlite");
+        FAIL() << "created a ledger in a read-only directory";
+    } catch (const LedgerError &e) {
+        EXPECT_NE(std::string(e.what()).find("HETPU_LEDGER"), std::string::npos) << e.what();
+    }
+    chmod((dir + "/ro").c_str(), 0700);
+}
+
+TEST_F(LedgerTest, NewerSchemaIsRefusedNotMangled)
+{
+    { Ledger l(path); }
+    sqlite3 *db;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr);
+    sqlite3_close(db);
+    try {
+        Ledger l(path);
+        FAIL();
+    } catch (const LedgerError &e) {
+        EXPECT_NE(std::string(e.what()).find("newer"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(Ledger(dir + "/missing.sqlite", true), LedgerError);
+}
+
+TEST_F(LedgerTest, ConcurrentWriterProcessesAllLand)
+{
+    constexpr int writers = 4, jobs_each = 25;
+    std::vector<pid_t> pids;
+    for (int w = 0; w < writers; ++w) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            try {
+                // Every writer opens the (possibly not yet created) ledger itself.
+                Ledger l(path);
+                for (int i = 0; i < jobs_each; ++i)
+                    l.record(job("user" + std::to_string(w), "app", 1));
+            } catch (const std::exception &e) {
+                fprintf(stderr, "writer %d: %s\n", w, e.what());
+                _exit(1);
+            }
+            _exit(0);
+        }
+        pids.push_back(pid);
+    }
+    for (pid_t pid : pids) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    }
+    Ledger l(path, true);
+    EXPECT_EQ(l.jobs().size(), static_cast<size_t>(writers * jobs_each));
+    for (const LedgerTotals &t : l.totals("user"))
+        EXPECT_EQ(t.jobs, jobs_each) << t.key;
+    EXPECT_EQ(scalar(path, "SELECT COUNT(*) FROM job_workers"), writers * jobs_each * 2);
+}
+
+TEST_F(LedgerTest, WriterKilledAtAnyInstantLeavesNoPartialJob)
+{
+    { Ledger l(path); }
+    for (int round = 0; round < 6; ++round) {
+        pid_t pid = fork();
+        ASSERT_GE(pid, 0);
+        if (pid == 0) {
+            Ledger l(path);
+            for (;;)
+                l.record(job("k", "loop", 1));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(40 + 23 * round));
+        kill(pid, SIGKILL);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        ASSERT_TRUE(WIFSIGNALED(status));
+    }
+    Ledger l(path);  // a later job opens and writes normally
+    l.record(job("after", "x", 1));
+    EXPECT_EQ(l.integrity_check(), "ok");
+    EXPECT_GT(scalar(path, "SELECT COUNT(*) FROM jobs"), 6);
+    // Every job row has exactly the worker rows it announced, and no worker row is orphaned.
+    EXPECT_EQ(scalar(path, "SELECT COUNT(*) FROM jobs j WHERE j.worker_rows !="
+                           " (SELECT COUNT(*) FROM job_workers w WHERE w.job_id = j.id)"),
+              0);
+    EXPECT_EQ(scalar(path, "SELECT COUNT(*) FROM job_workers WHERE job_id NOT IN (SELECT id FROM jobs)"), 0);
+}

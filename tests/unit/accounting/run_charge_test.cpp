@@ -1,0 +1,86 @@
+// The charge of a finished run: process usage vs Slurm allocation, carbon, the summary.
+#include <gtest/gtest.h>
+
+#include "accounting_hook/core/run_charge.h"
+
+using namespace hetpu::accounting;
+
+namespace {
+
+RunInputs inputs()
+{
+    RunInputs in;
+    in.user = "ada";
+    in.host = "n1";
+    in.app = "matmul";
+    in.policy = "dmda";
+    in.partition.name = "work";
+    in.partition.cores_per_node = 16;
+    in.partition.mem_gib_per_node = 64;  // 4 GiB per core
+    in.partition.cpu_tdp_w = 100;
+    in.partition.origin = "test";
+    in.wall_s = 1800;
+    in.cores_in_use = 2;
+    in.peak_rss_gib = 9;  // 3 shares
+    in.workers = {{"cpu", 1, 10, 1.0, 50, "rapl", 40}, {"opencl", 1, 5, 0.5, 25, "rapl", 20}};
+    return in;
+}
+
+}  // namespace
+
+TEST(RunCharge, ProcessUsageChargesTheLargestFraction)
+{
+    JobRecord j = charge_run(inputs());
+    EXPECT_EQ(j.fraction_source, "process");
+    EXPECT_DOUBLE_EQ(j.fc, 2.0 / 16);
+    EXPECT_DOUBLE_EQ(j.fm, 3.0 / 16);
+    EXPECT_DOUBLE_EQ(j.weight, 16);
+    EXPECT_DOUBLE_EQ(j.su, 16 * 0.5 * 3.0 / 16);  // memory-bound: 3 core-equivalents for half an hour
+    EXPECT_DOUBLE_EQ(j.energy_j, 75);
+    EXPECT_EQ(j.energy_source, "rapl");
+    EXPECT_FALSE(j.gco2e);
+}
+
+TEST(RunCharge, SlurmAllocationBeatsProcessUsage)
+{
+    RunInputs in = inputs();
+    SlurmAllocation a;
+    a.job_id = "77";
+    a.nodes = 2;
+    a.cpus_per_node = 8;
+    a.mem_gib_per_node = 8;
+    in.slurm = a;
+    in.grid_gco2e_per_kwh = 360;
+    JobRecord j = charge_run(in);
+    EXPECT_EQ(j.fraction_source, "slurm");
+    EXPECT_EQ(j.slurm_job_id, "77");
+    EXPECT_DOUBLE_EQ(j.su, 16 * 0.5 * 2 * 0.5);  // 8 of 16 cores on 2 nodes for half an hour
+    ASSERT_TRUE(j.gco2e);
+    EXPECT_DOUBLE_EQ(*j.gco2e, 75 / 3.6e6 * 360);
+}
+
+TEST(RunCharge, UsageBeyondTheNodeIsChargedAsTheWholeNode)
+{
+    RunInputs in = inputs();
+    in.cores_in_use = 40;
+    JobRecord j = charge_run(in);
+    EXPECT_DOUBLE_EQ(j.fc, 1);
+    EXPECT_DOUBLE_EQ(j.su, 16 * 0.5);
+}
+
+TEST(RunCharge, SummaryExplainsTheChargeAndNamesSources)
+{
+    RunInputs in = inputs();
+    in.workers[1].energy_source = "model";
+    JobRecord j = charge_run(in);
+    EXPECT_EQ(j.energy_source, "model+rapl");
+    std::string s = format_summary(j, in.partition, "NOT recorded: disk full");
+    EXPECT_NE(s.find("partition 'work'"), std::string::npos) << s;
+    EXPECT_NE(s.find("[rapl] (model: 40 J)"), std::string::npos) << s;
+    EXPECT_NE(s.find("[model]"), std::string::npos) << s;
+    EXPECT_NE(s.find("= 1.5 SU"), std::string::npos) << s;
+    EXPECT_NE(s.find("NOT recorded: disk full"), std::string::npos) << s;
+    EXPECT_LE(std::count(s.begin(), s.end(), '\n'), 12);  // one screen
+    EXPECT_EQ(format_joules(1234), "1.23 kJ");
+    EXPECT_EQ(format_joules(0.0021), "2.1 mJ");
+}
