@@ -24,7 +24,6 @@ EXTRA_DIST += accounting_hook/examples/table1_system.toml accounting_hook/exampl
 check_PROGRAMS += tests/accounting/accounting_unit_tests
 tests_accounting_accounting_unit_tests_SOURCES = \
 	tests/unit/accounting/fake_energy_source.h \
-	tests/unit/accounting/energy_stub_until_merge.cpp \
 	tests/unit/accounting/su_model_test.cpp \
 	tests/unit/accounting/paper_tables_test.cpp \
 	tests/unit/accounting/slurm_test.cpp \
@@ -34,5 +33,12 @@ tests_accounting_accounting_unit_tests_SOURCES = \
 	tests/unit/accounting/ledger_test.cpp
 tests_accounting_accounting_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS)
 tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
+tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
 TESTS += tests/accounting/accounting_unit_tests
+
+# StarPU glue, inside libhetpu (runtime/init.cpp wraps the resolved policy with it).
+libhetpu_la_SOURCES += \
+	accounting_hook/accounting_hook.cpp accounting_hook/accounting_hook.h \
+	accounting_hook/local_node.cpp accounting_hook/local_node.h
+libhetpu_la_CPPFLAGS += $(HWLOC_CFLAGS)
+libhetpu_la_LIBADD += accounting_hook/libhetpu_accounting_core.la $(HWLOC_LIBS)

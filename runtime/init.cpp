@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "accounting_hook/accounting_hook.h"
 #include "runtime/starpu_start.h"
 
 extern "C" {
@@ -82,6 +83,7 @@ const RegisteredPolicy *running_hetpu_policy()
 
 void note_starpu_shutdown()
 {
+    accounting::run_finished();  // charge the run that just ended (no-op when not accounted)
     std::lock_guard<std::mutex> lock(state().mutex);
     state().started = false;
     state().started_by_hetpu_init = false;
@@ -133,6 +135,18 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
         hetpu_policy = find_registered_policy(conf.sched_policy);
     }
 
+    // Accounting (accounting_hook/): StarPU runs a copy of the resolved policy whose exec
+    // hooks also count busy time per worker, so every run is charged whichever policy it
+    // uses. With no policy named, StarPU's own default is resolved here so it is wrapped too.
+    const bool accounted = accounting::accounting_enabled();
+    if (accounted) {
+        struct starpu_sched_policy *base = conf.sched_policy;
+        if (!base && !(conf.sched_policy_name && *conf.sched_policy_name))
+            base = find_builtin_policy(accounting::starpu_default_policy);
+        if (base)
+            conf.sched_policy = accounting::wrap_policy(base);
+    }
+
     int ret;
     {
         HiddenEnv hidden("STARPU_SCHED");
@@ -151,6 +165,8 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
     s.started = true;
     s.hetpu_policy = hetpu_policy;
     s.policy_name = running && running->policy_name ? running->policy_name : requested;
+    if (accounted && conf.sched_policy)
+        accounting::run_started(s.policy_name.c_str());
 
     if (verbose_requested()) {
         char workers[128];

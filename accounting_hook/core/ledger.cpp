@@ -173,9 +173,12 @@ Ledger::Ledger(const std::string &path, bool read_only) : path_(path)
     }
     sqlite3_busy_timeout(db_, busy_timeout_ms);
     try {
-        Statement v(db_, "PRAGMA user_version");
-        v.step();
-        long long version = v.integer(0);
+        long long version;
+        {
+            Statement v(db_, "PRAGMA user_version");  // finalized at once: WAL cannot be entered in a read
+            v.step();
+            version = v.integer(0);
+        }
         if (version > ledger_schema_version)
             throw LedgerError("schema version " + std::to_string(version) + " is newer than this hetpu's (" +
                               std::to_string(ledger_schema_version) + "); use a newer hetpu or another HETPU_LEDGER");

@@ -6,7 +6,7 @@
 
 using namespace hetpu::accounting;
 using hetpu::energy::WorkerType;
-using testing::ScriptedSource;
+using fakes::ScriptedSource;
 
 TEST(EnergyAttribution, SensorJoulesSplitByBusyTimeModelFedTheSameBusyTime)
 {

@@ -7,7 +7,7 @@
 
 #include "perfmodels/energy/energy_source.h"
 
-namespace hetpu::accounting::testing {
+namespace hetpu::accounting::fakes {
 
 class ScriptedSource : public energy::EnergySource {
 public:
@@ -28,4 +28,4 @@ private:
     bool covers_gpu_;
 };
 
-}  // namespace hetpu::accounting::testing
+}  // namespace hetpu::accounting::fakes

@@ -147,17 +147,23 @@ TEST_F(LedgerTest, CorruptLedgerIsAClearError)
 
 TEST_F(LedgerTest, UnwritableLedgerIsAClearError)
 {
-    if (geteuid() == 0)
-        GTEST_SKIP() << "root writes through permissions";
-    fs::create_directories(dir + "/ro");
-    chmod((dir + "/ro").c_str(), 0500);
+    // A plain file where the directory should be: unwritable even for root.
+    fs::create_directories(dir);
+    std::ofstream(dir + "/afile") << "x";
     try {
-        Ledger l(dir + "/ro/ledger.sqlite");
-        FAIL() << "created a ledger in a read-only directory";
+        Ledger l(dir + "/afile/ledger.sqlite");
+        FAIL() << "created a ledger under a file";
     } catch (const LedgerError &e) {
-        EXPECT_NE(std::string(e.what()).find("HETPU_LEDGER"), std::string::npos) << e.what();
+        std::string m = e.what();
+        EXPECT_NE(m.find("afile/ledger.sqlite"), std::string::npos) << m;
+        EXPECT_NE(m.find("HETPU_LEDGER"), std::string::npos) << m;
     }
-    chmod((dir + "/ro").c_str(), 0700);
+    if (geteuid() != 0) {
+        fs::create_directories(dir + "/ro");
+        chmod((dir + "/ro").c_str(), 0500);
+        EXPECT_THROW(Ledger(dir + "/ro/ledger.sqlite"), LedgerError);
+        chmod((dir + "/ro").c_str(), 0700);
+    }
 }
 
 TEST_F(LedgerTest, NewerSchemaIsRefusedNotMangled)

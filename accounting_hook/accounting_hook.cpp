@@ -1,0 +1,371 @@
+// StarPU glue of the accounting hook (see accounting_hook.h). The hot path is the two exec
+// hooks: each touches only the calling worker's own slot (no lock, no allocation, no
+// shared cache line), so accounting costs two clock reads per task.
+#include "accounting_hook/accounting_hook.h"
+
+#include <pwd.h>
+#include <starpu.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "accounting_hook/core/energy_attribution.h"
+#include "accounting_hook/core/ledger.h"
+#include "accounting_hook/core/partition_config.h"
+#include "accounting_hook/core/run_charge.h"
+#include "accounting_hook/core/slurm_allocation.h"
+#include "accounting_hook/local_node.h"
+#include "perfmodels/energy/energy_source.h"
+
+namespace hetpu::accounting {
+
+namespace {
+
+// ---- hot path --------------------------------------------------------------------------
+
+uint64_t now_ns()
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// One per worker, written only by that worker's thread. The in-flight ring exists because an
+// asynchronous worker (OpenCL/CUDA pipelines) may start several tasks before the first ends.
+struct alignas(64) WorkerSlot {
+    static constexpr unsigned ring = 4;
+    std::atomic<uint64_t> busy_ns{0};  // relaxed: read after the workers stopped
+    std::atomic<uint64_t> tasks{0};
+    struct {
+        const void *task;
+        uint64_t start_ns;
+    } inflight[ring] = {};
+    unsigned next = 0;
+};
+
+WorkerSlot g_slots[STARPU_NMAXWORKERS];
+struct starpu_sched_policy g_wrapped;
+void (*g_inner_pre)(struct starpu_task *, unsigned) = nullptr;
+void (*g_inner_post)(struct starpu_task *, unsigned) = nullptr;
+
+void accounting_pre_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+    if (g_inner_pre)
+        g_inner_pre(task, sched_ctx_id);
+    const int w = starpu_worker_get_id();
+    if (w < 0 || w >= STARPU_NMAXWORKERS)
+        return;
+    WorkerSlot &s = g_slots[w];
+    auto &entry = s.inflight[s.next++ % WorkerSlot::ring];
+    entry.task = task;
+    entry.start_ns = now_ns();
+}
+
+double seconds_between(const struct timespec &a, const struct timespec &b)
+{
+    return static_cast<double>(b.tv_sec - a.tv_sec) + static_cast<double>(b.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
+void accounting_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
+{
+    const uint64_t end = now_ns();
+    const int w = starpu_worker_get_id();
+    if (w >= 0 && w < STARPU_NMAXWORKERS) {
+        WorkerSlot &s = g_slots[w];
+        uint64_t exec_ns = 0;
+        // StarPU's profiling times the codelet alone when the program turned profiling on
+        // (hetpu's divisible runner does); otherwise our own pre/post stamps, which also
+        // include the task's callback. Forcing profiling on would cost every task a calloc.
+        const struct starpu_profiling_task_info *info = task->profiling_info;
+        if (info && info->end_time.tv_sec != 0) {
+            const double sec = seconds_between(info->start_time, info->end_time);
+            exec_ns = sec > 0 ? static_cast<uint64_t>(sec * 1e9) : 0;
+        }
+        for (auto &entry : s.inflight) {
+            if (entry.task == task) {
+                if (exec_ns == 0 && end > entry.start_ns)
+                    exec_ns = end - entry.start_ns;
+                entry.task = nullptr;
+                break;
+            }
+        }
+        s.busy_ns.store(s.busy_ns.load(std::memory_order_relaxed) + exec_ns, std::memory_order_relaxed);
+        s.tasks.store(s.tasks.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+    if (g_inner_post)
+        g_inner_post(task, sched_ctx_id);
+}
+
+// ---- run start / finish ------------------------------------------------------------------
+
+bool env_true(const char *name)
+{
+    const char *v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+
+const char *env_or_null(const char *name) { return std::getenv(name); }
+
+struct RunState {
+    std::mutex mutex;
+    bool active = false;
+    bool atexit_registered = false;
+    std::chrono::steady_clock::time_point start;
+    std::string policy;
+    int nworkers = 0;
+    energy::WorkerType types[STARPU_NMAXWORKERS] = {};
+    bool opencl_on_cpu = true;
+    Partition partition;
+    std::optional<double> grid_gco2e_per_kwh;
+    std::unique_ptr<energy::EnergySelection> energy;
+    energy::EnergySource *model = nullptr;
+};
+
+RunState &state()
+{
+    static RunState *s = new RunState;  // never destroyed: the atexit handler may run late
+    return *s;
+}
+
+void warn(const std::string &msg) { std::fprintf(stderr, "hetpu accounting: %s\n", msg.c_str()); }
+
+// OpenCL devices are CPUs under PoCL (STARPU_OPENCL_ON_CPUS / _ONLY_ON_CPUS): their energy
+// is CPU energy and they hold no GPU.
+bool opencl_runs_on_cpus() { return env_true("STARPU_OPENCL_ON_CPUS") || env_true("STARPU_OPENCL_ONLY_ON_CPUS"); }
+
+// The partition of the config file if one is given (a bad one is reported and the node is
+// detected instead: the run must not fail over its bill), else this node.
+void choose_partition(RunState &s, int gpus_driven)
+{
+    s.grid_gco2e_per_kwh.reset();
+    const char *config = env_or_null("HETPU_PARTITION_CONFIG");
+    if (config && *config) {
+        try {
+            AccountingConfig cfg = load_accounting_config(config);
+            std::string name;
+            if (const char *p = env_or_null("HETPU_PARTITION"); p && *p)
+                name = p;
+            else if (const char *sp = env_or_null("SLURM_JOB_PARTITION"); sp && *sp && cfg.find(sp))
+                name = sp;
+            s.partition = cfg.choose(name);
+            s.grid_gco2e_per_kwh = cfg.grid_gco2e_per_kwh;
+        } catch (const std::exception &e) {
+            warn(std::string(e.what()) + " — charging against the detected node instead");
+            s.partition = detect_local_node(gpus_driven);
+        }
+    } else {
+        s.partition = detect_local_node(gpus_driven);
+    }
+    if (const char *g = env_or_null("HETPU_GRID_GCO2E_PER_KWH"); g && *g) {
+        char *end = nullptr;
+        double v = std::strtod(g, &end);
+        if (end != g && *end == '\0' && v >= 0)
+            s.grid_gco2e_per_kwh = v;
+        else
+            warn(std::string("HETPU_GRID_GCO2E_PER_KWH='") + g + "' is not a non-negative number (gCO2e per kWh); ignored");
+    }
+}
+
+void open_energy(RunState &s)
+{
+    const Partition &p = s.partition;
+    const double gpu_tdp = p.gpu_tdp_w > 0 ? p.gpu_tdp_w : assumed_gpu_tdp_w;
+    const double cpu_tdp = p.cpu_tdp_w > 0 ? p.cpu_tdp_w : assumed_cpu_core_w * p.cores_per_socket();
+    energy::PowerModel model = energy::PowerModel::from_tdp(cpu_tdp, p.cores_per_socket(), gpu_tdp);
+    try {
+        s.energy = std::make_unique<energy::EnergySelection>(energy::open_energy_sources(model, nullptr, s.opencl_on_cpu));
+    } catch (const std::exception &e) {
+        warn(std::string(e.what()) + " — using the model");
+        s.energy = std::make_unique<energy::EnergySelection>(energy::open_energy_sources(model, "model", s.opencl_on_cpu));
+    }
+    s.model = nullptr;
+    for (auto &src : s.energy->sources)
+        if (!src->measured())
+            s.model = src.get();
+    int counts[3] = {0, 0, 0};
+    for (int w = 0; w < s.nworkers; ++w)
+        counts[static_cast<int>(s.types[w])]++;
+    for (auto &src : s.energy->sources)
+        for (energy::WorkerType t : {energy::WorkerType::cpu, energy::WorkerType::opencl, energy::WorkerType::cuda})
+            src->set_worker_count(t, counts[static_cast<int>(t)]);
+}
+
+std::string user_name()
+{
+    if (const char *u = std::getenv("USER"); u && *u)
+        return u;
+    if (struct passwd *pw = getpwuid(getuid()))
+        return pw->pw_name;
+    return std::to_string(getuid());
+}
+
+std::string host_name()
+{
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0)
+        return "unknown";
+    return buf;
+}
+
+double peak_rss_gib()
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return static_cast<double>(ru.ru_maxrss) / (1024.0 * 1024.0);  // KiB -> GiB
+}
+
+void finish_at_exit() { run_finished(); }
+
+void finish_locked(RunState &s)
+{
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.start).count();
+    std::vector<BusyByType> busy;
+    int cores_in_use = 0, gpus_in_use = 0;
+    for (energy::WorkerType t : {energy::WorkerType::cpu, energy::WorkerType::opencl, energy::WorkerType::cuda}) {
+        BusyByType b;
+        b.type = t;
+        for (int w = 0; w < s.nworkers; ++w) {
+            if (s.types[w] != t)
+                continue;
+            b.workers++;
+            b.tasks += static_cast<long long>(g_slots[w].tasks.load(std::memory_order_relaxed));
+            b.busy_s += static_cast<double>(g_slots[w].busy_ns.load(std::memory_order_relaxed)) * 1e-9;
+        }
+        if (b.workers == 0)
+            continue;
+        // Every StarPU worker is a thread pinned to a core, the driver threads of
+        // accelerators included; GPUs are the CUDA devices and OpenCL devices that are not CPUs.
+        cores_in_use += b.workers;
+        if (energy::device_of(t, s.opencl_on_cpu) == energy::Device::gpu)
+            gpus_in_use += b.workers;
+        busy.push_back(b);
+    }
+    RunInputs in;
+    in.user = user_name();
+    in.host = host_name();
+    in.app = program_invocation_short_name;
+    in.policy = s.policy;
+    in.partition = s.partition;
+    in.wall_s = wall_s;
+    in.cores_in_use = cores_in_use;
+    in.gpus_in_use = gpus_in_use;
+    in.peak_rss_gib = peak_rss_gib();
+    in.grid_gco2e_per_kwh = s.grid_gco2e_per_kwh;
+    try {
+        in.slurm = read_slurm_allocation([](const char *n) -> const char * { return std::getenv(n); });
+    } catch (const std::exception &e) {
+        warn(std::string(e.what()) + " — charging what the process used instead");
+    }
+    in.workers = attribute_energy(busy, s.energy->for_device(energy::Device::cpu), s.energy->for_device(energy::Device::gpu),
+                                  s.model, s.opencl_on_cpu);
+    JobRecord job = charge_run(in);
+
+    std::string note;
+    bool recorded = false;
+    const std::string path = default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
+    try {
+        Ledger ledger(path);
+        job.id = ledger.record(job);
+        note = "recorded as job " + std::to_string(job.id) + " in " + path;
+        recorded = true;
+    } catch (const std::exception &e) {
+        note = std::string("NOT recorded: ") + e.what();
+    }
+    if (!env_true("HETPU_ACCOUNTING_QUIET"))
+        std::fputs(format_summary(job, s.partition, note).c_str(), stderr);
+    else if (!recorded)
+        warn("the charge of this run (" + std::to_string(job.su) + " SU) was " + note);
+}
+
+}  // namespace
+
+bool accounting_enabled()
+{
+    const char *v = std::getenv("HETPU_ACCOUNTING");
+    if (!v || !*v)
+        return true;
+    for (const char *off : {"0", "off", "no", "false"})
+        if (strcasecmp(v, off) == 0)
+            return false;
+    return true;
+}
+
+struct starpu_sched_policy *wrap_policy(struct starpu_sched_policy *resolved)
+{
+    if (!resolved)
+        return resolved;
+    // StarPU copies the struct it is given, so one static copy serves every run; the inner
+    // hooks are read from globals because StarPU's hook signature carries no context.
+    g_wrapped = *resolved;
+    g_inner_pre = resolved->pre_exec_hook;
+    g_inner_post = resolved->post_exec_hook;
+    g_wrapped.pre_exec_hook = accounting_pre_exec_hook;
+    g_wrapped.post_exec_hook = accounting_post_exec_hook;
+    return &g_wrapped;
+}
+
+void run_started(const char *policy_name)
+{
+    RunState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    try {
+        s.active = false;
+        s.start = std::chrono::steady_clock::now();
+        s.policy = policy_name ? policy_name : "?";
+        s.opencl_on_cpu = opencl_runs_on_cpus();
+        s.nworkers = std::min<int>(static_cast<int>(starpu_worker_get_count()), STARPU_NMAXWORKERS);
+        int gpus = 0;
+        for (int w = 0; w < s.nworkers; ++w) {
+            switch (starpu_worker_get_type(w)) {
+            case STARPU_CUDA_WORKER: s.types[w] = energy::WorkerType::cuda; break;
+            case STARPU_OPENCL_WORKER: s.types[w] = energy::WorkerType::opencl; break;
+            default: s.types[w] = energy::WorkerType::cpu; break;
+            }
+            if (energy::device_of(s.types[w], s.opencl_on_cpu) == energy::Device::gpu)
+                gpus++;
+            g_slots[w].busy_ns.store(0, std::memory_order_relaxed);
+            g_slots[w].tasks.store(0, std::memory_order_relaxed);
+            for (auto &e : g_slots[w].inflight)
+                e.task = nullptr;
+        }
+        choose_partition(s, gpus);
+        open_energy(s);
+        s.active = true;
+        if (!s.atexit_registered) {
+            std::atexit(finish_at_exit);
+            s.atexit_registered = true;
+        }
+    } catch (const std::exception &e) {
+        warn(std::string(e.what()) + " — this run is not charged");
+    }
+}
+
+void run_finished()
+{
+    RunState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.active)
+        return;
+    s.active = false;
+    try {
+        finish_locked(s);
+    } catch (const std::exception &e) {
+        warn(std::string(e.what()) + " — this run is not charged");
+    }
+    s.energy.reset();
+    s.model = nullptr;
+}
+
+}  // namespace hetpu::accounting
