@@ -162,10 +162,10 @@ void choose_partition(RunState &s, int gpus_driven)
             s.grid_gco2e_per_kwh = cfg.grid_gco2e_per_kwh;
         } catch (const std::exception &e) {
             warn(std::string(e.what()) + " — charging against the detected node instead");
-            s.partition = detect_local_node(gpus_driven);
+            s.partition = detect_local_node(gpus_driven, starpu_get_hwloc_topology());
         }
     } else {
-        s.partition = detect_local_node(gpus_driven);
+        s.partition = detect_local_node(gpus_driven, starpu_get_hwloc_topology());
     }
     if (const char *g = env_or_null("HETPU_GRID_GCO2E_PER_KWH"); g && *g) {
         char *end = nullptr;
@@ -283,6 +283,7 @@ void finish_locked(RunState &s)
     } catch (const std::exception &e) {
         note = std::string("NOT recorded: ") + e.what();
     }
+    std::fflush(stdout);  // the program's own output first, when both go to one terminal or file
     if (!env_true("HETPU_ACCOUNTING_QUIET"))
         std::fputs(format_summary(job, s.partition, note).c_str(), stderr);
     else if (!recorded)

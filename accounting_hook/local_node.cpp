@@ -8,19 +8,23 @@
 
 namespace hetpu::accounting {
 
-Partition detect_local_node(int gpus)
+Partition detect_local_node(int gpus, hwloc_topology_t loaded)
 {
     Partition p;
     p.name = "local";
     int cores = 0, sockets = 0;
     double mem_bytes = 0;
+    auto read = [&](hwloc_topology_t topo) {
+        cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        sockets = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+        mem_bytes = static_cast<double>(hwloc_get_root_obj(topo)->total_memory);
+    };
     hwloc_topology_t topo;
-    if (hwloc_topology_init(&topo) == 0) {
-        if (hwloc_topology_load(topo) == 0) {
-            cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
-            sockets = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-            mem_bytes = static_cast<double>(hwloc_get_root_obj(topo)->total_memory);
-        }
+    if (loaded)
+        read(loaded);
+    else if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0)
+            read(topo);
         hwloc_topology_destroy(topo);
     }
     const char *how = "hwloc";

@@ -3,6 +3,8 @@
 // assumptions that the summary prints; a site sets real figures in a partition config.
 #pragma once
 
+#include <hwloc.h>
+
 #include "accounting_hook/core/partition.h"
 
 namespace hetpu::accounting {
@@ -11,8 +13,9 @@ namespace hetpu::accounting {
 constexpr double assumed_cpu_core_w = 10;
 constexpr double assumed_gpu_tdp_w = 300;
 
-// `gpus`: GPUs the run drives (hwloc without I/O discovery does not see them). Falls back
-// to sysconf figures if hwloc fails.
-Partition detect_local_node(int gpus);
+// `gpus`: GPUs the run drives (hwloc without I/O discovery does not see them). `loaded`: a
+// topology already loaded (StarPU's), else one is loaded here (~10-30 ms). Falls back to
+// sysconf figures if hwloc fails.
+Partition detect_local_node(int gpus, hwloc_topology_t loaded = nullptr);
 
 }  // namespace hetpu::accounting

@@ -4,7 +4,8 @@ AM_TESTS_ENVIRONMENT = \
 	export HETPU_BUILDDIR='$(abs_top_builddir)'; \
 	export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1; \
 	export POCL_MAX_PTHREAD_COUNT=1; \
-	export STARPU_HOME=`mktemp -d "$${TMPDIR:-/tmp}/hetpu-check.XXXXXX"`;
+	export STARPU_HOME=`mktemp -d "$${TMPDIR:-/tmp}/hetpu-check.XXXXXX"`; \
+	export HETPU_LEDGER="$$STARPU_HOME/ledger.sqlite"; # accounting is on by default: never the user's ledger
 
 check_PROGRAMS += tests/unit_tests tests/integration_tests tests/programs/plain_starpu
 

@@ -4,5 +4,7 @@
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
 STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-test.XXXXXX")
 export STARPU_HOME
+# Runs are charged by the accounting hook (on by default): never into the user's ledger.
+export HETPU_LEDGER="${HETPU_LEDGER:-$STARPU_HOME/ledger.sqlite}"
 trap 'rm -rf "$STARPU_HOME"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
