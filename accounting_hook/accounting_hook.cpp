@@ -56,6 +56,9 @@ struct alignas(64) WorkerSlot {
 
 WorkerSlot g_slots[STARPU_NMAXWORKERS];
 struct starpu_sched_policy g_wrapped;
+// When StarPU was asked to start: the run is charged from there (initialisation holds the
+// cores too).
+std::chrono::steady_clock::time_point g_start_requested;
 void (*g_inner_pre)(struct starpu_task *, unsigned) = nullptr;
 void (*g_inner_post)(struct starpu_task *, unsigned) = nullptr;
 
@@ -309,6 +312,7 @@ struct starpu_sched_policy *wrap_policy(struct starpu_sched_policy *resolved)
         return resolved;
     // StarPU copies the struct it is given, so one static copy serves every run; the inner
     // hooks are read from globals because StarPU's hook signature carries no context.
+    g_start_requested = std::chrono::steady_clock::now();
     g_wrapped = *resolved;
     g_inner_pre = resolved->pre_exec_hook;
     g_inner_post = resolved->post_exec_hook;
@@ -323,7 +327,7 @@ void run_started(const char *policy_name)
     std::lock_guard<std::mutex> lock(s.mutex);
     try {
         s.active = false;
-        s.start = std::chrono::steady_clock::now();
+        s.start = g_start_requested;
         s.policy = policy_name ? policy_name : "?";
         s.opencl_on_cpu = opencl_runs_on_cpus();
         s.nworkers = std::min<int>(static_cast<int>(starpu_worker_get_count()), STARPU_NMAXWORKERS);

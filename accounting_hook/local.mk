@@ -42,3 +42,18 @@ libhetpu_la_SOURCES += \
 	accounting_hook/local_node.cpp accounting_hook/local_node.h
 libhetpu_la_CPPFLAGS += $(HWLOC_CFLAGS)
 libhetpu_la_LIBADD += accounting_hook/libhetpu_accounting_core.la $(HWLOC_LIBS)
+
+# `hetpu su rate|charge|compare|report` (tools/su/), linked into tools/hetpu.
+noinst_LTLIBRARIES += tools/su/libhetpu_su.la
+tools_su_libhetpu_su_la_SOURCES = \
+	tools/su/su_command.cpp tools/su/su_command.h \
+	tools/su/su_options.cpp tools/su/su_options.h \
+	tools/su/su_compare.cpp tools/su/su_compare.h \
+	tools/su/su_report.cpp tools/su/su_report.h
+tools_su_libhetpu_su_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
+tools_hetpu_LDADD += tools/su/libhetpu_su.la accounting_hook/libhetpu_accounting_core.la
+
+# End to end: hetpu su on the paper's system, the hook on real runs (matmul, preloaded
+# plain_starpu), concurrent runs, kill -9, corrupt ledger.
+TESTS += tests/accounting/accounting_cli.sh
+EXTRA_DIST += tests/accounting/accounting_cli.sh

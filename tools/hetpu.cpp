@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "tools/sim/sim_command.h"
+#include "tools/su/su_command.h"
 
 namespace {
 
@@ -15,6 +16,7 @@ void usage(FILE *out)
                "  policies   list the scheduling policies STARPU_SCHED may name\n"
                "  version    print hetpu's version and the StarPU it was built against\n"
                "  sim        simulate a policy on a machine described in a JSON scenario\n"
+               "  su         service units: rate, charge, compare charging models, report the ledger\n"
                "  help       this text\n",
                out);
 }
@@ -34,6 +36,8 @@ int main(int argc, char **argv)
     }
     if (!std::strcmp(cmd, "sim"))
         return hetpu::sim::sim_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "su"))
+        return hetpu::su::su_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {
         std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
                     STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);

@@ -46,7 +46,7 @@ std::vector<WorkerTypeUsage> attribute_energy(const std::vector<BusyByType> &bus
         if (src[i] && src[i]->covers(devices[i]))
             joules[i] = src[i]->joules(devices[i]);
         if (model && model->covers(devices[i]))
-            model_joules[i] = model->joules(devices[i]);
+            model_joules[i] = src[i] == model ? joules[i] : model->joules(devices[i]);  // one reading per source
     }
     std::vector<WorkerTypeUsage> out;
     for (const BusyByType &b : busy) {

@@ -1,0 +1,9 @@
+// `hetpu su compare`: the paper's Tables II-IV for any pair of partitions, the Fig. 1
+// decision table, and its plot.
+#pragma once
+
+namespace hetpu::su {
+
+int compare_command(int argc, char **argv);
+
+}  // namespace hetpu::su

@@ -1,0 +1,34 @@
+// Option parsing shared by the `hetpu su` subcommands: "--name value" pairs and "--flag"s,
+// each subcommand naming the ones it accepts, so a typo is an error rather than ignored.
+#pragma once
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+
+namespace hetpu::su {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+class Options {
+public:
+    // Throws UsageError naming an unknown option, a missing value or a repeated option.
+    Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags);
+
+    bool has(const std::string &name) const { return values_.count(name) || flags_.count(name); }
+    std::string get(const std::string &name, const std::string &fallback = "") const;
+    std::string required(const std::string &name) const;
+    // A number >= min; throws UsageError naming the option otherwise.
+    double number(const std::string &name, double min) const;
+    int count(const std::string &name, int min) const;
+
+private:
+    std::map<std::string, std::string> values_;
+    std::set<std::string> flags_;
+};
+
+}  // namespace hetpu::su

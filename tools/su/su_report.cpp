@@ -1,0 +1,110 @@
+#include "tools/su/su_report.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "accounting_hook/core/ledger.h"
+#include "accounting_hook/core/run_charge.h"
+#include "tools/su/su_options.h"
+
+namespace hetpu::su {
+
+namespace {
+
+using namespace hetpu::accounting;
+
+nlohmann::json job_json(const JobRecord &j)
+{
+    nlohmann::json w = nlohmann::json::array();
+    for (const WorkerTypeUsage &u : j.workers)
+        w.push_back({{"type", u.worker_type},
+                     {"workers", u.workers},
+                     {"tasks", u.tasks},
+                     {"busy_s", u.busy_s},
+                     {"energy_j", u.energy_j},
+                     {"energy_source", u.energy_source},
+                     {"model_energy_j", u.model_energy_j}});
+    nlohmann::json r = {{"id", j.id},
+                        {"recorded_at", j.recorded_at},
+                        {"user", j.user},
+                        {"host", j.host},
+                        {"app", j.app},
+                        {"policy", j.policy},
+                        {"partition", j.partition},
+                        {"fraction_source", j.fraction_source},
+                        {"slurm_job_id", j.slurm_job_id},
+                        {"nodes", j.nodes},
+                        {"fractions", {{"cores", j.fc}, {"gpus", j.fg}, {"memory", j.fm}}},
+                        {"rate", j.weight},
+                        {"wall_s", j.wall_s},
+                        {"su", j.su},
+                        {"energy_j", j.energy_j},
+                        {"energy_source", j.energy_source},
+                        {"workers", w}};
+    r["gco2e"] = j.gco2e ? nlohmann::json(*j.gco2e) : nlohmann::json(nullptr);
+    return r;
+}
+
+}  // namespace
+
+int report_command(int argc, char **argv)
+{
+    Options o(argc, argv, {"ledger", "since", "by"}, {"json"});
+    const std::string path =
+        o.has("ledger") ? o.get("ledger") : default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
+    const std::string since = o.get("since");
+    if (!since.empty())
+        normalise_since(since);  // a bad date is a usage error before the ledger is opened
+    Ledger ledger(path, /*read_only=*/true);
+    const bool json = o.has("json");
+
+    if (o.has("by")) {
+        const std::string by = o.get("by");
+        std::vector<LedgerTotals> totals = ledger.totals(by, since);
+        if (!json)
+            std::printf("%-20s %6s %14s %12s %12s %12s\n", by.c_str(), "jobs", "SU", "energy", "gCO2e", "wall (s)");
+        for (const LedgerTotals &t : totals) {
+            if (json) {
+                std::printf("%s\n", nlohmann::json({{"by", by},
+                                                    {"key", t.key},
+                                                    {"jobs", t.jobs},
+                                                    {"su", t.su},
+                                                    {"energy_j", t.energy_j},
+                                                    {"gco2e", t.gco2e},
+                                                    {"wall_s", t.wall_s}})
+                                        .dump()
+                                        .c_str());
+                continue;
+            }
+            std::printf("%-20s %6lld %14.6g %12s %12.4g %12.3f\n", t.key.c_str(), t.jobs, t.su, format_joules(t.energy_j).c_str(),
+                        t.gco2e, t.wall_s);
+        }
+        if (!json && totals.empty())
+            std::printf("(no jobs%s in %s)\n", since.empty() ? "" : (" since " + since).c_str(), path.c_str());
+        return 0;
+    }
+
+    std::vector<JobRecord> jobs = ledger.jobs(since);
+    if (!json)
+        std::printf("%5s %-20s %-10s %-14s %-8s %-10s %10s %12s  %s\n", "job", "recorded (UTC)", "user", "app", "policy", "partition",
+                    "wall (s)", "SU", "energy [source]");
+    double total_su = 0;
+    for (const JobRecord &j : jobs) {
+        total_su += j.su;
+        if (json) {
+            std::printf("%s\n", job_json(j).dump().c_str());
+            continue;
+        }
+        std::printf("%5lld %-20s %-10s %-14s %-8s %-10s %10.3f %12.6g  %s [%s]\n", j.id, j.recorded_at.c_str(), j.user.c_str(),
+                    j.app.c_str(), j.policy.c_str(), j.partition.c_str(), j.wall_s, j.su, format_joules(j.energy_j).c_str(),
+                    j.energy_source.c_str());
+    }
+    if (!json)
+        std::printf("%zu job%s, %.6g SU (%s)\n", jobs.size(), jobs.size() == 1 ? "" : "s", total_su, path.c_str());
+    return 0;
+}
+
+}  // namespace hetpu::su

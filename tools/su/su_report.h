@@ -1,0 +1,8 @@
+// `hetpu su report`: what the ledger holds, per job or totalled by user, partition or app.
+#pragma once
+
+namespace hetpu::su {
+
+int report_command(int argc, char **argv);
+
+}  // namespace hetpu::su
