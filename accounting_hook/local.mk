@@ -57,3 +57,9 @@ tools_hetpu_LDADD += tools/su/libhetpu_su.la accounting_hook/libhetpu_accounting
 # plain_starpu), concurrent runs, kill -9, corrupt ledger.
 TESTS += tests/accounting/accounting_cli.sh
 EXTRA_DIST += tests/accounting/accounting_cli.sh
+
+# Hook overhead: N tiny tasks with and without accounting in one process (./run bench accounting).
+noinst_PROGRAMS += bench/accounting_overhead
+bench_accounting_overhead_SOURCES = bench/accounting_overhead.cpp
+bench_accounting_overhead_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+bench_accounting_overhead_LDADD = libhetpu.la runtime/libhetpu_core.la $(STARPU_LIBS)

@@ -6,6 +6,7 @@
 #   plbhac    PLB-HAC: Ipopt solve time, simulated machines A-E (vs optimum, hdss, greedy),
 #             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
 #   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
+#   accounting  the accounting hook's cost: 20,000 tiny tasks with and without it, same process
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -15,9 +16,12 @@ mkdir -p "$out"
 export STARPU_SILENT=1
 STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
 export STARPU_HOME
+# Benchmark runs are charged by the accounting hook (on by default): keep them out of the
+# user's ledger, and their summaries off the benchmark output.
+export HETPU_LEDGER="$STARPU_HOME/ledger.sqlite" HETPU_ACCOUNTING_QUIET=1
 trap 'rm -rf "$STARPU_HOME"' EXIT
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto)
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting)
 
 for suite in "${suites[@]}"; do
   case "$suite" in
@@ -34,8 +38,11 @@ for suite in "${suites[@]}"; do
     pareto)
       echo "== pareto_speed: exact Pareto fronts"
       "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt" ;;
+    accounting)
+      echo "== accounting_overhead: 20,000 tiny tasks with and without the accounting hook (target ratio < 1.02)"
+      "$build/bench/accounting_overhead" --tasks 20000 --reps 21 --json "$out/accounting_overhead.jsonl" ;;
     *)
-      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto)" >&2; exit 2 ;;
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting)" >&2; exit 2 ;;
   esac
 done
 echo "results: $out/"
