@@ -112,4 +112,24 @@ grep -q "50 tasks done" "$out" || fail "run with a corrupt ledger did not finish
 grep -q "NOT recorded: ledger $STARPU_HOME/corrupt.sqlite: .*corrupt" "$err" || { cat "$err"; fail "corrupt ledger message"; }
 HETPU_LEDGER=$STARPU_HOME/corrupt.sqlite HETPU_ACCOUNTING_QUIET=1 LD_PRELOAD=$preload "$prog" >"$out" 2>"$err" || fail "quiet corrupt"
 grep -q "NOT recorded" "$err" || fail "quiet mode hid a ledger failure"
+# Under Slurm the allocation is charged, on the partition Slurm names, with carbon.
+SLURM_JOB_ID=4242 SLURM_JOB_PARTITION=gpu SLURM_JOB_NUM_NODES=2 SLURM_CPUS_ON_NODE=9 SLURM_MEM_PER_NODE=8192 \
+  SLURM_JOB_GPUS=0 HETPU_PARTITION_CONFIG=$examples/table1_system.toml HETPU_GRID_GCO2E_PER_KWH=400 \
+  LD_PRELOAD=$preload "$prog" >"$out" 2>"$err" || { cat "$err"; fail "run under Slurm"; }
+[ "$(sqlite3 "$HETPU_LEDGER" "SELECT partition, fraction_source, slurm_job_id, nodes, fc, fg, weight, gco2e > 0,
+      abs(su - weight * wall_s / 3600 * nodes * 0.25) < 1e-12 FROM jobs ORDER BY id DESC LIMIT 1")" = "gpu|slurm|4242|2|0.25|0.25|192.0|1|1" ] \
+    || { sqlite3 "$HETPU_LEDGER" "SELECT * FROM jobs ORDER BY id DESC LIMIT 1"; fail "Slurm allocation not charged"; }
+
+# A RAPL sensor (a fake powercap tree whose package counter rises during the run): the CPU
+# figures are measured, named "rapl", with the model's estimate beside them.
+pc=$STARPU_HOME/powercap; mkdir -p "$pc/intel-rapl:0"
+echo package-0 >"$pc/intel-rapl:0/name"; echo 262143328850 >"$pc/intel-rapl:0/max_energy_range_uj"
+echo 1000000 >"$pc/intel-rapl:0/energy_uj"
+( uj=1000000; i=0; while [ $i -lt 40 ]; do uj=$((uj + 500000)); echo $uj >"$pc/intel-rapl:0/energy_uj.new"
+  mv "$pc/intel-rapl:0/energy_uj.new" "$pc/intel-rapl:0/energy_uj"; sleep 0.1; i=$((i + 1)); done ) & ticker=$!
+HETPU_POWERCAP_ROOT=$pc STARPU_SCHED=dmda "$matmul" -n 384 --block 64 >"$out" 2>"$err" || { cat "$err"; fail "run with RAPL"; }
+kill $ticker 2>/dev/null; wait $ticker 2>/dev/null
+grep -q "energy .* \[rapl\] (model: " "$err" || { cat "$err"; fail "RAPL figures not named in the summary"; }
+[ "$(sqlite3 "$HETPU_LEDGER" "SELECT energy_source, energy_j > 0 FROM jobs ORDER BY id DESC LIMIT 1")" = "rapl|1" ] \
+    || { sqlite3 "$HETPU_LEDGER" "SELECT * FROM jobs ORDER BY id DESC LIMIT 1"; fail "RAPL energy not in the ledger"; }
 echo "accounting cli: ok"
