@@ -162,6 +162,7 @@ struct RunState {
     std::chrono::steady_clock::time_point started;  // when run_started ran, with...
     uint64_t started_ticks = 0;                     // ...the tick counter then
     std::string policy;
+    pid_t pid = 0;  // a forked child exiting must not charge its parent's run again
     int nworkers = 0;
     energy::WorkerType types[STARPU_NMAXWORKERS] = {};
     bool opencl_on_cpu = true;
@@ -370,6 +371,7 @@ void run_started(const char *policy_name)
         s.active = false;
         s.start = g_start_requested;
         s.policy = policy_name ? policy_name : "?";
+        s.pid = getpid();
         s.opencl_on_cpu = opencl_runs_on_cpus();
         s.nworkers = std::min<int>(static_cast<int>(starpu_worker_get_count()), STARPU_NMAXWORKERS);
         int gpus = 0;
@@ -406,7 +408,7 @@ void run_finished()
 {
     RunState &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.active)
+    if (!s.active || s.pid != getpid())
         return;
     s.active = false;
     try {

@@ -40,6 +40,12 @@ JobRecord charge_run(const RunInputs &in)
     j.fc = f.cores, j.fg = f.gpus, j.fm = f.memory;
     j.weight = energy_weight(p);
     j.su = cost(j.weight, j.wall_s / 3600.0, f, j.nodes);
+    if (in.slurm && in.slurm->procid > 0) {
+        // Every task of an srun may start StarPU; the allocation is one job, charged once,
+        // by task 0. The others still record their energy.
+        j.su = 0;
+        j.fraction_source = "slurm task " + std::to_string(in.slurm->procid) + " (charged by task 0)";
+    }
     j.workers = in.workers;
     std::set<std::string> sources;
     for (const WorkerTypeUsage &u : j.workers) {
@@ -82,7 +88,7 @@ std::string format_summary(const JobRecord &j, const Partition &p, const std::st
                   p.mem_gib_per_node, p.gpus_per_node, j.weight,
                   p.has_gpus() ? " (GPU TDP / CPU TDP x C, Eq. 15)" : " (C: one SU per core-hour)");
     s += line;
-    const bool slurm = j.fraction_source == "slurm";
+    const bool slurm = j.fraction_source.rfind("slurm", 0) == 0;
     std::snprintf(line, sizeof line,
                   "  held per node (%s): cores %g -> %.4g, GPUs %g -> %.4g, memory %.3g GiB -> %.4g (whole per-core shares)\n",
                   slurm ? ("Slurm job " + j.slurm_job_id).c_str() : "StarPU workers + peak RSS", j.cores, j.fc, j.gpus,

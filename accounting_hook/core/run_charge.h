@@ -26,7 +26,8 @@ struct RunInputs {
 };
 
 // Fractions (Slurm allocation or process usage, clamped to the node), weight (Eq. 15),
-// SU (Eq. 1), energy totals and carbon. Throws std::invalid_argument on an unusable partition.
+// SU (Eq. 1; 0 for Slurm tasks other than task 0, which charges the whole allocation),
+// energy totals and carbon. Throws std::invalid_argument on an unusable partition.
 JobRecord charge_run(const RunInputs &in);
 
 // The stderr summary: a handful of lines that say what was charged and why. `ledger_note`

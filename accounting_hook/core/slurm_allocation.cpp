@@ -63,6 +63,8 @@ std::optional<SlurmAllocation> read_slurm_allocation(const EnvLookup &env)
         a.gpus_per_node = count;
     } else if (const char *gpn = nonempty(env, "SLURM_GPUS_PER_NODE"))
         a.gpus_per_node = static_cast<int>(parse_gres_count("SLURM_GPUS_PER_NODE", gpn));
+    if (const char *r = nonempty(env, "SLURM_PROCID"))
+        a.procid = static_cast<int>(parse_count("SLURM_PROCID", r));
     return a;
 }
 

@@ -59,6 +59,22 @@ TEST(RunCharge, SlurmAllocationBeatsProcessUsage)
     EXPECT_DOUBLE_EQ(*j.gco2e, 75 / 3.6e6 * 360);
 }
 
+TEST(RunCharge, OnlySlurmTaskZeroChargesTheAllocation)
+{
+    RunInputs in = inputs();
+    SlurmAllocation a;
+    a.job_id = "77";
+    a.cpus_per_node = 8;
+    a.procid = 3;
+    in.slurm = a;
+    JobRecord j = charge_run(in);
+    EXPECT_DOUBLE_EQ(j.su, 0);
+    EXPECT_DOUBLE_EQ(j.energy_j, 75);  // its energy is still recorded
+    EXPECT_NE(j.fraction_source.find("charged by task 0"), std::string::npos);
+    in.slurm->procid = 0;
+    EXPECT_DOUBLE_EQ(charge_run(in).su, 16 * 0.5 * 0.5);
+}
+
 TEST(RunCharge, UsageBeyondTheNodeIsChargedAsTheWholeNode)
 {
     RunInputs in = inputs();

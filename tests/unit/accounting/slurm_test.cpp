@@ -83,8 +83,10 @@ TEST(SlurmAllocation, ReadsNodesCpusMemoryAndGpus)
                                            {"SLURM_JOB_NUM_NODES", "2"},
                                            {"SLURM_CPUS_ON_NODE", "16"},
                                            {"SLURM_MEM_PER_NODE", "65536"},
-                                           {"SLURM_JOB_GPUS", "0,1"}}));
+                                           {"SLURM_JOB_GPUS", "0,1"},
+                                           {"SLURM_PROCID", "1"}}));
     ASSERT_TRUE(a);
+    EXPECT_EQ(a->procid, 1);
     EXPECT_EQ(a->job_id, "4242");
     EXPECT_EQ(a->partition, "gpu");
     EXPECT_EQ(a->nodes, 2);
