@@ -152,8 +152,6 @@ bool env_true(const char *name)
     return v && *v && std::strcmp(v, "0") != 0;
 }
 
-const char *env_or_null(const char *name) { return std::getenv(name); }
-
 struct RunState {
     std::mutex mutex;
     bool active = false;
@@ -189,14 +187,14 @@ bool opencl_runs_on_cpus() { return env_true("STARPU_OPENCL_ON_CPUS") || env_tru
 void choose_partition(RunState &s, int gpus_driven)
 {
     s.grid_gco2e_per_kwh.reset();
-    const char *config = env_or_null("HETPU_PARTITION_CONFIG");
+    const char *config = std::getenv("HETPU_PARTITION_CONFIG");
     if (config && *config) {
         try {
             AccountingConfig cfg = load_accounting_config(config);
             std::string name;
-            if (const char *p = env_or_null("HETPU_PARTITION"); p && *p)
+            if (const char *p = std::getenv("HETPU_PARTITION"); p && *p)
                 name = p;
-            else if (const char *sp = env_or_null("SLURM_JOB_PARTITION"); sp && *sp && cfg.find(sp))
+            else if (const char *sp = std::getenv("SLURM_JOB_PARTITION"); sp && *sp && cfg.find(sp))
                 name = sp;
             s.partition = cfg.choose(name);
             s.grid_gco2e_per_kwh = cfg.grid_gco2e_per_kwh;
@@ -207,7 +205,7 @@ void choose_partition(RunState &s, int gpus_driven)
     } else {
         s.partition = detect_local_node(gpus_driven, starpu_get_hwloc_topology());
     }
-    if (const char *g = env_or_null("HETPU_GRID_GCO2E_PER_KWH"); g && *g) {
+    if (const char *g = std::getenv("HETPU_GRID_GCO2E_PER_KWH"); g && *g) {
         char *end = nullptr;
         double v = std::strtod(g, &end);
         if (end != g && *end == '\0' && v >= 0)
