@@ -24,12 +24,17 @@ struct PlbhacPlanner::Pu {
     unsigned probe_step = 0;   // solved step of its latest probe block (see probe_block)
     double size_lo = 0, size_hi = 0;  // smallest and largest measured block (see narrow)
     double last_end_s = 0;     // completion time of its latest block
+    // Hedge against a surprise the model has not (yet) accepted: the ratio measured /
+    // predicted of the latest block when it missed by more than kSurprise, else 1. See
+    // block_done.
+    double surprise_scale = 1.0;
     std::deque<Outstanding> outstanding;
 };
 
 namespace {
 
 constexpr double kMinTailShrink = 0.25;
+constexpr double kSurprise = 0.3;  // relative miss that makes a block a surprise (as OnlineModelOptions)
 
 // Adapts the fitted models to the solver's TimeCurve. The solver wants exact first and
 // second derivatives; the fitted curves give value and slope analytically, and the
@@ -158,7 +163,10 @@ uint64_t PlbhacPlanner::current_block(int worker) const
     return 0;
 }
 
-double PlbhacPlanner::model_time(const Pu &pu, double x) const { return pu.exec.predict(x) + pu.transfer.predict(x); }
+double PlbhacPlanner::model_time(const Pu &pu, double x) const
+{
+    return pu.surprise_scale * pu.exec.predict(x) + pu.transfer.predict(x);
+}
 
 // The training gives a PU p the sizes x_init and 2 x_init R; for R near 1/2 (a PU about
 // half as fast as the fastest, common with a CPU next to a GPU) they are nearly the same,
@@ -314,8 +322,9 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
         }
         const OnlineTimeModel *exec = &pu->exec;
         const LinearTransferModel *transfer = &pu->transfer;
-        exec_curves.push_back(std::make_unique<ModelCurve>([exec](double x) { return exec->predict(x); },
-                                                           [exec](double x) { return exec->derivative(x); }));
+        const double k = pu->surprise_scale;
+        exec_curves.push_back(std::make_unique<ModelCurve>([exec, k](double x) { return k * exec->predict(x); },
+                                                           [exec, k](double x) { return k * exec->derivative(x); }));
         transfer_curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
                                                                [transfer](double x) { return transfer->derivative(x); }));
         input.push_back({exec_curves.back().get(), transfer_curves.back().get(), static_cast<std::int64_t>(pu->min_block),
@@ -421,6 +430,23 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         // The model drops its history only when it accepts a new regime.
         if (pu->exec.size() < before)
             pu->regime_changed = true;
+        // The model is rightly slow to believe one surprising block (a StarPU timing spike
+        // must not move it), and with two blocks queued per PU the next block is already
+        // sized when this one reports: a PU slowed 2.5x by a competing process would run
+        // two more blocks sized for its old speed before the model accepts the change (seen
+        // in simulation: three 30 s blocks predicted at 12 s, and the run waited for them).
+        // So the planner hedges: while the model, refitted with this block, still misses it
+        // by more than kSurprise, the PU's predictions are scaled by the miss and it
+        // re-solves before its next block. A spike costs one block sized for a slower PU;
+        // a real change is acted on at once and handed back to the model when it adapts.
+        if (trained_ && pu->exec.ready()) {
+            const double r = done.exec_s / std::max(pu->exec.predict(static_cast<double>(done.count)), 1e-12);
+            const double scale = (r > 1.0 + kSurprise || r < 1.0 / (1.0 + kSurprise)) ? r : 1.0;
+            if (scale != pu->surprise_scale) {
+                pu->surprise_scale = scale;
+                pu->regime_changed = true;
+            }
+        }
     }
     if (done.count > 0 && done.transfer_s >= 0)
         (void)pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
