@@ -128,8 +128,9 @@ void accounting_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
             }
         }
         // StarPU's profiling times the codelet alone when the program turned profiling on
-        // (hetpu's divisible runner does); otherwise our own pre/post stamps, which also
-        // include the task's callback. Forcing profiling on would cost every task a calloc.
+        // (hetpu's divisible runner does); otherwise our own pre/post stamps, which add
+        // StarPU's few microseconds of bookkeeping around the codelet (the callback runs
+        // after post_exec_hook). Forcing profiling on would cost every task a calloc.
         const struct starpu_profiling_task_info *info = task->profiling_info;
         if (info && info->end_time.tv_sec != 0) {
             const double sec = seconds_between(info->start_time, info->end_time);

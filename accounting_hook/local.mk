@@ -63,3 +63,11 @@ noinst_PROGRAMS += bench/accounting_overhead
 bench_accounting_overhead_SOURCES = bench/accounting_overhead.cpp
 bench_accounting_overhead_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 bench_accounting_overhead_LDADD = libhetpu.la runtime/libhetpu_core.la $(STARPU_LIBS)
+
+# The hook on a real StarPU node: wrapped hooks still run, every task counted, off means off.
+check_PROGRAMS += tests/accounting/accounting_hook_tests
+tests_accounting_accounting_hook_tests_SOURCES = tests/accounting/hook_test.cpp
+tests_accounting_accounting_hook_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tests_accounting_accounting_hook_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_accounting_accounting_hook_tests_LDADD = libhetpu.la accounting_hook/libhetpu_accounting_core.la $(STARPU_LIBS) $(GTEST_LIBS)
+TESTS += tests/accounting/accounting_hook_tests
