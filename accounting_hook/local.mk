@@ -1,4 +1,6 @@
 # accounting_hook: energy-based SU accounting (seed 000) — pure model, ledger, StarPU hook.
+# Appends to libhetpu_la_* (runtime/local.mk) and tools_hetpu_LDADD (tools/local.mk), so it
+# must stay included after those two in Makefile.am.
 
 # Pure cores: the SU model, comparison models, Slurm billing and allocation, the TOML
 # partition config, energy attribution, the SQLite ledger. No StarPU.
