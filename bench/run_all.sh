@@ -6,6 +6,7 @@
 #   plbhac    PLB-HAC: Ipopt solve time, simulated machines A-E (vs optimum, hdss, greedy),
 #             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
 #   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
+#   apps      grn and kmeans on the real CPU + OpenCL node under plb-hac, dmda, eager, greedy, hdss
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -17,7 +18,7 @@ STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
 export STARPU_HOME
 trap 'rm -rf "$STARPU_HOME"' EXIT
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto)
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto apps)
 
 for suite in "${suites[@]}"; do
   case "$suite" in
@@ -34,8 +35,11 @@ for suite in "${suites[@]}"; do
     pareto)
       echo "== pareto_speed: exact Pareto fronts"
       "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt" ;;
+    apps)
+      echo "== apps_policies: grn and kmeans on the real CPU + OpenCL node"
+      bash "$top/bench/apps_policies.sh" "$build" "$out/apps_policies" ;;
     *)
-      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto)" >&2; exit 2 ;;
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, apps)" >&2; exit 2 ;;
   esac
 done
 echo "results: $out/"

@@ -126,8 +126,8 @@ int run_all(const Options &o, const Data &data)
             if (data.generated) {
                 w.field("planted_edges", static_cast<unsigned long long>(rec.planted))
                     .field("true_positives", static_cast<unsigned long long>(rec.true_positives))
-                    .field("precision", rec.precision)
-                    .field("recall", rec.recall);
+                    .field("edge_precision", rec.precision)
+                    .field("edge_recall", rec.recall);
             }
         };
         std::printf("grn rep %u/%u: policy %s, %u genes x %u samples, k = %u, lag %d, %llu subsets, %s\n"

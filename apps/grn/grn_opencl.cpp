@@ -8,6 +8,8 @@
 
 #include <starpu.h>
 
+#include <cerrno>
+
 #include <string>
 
 #include "apps/grn/grn_kernels.h"

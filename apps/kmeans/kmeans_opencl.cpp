@@ -9,6 +9,8 @@
 
 #include <starpu.h>
 
+#include <cerrno>
+
 #include "apps/kmeans/kmeans_kernels.h"
 
 namespace {

@@ -65,3 +65,4 @@ TESTS += tests/apps_unit_tests
 # The programs end to end on the CPU + OpenCL test node.
 TESTS += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh
 EXTRA_DIST += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh
+EXTRA_DIST += bench/apps_policies.sh

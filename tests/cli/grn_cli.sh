@@ -21,12 +21,12 @@ import json, sys
 r = json.loads(open(sys.argv[1]).read())
 for key in ("app", "policy", "precision", "block", "planner", "rep", "makespan_s", "gflops", "verified",
             "workers", "genes", "samples", "k", "subsets", "evaluations", "edges", "planted_edges",
-            "true_positives", "precision", "recall"):
+            "true_positives", "edge_precision", "edge_recall"):
     assert key in r, "missing " + key
 assert r["app"] == "grn" and r["policy"] == sys.argv[2] and r["verified"] is True, r
 assert r["subsets"] == 40 * 39 // 2 and r["evaluations"] == r["subsets"] * 38, r
 assert sum(w["elements"] for w in r["workers"]) == r["subsets"], r["workers"]
-assert r["planted_edges"] == 80 and r["precision"] >= 0.95 and r["recall"] >= 0.95, r
+assert r["planted_edges"] == 80 and r["edge_precision"] >= 0.95 and r["edge_recall"] >= 0.95, r
 PY
 done
 [ "$(head -1 "$d/eager.edges")" = "$(printf 'regulator\ttarget\tscore\tpredictors')" ] || fail "edges header"

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# grn and kmeans on the real CPU + OpenCL node (StarPU, PoCL) under plb-hac, dmda, eager,
+# greedy and hdss: runs interleaved (each round rotates the policy order, apps alternate)
+# so machine noise hits every policy alike; median and spread per app and policy, and the
+# ratio of medians to dmda's. Makespan = time inside hetpu's divisible jobs (kmeans: summed
+# over its iterations' assignment passes).
+#   bench/apps_policies.sh BUILD_DIR [OUT_DIR]
+# Environment: ROUNDS (5), POLICIES, GRN_GENES (250), GRN_SAMPLES (100), KM_N (500000),
+# KM_ITERS (20).
+set -euo pipefail
+build=${1:?usage: apps_policies.sh BUILD_DIR [OUT_DIR]}
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${2:-$top/results/bench/apps_policies}
+rounds=${ROUNDS:-5}
+policies=(${POLICIES:-plb-hac dmda eager greedy hdss})
+grn_genes=${GRN_GENES:-250}
+grn_samples=${GRN_SAMPLES:-100}
+km_n=${KM_N:-500000}
+km_iters=${KM_ITERS:-20}
+grn=$build/apps/grn/grn
+km=$build/apps/kmeans/kmeans
+[ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/grn/grn apps/kmeans/kmeans" >&2; exit 1; }
+mkdir -p "$out"
+export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
+export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
+export STARPU_HOME
+trap 'rm -rf "$STARPU_HOME"' EXIT
+
+# grn: a planted network (precision/recall recorded); kmeans: 16 clusters over 6
+# overlapping blobs in 8 dimensions, a fixed number of Lloyd iterations (--tol 0).
+run_app() {  # app policy [json]
+  local json=${3:+--json $3}
+  case "$1" in
+    grn) STARPU_SCHED=$2 "$grn" --generate "$grn_genes" --samples "$grn_samples" --max-score 0.6 $json ;;
+    kmeans) STARPU_SCHED=$2 "$km" --generate "$km_n" --dims 8 -k 16 --blobs 6 --sigma 10 --tol 0 \
+              --max-iter "$km_iters" $json ;;
+  esac
+}
+
+runs=$out/runs.jsonl
+: >"$runs"
+echo "== grn ($grn_genes genes x $grn_samples samples, k = 2) and kmeans ($km_n points, d = 8, k = 16," \
+     "$km_iters iterations) on 1 CPU + 1 OpenCL worker: ${policies[*]}; $rounds interleaved rounds"
+# Discarded runs first: PoCL compiles the kernels, dmda calibrates its history models
+# (three runs: StarPU wants several samples per size and worker type).
+for app in grn kmeans; do
+  for p in "${policies[@]}"; do
+    warmups=1
+    case "$p" in dm*) warmups=3 ;; esac
+    for ((w = 0; w < warmups; w++)); do
+      printf 'warm-up %-6s %-8s %d/%d\n' "$app" "$p" "$((w + 1))" "$warmups"
+      run_app "$app" "$p" >"$out/last.log" 2>&1 || { cat "$out/last.log"; echo "warm-up $app under $p failed"; exit 1; }
+    done
+  done
+done
+for ((r = 0; r < rounds; r++)); do
+  for ((i = 0; i < ${#policies[@]}; i++)); do
+    p=${policies[$(((i + r) % ${#policies[@]}))]}
+    for app in grn kmeans; do
+      printf 'round %d/%d %-6s %-8s ' "$((r + 1))" "$rounds" "$app" "$p"
+      run_app "$app" "$p" "$runs" >"$out/last.log" 2>&1 || { cat "$out/last.log"; exit 1; }
+      tail -1 "$runs" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("%.3f s" % r["makespan_s"])'
+    done
+  done
+done
+
+python3 - "$runs" "$out/summary.txt" "$out/summary.jsonl" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+lines = ["%-7s %-8s %5s %10s %10s %10s %9s  %s" % ("app", "policy", "runs", "median_s", "min_s", "max_s",
+                                                 "vs dmda", "result")]
+with open(sys.argv[3], "w") as js:
+    for app in ("grn", "kmeans"):
+        mine = [r for r in rows if r["app"] == app]
+        by = {}
+        for r in mine:
+            by.setdefault(r["policy"], []).append(r)
+        ref = statistics.median(r["makespan_s"] for r in by["dmda"]) if "dmda" in by else None
+        for p, rs in by.items():
+            ms = [r["makespan_s"] for r in rs]
+            med = statistics.median(ms)
+            ratio = med / ref if ref else float("nan")
+            if app == "grn":
+                result = "precision %.3f recall %.3f" % (min(r["edge_precision"] for r in rs), min(r["edge_recall"] for r in rs))
+            else:
+                inertia = [r["inertia"] for r in mine]
+                spread = (max(inertia) - min(inertia)) / min(inertia)
+                result = "inertia %.6g (all runs within %.1e)" % (statistics.median(r["inertia"] for r in rs), spread)
+            lines.append("%-7s %-8s %5d %10.3f %10.3f %10.3f %9.3f  %s" % (app, p, len(rs), med, min(ms), max(ms), ratio, result))
+            js.write(json.dumps({"app": app, "policy": p, "runs": len(rs), "median_s": med, "min_s": min(ms),
+                                 "max_s": max(ms), "median_over_dmda": ratio}) + "\n")
+lines.append("(vs dmda: median makespan / dmda's median for the same app; below 1 is faster)")
+text = "\n".join(lines)
+print(text)
+open(sys.argv[2], "w").write(text + "\n")
+PY
+echo "results: $out/"
