@@ -66,3 +66,17 @@ TESTS += tests/apps_unit_tests
 TESTS += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh
 EXTRA_DIST += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh
 EXTRA_DIST += bench/apps_policies.sh
+
+# The CUDA kernels against the CPU cores, bit for bit: built whenever nvcc exists (the
+# kernels' launch functions need no CUDA StarPU); skips without a CUDA device.
+if HETPU_NVCC
+check_PROGRAMS += tests/apps_cuda_tests
+tests_apps_cuda_tests_SOURCES = tests/unit/apps/cuda_agreement_test.cpp
+tests_apps_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_apps_cuda_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
+tests_apps_cuda_tests_LDADD = apps/grn/libgrn_cuda.a apps/kmeans/libkmeans_cuda.a \
+	apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
+	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
+	$(GTEST_LIBS) $(CUDA_LIBS)
+TESTS += tests/apps_cuda_tests
+endif
