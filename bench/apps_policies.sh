@@ -6,7 +6,7 @@
 # over its iterations' assignment passes).
 #   bench/apps_policies.sh BUILD_DIR [OUT_DIR]
 # Environment: ROUNDS (5), POLICIES, GRN_GENES (250), GRN_SAMPLES (100), KM_N (500000),
-# KM_ITERS (20).
+# KM_ITERS (20); SUMMARY_ONLY=1 recomputes the summary from OUT_DIR/runs.jsonl.
 set -euo pipefail
 build=${1:?usage: apps_policies.sh BUILD_DIR [OUT_DIR]}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,6 +39,7 @@ run_app() {  # app policy [json]
 }
 
 runs=$out/runs.jsonl
+if [ -z "${SUMMARY_ONLY:-}" ]; then
 : >"$runs"
 echo "== grn ($grn_genes genes x $grn_samples samples, k = 2) and kmeans ($km_n points, d = 8, k = 16," \
      "$km_iters iterations) on 1 CPU + 1 OpenCL worker: ${policies[*]}; $rounds interleaved rounds"
@@ -64,12 +65,16 @@ for ((r = 0; r < rounds; r++)); do
     done
   done
 done
+fi
 
 python3 - "$runs" "$out/summary.txt" "$out/summary.jsonl" <<'PY'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-lines = ["%-7s %-8s %5s %10s %10s %10s %9s  %s" % ("app", "policy", "runs", "median_s", "min_s", "max_s",
-                                                 "vs dmda", "result")]
+lines = ["%-7s %-8s %5s %10s %10s %10s %9s %7s  %s" % ("app", "policy", "runs", "median_s", "min_s", "max_s",
+                                                      "vs dmda", "OpenCL", "result")]
+def opencl_share(r):
+    total = sum(w["elements"] for w in r["workers"]) or 1
+    return sum(w["elements"] for w in r["workers"] if w["type"] == "OpenCL") / total
 with open(sys.argv[3], "w") as js:
     for app in ("grn", "kmeans"):
         mine = [r for r in rows if r["app"] == app]
@@ -86,11 +91,14 @@ with open(sys.argv[3], "w") as js:
             else:
                 inertia = [r["inertia"] for r in mine]
                 spread = (max(inertia) - min(inertia)) / min(inertia)
-                result = "inertia %.6g (all runs within %.1e)" % (statistics.median(r["inertia"] for r in rs), spread)
-            lines.append("%-7s %-8s %5d %10.3f %10.3f %10.3f %9.3f  %s" % (app, p, len(rs), med, min(ms), max(ms), ratio, result))
+                result = "inertia %.9g (all runs within %.1e)" % (statistics.median(r["inertia"] for r in rs), spread)
+            share = statistics.median(opencl_share(r) for r in rs)
+            lines.append("%-7s %-8s %5d %10.3f %10.3f %10.3f %9.3f %6.0f%%  %s" % (app, p, len(rs), med, min(ms), max(ms),
+                                                                                 ratio, 100 * share, result))
             js.write(json.dumps({"app": app, "policy": p, "runs": len(rs), "median_s": med, "min_s": min(ms),
-                                 "max_s": max(ms), "median_over_dmda": ratio}) + "\n")
-lines.append("(vs dmda: median makespan / dmda's median for the same app; below 1 is faster)")
+                                 "max_s": max(ms), "median_over_dmda": ratio, "opencl_share": share}) + "\n")
+lines.append("(vs dmda: median makespan / dmda's median for the same app; below 1 is faster."
+             " OpenCL: median share of the elements the OpenCL worker processed)")
 text = "\n".join(lines)
 print(text)
 open(sys.argv[2], "w").write(text + "\n")

@@ -22,11 +22,12 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
 {
     auto *s = static_cast<JobState *>(arg);
     const SearchInput &in = *s->in;
-    auto output = std::make_unique<std::vector<double>>(block_output_size(in.genes, kLanes));
+    const uint32_t lanes = lanes_for(in.genes);
+    auto output = std::make_unique<std::vector<double>>(block_output_size(in.genes, lanes));
     auto *a = static_cast<BlockArgs *>(std::malloc(sizeof(BlockArgs)));
     if (!a)
         return -ENOMEM;
-    *a = BlockArgs{in.genes, in.samples, in.lag, in.k, kLanes, in.alpha, offset, count};
+    *a = BlockArgs{in.genes, in.samples, in.lag, in.k, lanes, in.alpha, offset, count};
     starpu_data_handle_t out;
     starpu_vector_data_register(&out, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(output->data()),
                                 static_cast<uint32_t>(output->size()), sizeof(double));
@@ -47,9 +48,8 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
 
 int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
 {
-    if (static_cast<uint64_t>(in.genes) * in.samples > UINT32_MAX ||
-        block_output_size(in.genes, kLanes) > UINT32_MAX)
-        return -EFBIG;  // StarPU 1.3 vectors count elements in 32 bits
+    if (static_cast<uint64_t>(in.genes) * in.samples > UINT32_MAX)
+        return -EFBIG;  // StarPU 1.3 vectors count elements in 32 bits (checked by main first)
     JobState state;
     state.in = &in;
     starpu_vector_data_register(&state.levels, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(in.levels.data()),
@@ -78,7 +78,7 @@ int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
         return rc;
     out.best.assign(in.genes, Best{});
     for (const auto &o : state.outputs)
-        merge_block(out.best, o->data(), in.genes, kLanes);
+        merge_block(out.best, o->data(), in.genes, lanes_for(in.genes));
     out.makespan_s = report.makespan_s;
     out.fixed_block = report.fixed_block;
     out.planner = report.planner;

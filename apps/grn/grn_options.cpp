@@ -87,6 +87,11 @@ bool check_sizes(const Options &o, uint64_t genes, uint64_t samples, const std::
         error = source + " has " + std::to_string(genes) + " genes: at most 100000 are supported";
         return false;
     }
+    if (genes * samples > UINT32_MAX) {
+        error = source + ": " + std::to_string(genes) + " genes x " + std::to_string(samples) +
+                " samples exceed the 4294967295 values StarPU 1.3 can hold in one buffer: use fewer";
+        return false;
+    }
     const uint64_t lag = o.lag < 0 ? 0 : static_cast<uint64_t>(o.lag);
     if (samples < lag + 2) {
         error = source + " has " + std::to_string(samples) + " samples: with --lag " + std::to_string(lag) +

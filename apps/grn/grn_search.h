@@ -13,9 +13,17 @@
 
 namespace hetpu::grn {
 
-// A block's result has genes x kLanes (score, rank) pairs: independent slices of the block
+// A block's result has genes x lanes (score, rank) pairs: independent slices of the block
 // that a GPU scores in parallel (and the CPU codelet's OpenMP threads share out).
 constexpr uint32_t kLanes = 32;
+
+// Lanes per block for a problem: kLanes, fewer for very many genes so that a block's
+// output stays near 2 MiB (genes x lanes >= 131072 still keeps a GPU busy).
+inline uint32_t lanes_for(uint32_t genes)
+{
+    const uint32_t fit = genes ? 131072u / genes : kLanes;
+    return fit >= kLanes ? kLanes : fit > 0 ? fit : 1;
+}
 
 // Codelet argument, shared by every device (plain data, copied by StarPU).
 struct BlockArgs {

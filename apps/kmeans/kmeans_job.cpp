@@ -67,7 +67,7 @@ int assignment_pass(const Points &p, uint32_t k, uint64_t block, const std::vect
 {
     const uint32_t d = p.d;
     if (static_cast<uint64_t>(k) * d + k + 1 > UINT32_MAX || p.n * d > UINT32_MAX)
-        return -EFBIG;  // StarPU 1.3 vectors count elements in 32 bits
+        return -EFBIG;  // StarPU 1.3 vectors count elements in 32 bits (checked by main first)
     PassState state;
     state.p = &p;
     state.k = k;

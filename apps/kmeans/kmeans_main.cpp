@@ -49,7 +49,8 @@ int load(const Options &o, Data &data)
         return 0;
     }
     data.source = o.input;
-    if (!read_points(o.input, data.points, error) || !check_k(o.k, data.points.n, o.input, error)) {
+    if (!read_points(o.input, data.points, error) || !check_k(o.k, data.points.n, o.input, error) ||
+        !check_size(data.points.n, data.points.d, o.input, error)) {
         std::fprintf(stderr, "kmeans: %s\n", error.c_str());
         return 2;
     }

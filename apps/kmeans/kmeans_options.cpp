@@ -72,6 +72,16 @@ bool parse_positive_double(const char *text, const char *what, double &out, std:
 
 }  // namespace
 
+bool check_size(uint64_t n, uint32_t d, const std::string &source, std::string &error)
+{
+    if (n * d > UINT32_MAX) {
+        error = source + ": " + std::to_string(n) + " points x " + std::to_string(d) +
+                " dimensions exceed the 4294967295 values StarPU 1.3 can hold in one buffer: use fewer points";
+        return false;
+    }
+    return true;
+}
+
 bool check_k(uint32_t k, uint64_t n, const std::string &source, std::string &error)
 {
     if (k > n) {
@@ -193,7 +203,8 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                                 : "both --input and --generate given: choose one";
         return false;
     }
-    if (o.generate && !check_k(o.k, o.generate, "--generate", error))
+    if (o.generate && (!check_k(o.k, o.generate, "--generate", error) ||
+                       !check_size(o.generate, o.dims, "--generate", error)))
         return false;
     if (!o.generate && (!o.write_points_path.empty() || !o.truth_path.empty())) {
         error = "--write-points and --truth describe generated data: use them with --generate";

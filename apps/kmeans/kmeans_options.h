@@ -35,6 +35,9 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
 // k against the number of points n: "k = 12 is larger than the 10 points of FILE: ...".
 bool check_k(uint32_t k, uint64_t n, const std::string &source, std::string &error);
 
+// n x d must fit StarPU 1.3's 32-bit vector sizes.
+bool check_size(uint64_t n, uint32_t d, const std::string &source, std::string &error);
+
 std::string usage(const char *prog);
 
 }  // namespace hetpu::kmeans

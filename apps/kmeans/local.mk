@@ -69,6 +69,7 @@ EXTRA_DIST += bench/apps_policies.sh
 
 # The CUDA kernels against the CPU cores, bit for bit: built whenever nvcc exists (the
 # kernels' launch functions need no CUDA StarPU); skips without a CUDA device.
+# It has its own main (exit 77 without a device), which takes precedence over gtest_main.
 if HETPU_NVCC
 check_PROGRAMS += tests/apps_cuda_tests
 tests_apps_cuda_tests_SOURCES = tests/unit/apps/cuda_agreement_test.cpp

@@ -1,9 +1,10 @@
 // The CUDA kernels of grn and kmeans against the CPU codelets' cores, bit for bit. Built
-// whenever nvcc exists (the kernels' launch functions need no StarPU with CUDA); every
-// test skips when no CUDA device is present.
+// whenever nvcc exists (the kernels' launch functions need no StarPU with CUDA); the
+// program exits 77 (skipped) when no CUDA device is present.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -93,4 +94,14 @@ TEST(CudaAgreement, KmeansPartialsEqualCpu)
     cudaFree(c);
     cudaFree(p);
     cudaFree(l);
+}
+
+int main(int argc, char **argv)
+{
+    if (!have_device()) {
+        std::fprintf(stderr, "no CUDA device: skipping the CUDA agreement tests\n");
+        return 77;
+    }
+    testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
 }

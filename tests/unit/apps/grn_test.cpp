@@ -125,14 +125,15 @@ TEST(GrnSearch, BlockedCpuScoringEqualsReferenceBitForBit)
         const std::vector<Best> ref = reference_search(in);
         const uint64_t total = subset_count(in.genes, in.k);
         for (int threads : {1, 3}) {
+            const uint32_t lanes = threads == 1 ? kLanes : 5;  // the layout must not matter either
             std::vector<Best> best(in.genes);
             // Uneven blocks, merged in reverse order: the result must not care.
             std::vector<uint64_t> cuts = {0, 1, total / 3, total / 3 + 5, total};
             for (size_t b = cuts.size() - 1; b > 0; --b) {
-                BlockArgs a{in.genes, in.samples, in.lag, in.k, kLanes, in.alpha, cuts[b - 1], cuts[b] - cuts[b - 1]};
-                std::vector<double> out(block_output_size(in.genes, kLanes));
+                BlockArgs a{in.genes, in.samples, in.lag, in.k, lanes, in.alpha, cuts[b - 1], cuts[b] - cuts[b - 1]};
+                std::vector<double> out(block_output_size(in.genes, lanes));
                 score_block_cpu(a, in.levels.data(), in.xlogx.data(), in.hy.data(), out.data(), threads);
-                merge_block(best, out.data(), in.genes, kLanes);
+                merge_block(best, out.data(), in.genes, lanes);
             }
             for (uint32_t t = 0; t < in.genes; ++t) {
                 EXPECT_EQ(std::memcmp(&best[t].score, &ref[t].score, sizeof(double)), 0) << "k " << k << " target " << t;
@@ -170,6 +171,14 @@ TEST(GrnSearch, EdgesAboveMaxScoreAreDropped)
     EXPECT_EQ(r.true_positives, 1u);
     EXPECT_DOUBLE_EQ(r.precision, 0.5);
     EXPECT_DOUBLE_EQ(r.recall, 1.0 / 3);
+}
+
+TEST(GrnSearch, LanesShrinkForManyGenes)
+{
+    EXPECT_EQ(lanes_for(100), kLanes);
+    EXPECT_EQ(lanes_for(4096), kLanes);
+    EXPECT_EQ(lanes_for(8192), 16u);
+    EXPECT_EQ(lanes_for(100000), 1u);
 }
 
 TEST(GrnOptions, ErrorsNameTheProblem)

@@ -58,6 +58,9 @@ TEST(KmeansOptions, RequiresKAndData)
     EXPECT_EQ(o.dims, 4u);
     EXPECT_EQ(o.blobs, 3u);
     EXPECT_TRUE(o.verify);
+    EXPECT_FALSE(check_size(1ull << 31, 4, "big.bin", error));
+    EXPECT_NE(error.find("big.bin: 2147483648 points x 4 dimensions"), std::string::npos) << error;
+    EXPECT_TRUE(check_size(1000, 4, "p.csv", error));
     EXPECT_FALSE(check_k(11, 10, "p.csv", error));
     EXPECT_NE(error.find("k = 11 is larger than the 10 points of p.csv"), std::string::npos) << error;
 }
