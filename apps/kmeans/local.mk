@@ -55,6 +55,7 @@ apps_kmeans_kmeans_LDADD = $(hetpu_kmeans_libs)
 check_PROGRAMS += tests/apps_unit_tests
 tests_apps_unit_tests_SOURCES = \
 	tests/unit/apps/text_table_test.cpp \
+	tests/unit/apps/app_record_test.cpp \
 	tests/unit/apps/kmeans_test.cpp \
 	tests/unit/apps/grn_test.cpp
 tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
