@@ -103,4 +103,33 @@ text = "\n".join(lines)
 print(text)
 open(sys.argv[2], "w").write(text + "\n")
 PY
+
+# Median makespan per policy, min-max as error bars, one panel per app.
+if command -v gnuplot >/dev/null; then
+  python3 - "$out/summary.jsonl" "$out" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+for app in ("grn", "kmeans"):
+    with open("%s/%s.dat" % (sys.argv[2], app), "w") as f:
+        for r in rows:
+            if r["app"] == app:
+                f.write("%s %.4f %.4f %.4f\n" % (r["policy"], r["median_s"], r["min_s"], r["max_s"]))
+PY
+  gnuplot <<GP
+set terminal pngcairo size 1000,450 noenhanced
+set output "$out/apps_policies.png"
+set multiplot layout 1,2 title "grn and kmeans on 1 CPU + 1 OpenCL worker: median makespan, min-max bars"
+set style fill solid 0.6 border -1
+set boxwidth 0.6
+set yrange [0:*]
+set ylabel "makespan (s)"
+set xtics rotate by -30
+set title "grn ($grn_genes genes, k = 2)"
+plot "$out/grn.dat" using 0:2:xtic(1) with boxes notitle, '' using 0:2:3:4 with yerrorbars pt 0 lc rgb "black" notitle
+set title "kmeans ($km_n points, $km_iters iterations)"
+plot "$out/kmeans.dat" using 0:2:xtic(1) with boxes notitle, '' using 0:2:3:4 with yerrorbars pt 0 lc rgb "black" notitle
+unset multiplot
+GP
+  echo "plot: $out/apps_policies.png"
+fi
 echo "results: $out/"
