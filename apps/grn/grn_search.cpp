@@ -130,6 +130,17 @@ std::vector<Best> reference_search(const SearchInput &in)
     return best;
 }
 
+uint32_t drop_constant_targets(std::vector<Best> &best, const std::vector<double> &hy)
+{
+    uint32_t dropped = 0;
+    for (size_t t = 0; t < best.size() && t < hy.size(); ++t)
+        if (hy[t] == 0.0 && best[t].rank >= 0) {
+            best[t] = Best{};
+            ++dropped;
+        }
+    return dropped;
+}
+
 std::vector<Edge> edges_from_best(const std::vector<Best> &best, uint32_t genes, uint32_t k, double max_score)
 {
     std::vector<Edge> edges;

@@ -69,6 +69,10 @@ void merge_block(std::vector<Best> &best, const double *out, uint32_t genes, uin
 // grn_lane_best (the kernels' own per-lane routine).
 std::vector<Best> reference_search(const SearchInput &in);
 
+// A target whose level never varies (H(Y) = 0) is predicted perfectly by every subset: it
+// has no regulators to infer. Clears those targets' best (rank -1); returns how many.
+uint32_t drop_constant_targets(std::vector<Best> &best, const std::vector<double> &hy);
+
 // Edges predictor -> target from every target whose best score is at most max_score.
 std::vector<Edge> edges_from_best(const std::vector<Best> &best, uint32_t genes, uint32_t k, double max_score);
 

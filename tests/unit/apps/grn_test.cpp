@@ -173,6 +173,21 @@ TEST(GrnSearch, EdgesAboveMaxScoreAreDropped)
     EXPECT_DOUBLE_EQ(r.recall, 1.0 / 3);
 }
 
+TEST(GrnSearch, ConstantTargetsGetNoEdges)
+{
+    PlantedNetwork net = generate_network(10, 40, 2, 0.05, 9);
+    for (uint32_t j = 0; j < 40; ++j)
+        net.expression.values[3 * 40 + j] = 2.5;  // gene 3 never changes
+    SearchInput in = input_for(net, 2, 1);
+    EXPECT_EQ(in.hy[3], 0.0);
+    std::vector<Best> best = reference_search(in);
+    EXPECT_EQ(best[3].score, 0.0);  // every subset "predicts" a constant perfectly
+    EXPECT_EQ(drop_constant_targets(best, in.hy), 1u);
+    for (const Edge &e : edges_from_best(best, 10, 2, 1.0))
+        EXPECT_NE(e.target, 3u);
+    EXPECT_GE(best[4].rank, 0);
+}
+
 TEST(GrnSearch, LanesShrinkForManyGenes)
 {
     EXPECT_EQ(lanes_for(100), kLanes);
