@@ -7,6 +7,7 @@
 #             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
 #   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
 #   accounting  the accounting hook's cost: 20,000 tiny tasks with and without it, same process
+#   apps      grn and kmeans on the real CPU + OpenCL node under plb-hac, dmda, eager, greedy, hdss
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -21,7 +22,7 @@ export STARPU_HOME
 export HETPU_LEDGER="$STARPU_HOME/ledger.sqlite" HETPU_ACCOUNTING_QUIET=1
 trap 'rm -rf "$STARPU_HOME"' EXIT
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting)
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting apps)
 
 for suite in "${suites[@]}"; do
   case "$suite" in
@@ -41,8 +42,11 @@ for suite in "${suites[@]}"; do
     accounting)
       echo "== accounting_overhead: 20,000 tiny tasks with and without the accounting hook (target ratio < 1.02)"
       "$build/bench/accounting_overhead" --tasks 20000 --reps 21 --json "$out/accounting_overhead.jsonl" ;;
+    apps)
+      echo "== apps_policies: grn and kmeans on the real CPU + OpenCL node"
+      bash "$top/bench/apps_policies.sh" "$build" "$out/apps_policies" ;;
     *)
-      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting)" >&2; exit 2 ;;
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting, apps)" >&2; exit 2 ;;
   esac
 done
 echo "results: $out/"

@@ -1,0 +1,48 @@
+// The run record shared by the grn and kmeans apps: matmul's JSON-line keys (app, policy,
+// precision, block, planner, rep, makespan_s, gflops, verified, workers) plus each app's
+// own fields, written by a callback. Pure C++ (the StarPU glue fills WorkerRecords).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/json_writer.h"
+
+namespace hetpu::apps {
+
+struct WorkerRecord {
+    int id = -1;
+    std::string type;  // "CPU", "OpenCL", "CUDA" or "other"
+    std::string name;
+    unsigned blocks = 0;
+    uint64_t elements = 0;
+    double busy_s = 0;
+    double transfer_s = 0;
+};
+
+enum class Verified { NotChecked, Passed, Failed };
+
+struct AppRecord {
+    std::string app;
+    std::string policy;
+    std::string precision = "double";
+    uint64_t block = 0;  // fixed block size, 0 when a planner chose the sizes
+    std::string planner;
+    unsigned rep = 0;
+    double makespan_s = 0;  // time inside hetpu_divisible_run (summed over the app's jobs)
+    double gflops = -1;     // < 0: not meaningful for this app (written as null)
+    Verified verified = Verified::NotChecked;
+    std::vector<WorkerRecord> workers;
+    // Adds the app's own fields to the open object (after the common ones).
+    std::function<void(JsonWriter &)> extra;
+};
+
+// Add one job's per-worker totals into a record's workers (matched by id).
+void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<WorkerRecord> &job);
+
+// One JSON object on one line, without the newline.
+std::string json_line(const AppRecord &r);
+
+}  // namespace hetpu::apps

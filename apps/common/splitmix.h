@@ -1,0 +1,35 @@
+// splitmix64: a tiny generator whose whole state is one 64-bit word (so a checkpoint can
+// save it) and whose sequence is the same on every platform, unlike the standard
+// library's distributions.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+namespace hetpu::apps {
+
+struct SplitMix64 {
+    uint64_t state = 0;
+    uint64_t next()
+    {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [0, 1), 53 random bits.
+    double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    // Uniform in [0, bound), bound > 0 (modulo bias irrelevant at these sizes).
+    uint64_t below(uint64_t bound) { return next() % bound; }
+    // Standard normal (Box-Muller; one of the pair is dropped to keep the state one word).
+    double normal()
+    {
+        double u1 = uniform();
+        while (u1 <= 0)
+            u1 = uniform();
+        const double u2 = uniform();
+        return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+    }
+};
+
+}  // namespace hetpu::apps

@@ -1,0 +1,81 @@
+#include "apps/grn/grn_codelets.h"
+
+#include <climits>
+
+#include "apps/grn/grn_kernels.h"
+#include "apps/grn/grn_search.h"
+#include "config.h"
+
+extern "C" void hetpu_grn_cpu_block(void *buffers[], void *arg)
+{
+    const auto *a = static_cast<const hetpu::grn::BlockArgs *>(arg);
+    const uint8_t *levels = reinterpret_cast<const uint8_t *>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    const double *xlogx = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    const double *hy = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[2]));
+    double *out = reinterpret_cast<double *>(STARPU_VECTOR_GET_PTR(buffers[3]));
+    // A parallel (fork-join) task: as many OpenMP threads as cores StarPU gave it.
+    hetpu::grn::score_block_cpu(*a, levels, xlogx, hy, out, starpu_combined_worker_get_size());
+}
+
+namespace {
+
+struct starpu_perfmodel model;
+struct starpu_codelet codelet;
+bool initialised = false;
+
+// Every block's buffers have the same sizes, so StarPU's default footprint would lump
+// all block sizes together: key the history on the number of subsets instead.
+uint32_t block_footprint(struct starpu_task *task)
+{
+    const auto *a = static_cast<const hetpu::grn::BlockArgs *>(task->cl_arg);
+    return starpu_hash_crc32c_be_n(&a->count, sizeof a->count, 0);
+}
+
+}  // namespace
+
+namespace hetpu::grn {
+
+int codelets_init()
+{
+    if (initialised)
+        return 0;
+    model.type = STARPU_HISTORY_BASED;
+    model.symbol = "hetpu_grn_block";
+    model.footprint = block_footprint;
+    starpu_codelet_init(&codelet);
+    codelet.name = "hetpu_grn_block";
+    codelet.type = STARPU_FORKJOIN;
+    codelet.max_parallelism = INT_MAX;
+    codelet.cpu_funcs[0] = hetpu_grn_cpu_block;
+    codelet.cpu_funcs_name[0] = "hetpu_grn_cpu_block";
+#ifdef HETPU_HAVE_OPENCL
+    if (int rc = hetpu_grn_opencl_init(); rc != 0)
+        return rc;
+    codelet.opencl_funcs[0] = hetpu_grn_opencl_block;
+#endif
+#ifdef HETPU_HAVE_CUDA
+    codelet.cuda_funcs[0] = hetpu_grn_cuda_block;
+    codelet.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    codelet.nbuffers = 4;
+    codelet.modes[0] = STARPU_R;
+    codelet.modes[1] = STARPU_R;
+    codelet.modes[2] = STARPU_R;
+    codelet.modes[3] = STARPU_W;
+    codelet.model = &model;
+    initialised = true;
+    return 0;
+}
+
+void codelets_shutdown()
+{
+#ifdef HETPU_HAVE_OPENCL
+    if (initialised)
+        hetpu_grn_opencl_shutdown();
+#endif
+    initialised = false;
+}
+
+struct starpu_codelet *block_codelet() { return &codelet; }
+
+}  // namespace hetpu::grn

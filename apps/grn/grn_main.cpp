@@ -1,0 +1,221 @@
+// grn: gene regulatory network inference by exhaustive search, the candidate predictor
+// subsets divided among the processing units by hetpu under the policy in STARPU_SCHED:
+//   STARPU_SCHED=plb-hac grn --generate 200 --samples 80 --max-score 0.6 --verify
+#include <hetpu/hetpu.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "apps/common/app_record.h"
+#include "apps/grn/grn_codelets.h"
+#include "apps/grn/grn_data.h"
+#include "apps/grn/grn_job.h"
+#include "apps/grn/grn_options.h"
+#include "apps/grn/grn_search.h"
+
+namespace {
+
+using namespace hetpu::grn;
+namespace apps = hetpu::apps;
+
+struct Data {
+    Expression expression;
+    std::vector<Edge> planted;  // empty for --input
+    bool generated = false;
+};
+
+// Returns 0, or 2 after printing the error (bad input).
+int load(const Options &o, Data &data)
+{
+    std::string error;
+    if (o.generate) {
+        PlantedNetwork net = generate_network(o.generate, o.samples, o.regulators, o.noise, o.seed);
+        data.expression = std::move(net.expression);
+        data.planted = std::move(net.edges);
+        data.generated = true;
+        if (!o.write_data_path.empty() && !write_expression(o.write_data_path, data.expression, error)) {
+            std::fprintf(stderr, "grn: %s\n", error.c_str());
+            return 2;
+        }
+        if (!o.truth_path.empty() && !write_edges(o.truth_path, data.planted, data.expression.genes, error)) {
+            std::fprintf(stderr, "grn: %s\n", error.c_str());
+            return 2;
+        }
+        return 0;
+    }
+    if (!read_expression(o.input, data.expression, error) ||
+        !check_sizes(o, data.expression.genes.size(), data.expression.samples, o.input, error)) {
+        std::fprintf(stderr, "grn: %s\n", error.c_str());
+        return 2;
+    }
+    return 0;
+}
+
+int run_all(const Options &o, const Data &data)
+{
+    const Expression &e = data.expression;
+    const uint32_t genes = static_cast<uint32_t>(e.genes.size());
+    SearchInput in = make_search_input(discretise(e, o.threshold), genes, e.samples, static_cast<uint32_t>(o.lag), o.k,
+                                       o.alpha);
+    const uint64_t subsets = subset_count(genes, o.k);
+    std::vector<Best> reference;
+    if (o.verify)
+        reference = reference_search(in);
+
+    std::FILE *json = nullptr;
+    if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
+        std::fprintf(stderr, "grn: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
+        return 1;
+    }
+    int status = 0;
+    for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
+        SearchRun run;
+        if (int rc = run_search(in, o.block, run); rc != 0) {
+            std::fprintf(stderr, "grn: repetition %u failed: %s\n", rep + 1, std::strerror(-rc));
+            status = 1;
+            break;
+        }
+        apps::Verified verified = apps::Verified::NotChecked;
+        if (o.verify) {
+            uint32_t differ = 0, first = 0;
+            for (uint32_t t = 0; t < genes; ++t)
+                if (std::memcmp(&run.best[t].score, &reference[t].score, sizeof(double)) != 0 ||
+                    run.best[t].rank != reference[t].rank)
+                    if (differ++ == 0)
+                        first = t;
+            verified = differ ? apps::Verified::Failed : apps::Verified::Passed;
+            if (differ) {
+                std::fprintf(stderr,
+                             "grn: verification FAILED: %u targets differ from the reference search; first %s: "
+                             "score %.17g (subset %lld) vs %.17g (subset %lld)\n",
+                             differ, e.genes[first].c_str(), run.best[first].score,
+                             static_cast<long long>(run.best[first].rank), reference[first].score,
+                             static_cast<long long>(reference[first].rank));
+                status = 1;
+            }
+        }
+        // After the comparison with the reference, which keeps every target's raw best.
+        const uint32_t constant = drop_constant_targets(run.best, in.hy);
+        const std::vector<Edge> edges = edges_from_best(run.best, genes, o.k, o.max_score);
+        const Recovery rec = compare_edges(edges, data.planted);
+
+        apps::AppRecord r;
+        r.app = "grn";
+        const char *policy = hetpu_policy_name();
+        r.policy = policy ? policy : "";
+        r.block = run.fixed_block;
+        r.planner = run.planner;
+        r.rep = rep;
+        r.makespan_s = run.makespan_s;
+        r.verified = verified;
+        r.workers = run.workers;
+        const uint64_t evaluations = subsets * (genes - o.k);
+        r.extra = [&](hetpu::JsonWriter &w) {
+            w.field("genes", genes)
+                .field("samples", e.samples)
+                .field("k", o.k)
+                .field("lag", o.lag)
+                .field("alpha", o.alpha)
+                .field("threshold", o.threshold)
+                .field("max_score", o.max_score)
+                .field("subsets", static_cast<unsigned long long>(subsets))
+                .field("evaluations", static_cast<unsigned long long>(evaluations))
+                .field("evaluations_per_s", run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0)
+                .field("edges", static_cast<unsigned long long>(edges.size()))
+                .field("constant_targets", constant);
+            if (data.generated) {
+                w.field("planted_edges", static_cast<unsigned long long>(rec.planted))
+                    .field("true_positives", static_cast<unsigned long long>(rec.true_positives))
+                    .field("edge_precision", rec.precision)
+                    .field("edge_recall", rec.recall);
+            }
+        };
+        std::printf("grn rep %u/%u: policy %s, %u genes x %u samples, k = %u, lag %d, %llu subsets, %s\n"
+                    "  makespan %.6f s (%.3g subset-target evaluations/s), %zu edges at score <= %g\n",
+                    rep + 1, o.reps, r.policy.c_str(), genes, e.samples, o.k, o.lag,
+                    static_cast<unsigned long long>(subsets),
+                    r.block ? ("fixed blocks of " + std::to_string(r.block) + " subsets").c_str()
+                            : ("blocks chosen by " + r.planner).c_str(),
+                    run.makespan_s, run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0, edges.size(),
+                    o.max_score);
+        if (constant)
+            std::printf("  %u target genes never change level (nothing to predict): no edges for them\n", constant);
+        if (data.generated)
+            std::printf("  planted network: %llu edges, %llu recovered: precision %.3f, recall %.3f\n",
+                        static_cast<unsigned long long>(rec.planted),
+                        static_cast<unsigned long long>(rec.true_positives), rec.precision, rec.recall);
+        if (o.verify)
+            std::printf("  verified against the serial reference search: %s\n",
+                        verified == apps::Verified::Passed ? "yes (identical scores)" : "NO");
+        for (const apps::WorkerRecord &w : r.workers)
+            std::printf("  worker %2d %-6s %-28s blocks %5u  subsets %10llu  busy %.6f s  transfer %.6f s\n", w.id,
+                        w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements),
+                        w.busy_s, w.transfer_s);
+        std::fflush(stdout);
+        if (json) {
+            std::fprintf(json, "%s\n", apps::json_line(r).c_str());
+            std::fflush(json);
+        }
+        if (rep + 1 == o.reps && !o.edges_path.empty()) {
+            std::string error;
+            if (!write_inferred(o.edges_path, run.best, e.genes, o.k, o.max_score, error)) {
+                std::fprintf(stderr, "grn: %s\n", error.c_str());
+                status = 1;
+            }
+        }
+    }
+    if (json && std::fclose(json) != 0) {
+        std::fprintf(stderr, "grn: writing --json file '%s' failed\n", o.json_path.c_str());
+        status = 1;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options options;
+    std::string error;
+    if (!parse_options(argc, argv, options, error)) {
+        std::fprintf(stderr, "grn: %s\n", error.c_str());
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(usage(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    Data data;
+    try {
+        if (int rc = load(options, data); rc != 0)
+            return rc;
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "grn: not enough memory for the expression data\n");
+        return 1;
+    }
+    int rc = hetpu_init(nullptr);
+    if (rc == HETPU_INIT_HELP_SHOWN)
+        return 0;
+    if (rc < 0) {
+        std::fprintf(stderr, "grn: cannot start StarPU: %s\n", std::strerror(-rc));
+        return 1;
+    }
+    int status;
+    if ((rc = codelets_init()) != 0) {
+        std::fprintf(stderr, "grn: building the OpenCL kernels failed: %s\n", std::strerror(-rc));
+        status = 1;
+    } else {
+        try {
+            status = run_all(options, data);
+        } catch (const std::bad_alloc &) {
+            std::fprintf(stderr, "grn: out of memory\n");
+            status = 1;
+        }
+    }
+    codelets_shutdown();
+    hetpu_shutdown();
+    return status;
+}

@@ -1,0 +1,97 @@
+// CUDA implementation of the kmeans assignment codelet: the same two kernels as the
+// OpenCL one (labels, then the partial result summed in point order). nvcc would contract
+// a*b+c into FMA; __dmul_rn/__dadd_rn keep every operation separately rounded so the
+// results match the CPU codelet bit for bit. Always compiled when nvcc exists; the
+// StarPU entry point exists only when StarPU has CUDA.
+#include <cuda_runtime.h>
+#include <starpu.h>
+
+#include "apps/kmeans/kmeans_kernels.h"
+
+namespace {
+
+__device__ double sq_dist(const double *x, const double *c, uint32_t d)
+{
+    double s = 0;
+    for (uint32_t j = 0; j < d; ++j) {
+        const double diff = __dsub_rn(x[j], c[j]);
+        s = __dadd_rn(s, __dmul_rn(diff, diff));
+    }
+    return s;
+}
+
+__global__ void assign_kernel(const double *x, uint64_t count, const double *c, uint32_t k, uint32_t d, int32_t *labels)
+{
+    const uint64_t i = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+    if (i >= count)
+        return;
+    int32_t best = 0;
+    double best_d = 0;
+    for (uint32_t cl = 0; cl < k; ++cl) {
+        const double s = sq_dist(x + i * d, c + cl * d, d);
+        if (cl == 0 || s < best_d) {
+            best_d = s;
+            best = static_cast<int32_t>(cl);
+        }
+    }
+    labels[i] = best;
+}
+
+__global__ void partial_kernel(const double *x, uint64_t count, const double *c, uint32_t k, uint32_t d,
+                               const int32_t *labels, double *partial)
+{
+    const uint64_t g = blockIdx.x * static_cast<uint64_t>(blockDim.x) + threadIdx.x;
+    const uint64_t kd = static_cast<uint64_t>(k) * d;
+    if (g < kd) {
+        const int32_t cl = static_cast<int32_t>(g / d);
+        const uint32_t j = static_cast<uint32_t>(g % d);
+        double s = 0;
+        for (uint64_t i = 0; i < count; ++i)
+            if (labels[i] == cl)
+                s = __dadd_rn(s, x[i * d + j]);
+        partial[g] = s;
+    } else if (g < kd + k) {
+        const int32_t cl = static_cast<int32_t>(g - kd);
+        double n = 0;
+        for (uint64_t i = 0; i < count; ++i)
+            if (labels[i] == cl)
+                n = __dadd_rn(n, 1.0);
+        partial[g] = n;
+    } else if (g == kd + k) {
+        double inertia = 0;
+        for (uint64_t i = 0; i < count; ++i)
+            inertia = __dadd_rn(inertia, sq_dist(x + i * d, c + labels[i] * d, d));
+        partial[g] = inertia;
+    }
+}
+
+}  // namespace
+
+extern "C" int hetpu_kmeans_cuda_launch(void *stream, const double *x, uint64_t count, const double *centroids,
+                                        uint32_t k, uint32_t d, double *partial, int32_t *labels)
+{
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    const unsigned threads = 128;
+    if (count > 0)
+        assign_kernel<<<static_cast<unsigned>((count + threads - 1) / threads), threads, 0, s>>>(x, count, centroids, k,
+                                                                                                 d, labels);
+    const uint64_t items = static_cast<uint64_t>(k) * d + k + 1;
+    partial_kernel<<<static_cast<unsigned>((items + threads - 1) / threads), threads, 0, s>>>(x, count, centroids, k, d,
+                                                                                              labels, partial);
+    return static_cast<int>(cudaGetLastError());
+}
+
+#ifdef STARPU_USE_CUDA
+extern "C" void hetpu_kmeans_cuda_assign(void *buffers[], void *arg)
+{
+    const auto *a = static_cast<const hetpu_kmeans_args *>(arg);
+    const double *x = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    const double *c = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[1]));
+    double *partial = reinterpret_cast<double *>(STARPU_VECTOR_GET_PTR(buffers[2]));
+    int32_t *labels = reinterpret_cast<int32_t *>(STARPU_VECTOR_GET_PTR(buffers[3]));
+    const uint64_t count = STARPU_VECTOR_GET_NX(buffers[3]);
+    int rc = hetpu_kmeans_cuda_launch(starpu_cuda_get_local_stream(), x, count, c, a->k, a->d, partial, labels);
+    if (rc != cudaSuccess)
+        STARPU_CUDA_REPORT_ERROR(static_cast<cudaError_t>(rc));
+}
+#endif

@@ -1,0 +1,230 @@
+// kmeans: Lloyd's k-means whose assignment step runs as one divisible job per iteration,
+// under whatever policy STARPU_SCHED names:
+//   STARPU_SCHED=plb-hac kmeans --generate 200000 --dims 4 -k 8 --verify --json runs.jsonl
+#include <hetpu/hetpu.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "apps/common/app_record.h"
+#include "apps/kmeans/kmeans_codelets.h"
+#include "apps/kmeans/kmeans_data.h"
+#include "apps/kmeans/kmeans_job.h"
+#include "apps/kmeans/kmeans_lloyd.h"
+#include "apps/kmeans/kmeans_options.h"
+
+namespace {
+
+using namespace hetpu::kmeans;
+namespace apps = hetpu::apps;
+
+struct Data {
+    Points points;
+    std::vector<double> truth;  // generated centres (empty for --input)
+    std::string source;
+};
+
+// Returns 0, or 2 after printing the error (bad input).
+int load(const Options &o, Data &data)
+{
+    std::string error;
+    if (o.generate) {
+        Blobs b = generate_blobs(o.generate, o.dims, o.blobs, o.sigma, o.seed);
+        data.points = std::move(b.points);
+        data.truth = std::move(b.centres);
+        data.source = "--generate";
+        if (!o.write_points_path.empty() && !write_points(o.write_points_path, data.points, error)) {
+            std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+            return 2;
+        }
+        if (!o.truth_path.empty() &&
+            !write_matrix_csv(o.truth_path, data.truth, o.blobs, o.dims, "x", error)) {
+            std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+            return 2;
+        }
+        return 0;
+    }
+    data.source = o.input;
+    if (!read_points(o.input, data.points, error) || !check_k(o.k, data.points.n, o.input, error) ||
+        !check_size(data.points.n, data.points.d, o.input, error)) {
+        std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+        return 2;
+    }
+    return 0;
+}
+
+int run_all(const Options &o, const Data &data)
+{
+    const Points &p = data.points;
+    LloydSettings settings;
+    settings.k = o.k;
+    settings.max_iter = o.max_iter;
+    settings.tol = o.tol;
+
+    std::FILE *json = nullptr;
+    if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
+        std::fprintf(stderr, "kmeans: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
+        return 1;
+    }
+    int status = 0;
+    for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
+        PassTotals acc;
+        IterationState state = initial_state(p, o.k, o.seed);
+        AssignPass pass = [&](const std::vector<double> &c, std::vector<int32_t> &labels, std::vector<double> &totals) {
+            return assignment_pass(p, o.k, o.block, c, labels, totals, acc);
+        };
+        // The checkpoint module adds --checkpoint-every K / --restart here: a hook that
+        // saves the IterationState every K iterations, and a restored state instead of
+        // initial_state() above.
+        IterationHook hook = nullptr;
+        LloydResult result;
+        const auto t0 = std::chrono::steady_clock::now();
+        int rc = run_lloyd(p, settings, state, pass, hook, result);
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (rc != 0) {
+            std::fprintf(stderr, "kmeans: repetition %u failed: %s\n", rep + 1, std::strerror(-rc));
+            status = 1;
+            break;
+        }
+
+        apps::Verified verified = apps::Verified::NotChecked;
+        double ref_inertia = NAN;
+        uint64_t label_mismatch = 0;
+        if (o.verify) {
+            IterationState ref;
+            LloydResult ref_result;
+            reference_kmeans(p, settings, o.seed, ref, ref_result);
+            ref_inertia = ref.inertia;
+            for (uint64_t i = 0; i < p.n; ++i)
+                label_mismatch += ref_result.labels[i] != result.labels[i];
+            const double rel = std::fabs(state.inertia - ref.inertia) / std::max(ref.inertia, 1e-300);
+            const bool ok = rel <= 1e-9 && label_mismatch == 0 && ref.iteration == state.iteration;
+            verified = ok ? apps::Verified::Passed : apps::Verified::Failed;
+            if (!ok) {
+                std::fprintf(stderr,
+                             "kmeans: verification FAILED: inertia %.17g vs reference %.17g (relative %.3g), "
+                             "%llu labels differ, iterations %u vs %u\n",
+                             state.inertia, ref.inertia, rel, static_cast<unsigned long long>(label_mismatch),
+                             state.iteration, ref.iteration);
+                status = 1;
+            }
+        }
+        const double centre_error =
+            data.truth.empty() ? NAN : centre_recovery_error(state.centroids, data.truth, p.d);
+
+        apps::AppRecord r;
+        r.app = "kmeans";
+        const char *policy = hetpu_policy_name();
+        r.policy = policy ? policy : "";
+        r.block = acc.fixed_block;
+        r.planner = acc.planner;
+        r.rep = rep;
+        r.makespan_s = acc.makespan_s;
+        // Assignment: 3 flops per dimension per centroid per point, per pass.
+        r.gflops = acc.makespan_s > 0 ? 3.0 * p.n * o.k * p.d * result.passes / acc.makespan_s * 1e-9 : 0;
+        r.verified = verified;
+        r.workers = acc.workers;
+        r.extra = [&](hetpu::JsonWriter &w) {
+            w.field("n", static_cast<unsigned long long>(p.n))
+                .field("d", p.d)
+                .field("k", o.k)
+                .field("iterations", state.iteration)
+                .field("passes", result.passes)
+                .field("converged", state.converged)
+                .field("inertia", state.inertia)
+                .field("reference_inertia", ref_inertia)
+                .field("centre_error", centre_error)
+                .field("wall_s", wall);
+        };
+        std::printf("kmeans rep %u/%u: policy %s, %llu points x %u dims, k = %u, %s\n"
+                    "  %u iterations (%s), %u passes, inertia %.10g, time in jobs %.6f s (wall %.6f s)\n",
+                    rep + 1, o.reps, r.policy.c_str(), static_cast<unsigned long long>(p.n), p.d, o.k,
+                    r.block ? ("fixed blocks of " + std::to_string(r.block) + " points").c_str()
+                            : ("blocks chosen by " + r.planner).c_str(),
+                    state.iteration, state.converged ? "converged" : "iteration limit", result.passes, state.inertia,
+                    acc.makespan_s, wall);
+        if (o.verify)
+            std::printf("  reference inertia %.10g, labels differing %llu, verified: %s\n", ref_inertia,
+                        static_cast<unsigned long long>(label_mismatch),
+                        verified == apps::Verified::Passed ? "yes" : "NO");
+        if (!data.truth.empty())
+            std::printf("  largest distance from a true centre to its nearest centroid: %.4g\n", centre_error);
+        for (const apps::WorkerRecord &w : r.workers)
+            std::printf("  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n", w.id,
+                        w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements), w.busy_s,
+                        w.transfer_s);
+        std::fflush(stdout);
+        if (json) {
+            std::fprintf(json, "%s\n", apps::json_line(r).c_str());
+            std::fflush(json);
+        }
+        if (rep + 1 == o.reps) {
+            std::string error;
+            if (!o.centroids_path.empty() &&
+                !write_matrix_csv(o.centroids_path, state.centroids, o.k, p.d, "x", error)) {
+                std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+                status = 1;
+            }
+            if (!o.assignments_path.empty() && !write_labels(o.assignments_path, result.labels, error)) {
+                std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+                status = 1;
+            }
+        }
+    }
+    if (json && std::fclose(json) != 0) {
+        std::fprintf(stderr, "kmeans: writing --json file '%s' failed\n", o.json_path.c_str());
+        status = 1;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options options;
+    std::string error;
+    if (!parse_options(argc, argv, options, error)) {
+        std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(usage(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    Data data;
+    try {
+        if (int rc = load(options, data); rc != 0)
+            return rc;
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "kmeans: not enough memory for the points: use fewer\n");
+        return 1;
+    }
+
+    int rc = hetpu_init(nullptr);
+    if (rc == HETPU_INIT_HELP_SHOWN)
+        return 0;
+    if (rc < 0) {
+        std::fprintf(stderr, "kmeans: cannot start StarPU: %s\n", std::strerror(-rc));
+        return 1;
+    }
+    int status;
+    if ((rc = codelets_init()) != 0) {
+        std::fprintf(stderr, "kmeans: building the OpenCL kernels failed: %s\n", std::strerror(-rc));
+        status = 1;
+    } else {
+        try {
+            status = run_all(options, data);
+        } catch (const std::bad_alloc &) {
+            std::fprintf(stderr, "kmeans: out of memory\n");
+            status = 1;
+        }
+    }
+    codelets_shutdown();
+    hetpu_shutdown();
+    return status;
+}

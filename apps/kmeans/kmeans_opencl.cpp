@@ -1,0 +1,172 @@
+// OpenCL implementation of the kmeans assignment codelet: one kernel labels the points
+// (one work-item per point), a second sums the block's partial result with one work-item
+// per (cluster, dimension) sum, per cluster count and for the inertia, each looping over
+// the points in order: the same operations in the same order as the CPU codelet
+// (contraction into FMA is switched off), hence bit-identical results.
+#include "config.h"
+
+#ifdef HETPU_HAVE_OPENCL
+
+#include <starpu.h>
+
+#include <cerrno>
+
+#include "apps/kmeans/kmeans_kernels.h"
+
+namespace {
+
+const char *kSource = R"CLC(
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#pragma OPENCL FP_CONTRACT OFF
+
+__kernel void kmeans_assign(__global const double *x, ulong x_off, __global const double *c, ulong c_off,
+                            __global int *labels, ulong l_off, ulong count, uint k, uint d)
+{
+    const ulong i = get_global_id(0);
+    if (i >= count)
+        return;
+    x += x_off + i * d;
+    c += c_off;
+    int best = 0;
+    double best_d = 0;
+    for (uint cl = 0; cl < k; ++cl) {
+        double s = 0;
+        for (uint j = 0; j < d; ++j) {
+            const double diff = x[j] - c[cl * d + j];
+            s += diff * diff;
+        }
+        if (cl == 0 || s < best_d) {
+            best_d = s;
+            best = (int)cl;
+        }
+    }
+    labels[l_off + i] = best;
+}
+
+__kernel void kmeans_partial(__global const double *x, ulong x_off, __global const double *c, ulong c_off,
+                             __global const int *labels, ulong l_off, __global double *partial, ulong p_off,
+                             ulong count, uint k, uint d)
+{
+    const ulong g = get_global_id(0);
+    x += x_off;
+    c += c_off;
+    labels += l_off;
+    partial += p_off;
+    const ulong kd = (ulong)k * d;
+    if (g < kd) {
+        const int cl = (int)(g / d);
+        const uint j = (uint)(g % d);
+        double s = 0;
+        for (ulong i = 0; i < count; ++i)
+            if (labels[i] == cl)
+                s += x[i * d + j];
+        partial[g] = s;
+    } else if (g < kd + k) {
+        const int cl = (int)(g - kd);
+        double n = 0;
+        for (ulong i = 0; i < count; ++i)
+            if (labels[i] == cl)
+                n += 1.0;
+        partial[g] = n;
+    } else if (g == kd + k) {
+        double inertia = 0;
+        for (ulong i = 0; i < count; ++i) {
+            const int cl = labels[i];
+            double s = 0;
+            for (uint j = 0; j < d; ++j) {
+                const double diff = x[i * d + j] - c[cl * d + j];
+                s += diff * diff;
+            }
+            inertia += s;
+        }
+        partial[g] = inertia;
+    }
+}
+)CLC";
+
+struct starpu_opencl_program program;
+bool loaded = false;
+
+void check(cl_int err)
+{
+    if (err != CL_SUCCESS)
+        STARPU_OPENCL_REPORT_ERROR(err);
+}
+
+}  // namespace
+
+extern "C" int hetpu_kmeans_opencl_init(void)
+{
+    if (loaded)
+        return 0;
+    if (starpu_opencl_worker_get_count() == 0)
+        return 0;  // nothing to compile for
+    int rc = starpu_opencl_load_opencl_from_string(kSource, &program, nullptr);
+    if (rc != 0)
+        return rc < 0 ? rc : -EIO;
+    loaded = true;
+    return 0;
+}
+
+extern "C" void hetpu_kmeans_opencl_shutdown(void)
+{
+    if (loaded)
+        starpu_opencl_unload_opencl(&program);
+    loaded = false;
+}
+
+extern "C" void hetpu_kmeans_opencl_assign(void *buffers[], void *arg)
+{
+    const auto *a = static_cast<const hetpu_kmeans_args *>(arg);
+    cl_mem x = reinterpret_cast<cl_mem>(STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]));
+    cl_mem c = reinterpret_cast<cl_mem>(STARPU_VECTOR_GET_DEV_HANDLE(buffers[1]));
+    cl_mem partial = reinterpret_cast<cl_mem>(STARPU_VECTOR_GET_DEV_HANDLE(buffers[2]));
+    cl_mem labels = reinterpret_cast<cl_mem>(STARPU_VECTOR_GET_DEV_HANDLE(buffers[3]));
+    cl_ulong x_off = STARPU_VECTOR_GET_OFFSET(buffers[0]) / sizeof(double);
+    cl_ulong c_off = STARPU_VECTOR_GET_OFFSET(buffers[1]) / sizeof(double);
+    cl_ulong p_off = STARPU_VECTOR_GET_OFFSET(buffers[2]) / sizeof(double);
+    cl_ulong l_off = STARPU_VECTOR_GET_OFFSET(buffers[3]) / sizeof(int32_t);
+    cl_ulong count = STARPU_VECTOR_GET_NX(buffers[3]);
+    cl_uint k = a->k, d = a->d;
+
+    const int devid = starpu_worker_get_devid(starpu_worker_get_id());
+    cl_kernel assign, sum;
+    cl_command_queue queue;
+    check(starpu_opencl_load_kernel(&assign, &queue, &program, "kmeans_assign", devid));
+    check(starpu_opencl_load_kernel(&sum, &queue, &program, "kmeans_partial", devid));
+    int n = 0;
+    check(clSetKernelArg(assign, n++, sizeof x, &x));
+    check(clSetKernelArg(assign, n++, sizeof x_off, &x_off));
+    check(clSetKernelArg(assign, n++, sizeof c, &c));
+    check(clSetKernelArg(assign, n++, sizeof c_off, &c_off));
+    check(clSetKernelArg(assign, n++, sizeof labels, &labels));
+    check(clSetKernelArg(assign, n++, sizeof l_off, &l_off));
+    check(clSetKernelArg(assign, n++, sizeof count, &count));
+    check(clSetKernelArg(assign, n++, sizeof k, &k));
+    check(clSetKernelArg(assign, n++, sizeof d, &d));
+    n = 0;
+    check(clSetKernelArg(sum, n++, sizeof x, &x));
+    check(clSetKernelArg(sum, n++, sizeof x_off, &x_off));
+    check(clSetKernelArg(sum, n++, sizeof c, &c));
+    check(clSetKernelArg(sum, n++, sizeof c_off, &c_off));
+    check(clSetKernelArg(sum, n++, sizeof labels, &labels));
+    check(clSetKernelArg(sum, n++, sizeof l_off, &l_off));
+    check(clSetKernelArg(sum, n++, sizeof partial, &partial));
+    check(clSetKernelArg(sum, n++, sizeof p_off, &p_off));
+    check(clSetKernelArg(sum, n++, sizeof count, &count));
+    check(clSetKernelArg(sum, n++, sizeof k, &k));
+    check(clSetKernelArg(sum, n++, sizeof d, &d));
+
+    const size_t local = 64;
+    size_t global = (count + local - 1) / local * local;
+    check(clEnqueueNDRangeKernel(queue, assign, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    const size_t items = static_cast<size_t>(k) * d + k + 1;
+    size_t global2 = (items + local - 1) / local * local;
+    check(clEnqueueNDRangeKernel(queue, sum, 1, nullptr, &global2, &local, 0, nullptr, nullptr));
+    // StarPU 1.3 runs OpenCL codelets synchronously: the results must be there on return.
+    check(clFinish(queue));
+    starpu_opencl_release_kernel(assign);
+    starpu_opencl_release_kernel(sum);
+}
+
+#endif  // HETPU_HAVE_OPENCL

@@ -1,0 +1,44 @@
+// The apps' JSON line: matmul's keys in order, null for what was not measured, the app's
+// own fields before the workers, and per-worker totals summed over several jobs.
+#include "apps/common/app_record.h"
+
+#include <gtest/gtest.h>
+
+using namespace hetpu::apps;
+
+TEST(AppRecord, JsonLineKeysNullsAndExtras)
+{
+    AppRecord r;
+    r.app = "grn";
+    r.policy = "dmda";
+    r.block = 100;
+    r.planner = "fixed";
+    r.rep = 1;
+    r.makespan_s = 0.5;
+    r.workers.push_back({0, "CPU", "CPU 0", 3, 300, 0.25, 0.0});
+    r.extra = [](hetpu::JsonWriter &w) { w.field("genes", 40).field("edge_recall", 1.0); };
+    EXPECT_EQ(json_line(r),
+              "{\"app\":\"grn\",\"policy\":\"dmda\",\"precision\":\"double\",\"block\":100,\"planner\":\"fixed\","
+              "\"rep\":1,\"makespan_s\":0.5,\"gflops\":null,\"verified\":null,\"genes\":40,\"edge_recall\":1,"
+              "\"workers\":[{\"id\":0,\"type\":\"CPU\",\"name\":\"CPU 0\",\"blocks\":3,\"elements\":300,"
+              "\"busy_s\":0.25,\"transfer_s\":0}]}");
+    r.gflops = 2.5;
+    r.verified = Verified::Failed;
+    r.extra = nullptr;
+    const std::string line = json_line(r);
+    EXPECT_NE(line.find("\"gflops\":2.5,\"verified\":false,\"workers\""), std::string::npos) << line;
+}
+
+TEST(AppRecord, WorkersAccumulateById)
+{
+    std::vector<WorkerRecord> total;
+    accumulate_workers(total, {{0, "CPU", "CPU 0", 2, 20, 1.0, 0.0}, {1, "OpenCL", "ocl", 1, 10, 0.5, 0.1}});
+    accumulate_workers(total, {{1, "OpenCL", "ocl", 3, 30, 1.5, 0.2}, {0, "CPU", "CPU 0", 1, 5, 0.5, 0.0}});
+    ASSERT_EQ(total.size(), 2u);
+    EXPECT_EQ(total[0].blocks, 3u);
+    EXPECT_EQ(total[0].elements, 25u);
+    EXPECT_DOUBLE_EQ(total[0].busy_s, 1.5);
+    EXPECT_EQ(total[1].blocks, 4u);
+    EXPECT_EQ(total[1].elements, 40u);
+    EXPECT_DOUBLE_EQ(total[1].transfer_s, 0.1 + 0.2);
+}
