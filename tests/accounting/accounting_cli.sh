@@ -96,9 +96,10 @@ wait $p1 && wait $p2 || { cat "$out.1" "$out.2"; fail "concurrent runs"; }
 [ "$(rows)" = 5 ] || fail "concurrent runs: expected 5 rows, got $(rows)"
 
 # kill -9 in the middle of a run: no partial row, the ledger stays sound and usable.
-STARPU_SCHED=dmda "$matmul" -n 1536 --block 64 >"$out" 2>"$err" & victim=$!
+# Many repetitions: the run lasts far longer than the wait, however fast the machine.
+STARPU_SCHED=dmda "$matmul" -n 768 --block 64 --reps 100000 >"$out" 2>"$err" & victim=$!
 sleep 1.5
-kill -9 $victim 2>/dev/null || fail "matmul finished within 1.5 s, before kill -9: make the run bigger"
+kill -9 $victim 2>/dev/null || fail "matmul finished within 1.5 s, before kill -9"
 wait $victim 2>/dev/null
 [ "$(sqlite3 "$HETPU_LEDGER" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check after kill -9"
 [ "$(rows)" = 5 ] || fail "kill -9: expected 5 rows, got $(rows)"
