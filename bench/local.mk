@@ -15,3 +15,9 @@ bench_pareto_speed_LDADD = runtime/libhetpu_core.la
 noinst_PROGRAMS += bench/plbhac_solve_speed
 bench_plbhac_solve_speed_SOURCES = bench/plbhac_solve_speed.cpp
 bench_plbhac_solve_speed_LDADD = runtime/libhetpu_core.la
+
+# RTM-like checkpoint workload: blocking per checkpoint and restore throughput (ckpt_backend).
+noinst_PROGRAMS += bench/ckpt_rtm
+bench_ckpt_rtm_SOURCES = bench/ckpt_rtm.cpp
+bench_ckpt_rtm_CXXFLAGS = $(AM_CXXFLAGS) -pthread
+bench_ckpt_rtm_LDADD = ckpt_backend/libhetpu_ckpt_engine.la runtime/libhetpu_core.la

@@ -6,6 +6,9 @@
 #   plbhac    PLB-HAC: Ipopt solve time, simulated machines A-E (vs optimum, hdss, greedy),
 #             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
 #   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
+#   ckpt      checkpoint backend on an RTM-like workload: blocking per checkpoint (async vs
+#             synchronous disk vs the memcpy floor) and restore throughput (FIFO vs score
+#             eviction with no/one/all hints; reverse, sequential, irregular orders)
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -17,7 +20,7 @@ STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
 export STARPU_HOME
 trap 'rm -rf "$STARPU_HOME"' EXIT
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto)
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto ckpt)
 
 for suite in "${suites[@]}"; do
   case "$suite" in
@@ -34,8 +37,11 @@ for suite in "${suites[@]}"; do
     pareto)
       echo "== pareto_speed: exact Pareto fronts"
       "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt" ;;
+    ckpt)
+      echo "== ckpt_rtm: RTM-like forward/backward checkpointing"
+      "$build/bench/ckpt_rtm" --json "$out/ckpt_rtm.jsonl" | tee "$out/ckpt_rtm.txt" ;;
     *)
-      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto)" >&2; exit 2 ;;
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, ckpt)" >&2; exit 2 ;;
   esac
 done
 echo "results: $out/"

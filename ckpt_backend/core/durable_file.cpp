@@ -1,5 +1,6 @@
 #include "ckpt_backend/core/durable_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -57,7 +58,8 @@ int write_file_durably(const std::string &dir, const std::string &file, const vo
     std::size_t left = size;
     int err = 0;
     while (left > 0) {
-        ssize_t n = ::write(fd, p, left);
+        if (opts.between_chunks && left != size) opts.between_chunks();
+        ssize_t n = ::write(fd, p, std::min(left, kWriteChunk));
         if (n < 0) {
             if (errno == EINTR) continue;
             err = errno;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 namespace hetpu::ckpt {
@@ -17,7 +18,13 @@ struct WriteOptions {
     // Refuse the write when it would leave the file system with fewer free bytes than this
     // (a size limit that simulates a full disk without root; 0 = off).
     unsigned long long simulated_capacity = 0;
+    // Called between chunks of a large write (flush threads use it to step aside while the
+    // application is copying a checkpoint into the cache: both need memory bandwidth).
+    std::function<void()> between_chunks;
 };
+
+// Bytes written per write() call, and the granularity at which between_chunks runs.
+constexpr std::size_t kWriteChunk = 256u << 10;
 
 int write_file_durably(const std::string &dir, const std::string &file, const void *data,
                        std::size_t size, const WriteOptions &opts, std::string *error);

@@ -41,6 +41,21 @@ int bad(int line, const std::string &what, std::string *error) {
 
 std::uint64_t checksum_of(const void *data, std::size_t size) { return XXH3_64bits(data, size); }
 
+std::uint64_t checksum_of(const void *data, std::size_t size, const std::function<void()> &between_chunks) {
+    if (!between_chunks || size <= kWriteChunk) return XXH3_64bits(data, size);
+    XXH3_state_t *state = XXH3_createState();
+    if (!state) return XXH3_64bits(data, size);
+    XXH3_64bits_reset(state);
+    const char *p = static_cast<const char *>(data);
+    for (std::size_t done = 0; done < size; done += kWriteChunk) {
+        if (done) between_chunks();
+        XXH3_64bits_update(state, p + done, std::min(kWriteChunk, size - done));
+    }
+    const std::uint64_t h = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    return h;
+}
+
 std::string invalid_name_reason(const std::string &name) {
     if (name.empty()) return "is empty";
     if (name.size() > 128) return "is longer than 128 characters";

@@ -33,6 +33,8 @@ struct Manifest {
 };
 
 std::uint64_t checksum_of(const void *data, std::size_t size);
+// The same checksum computed in kWriteChunk pieces, calling between_chunks in between.
+std::uint64_t checksum_of(const void *data, std::size_t size, const std::function<void()> &between_chunks);
 // Names and region names: letters, digits, '_', '-', '.', 1..128 chars (they become file
 // names). Returns an empty string when valid, else what is wrong.
 std::string invalid_name_reason(const std::string &name);

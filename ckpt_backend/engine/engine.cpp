@@ -10,6 +10,8 @@
 #include <cstring>
 #include <dirent.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,9 +57,20 @@ void sweep_dead_temporaries(const std::string &dir) {
     ::closedir(d);
 }
 
+// Background threads run at a lower priority than the application: when the application
+// thread wakes up to copy a checkpoint in, it preempts a flush instead of waiting for the
+// flush's time slice (measured: 3-6 ms tails on a loaded 2-core node without this).
+void lower_this_thread_priority() {
+    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
+}
+
 }  // namespace
 
 Engine::Engine(const EngineConfig &config) : config_(config) {
+    // Concurrency control (seed, HiPC'22, applied to flushes): a flush steps aside between
+    // 256 KiB chunks while the application is copying a checkpoint in, so the copy that blocks
+    // the application gets the memory bandwidth.
+    local_opts_.between_chunks = [this] { step_aside_for_captures(); };
     local_opts_.drop_page_cache = config.drop_page_cache;
     local_opts_.simulated_capacity = config.local_capacity;
     remote_opts_.drop_page_cache = config.drop_page_cache;
@@ -238,7 +251,7 @@ int Engine::begin(const std::string &name, std::int64_t version, const std::vect
 
 int Engine::persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
                            std::uint64_t *checksum, std::string *error) {
-    *checksum = config_.checksums ? checksum_of(data, size) : 0;
+    *checksum = config_.checksums ? checksum_of(data, size, local_opts_.between_chunks) : 0;
     return write_file_durably(config_.local_dir, region_file_name(key.first, key.second, index), data, size,
                               local_opts_, error);
 }
@@ -335,6 +348,7 @@ void Engine::apply_retention(const std::string &dir, const std::string &name) {
 }
 
 void Engine::flush_loop() {
+    lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         cv_.wait(lock, [&] { return stopping_ || !flush_queue_.empty(); });
@@ -368,6 +382,7 @@ void Engine::flush_loop() {
 }
 
 void Engine::remote_loop() {
+    lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         cv_.wait(lock, [&] { return stopping_ || !remote_queue_.empty(); });
@@ -403,7 +418,14 @@ void Engine::remote_loop() {
     }
 }
 
+void Engine::step_aside_for_captures() {
+    // Bounded: a flush must still progress when captures arrive back to back.
+    for (int i = 0; i < 200 && active_copies_.load(std::memory_order_relaxed) > 0; ++i)
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+}
+
 void Engine::touch_loop() {
+    lower_this_thread_priority();
     const std::size_t cap = arena_->capacity();
     for (std::size_t done = 0; done < cap;) {
         // Concurrency control (seed, HiPC'22): touching competes with captures for memory
@@ -523,6 +545,7 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
 }
 
 void Engine::prefetch_loop() {
+    lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         if (stopping_) return;

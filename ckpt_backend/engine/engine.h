@@ -119,6 +119,7 @@ private:
     void apply_retention(const std::string &dir, const std::string &name);
     void record_error_locked(Version &v, int rc, const std::string &msg);
 
+    void step_aside_for_captures();
     void flush_loop();
     void remote_loop();
     void prefetch_loop();
