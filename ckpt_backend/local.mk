@@ -36,7 +36,7 @@ ckpt_backend_libhetpu_ckpt_engine_la_LIBADD = ckpt_backend/libhetpu_ckpt_core.la
 
 # libhetpu_ckpt: the public C API (include/hetpu/ckpt.h) over StarPU.
 lib_LTLIBRARIES += libhetpu_ckpt.la
-libhetpu_ckpt_la_SOURCES = ckpt_backend/starpu_ckpt.cpp
+libhetpu_ckpt_la_SOURCES = ckpt_backend/starpu_ckpt.cpp ckpt_backend/starpu_disk_tier.cpp
 libhetpu_ckpt_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_ckpt_la_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 libhetpu_ckpt_la_LIBADD = ckpt_backend/libhetpu_ckpt_engine.la $(STARPU_LIBS)

@@ -17,6 +17,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+/* StarPU 1.3's starpu_disk.h lacks extern "C" and starpu.h includes it outside its own
+ * extern "C" block: including it here first (wrapped) gives C++ users of this header working
+ * starpu_disk_* declarations. Include this header before starpu.h for that to take effect. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include <starpu_disk.h>
+#ifdef __cplusplus
+}
+#endif
 #include <starpu.h>
 
 #ifdef __cplusplus
@@ -59,6 +69,13 @@ int hetpu_ckpt_latest(const char *name, int64_t *version);
 int hetpu_ckpt_finalize(void);
 
 const char *hetpu_ckpt_last_error(void);
+
+/* A disk tier directory offered to StarPU as an out-of-core memory node (one file per
+ * allocation, removed when StarPU frees it). size: bytes StarPU may use there (at least
+ * 16 MiB), negative for unlimited. Returns the memory node number or -errno. Usable without
+ * hetpu_ckpt_init; call after starpu_init. */
+int hetpu_ckpt_register_disk_node(const char *directory, int64_t size);
+extern struct starpu_disk_ops hetpu_ckpt_disk_ops;
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <sys/stat.h>
@@ -102,4 +103,50 @@ TEST_F(CkptStarpu, ApiErrorsAreNamed) {
     EXPECT_EQ(hetpu_ckpt_restore("buf", 7), -EINVAL);
     EXPECT_EQ(a[1], 42.0f);
     ASSERT_EQ(hetpu_ckpt_finalize(), 0) << hetpu_ckpt_last_error();
+}
+
+TEST_F(CkptStarpu, DiskTierIsAnOutOfCoreMemoryNode) {
+    const int node = hetpu_ckpt_register_disk_node(dir.c_str(), 64 << 20);
+    ASSERT_GE(node, 0) << "starpu_disk_register: " << node;
+    EXPECT_EQ(hetpu_ckpt_register_disk_node((dir + "/missing").c_str(), 64 << 20), -ENOENT);
+    // Data whose home is a file of the tier: tasks on the CPU and OpenCL workers read it from
+    // the disk node, and unregistering writes the result back into the file.
+    std::vector<float> init(kN);
+    for (unsigned i = 0; i < kN; ++i) init[i] = static_cast<float>(i);
+    {
+        FILE *f = std::fopen((dir + "/input.bin").c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(std::fwrite(init.data(), sizeof(float), kN, f), kN);
+        std::fclose(f);
+    }
+    void *obj = starpu_disk_open(node, const_cast<char *>("input.bin"), kN * sizeof(float));
+    ASSERT_NE(obj, nullptr);
+    starpu_data_handle_t h;
+    starpu_vector_data_register(&h, node, reinterpret_cast<uintptr_t>(obj), kN, sizeof(float));
+    add_one_everywhere(h);
+    starpu_task_wait_for_all();
+    starpu_data_unregister(h);
+    starpu_disk_close(node, obj, kN * sizeof(float));
+    std::vector<float> back(kN);
+    {
+        FILE *f = std::fopen((dir + "/input.bin").c_str(), "rb");
+        ASSERT_NE(f, nullptr);
+        ASSERT_EQ(std::fread(back.data(), sizeof(float), kN, f), kN);
+        std::fclose(f);
+    }
+    const float nw = static_cast<float>(starpu_worker_get_count());
+    for (unsigned i = 0; i < kN; ++i) ASSERT_EQ(back[i], init[i] + nw) << i;
+    // Main-memory data pushed to the disk node takes a file there, removed when freed.
+    std::vector<float> y(init);
+    starpu_data_handle_t g;
+    starpu_vector_data_register(&g, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(y.data()), kN, sizeof(float));
+    ASSERT_EQ(starpu_data_fetch_on_node(g, node, 0), 0);
+    EXPECT_EQ(std::system(("ls -a '" + dir + "' | grep -q starpu-ooc").c_str()), 0) << "no allocation file";
+    starpu_data_unregister(g);
+    // StarPU caches freed allocations until shutdown; then every file must be gone.
+    add_one_codelet_unload();
+    starpu_shutdown();
+    EXPECT_NE(std::system(("ls -a '" + dir + "' | grep -q starpu-ooc").c_str()), 0) << "allocation file left behind";
+    ASSERT_EQ(starpu_init(nullptr), 0);  // for TearDown
+    add_one_codelet_load();
 }
