@@ -21,3 +21,8 @@ noinst_PROGRAMS += bench/ckpt_rtm
 bench_ckpt_rtm_SOURCES = bench/ckpt_rtm.cpp
 bench_ckpt_rtm_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 bench_ckpt_rtm_LDADD = ckpt_backend/libhetpu_ckpt_engine.la runtime/libhetpu_core.la
+
+# Peer balancing across 8 simulated GPUs: local-only and greedy vs min-time max-flow.
+noinst_PROGRAMS += bench/ckpt_peer
+bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
+bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la

@@ -8,7 +8,8 @@
 #   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
 #   ckpt      checkpoint backend on an RTM-like workload: blocking per checkpoint (async vs
 #             synchronous disk vs the memcpy floor) and restore throughput (FIFO vs score
-#             eviction with no/one/all hints; reverse, sequential, irregular orders)
+#             eviction with no/one/all hints; reverse, sequential, irregular orders), and
+#             peer balancing across 8 simulated GPUs (local-only, greedy vs min-time max-flow)
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -39,7 +40,9 @@ for suite in "${suites[@]}"; do
       "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt" ;;
     ckpt)
       echo "== ckpt_rtm: RTM-like forward/backward checkpointing"
-      "$build/bench/ckpt_rtm" --json "$out/ckpt_rtm.jsonl" | tee "$out/ckpt_rtm.txt" ;;
+      "$build/bench/ckpt_rtm" --json "$out/ckpt_rtm.jsonl" | tee "$out/ckpt_rtm.txt"
+      echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
+      "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt" ;;
     *)
       echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, ckpt)" >&2; exit 2 ;;
   esac
