@@ -125,11 +125,14 @@ void Engine::stop() {
     {
         std::unique_lock<std::mutex> lock(mu_);
         // Flushes finish first: the data was promised durable.
-        cv_.wait(lock, [&] { return flush_queue_.empty() && flushes_in_flight_ == 0 &&
-                                    remote_queue_.empty() && remote_in_flight_ == 0; });
+        while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+            wait_state(lock);
         stopping_ = true;
     }
     cv_.notify_all();
+    flush_cv_.notify_all();
+    remote_cv_.notify_all();
+    prefetch_cv_.notify_all();
     for (std::thread &t : threads_) t.join();
     threads_.clear();
     if (host_base_) {
@@ -141,6 +144,17 @@ void Engine::stop() {
 std::uint64_t Engine::host_ready_bytes() {
     std::lock_guard<std::mutex> lock(mu_);
     return arena_ ? arena_->usable() : 0;
+}
+
+void Engine::wait_state(std::unique_lock<std::mutex> &lock) {
+    ++state_waiters_;
+    cv_.wait(lock);
+    --state_waiters_;
+}
+
+void Engine::notify_state() {
+    cv_.notify_all();
+    prefetch_cv_.notify_one();
 }
 
 EngineStats Engine::stats() {
@@ -240,6 +254,18 @@ int Engine::begin(const std::string &name, std::int64_t version, const std::vect
     if (it != versions_.end() && it->second.declared_in_memory)
         return set_error(error, -EEXIST, "checkpoint '" + name + "' version " + std::to_string(version) +
                                              " was already taken in this run (use a new version number)");
+    if (it != versions_.end()) {
+        // Re-taking a version known from an earlier run: drop its cached (prefetched) copies.
+        for (long long off : it->second.host_offset) {
+            if (off < 0) continue;
+            const Cached &c = cached_.at(static_cast<std::size_t>(off));
+            if (!may_evict(c.life.state()) || c.pins > 0)
+                return set_error(error, -EBUSY, "version " + std::to_string(version) + " of '" + name +
+                                                    "' is being prefetched or restored; retry");
+        }
+        for (long long off : it->second.host_offset)
+            if (off >= 0) evict_locked(static_cast<std::size_t>(off));
+    }
     Version v;
     v.checksums = config_.checksums;
     v.flush_order = ++next_flush_order_;
@@ -260,7 +286,11 @@ int Engine::persist_region(const Key &key, std::size_t index, const void *data, 
 int Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src,
                     std::string *error) {
     const Key key{name, version};
+    const auto asked = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lock(mu_);
+    const double lock_wait = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+    stats_.capture_lock_wait_total_s += lock_wait;
+    stats_.capture_lock_wait_max_s = std::max(stats_.capture_lock_wait_max_s, lock_wait);
     Version *v = find_locked(key, false);
     if (!v || !v->declared_in_memory)
         return set_error(error, -ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) +
@@ -278,7 +308,7 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
         const bool never_fits = !arena_ || arena_->rounded(size) > arena_->capacity();
         if (initialising || never_fits) break;
         ++stats_.capture_waits;
-        cv_.wait(lock);
+        wait_state(lock);
         v = find_locked(key, false);
     }
     if (off < 0) {
@@ -294,7 +324,9 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
         stats_.written_through_bytes += size;
         if (rc) record_error_locked(*v, rc, msg);
         region_on_local_locked(lock, key, *v);
-        cv_.notify_all();
+        lock.unlock();
+        notify_state();
+        remote_cv_.notify_one();
         return rc ? set_error(error, rc, msg) : 0;
     }
     cached_.emplace(static_cast<std::size_t>(off),
@@ -310,7 +342,10 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
     ++v->captured;
     stats_.captured_bytes += size;
     flush_queue_.emplace_back(key, index);
-    cv_.notify_all();
+    const bool someone_waits = state_waiters_ > 0;
+    lock.unlock();
+    flush_cv_.notify_one();
+    if (someone_waits) cv_.notify_all();  // a restore or wait() on this version
     return 0;
 }
 
@@ -352,7 +387,7 @@ void Engine::flush_loop() {
     lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        cv_.wait(lock, [&] { return stopping_ || !flush_queue_.empty(); });
+        flush_cv_.wait(lock, [&] { return stopping_ || !flush_queue_.empty(); });
         if (flush_queue_.empty()) return;
         auto [key, index] = flush_queue_.front();
         flush_queue_.pop_front();
@@ -378,7 +413,10 @@ void Engine::flush_loop() {
         else stats_.flushed_bytes += again.size;
         region_on_local_locked(lock, key, ver);
         --flushes_in_flight_;
-        cv_.notify_all();
+        lock.unlock();
+        notify_state();
+        remote_cv_.notify_one();
+        lock.lock();
     }
 }
 
@@ -386,7 +424,7 @@ void Engine::remote_loop() {
     lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        cv_.wait(lock, [&] { return stopping_ || !remote_queue_.empty(); });
+        remote_cv_.wait(lock, [&] { return stopping_ || !remote_queue_.empty(); });
         if (remote_queue_.empty()) return;
         Key key = remote_queue_.front();
         remote_queue_.pop_front();
@@ -415,7 +453,9 @@ void Engine::remote_loop() {
         if (rc) record_error_locked(v, rc, msg);
         else v.remote_complete = true;
         --remote_in_flight_;
-        cv_.notify_all();
+        lock.unlock();
+        notify_state();
+        lock.lock();
     }
 }
 
@@ -446,7 +486,7 @@ void Engine::touch_loop() {
             std::lock_guard<std::mutex> lock(mu_);
             arena_->grow_usable(done);
         }
-        cv_.notify_all();
+        notify_state();
     }
     // Here a CUDA build registers (pins) the whole arena in one serialised step
     // (cudaHostRegister); Debian's StarPU has no CUDA, so the step is compiled out.
@@ -472,8 +512,12 @@ int Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_
     {
         std::lock_guard<std::mutex> lock(mu_);
         hints_[name] = std::deque<std::int64_t>(order.begin(), order.end());
+        // Versions that exist only on disk (an earlier run) are looked up once here, so the
+        // prefetch thread never touches the disk under the lock for versions that do not
+        // exist (yet): those appear through begin().
+        for (std::int64_t v : order) find_locked({name, v}, true);
     }
-    cv_.notify_all();
+    prefetch_cv_.notify_one();
     return 0;
 }
 
@@ -497,7 +541,7 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
         const long long off = v->host_offset[index];
         if (off >= 0) {
             Cached &c = cached_.at(static_cast<std::size_t>(off));
-            if (!is_readable(c.life.state())) { cv_.wait(lock); continue; }  // being written or prefetched
+            if (!is_readable(c.life.state())) { wait_state(lock); continue; }  // being written or prefetched
             ++c.pins;
             lock.unlock();
             std::memcpy(dst, host_base_ + off, size);
@@ -510,7 +554,7 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
             break;
         }
         if (v->captured < v->regions.size() && v->declared_in_memory && !v->error) {
-            cv_.wait(lock);  // capture of this version still in progress
+            wait_state(lock);  // capture of this version still in progress
             continue;
         }
         // From disk: the region file is durable once its region left the host arena.
@@ -541,7 +585,8 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
             if (pos != h->second.end()) h->second.erase(pos);
         }
     }
-    cv_.notify_all();
+    lock.unlock();
+    notify_state();
     return 0;
 }
 
@@ -555,7 +600,7 @@ void Engine::prefetch_loop() {
         std::size_t target_index = 0, target_rank = kNoHint;
         for (const auto &[name, order] : hints_) {
             for (std::size_t rank = 0; rank < order.size() && rank < target_rank; ++rank) {
-                Version *v = find_locked({name, order[rank]}, true);
+                Version *v = find_locked({name, order[rank]}, false);
                 if (!v || !(v->local_complete || v->remote_complete)) continue;
                 bool found = false;
                 for (std::size_t i = 0; i < v->regions.size(); ++i)
@@ -563,12 +608,12 @@ void Engine::prefetch_loop() {
                 if (found) { target_rank = rank; break; }
             }
         }
-        if (target_rank == kNoHint) { cv_.wait(lock); continue; }
+        if (target_rank == kNoHint) { prefetch_cv_.wait(lock); continue; }
         Version &v = versions_.at(target);
         const std::uint64_t size = v.regions[target_index].size;
         // Room without evicting anything needed sooner (keep ranks <= target's).
         long long off = allocate_locked(size, target_rank + 1, false);
-        if (off < 0) { cv_.wait(lock); continue; }
+        if (off < 0) { prefetch_cv_.wait(lock); continue; }
         cached_.emplace(static_cast<std::size_t>(off), Cached{target, target_index, size,
                                                               RegionLifecycle(RegionState::Prefetching), 0, v.flush_order});
         v.host_offset[target_index] = off;
@@ -593,7 +638,7 @@ void Engine::prefetch_loop() {
             c.life.advance(RegionState::Ready);
             stats_.prefetched_bytes += size;
         }
-        cv_.notify_all();
+        cv_.notify_all();  // a restore may be waiting for this region (lock held: we loop on)
     }
 }
 
@@ -613,7 +658,7 @@ int Engine::wait(const std::string &name, std::int64_t version, Tier tier, std::
         const bool done = tier == Tier::Host ? v->captured == v->regions.size()
                         : tier == Tier::Local ? v->local_complete : v->remote_complete;
         if (done) return 0;
-        cv_.wait(lock);
+        wait_state(lock);
     }
 }
 
@@ -635,8 +680,8 @@ int Engine::latest(const std::string &name, std::int64_t *version, std::string *
 
 int Engine::drain(std::string *error) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() &&
-                                remote_in_flight_ == 0; });
+    while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+        wait_state(lock);
     if (first_error_) return set_error(error, first_error_, first_error_message_);
     return 0;
 }

@@ -44,6 +44,7 @@ struct EngineStats {
     std::uint64_t restored_from_host_bytes = 0, restored_from_disk_bytes = 0;
     std::uint64_t prefetched_bytes = 0, evicted_bytes = 0, flushed_bytes = 0;
     std::uint64_t capture_waits = 0;  // captures that waited for a flush to free space
+    double capture_lock_wait_max_s = 0, capture_lock_wait_total_s = 0;  // time to get the engine lock
 };
 
 class Engine {
@@ -120,6 +121,8 @@ private:
     void record_error_locked(Version &v, int rc, const std::string &msg);
 
     void step_aside_for_captures();
+    void wait_state(std::unique_lock<std::mutex> &lock);
+    void notify_state();  // lock not held: wakes callers waiting on cv_ and the prefetch thread
     void flush_loop();
     void remote_loop();
     void prefetch_loop();
@@ -131,7 +134,11 @@ private:
     std::unique_ptr<Arena> arena_;
 
     std::mutex mu_;
-    std::condition_variable cv_;
+    // Separate wake-ups, so that a capture wakes one flush thread and nothing else: waking
+    // the prefetch or remote threads on every capture costs the application CPU time.
+    std::condition_variable cv_;           // state changes, for waiting callers (wait, restore, room)
+    std::condition_variable flush_cv_, remote_cv_, prefetch_cv_;
+    int state_waiters_ = 0;
     std::map<Key, Version> versions_;
     std::map<std::size_t, Cached> cached_;           // host arena contents by offset
     std::map<std::string, std::deque<std::int64_t>> hints_;

@@ -199,6 +199,27 @@ TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache) {
     EXPECT_EQ(e->stats().restored_from_disk_bytes, before) << "both restores hit the cache";
 }
 
+TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk) {
+    {
+        auto e = make();
+        for (int v = 1; v <= 3; ++v) take(*e, v, {20000});
+        std::string err;
+        ASSERT_EQ(e->drain(&err), 0);
+    }
+    auto e = make();
+    std::string err;
+    ASSERT_EQ(e->prefetch_hint("app", {3, 2, 7}, &err), 0);  // 7 does not exist (yet)
+    for (int i = 0; i < 400 && e->stats().prefetched_bytes < 40000; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(e->stats().prefetched_bytes, 40000u);
+    expect_restores(*e, 3, {20000});
+    expect_restores(*e, 2, {20000});
+    EXPECT_EQ(e->stats().restored_from_disk_bytes, 0u);
+    // Taking version 1 again in this run replaces the old one, cached or not.
+    take(*e, 1, {500});
+    expect_restores(*e, 1, {500});
+}
+
 TEST_F(EngineTest, IncrementalInitUsesWhatIsReady) {
     config.host_bytes = 64 << 20;
     config.host_incremental_init = true;
