@@ -26,3 +26,4 @@ bench_ckpt_rtm_LDADD = ckpt_backend/libhetpu_ckpt_engine.la runtime/libhetpu_cor
 noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
 bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
+EXTRA_DIST += bench/ckpt_plot.sh

@@ -41,6 +41,7 @@ for suite in "${suites[@]}"; do
     ckpt)
       echo "== ckpt_rtm: RTM-like forward/backward checkpointing"
       "$build/bench/ckpt_rtm" --json "$out/ckpt_rtm.jsonl" | tee "$out/ckpt_rtm.txt"
+      bash "$top/bench/ckpt_plot.sh" "$out/ckpt_rtm.jsonl" "$out/ckpt_rtm_restore.png"
       echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
       "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt" ;;
     *)
