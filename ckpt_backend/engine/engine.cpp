@@ -460,8 +460,10 @@ void Engine::remote_loop() {
 }
 
 void Engine::step_aside_for_captures() {
-    // Bounded: a flush must still progress when captures arrive back to back.
-    for (int i = 0; i < 200 && active_copies_.load(std::memory_order_relaxed) > 0; ++i)
+    // Captures and prefetch reads are on the application's critical path, flushes are not.
+    // Bounded: a flush must still progress when captures or prefetches run back to back.
+    for (int i = 0; i < 200 && (active_copies_.load(std::memory_order_relaxed) > 0 ||
+                                active_prefetches_.load(std::memory_order_relaxed) > 0); ++i)
         std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
@@ -623,9 +625,11 @@ void Engine::prefetch_loop() {
         one.checksums = v.checksums;
         one.regions = v.regions;
         const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
+        ++active_prefetches_;
         lock.unlock();
         std::string msg;
         int rc = read_region(dir, one, target_index, host_base_ + off, &msg);
+        --active_prefetches_;
         lock.lock();
         Cached &c = cached_.at(static_cast<std::size_t>(off));
         if (rc) {

@@ -150,7 +150,7 @@ private:
     std::string first_error_message_;
     EngineStats stats_;
     bool stopping_ = false;
-    std::atomic<int> active_copies_{0};
+    std::atomic<int> active_copies_{0}, active_prefetches_{0};
 
     std::vector<std::thread> threads_;
 };
