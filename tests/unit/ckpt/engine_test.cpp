@@ -27,7 +27,9 @@ protected:
         config.host_bytes = 1 << 20;
         config.host_incremental_init = false;
     }
-    void TearDown() override { std::system(("rm -rf '" + root + "'").c_str()); }
+    void TearDown() override {
+        std::system(("umount '" + root + "/small' 2>/dev/null; rm -rf '" + root + "'").c_str());
+    }
 
     std::unique_ptr<Engine> make() {
         std::unique_ptr<Engine> e;
@@ -152,6 +154,29 @@ TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly) {
     ASSERT_EQ(e->latest("app", &latest, &err), 0);
     EXPECT_EQ(latest, 1) << "a version that failed to flush is not offered";
     expect_restores(*e, 1, {10000});
+}
+
+TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly) {
+    // A real ENOSPC needs a small file system: a 256 KiB tmpfs, which only root can mount.
+    const std::string small = root + "/small";
+    ASSERT_EQ(::mkdir(small.c_str(), 0755), 0);
+    if (::geteuid() != 0 || std::system(("mount -t tmpfs -o size=256k tmpfs '" + small + "' 2>/dev/null").c_str()) != 0)
+        GTEST_SKIP() << "cannot mount a small tmpfs here (needs root); the simulated-capacity test covers ENOSPC";
+    config.local_dir = small;
+    {
+        auto e = make();
+        take(*e, 1, {100000});
+        std::string err;
+        ASSERT_EQ(e->wait("app", 1, Tier::Local, &err), 0) << err;
+        take(*e, 2, {200000});
+        EXPECT_EQ(e->wait("app", 2, Tier::Local, &err), -ENOSPC);
+        EXPECT_NE(err.find(small), std::string::npos) << err;
+        std::int64_t latest = 0;
+        ASSERT_EQ(e->latest("app", &latest, &err), 0);
+        EXPECT_EQ(latest, 1);
+    }
+    EXPECT_EQ(complete_versions(small, "app", true), (std::vector<std::int64_t>{1}));
+    EXPECT_NE(std::system(("ls -a '" + small + "' | grep -q tmp").c_str()), 0) << "temporary file left behind";
 }
 
 TEST_F(EngineTest, MissingDirectoryIsAClearError) {
