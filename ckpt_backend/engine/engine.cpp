@@ -244,6 +244,8 @@ int Engine::begin(const std::string &name, std::int64_t version, const std::vect
     std::string why = invalid_name_reason(name);
     if (!why.empty()) return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
     if (version < 0) return set_error(error, -EINVAL, "checkpoint version must be >= 0");
+    if (regions.empty())
+        return set_error(error, -EINVAL, "checkpoint '" + name + "' has no regions (protect some data first)");
     for (const RegionSpec &r : regions) {
         why = invalid_name_reason(r.name);
         if (!why.empty()) return set_error(error, -EINVAL, "region name '" + r.name + "' " + why);

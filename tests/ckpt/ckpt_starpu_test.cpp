@@ -87,6 +87,8 @@ TEST_F(CkptStarpu, ApiErrorsAreNamed) {
     EXPECT_NE(std::string(hetpu_ckpt_last_error()).find("/nonexistent/ckpt"), std::string::npos);
     ASSERT_EQ(hetpu_ckpt_init_from_string(config().c_str()), 0) << hetpu_ckpt_last_error();
     EXPECT_EQ(hetpu_ckpt_init_from_string(config().c_str()), -EALREADY);
+    EXPECT_EQ(hetpu_ckpt_checkpoint("empty", 1), -EINVAL) << "nothing protected yet";
+    EXPECT_NE(std::string(hetpu_ckpt_last_error()).find("protect"), std::string::npos);
     float a[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     ASSERT_EQ(hetpu_ckpt_protect_buffer("a", a, sizeof a), 0);
     EXPECT_EQ(hetpu_ckpt_protect_buffer("a", a, sizeof a), -EEXIST);
