@@ -4,7 +4,8 @@
 # spread per policy and the ratio of medians to dmda. Then an adaptability run: a
 # competing CPU load starts mid-run on the CPU worker's core and the block-size plot
 # shows plb-hac shrinking that PU's blocks.
-#   bench/plbhac_matmul.sh BUILD_DIR [OUT_DIR]     (N, ROUNDS, POLICIES, ADAPT_N override)
+#   bench/plbhac_matmul.sh BUILD_DIR [OUT_DIR]     (N, ROUNDS, POLICIES, ADAPT_N override;
+#   ADAPT_ONLY=1 runs only the adaptability part)
 set -euo pipefail
 build=${1:?usage: plbhac_matmul.sh BUILD_DIR [OUT_DIR]}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +13,7 @@ out=${2:-$top/results/bench/plbhac_matmul}
 n=${N:-4096}
 rounds=${ROUNDS:-5}
 policies=(${POLICIES:-plb-hac dmda dmdas eager greedy hdss})
-adapt_n=${ADAPT_N:-6144}
+adapt_n=${ADAPT_N:-8192}
 matmul=$build/apps/matmul/matmul
 mkdir -p "$out"
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
@@ -26,6 +27,7 @@ load_pid=
 cleanup() { [ -n "$load_pid" ] && kill "$load_pid" 2>/dev/null; rm -rf "$STARPU_HOME"; }
 trap cleanup EXIT
 
+if [ "${ADAPT_ONLY:-0}" != 1 ]; then
 runs=$out/runs.jsonl
 : >"$runs"
 echo "== matmul n=$n double on 1 CPU + 1 OpenCL worker: ${policies[*]}, $rounds interleaved rounds"
@@ -73,6 +75,8 @@ text = "\n".join(lines)
 print(text)
 open(sys.argv[2], "w").write(text + "\n")
 PY
+
+fi
 
 echo
 echo "== adaptability: plb-hac, matmul n=$adapt_n; a competing load starts on the CPU worker's core mid-run"

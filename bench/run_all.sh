@@ -8,6 +8,10 @@
 #   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
 #   accounting  the accounting hook's cost: 20,000 tiny tasks with and without it, same process
 #   apps      grn and kmeans on the real CPU + OpenCL node under plb-hac, dmda, eager, greedy, hdss
+#   ckpt      checkpoint backend on an RTM-like workload: blocking per checkpoint (async vs
+#             synchronous disk vs the memcpy floor) and restore throughput (FIFO vs score
+#             eviction with no/one/all hints; reverse, sequential, irregular orders), and
+#             peer balancing across 8 simulated GPUs (local-only, greedy vs min-time max-flow)
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -22,7 +26,7 @@ export STARPU_HOME
 export HETPU_LEDGER="$STARPU_HOME/ledger.sqlite" HETPU_ACCOUNTING_QUIET=1
 trap 'rm -rf "$STARPU_HOME"' EXIT
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting apps)
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting apps ckpt)
 
 for suite in "${suites[@]}"; do
   case "$suite" in
@@ -45,8 +49,14 @@ for suite in "${suites[@]}"; do
     apps)
       echo "== apps_policies: grn and kmeans on the real CPU + OpenCL node"
       bash "$top/bench/apps_policies.sh" "$build" "$out/apps_policies" ;;
+    ckpt)
+      echo "== ckpt_rtm: RTM-like forward/backward checkpointing"
+      "$build/bench/ckpt_rtm" --json "$out/ckpt_rtm.jsonl" | tee "$out/ckpt_rtm.txt"
+      bash "$top/bench/ckpt_plot.sh" "$out/ckpt_rtm.jsonl" "$out/ckpt_rtm_restore.png"
+      echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
+      "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt" ;;
     *)
-      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting, apps)" >&2; exit 2 ;;
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting, apps, ckpt)" >&2; exit 2 ;;
   esac
 done
 echo "results: $out/"

@@ -1,0 +1,166 @@
+#include "ckpt_backend/engine/config.h"
+
+#include <toml++/toml.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace hetpu::ckpt {
+
+bool parse_size(const std::string &text, std::uint64_t *out, std::string *why) {
+    std::size_t i = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == 0) { *why = "'" + text + "' does not start with a number"; return false; }
+    std::string unit = text.substr(i);
+    while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+    std::uint64_t mult = 1;
+    if (unit.empty() || unit == "B") mult = 1;
+    else if (unit == "K" || unit == "KiB") mult = 1ull << 10;
+    else if (unit == "M" || unit == "MiB") mult = 1ull << 20;
+    else if (unit == "G" || unit == "GiB") mult = 1ull << 30;
+    else { *why = "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB)"; return false; }
+    *out = std::stoull(text.substr(0, i)) * mult;
+    return true;
+}
+
+namespace {
+
+struct Reader {
+    const toml::table &root;
+    std::string origin;
+    std::string *error;
+    bool ok = true;
+
+    std::string where(const toml::node &n) const {
+        return origin + ":" + std::to_string(n.source().begin.line);
+    }
+    void fail(const std::string &msg) {
+        if (ok && error) *error = msg;
+        ok = false;
+    }
+    const toml::node *find(const std::string &table, const std::string &key) {
+        const toml::node *n = table.empty() ? root.get(key) : nullptr;
+        if (!table.empty()) {
+            if (const toml::table *t = root[table].as_table()) n = t->get(key);
+        }
+        return n;
+    }
+    std::string name(const std::string &table, const std::string &key) {
+        return table.empty() ? key : table + "." + key;
+    }
+    void boolean(const std::string &table, const std::string &key, bool *out) {
+        if (const toml::node *n = find(table, key)) {
+            if (auto v = n->value<bool>()) *out = *v;
+            else fail(where(*n) + ": " + name(table, key) + " must be true or false");
+        }
+    }
+    void integer(const std::string &table, const std::string &key, int lo, int hi, int *out) {
+        if (const toml::node *n = find(table, key)) {
+            auto v = n->value<int64_t>();
+            if (!v || *v < lo || *v > hi)
+                fail(where(*n) + ": " + name(table, key) + " must be an integer in [" + std::to_string(lo) +
+                     ", " + std::to_string(hi) + "]");
+            else *out = static_cast<int>(*v);
+        }
+    }
+    void size(const std::string &table, const std::string &key, std::uint64_t *out) {
+        if (const toml::node *n = find(table, key)) {
+            if (auto v = n->value<int64_t>()) {
+                if (*v < 0) fail(where(*n) + ": " + name(table, key) + " must not be negative");
+                else *out = static_cast<std::uint64_t>(*v);
+            } else if (auto s = n->value<std::string>()) {
+                std::string why;
+                if (!parse_size(*s, out, &why)) fail(where(*n) + ": " + name(table, key) + ": " + why);
+            } else {
+                fail(where(*n) + ": " + name(table, key) + " must be a size like 4096 or \"64MiB\"");
+            }
+        }
+    }
+    void string(const std::string &table, const std::string &key, std::string *out) {
+        if (const toml::node *n = find(table, key)) {
+            if (auto v = n->value<std::string>()) *out = *v;
+            else fail(where(*n) + ": " + name(table, key) + " must be a string");
+        }
+    }
+};
+
+const char *const kTopKeys[] = {"versions_to_keep", "checksums", "flush_threads", "eviction", "prefetch",
+                                "host", "local", "remote"};
+const char *const kHostKeys[] = {"size", "incremental_init"};
+const char *const kDirKeys[] = {"path", "capacity", "drop_page_cache"};
+
+template <std::size_t N>
+bool known(const std::string &k, const char *const (&keys)[N]) {
+    for (const char *x : keys) if (k == x) return true;
+    return false;
+}
+
+}  // namespace
+
+int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out,
+                 std::string *error) {
+    toml::table root;
+    try {
+        root = toml::parse(toml_text, origin);
+    } catch (const toml::parse_error &e) {
+        if (error) {
+            std::ostringstream o;
+            o << origin << ":" << e.source().begin.line << ": TOML syntax error: " << e.description();
+            *error = o.str();
+        }
+        return -EINVAL;
+    }
+    Reader r{root, origin, error};
+    // Unknown keys are errors: a typo must not silently fall back to a default.
+    for (const auto &[k, v] : root) {
+        std::string key(k.str());
+        if (!known(key, kTopKeys)) r.fail(r.where(v) + ": unknown key '" + key + "'");
+        else if ((key == "host" || key == "local" || key == "remote") && !v.is_table())
+            r.fail(r.where(v) + ": '" + key + "' must be a table ([" + key + "])");
+        else if (v.is_table())
+            for (const auto &[sk, sv] : *v.as_table()) {
+                std::string sub(sk.str());
+                bool ok = key == "host" ? known(sub, kHostKeys) : known(sub, kDirKeys);
+                if (!ok) r.fail(r.where(sv) + ": unknown key '" + key + "." + sub + "'");
+            }
+    }
+    EngineConfig c;
+    r.integer("", "versions_to_keep", 0, 1 << 30, &c.versions_to_keep);
+    r.boolean("", "checksums", &c.checksums);
+    r.integer("", "flush_threads", 1, 64, &c.flush_threads);
+    r.boolean("", "prefetch", &c.prefetch);
+    std::string eviction = "score";
+    r.string("", "eviction", &eviction);
+    if (eviction == "fifo") c.eviction = EvictionPolicy::Fifo;
+    else if (eviction == "score") c.eviction = EvictionPolicy::Score;
+    else r.fail(origin + ": eviction = \"" + eviction + "\" is not \"score\" or \"fifo\"");
+    r.size("host", "size", &c.host_bytes);
+    r.boolean("host", "incremental_init", &c.host_incremental_init);
+    r.string("local", "path", &c.local_dir);
+    r.size("local", "capacity", &c.local_capacity);
+    r.boolean("local", "drop_page_cache", &c.drop_page_cache);
+    r.string("remote", "path", &c.remote_dir);
+    r.size("remote", "capacity", &c.remote_capacity);
+    if (r.ok && c.local_dir.empty())
+        r.fail(origin + ": [local] path is required (the node-local checkpoint directory)");
+    if (!r.ok) return -EINVAL;
+    *out = c;
+    return 0;
+}
+
+int load_config_file(const std::string &path, EngineConfig *out, std::string *error) {
+    std::ifstream in(path);
+    if (!in) {
+        int err = errno ? errno : ENOENT;
+        if (error) *error = "cannot read checkpoint config '" + path + "': " + std::strerror(err);
+        return -err;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_config(ss.str(), path, out, error);
+}
+
+}  // namespace hetpu::ckpt

@@ -1,0 +1,53 @@
+// Checkpoint backend configuration, read from TOML (key names follow VELOC's where the
+// concept is the same: scratch = node-local directory, persistent = remote/PFS directory,
+// max_versions, chksum -> checksums):
+//
+//   versions_to_keep = 0        # complete versions kept per name on each disk tier, 0 = all
+//   checksums = true            # xxHash per region, verified on restore
+//   flush_threads = 1           # threads per tier boundary (host->local, local->remote)
+//   eviction = "score"          # "score" (restore-hint look-ahead) or "fifo"
+//   prefetch = true             # read hinted versions back ahead of their restore
+//   [host]
+//   size = "256MiB"             # host cache arena (0 = no host tier: synchronous writes)
+//   incremental_init = true     # map and touch in the background, use what is ready
+//   [local]                     # node-local disk tier (required)
+//   path = "/tmp/ckpt/scratch"
+//   capacity = "0"              # simulated capacity, 0 = the file system's
+//   drop_page_cache = false     # after fsync, so reads really hit the device
+//   [remote]                    # remote / parallel file system tier (optional)
+//   path = "/pfs/ckpt"
+//
+// Sizes are integers (bytes) or strings with a unit: B, KiB, MiB, GiB (or K, M, G).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hetpu::ckpt {
+
+enum class EvictionPolicy { Fifo, Score };
+
+struct EngineConfig {
+    int versions_to_keep = 0;
+    bool checksums = true;
+    int flush_threads = 1;
+    EvictionPolicy eviction = EvictionPolicy::Score;
+    bool prefetch = true;
+    std::uint64_t host_bytes = 64ull << 20;
+    bool host_incremental_init = true;
+    std::string local_dir;
+    std::uint64_t local_capacity = 0;
+    bool drop_page_cache = false;
+    std::string remote_dir;
+    std::uint64_t remote_capacity = 0;
+};
+
+// Parses a size: "64MiB", "1G", "4096". Returns false with a reason when malformed.
+bool parse_size(const std::string &text, std::uint64_t *out, std::string *why);
+// Parses TOML text; `origin` names the file in messages. Returns 0 or -EINVAL with a message
+// (key, line, and how to fix it) in *error.
+int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out,
+                 std::string *error);
+int load_config_file(const std::string &path, EngineConfig *out, std::string *error);
+
+}  // namespace hetpu::ckpt

@@ -1,0 +1,262 @@
+#include "ckpt_backend/engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+using namespace hetpu::ckpt;
+
+namespace {
+
+class EngineTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/hetpu-ckpt-engine.XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        root = tmpl;
+        local = root + "/local";
+        remote = root + "/remote";
+        ASSERT_EQ(::mkdir(local.c_str(), 0755), 0);
+        ASSERT_EQ(::mkdir(remote.c_str(), 0755), 0);
+        config.local_dir = local;
+        config.host_bytes = 1 << 20;
+        config.host_incremental_init = false;
+    }
+    void TearDown() override {
+        std::system(("umount '" + root + "/small' 2>/dev/null; rm -rf '" + root + "'").c_str());
+    }
+
+    std::unique_ptr<Engine> make() {
+        std::unique_ptr<Engine> e;
+        std::string err;
+        EXPECT_EQ(Engine::create(config, &e, &err), 0) << err;
+        return e;
+    }
+
+    // Deterministic contents for (version, region).
+    static std::vector<char> data(std::int64_t v, std::size_t r, std::size_t size) {
+        std::vector<char> d(size);
+        for (std::size_t i = 0; i < size; ++i) d[i] = static_cast<char>((i * 31 + v * 7 + r * 13) & 0xff);
+        return d;
+    }
+
+    void take(Engine &e, std::int64_t v, const std::vector<std::size_t> &sizes, int expect_rc = 0) {
+        std::vector<RegionSpec> specs;
+        for (std::size_t i = 0; i < sizes.size(); ++i) specs.push_back({"r" + std::to_string(i), sizes[i]});
+        std::string err;
+        ASSERT_EQ(e.begin("app", v, specs, &err), 0) << err;
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            auto d = data(v, i, sizes[i]);
+            int rc = e.capture("app", v, i, d.data(), &err);
+            if (expect_rc == 0) { ASSERT_EQ(rc, 0) << err; }
+        }
+    }
+
+    void expect_restores(Engine &e, std::int64_t v, const std::vector<std::size_t> &sizes) {
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            std::vector<char> got(sizes[i]);
+            std::string err;
+            ASSERT_EQ(e.restore("app", v, i, got.data(), got.size(), &err), 0) << "v" << v << " r" << i << ": " << err;
+            ASSERT_EQ(got, data(v, i, sizes[i])) << "v" << v << " r" << i;
+        }
+    }
+
+    std::string root, local, remote;
+    EngineConfig config;
+};
+
+}  // namespace
+
+TEST_F(EngineTest, CheckpointFlushRestoreAndRestart) {
+    const std::vector<std::size_t> sizes = {10000, 3, 70000};
+    {
+        auto e = make();
+        for (int v = 1; v <= 3; ++v) take(*e, v, sizes);
+        std::string err;
+        ASSERT_EQ(e->wait("app", 3, Tier::Local, &err), 0) << err;
+        expect_restores(*e, 2, sizes);
+        EXPECT_EQ(e->stats().restored_from_host_bytes, 80003u);
+        EXPECT_EQ(e->stats().restored_from_disk_bytes, 0u);
+        std::int64_t latest = 0;
+        ASSERT_EQ(e->latest("app", &latest, &err), 0);
+        EXPECT_EQ(latest, 3);
+        EXPECT_EQ(e->begin("app", 3, {{"r0", 1}}, &err), -EEXIST);
+    }
+    // A new engine (a restarted process) finds the versions on disk.
+    auto e = make();
+    std::int64_t latest = 0;
+    std::string err;
+    ASSERT_EQ(e->latest("app", &latest, &err), 0) << err;
+    EXPECT_EQ(latest, 3);
+    expect_restores(*e, 3, sizes);
+    expect_restores(*e, 1, sizes);
+    EXPECT_EQ(e->stats().restored_from_disk_bytes, 2 * 80003u);
+    std::vector<char> wrong(5);
+    EXPECT_EQ(e->restore("app", 3, 0, wrong.data(), wrong.size(), &err), -EINVAL);
+    EXPECT_NE(err.find("10000"), std::string::npos) << err;
+    EXPECT_EQ(e->restore("app", 9, 0, wrong.data(), wrong.size(), &err), -ENOENT);
+}
+
+TEST_F(EngineTest, SmallHostCacheWaitsForFlushesAndLosesNothing) {
+    config.host_bytes = 64 << 10;
+    auto e = make();
+    for (int v = 1; v <= 12; ++v) take(*e, v, {20000, 20000});
+    std::string err;
+    ASSERT_EQ(e->drain(&err), 0) << err;
+    for (int v = 1; v <= 12; ++v) expect_restores(*e, v, {20000, 20000});
+    EXPECT_GT(e->stats().evicted_bytes, 0u);
+    EXPECT_GT(e->stats().restored_from_disk_bytes, 0u);
+    // A region larger than the whole cache is written through to the local tier.
+    take(*e, 13, {200000});
+    EXPECT_EQ(e->stats().written_through_bytes, 200000u);
+    expect_restores(*e, 13, {200000});
+}
+
+TEST_F(EngineTest, RemoteTierAndRetention) {
+    config.remote_dir = remote;
+    config.versions_to_keep = 2;
+    {
+        auto e = make();
+        for (int v = 1; v <= 5; ++v) take(*e, v, {5000});
+        std::string err;
+        ASSERT_EQ(e->wait("app", 5, Tier::Remote, &err), 0) << err;
+        ASSERT_EQ(e->drain(&err), 0) << err;
+    }
+    EXPECT_EQ(complete_versions(remote, "app", true), (std::vector<std::int64_t>{4, 5}));
+    EXPECT_EQ(complete_versions(local, "app", true), (std::vector<std::int64_t>{4, 5}));
+    // Lose the node-local disk: restore comes from the remote tier.
+    std::system(("rm -f '" + local + "'/*").c_str());
+    auto e = make();
+    std::int64_t latest = 0;
+    std::string err;
+    ASSERT_EQ(e->latest("app", &latest, &err), 0);
+    EXPECT_EQ(latest, 5);
+    expect_restores(*e, 5, {5000});
+}
+
+TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly) {
+    config.local_capacity = 30000;  // simulated: the test runs without a small file system
+    auto e = make();
+    take(*e, 1, {10000});
+    std::string err;
+    ASSERT_EQ(e->wait("app", 1, Tier::Local, &err), 0) << err;
+    take(*e, 2, {25000});
+    EXPECT_EQ(e->wait("app", 2, Tier::Local, &err), -ENOSPC);
+    EXPECT_NE(err.find("no space"), std::string::npos) << err;
+    EXPECT_EQ(e->drain(&err), -ENOSPC);
+    EXPECT_EQ(complete_versions(local, "app", true), (std::vector<std::int64_t>{1}));
+    std::int64_t latest = 0;
+    ASSERT_EQ(e->latest("app", &latest, &err), 0);
+    EXPECT_EQ(latest, 1) << "a version that failed to flush is not offered";
+    expect_restores(*e, 1, {10000});
+}
+
+TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly) {
+    // A real ENOSPC needs a small file system: a 256 KiB tmpfs, which only root can mount.
+    const std::string small = root + "/small";
+    ASSERT_EQ(::mkdir(small.c_str(), 0755), 0);
+    if (::geteuid() != 0 || std::system(("mount -t tmpfs -o size=256k tmpfs '" + small + "' 2>/dev/null").c_str()) != 0)
+        GTEST_SKIP() << "cannot mount a small tmpfs here (needs root); the simulated-capacity test covers ENOSPC";
+    config.local_dir = small;
+    {
+        auto e = make();
+        take(*e, 1, {100000});
+        std::string err;
+        ASSERT_EQ(e->wait("app", 1, Tier::Local, &err), 0) << err;
+        take(*e, 2, {200000});
+        EXPECT_EQ(e->wait("app", 2, Tier::Local, &err), -ENOSPC);
+        EXPECT_NE(err.find(small), std::string::npos) << err;
+        std::int64_t latest = 0;
+        ASSERT_EQ(e->latest("app", &latest, &err), 0);
+        EXPECT_EQ(latest, 1);
+    }
+    EXPECT_EQ(complete_versions(small, "app", true), (std::vector<std::int64_t>{1}));
+    EXPECT_NE(std::system(("ls -a '" + small + "' | grep -q tmp").c_str()), 0) << "temporary file left behind";
+}
+
+TEST_F(EngineTest, MissingDirectoryIsAClearError) {
+    config.local_dir = root + "/nope";
+    std::unique_ptr<Engine> e;
+    std::string err;
+    EXPECT_EQ(Engine::create(config, &e, &err), -ENOENT);
+    EXPECT_NE(err.find(root + "/nope"), std::string::npos) << err;
+    EXPECT_NE(err.find("create it"), std::string::npos) << err;
+}
+
+TEST_F(EngineTest, CorruptedDiskDataIsRefused) {
+    {
+        auto e = make();
+        take(*e, 1, {4096});
+        std::string err;
+        ASSERT_EQ(e->drain(&err), 0);
+    }
+    {
+        std::fstream f(local + "/" + region_file_name("app", 1, 0), std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(100);
+        f.put('\x7f');
+    }
+    auto e = make();
+    std::vector<char> got(4096);
+    std::string err;
+    EXPECT_EQ(e->restore("app", 1, 0, got.data(), got.size(), &err), -EBADMSG);
+    EXPECT_NE(err.find("checksum mismatch"), std::string::npos) << err;
+}
+
+TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache) {
+    config.host_bytes = 64 << 10;
+    auto e = make();
+    for (int v = 1; v <= 8; ++v) take(*e, v, {30000});
+    std::string err;
+    ASSERT_EQ(e->drain(&err), 0);
+    // Versions 1 and 2 were evicted long ago; the hint brings them back before the restore.
+    ASSERT_EQ(e->prefetch_hint("app", {1, 2}, &err), 0);
+    for (int i = 0; i < 400 && e->stats().prefetched_bytes < 60000; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(e->stats().prefetched_bytes, 60000u);
+    const auto before = e->stats().restored_from_disk_bytes;
+    expect_restores(*e, 1, {30000});
+    expect_restores(*e, 2, {30000});
+    EXPECT_EQ(e->stats().restored_from_disk_bytes, before) << "both restores hit the cache";
+}
+
+TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk) {
+    {
+        auto e = make();
+        for (int v = 1; v <= 3; ++v) take(*e, v, {20000});
+        std::string err;
+        ASSERT_EQ(e->drain(&err), 0);
+    }
+    auto e = make();
+    std::string err;
+    ASSERT_EQ(e->prefetch_hint("app", {3, 2, 7}, &err), 0);  // 7 does not exist (yet)
+    for (int i = 0; i < 400 && e->stats().prefetched_bytes < 40000; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_EQ(e->stats().prefetched_bytes, 40000u);
+    expect_restores(*e, 3, {20000});
+    expect_restores(*e, 2, {20000});
+    EXPECT_EQ(e->stats().restored_from_disk_bytes, 0u);
+    // Taking version 1 again in this run replaces the old one, cached or not.
+    take(*e, 1, {500});
+    expect_restores(*e, 1, {500});
+}
+
+TEST_F(EngineTest, IncrementalInitUsesWhatIsReady) {
+    config.host_bytes = 64 << 20;
+    config.host_incremental_init = true;
+    auto e = make();
+    take(*e, 1, {100000});  // immediately: goes to the touched part or through to disk
+    std::string err;
+    ASSERT_EQ(e->drain(&err), 0);
+    for (int i = 0; i < 1000 && e->host_ready_bytes() < (64u << 20); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    EXPECT_EQ(e->host_ready_bytes(), 64u << 20);
+    take(*e, 2, {100000});
+    EXPECT_EQ(e->stats().written_through_bytes + 100000 <= e->stats().captured_bytes, true);
+    expect_restores(*e, 1, {100000});
+    expect_restores(*e, 2, {100000});
+}
