@@ -2,11 +2,14 @@
 // the earliest predicted finish when StarPU's perfmodel of their codelet is calibrated,
 // else through the central FIFO (first idle capable worker): never dropped or stranded.
 //
-// Options come from HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS,XINIT}. HETPU_TRACE=FILE appends
+// Options come from HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS,XINIT,ALIGN,KEEP_MODELS}. HETPU_TRACE=FILE appends
 // one JSON line per completed block (time, PU, size, predicted and measured duration,
 // phase, virtual step) so users can see what the scheduler did.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
 #include <memory>
 
 #include "runtime/core/json_writer.h"
@@ -27,6 +30,26 @@ struct TraceFile {
     }
 };
 
+// Models learnt by the planners of earlier jobs, per job name and worker set: an iterative
+// application (k-means runs one divisible job per iteration) trains once per process, not
+// once per iteration. HETPU_PLBHAC_KEEP_MODELS=0 turns it off; unnamed jobs never share.
+std::shared_ptr<hetpu::PlbhacMemory> memory_for(const std::string &job_name,
+                                                const std::vector<hetpu::PlannerWorker> &workers)
+{
+    static std::mutex mutex;
+    static std::map<std::string, std::shared_ptr<hetpu::PlbhacMemory>> memories;
+    if (job_name.empty())
+        return nullptr;
+    std::string key = job_name;
+    for (const auto &w : workers)
+        key += "|" + std::to_string(w.id);
+    std::lock_guard<std::mutex> lock(mutex);
+    auto &m = memories[key];
+    if (!m)
+        m = std::make_shared<hetpu::PlbhacMemory>();
+    return m;
+}
+
 std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::PlannerWorker> &workers,
                                                   const hetpu::BlockRules &rules)
 {
@@ -36,6 +59,14 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
         std::fprintf(stderr, "hetpu: plb-hac: %s\n", why.c_str());
         return nullptr;
     }
+    const char *keep = std::getenv("HETPU_PLBHAC_KEEP_MODELS");
+    if (keep && *keep && std::strcmp(keep, "0") && std::strcmp(keep, "1")) {
+        std::fprintf(stderr, "hetpu: plb-hac: HETPU_PLBHAC_KEEP_MODELS must be 1 (reuse the models of earlier jobs "
+                             "of the same name, default) or 0\n");
+        return nullptr;
+    }
+    if (!keep || std::strcmp(keep, "0"))
+        options.memory = memory_for(rules.job_name, workers);
     auto planner = std::make_unique<hetpu::PlbhacPlanner>(workers, rules, options);
     if (const char *path = std::getenv("HETPU_TRACE"); path && *path) {
         auto trace = std::make_shared<TraceFile>();

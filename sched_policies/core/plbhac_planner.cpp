@@ -133,9 +133,47 @@ PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRule
     x_init_ = options_.x_init ? options_.x_init : rules_.total / (32 * n);
     x_init_ = std::max(round_block(x_init_), rules_.min_block);
     solution_.assign(pus_.size(), 0);
+    warm_start();
 }
 
-PlbhacPlanner::~PlbhacPlanner() = default;
+// Takes the models of a previous job of the same name when every PU of this one has a
+// trained model there; a PU the memory does not know (another worker set) means training
+// again, as the training ratio R only makes sense for all PUs together.
+void PlbhacPlanner::warm_start()
+{
+    if (!options_.memory)
+        return;
+    std::vector<const PlbhacPuMemory *> found;
+    for (const auto &pu : pus_) {
+        const PlbhacPuMemory *m = nullptr;
+        for (const PlbhacPuMemory &c : options_.memory->pus)
+            if (c.worker == pu->info.id && c.exec.ready())
+                m = &c;
+        if (!m)
+            return;
+        found.push_back(m);
+    }
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        pus_[i]->exec = found[i]->exec;
+        pus_[i]->transfer = found[i]->transfer;
+        pus_[i]->size_lo = found[i]->size_lo;
+        pus_[i]->size_hi = found[i]->size_hi;
+    }
+    trained_ = true;
+    warm_started_ = true;
+}
+
+PlbhacPlanner::~PlbhacPlanner()
+{
+    // Only what was learnt is handed on: a planner that never finished its training has
+    // nothing the next job could use (and must not erase what an earlier job left).
+    if (!options_.memory || !trained_)
+        return;
+    PlbhacMemory m;
+    for (const auto &pu : pus_)
+        m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi});
+    *options_.memory = std::move(m);
+}
 
 uint64_t PlbhacPlanner::round_block(uint64_t x) const { return x / rules_.granule * rules_.granule; }
 

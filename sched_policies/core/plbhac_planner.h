@@ -30,6 +30,20 @@
 
 namespace hetpu {
 
+// What a planner learnt about its PUs, handed to the next planner of the same job (an
+// iterative application runs one divisible job per iteration: k-means' assignment pass).
+// Without it every iteration would start with a training phase and models fitted from
+// nothing; with it the next job starts in the execution phase with every model it had.
+struct PlbhacPuMemory {
+    int worker = -1;
+    OnlineTimeModel exec;
+    LinearTransferModel transfer;
+    double size_lo = 0, size_hi = 0;
+};
+struct PlbhacMemory {
+    std::vector<PlbhacPuMemory> pus;
+};
+
 struct PlbhacOptions {
     uint64_t x_init = 0;            // training block; 0: the job's min block scaled, see .cpp
     double gap_threshold_s = 0.4;   // HETPU_PLBHAC_GAP_MS (paper: 400 ms)
@@ -40,6 +54,9 @@ struct PlbhacOptions {
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
     bool align_finish = true;
+    // Read when the planner is built (a warm start when it holds a trained model for every
+    // worker) and overwritten with the planner's models when it is destroyed. Null: none.
+    std::shared_ptr<PlbhacMemory> memory;
 };
 
 // Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
@@ -75,6 +92,7 @@ public:
 
     // Introspection (tests, reports).
     bool training() const { return !trained_; }
+    bool warm_started() const { return warm_started_; }
     unsigned solved_step() const { return solved_step_; }
     const std::vector<double> &solve_times_s() const { return solve_times_; }
     uint64_t current_block(int worker) const;
@@ -92,6 +110,7 @@ private:
     };
     struct Pu;  // per processing unit: models and bookkeeping (see .cpp)
 
+    void warm_start();
     Pu *find(int worker);
     const Pu *find(int worker) const;
     uint64_t training_block(Pu &pu);
@@ -112,6 +131,7 @@ private:
     std::vector<std::unique_ptr<Pu>> pus_;
 
     bool trained_ = false;
+    bool warm_started_ = false;
     int first_finisher_ = -1;     // worker that finished its first training block first
     double first_finish_s_ = 0;   // its measured time for that block
 

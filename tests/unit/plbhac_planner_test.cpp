@@ -566,6 +566,42 @@ TEST(PlbhacSurprise, OneSlowBlockShrinksTheNextAndANormalOneRestoresIt)
     EXPECT_NEAR(static_cast<double>(restored), static_cast<double>(normal), 0.1 * normal);
 }
 
+TEST(PlbhacMemory, TheNextJobOfTheSameNameStartsTrained)
+{
+    // An iterative app runs one job per iteration. The first planner trains and hands its
+    // models on when destroyed; the second starts in the execution phase, its first
+    // blocks already split in the ratio of the PUs' speeds (4:1), with no training block.
+    const std::vector<double> spe{1e-4, 2.5e-5};
+    PlbhacOptions o;
+    o.x_init = 4096;
+    o.memory = std::make_shared<PlbhacMemory>();
+    const uint64_t total = 1'000'000;
+    {
+        PlbhacPlanner first(workers(2), rules(total), o);
+        EXPECT_FALSE(first.warm_started());
+        train_linear(first, spe, total);
+        const uint64_t a = first.next_block(0, total - 20000);
+        first.block_done(done(0, a, spe[0] * a, 5.0));
+    }
+    ASSERT_EQ(o.memory->pus.size(), 2u);
+
+    PlbhacPlanner second(workers(2), rules(total), o);
+    EXPECT_TRUE(second.warm_started());
+    EXPECT_FALSE(second.training());
+    std::vector<PlbhacTraceRecord> trace;
+    second.on_trace = [&](const PlbhacTraceRecord &r) { trace.push_back(r); };
+    const uint64_t b0 = second.next_block(0, total);
+    const uint64_t b1 = second.next_block(1, total);
+    EXPECT_NEAR(static_cast<double>(b1) / b0, 4.0, 0.1) << "sized by the models, not x_init";
+    second.block_done(done(0, b0, spe[0] * b0, 1.0));
+    EXPECT_EQ(trace.back().phase, "execution");
+
+    // A planner for another worker set cannot use them: it trains.
+    PlbhacPlanner other(workers(3), rules(total), o);
+    EXPECT_FALSE(other.warm_started());
+    EXPECT_EQ(other.next_block(2, total), 4096u);
+}
+
 TEST(PlbhacGap, ThresholdIsAnOption)
 {
     const std::vector<double> spe{1e-4, 2.5e-5};
