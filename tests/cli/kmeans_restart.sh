@@ -19,7 +19,7 @@ ck="$d/ckpt"
 # for bit. Wide overlapping blobs and --tol 0 make Lloyd take many iterations, so the kill
 # lands mid-run; --tol 0 converges only when no centroid moves at all.
 export STARPU_SCHED=eager
-run="--generate 20000 --dims 2 -k 40 --blobs 40 --sigma 25 --seed 5 --block 2500 --tol 0 --max-iter 3000"
+run="--generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000 --tol 0 --max-iter 3000"
 
 # shellcheck disable=SC2086
 "$km" $run --centroids "$d/c_full.csv" --json "$d/full.jsonl" >"$d/out" 2>&1 \
@@ -36,7 +36,7 @@ while ! ls "$ck"/kmeans.v*.manifest >/dev/null 2>&1; do
     [ "$tries" -lt 1000 ] || { kill -9 "$pid"; fail "no checkpoint in $ck after 10 s"; }
     sleep 0.01
 done
-sleep 0.3  # a few more iterations, so the kill does not always hit the first version
+sleep 0.1  # a few more iterations (about 10 ms each), so the kill does not always hit the first version
 kill -0 "$pid" 2>/dev/null || fail "the checkpointing run finished before the kill: make the run longer"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
@@ -77,7 +77,7 @@ check_refused "no checkpoint directory" $small --restart --checkpoint-dir "$d/mi
 # shellcheck disable=SC2086
 check_refused "already holds kmeans checkpoints" $run --checkpoint-every 1 --checkpoint-dir "$ck"
 # shellcheck disable=SC2086
-check_refused "restart with the same -k" $(echo "$run" | sed 's/-k 40/-k 41/') --restart --checkpoint-dir "$ck"
+check_refused "restart with the same -k" $(echo "$run" | sed "s/-k 50/-k 51/") --restart --checkpoint-dir "$ck"
 # Same n, d, k and seed but other points (another --sigma): only the hash of the points differs.
 # shellcheck disable=SC2086
 check_refused "other points" $(echo "$run" | sed 's/--sigma 25/--sigma 24/') --restart --checkpoint-dir "$ck"

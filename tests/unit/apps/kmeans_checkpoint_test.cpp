@@ -81,16 +81,17 @@ TEST(KmeansCheckpoint, RoundTripKeepsEveryFieldBitForBit)
 // inertia, labels), even though the continued run has no previous labels.
 TEST(KmeansCheckpoint, RunContinuedFromDecodedStateEqualsUninterruptedRun)
 {
-    const Points p = small_points(3);
+    // Wide overlapping blobs: Lloyd needs tens of iterations, so there is much to resume.
+    const Points p = generate_blobs(1500, 2, 10, 20.0, 3).points;
     for (double tol : {0.0, 1e-4}) {
         LloydSettings settings;
-        settings.k = 5;
-        settings.max_iter = 60;
+        settings.k = 12;
+        settings.max_iter = 200;
         settings.tol = tol;
         IterationState full;
         LloydResult full_result;
         ASSERT_EQ(reference_kmeans(p, settings, 11, full, full_result), 0);
-        ASSERT_GE(full.iteration, 3u) << "too easy a data set to test a restart";
+        ASSERT_GE(full.iteration, 10u) << "too easy a data set to test a restart";
 
         const InputFingerprint fp = fingerprint_of(p, settings.k, 11);
         AssignPass serial = [&](const std::vector<double> &c, std::vector<int32_t> &labels,
