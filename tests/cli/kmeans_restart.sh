@@ -59,6 +59,7 @@ for key in ("iterations", "inertia", "converged"):
 # The restarted process ran only the passes after the checkpoint, and kept checkpointing.
 assert restart["passes"] == full["iterations"] - r + 1, restart
 assert restart["checkpoints"] == full["iterations"] - r, restart
+print("killed and restarted from iteration %d of %d" % (r, full["iterations"]))
 PY
 
 # Refusals: exit non-zero with the problem named.
@@ -75,7 +76,7 @@ check_refused "no complete kmeans checkpoint" $small --restart --checkpoint-dir 
 # shellcheck disable=SC2086
 check_refused "no checkpoint directory" $small --restart --checkpoint-dir "$d/missing"
 # shellcheck disable=SC2086
-check_refused "already holds kmeans checkpoints" $run --checkpoint-every 1 --checkpoint-dir "$ck"
+check_refused "already holds kmeans checkpoints" $small --checkpoint-every 1 --checkpoint-dir "$ck"
 # shellcheck disable=SC2086
 check_refused "restart with the same -k" $(echo "$run" | sed "s/-k 50/-k 51/") --restart --checkpoint-dir "$ck"
 # Same n, d, k and seed but other points (another --sigma): only the hash of the points differs.
