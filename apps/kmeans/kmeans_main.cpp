@@ -11,6 +11,7 @@
 #include <string>
 
 #include "apps/common/app_record.h"
+#include "apps/kmeans/kmeans_checkpoint.h"
 #include "apps/kmeans/kmeans_codelets.h"
 #include "apps/kmeans/kmeans_data.h"
 #include "apps/kmeans/kmeans_job.h"
@@ -70,17 +71,37 @@ int run_all(const Options &o, const Data &data)
         std::fprintf(stderr, "kmeans: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
         return 1;
     }
-    int status = 0;
+    // Checkpointing is refused with --reps > 1 (parse_options), so it spans the one repetition.
+    const bool checkpointing = o.checkpoint_every > 0 || o.restart;
+    RunCheckpoints checkpoints(o, fingerprint_of(p, o.k, o.seed));
+    int status = checkpointing ? checkpoints.start() : 0;
     for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
         PassTotals acc;
-        IterationState state = initial_state(p, o.k, o.seed);
+        // --restart: the newest checkpoint instead of k-means++. The restored state is all
+        // run_lloyd carries between iterations except the previous pass's labels, so the first
+        // pass after a restart counts every label as changed. That cannot change the result:
+        // when no label changes, the sums of the next pass are those of the last one (same
+        // points, same order), so the centroids do not move and shift2 == 0 <= the tolerance.
+        // "converged" is therefore equivalent to "shift2 <= tolerance" and never depends on the
+        // changed count (with fixed blocks; a planner whose blocks vary from pass to pass
+        // rounds the sums differently anyway, restart or not).
+        IterationState state;
+        int64_t restarted_from = -1;
+        if (o.restart) {
+            if (checkpoints.restore(state) != 0) {
+                status = 1;
+                break;
+            }
+            restarted_from = state.iteration;
+            std::printf("kmeans: restarted from the checkpoint of iteration %u in %s\n", state.iteration,
+                        o.checkpoint_dir.c_str());
+        } else {
+            state = initial_state(p, o.k, o.seed);
+        }
         AssignPass pass = [&](const std::vector<double> &c, std::vector<int32_t> &labels, std::vector<double> &totals) {
             return assignment_pass(p, o.k, o.block, c, labels, totals, acc);
         };
-        // The checkpoint module adds --checkpoint-every K / --restart here: a hook that
-        // saves the IterationState every K iterations, and a restored state instead of
-        // initial_state() above.
-        IterationHook hook = nullptr;
+        IterationHook hook = checkpoints.hook();
         LloydResult result;
         const auto t0 = std::chrono::steady_clock::now();
         int rc = run_lloyd(p, settings, state, pass, hook, result);
@@ -138,7 +159,13 @@ int run_all(const Options &o, const Data &data)
                 .field("inertia", state.inertia)
                 .field("reference_inertia", ref_inertia)
                 .field("centre_error", centre_error)
-                .field("wall_s", wall);
+                .field("wall_s", wall)
+                .field("checkpoints", checkpoints.checkpoints_taken());
+            w.key("restarted_from");  // iteration of the restored checkpoint, null for a fresh start
+            if (restarted_from >= 0)
+                w.value(static_cast<long long>(restarted_from));
+            else
+                w.null();
         };
         std::printf("kmeans rep %u/%u: policy %s, %llu points x %u dims, k = %u, %s\n"
                     "  %u iterations (%s), %u passes, inertia %.10g, time in jobs %.6f s (wall %.6f s)\n",
@@ -175,6 +202,9 @@ int run_all(const Options &o, const Data &data)
             }
         }
     }
+    // The last checkpoints reach the directory before StarPU stops.
+    if (checkpoints.finish() != 0)
+        status = 1;
     if (json && std::fclose(json) != 0) {
         std::fprintf(stderr, "kmeans: writing --json file '%s' failed\n", o.json_path.c_str());
         status = 1;

@@ -39,6 +39,11 @@ std::string usage(const char *prog)
            "  --write-points FILE  save the generated points (.bin: binary, otherwise CSV)\n"
            "  --truth FILE         save the generated blob centres (CSV)\n"
            "  --json FILE          append one JSON line per repetition\n"
+           "  --checkpoint-every K save the iteration state every K iterations into --checkpoint-dir\n"
+           "                       (asynchronous, through hetpu's checkpoint backend)\n"
+           "  --checkpoint-dir DIR directory of the checkpoints (created if missing)\n"
+           "  --restart            continue from the newest checkpoint in --checkpoint-dir (same\n"
+           "                       -k, --seed and data; an error if there is none)\n"
            "  -h, --help           show this help\n"
            "Example: STARPU_SCHED=plb-hac " + p + " --generate 200000 --dims 4 -k 8 --verify\n";
 }
@@ -55,7 +60,8 @@ constexpr Spec kOptions[] = {
     {"--blobs", true},    {"--sigma", true},      {"--max-iter", true},    {"--tol", true},
     {"--seed", true},     {"--block", true},      {"--reps", true},        {"--verify", false},
     {"--centroids", true}, {"--assignments", true}, {"--write-points", true}, {"--truth", true},
-    {"--json", true},     {"-h", false},          {"--help", false},
+    {"--json", true},     {"-h", false},          {"--help", false},       {"--checkpoint-every", true},
+    {"--checkpoint-dir", true}, {"--restart", false},
 };
 
 bool parse_positive_double(const char *text, const char *what, double &out, std::string &error)
@@ -131,6 +137,12 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
             o.help = true;
         } else if (n == "--verify") {
             o.verify = true;
+        } else if (n == "--restart") {
+            o.restart = true;
+        } else if (n == "--checkpoint-every") {
+            if (!parse_unsigned(value, "checkpoint interval --checkpoint-every", 1, 1000000, v, error))
+                return false;
+            o.checkpoint_every = static_cast<uint32_t>(v);
         } else if (n == "-k") {
             if (!parse_unsigned(value, "cluster count -k", 1, 1u << 20, v, error))
                 return false;
@@ -188,6 +200,7 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
             if (n == "--write-points") o.write_points_path = value;
             if (n == "--truth") o.truth_path = value;
             if (n == "--json") o.json_path = value;
+            if (n == "--checkpoint-dir") o.checkpoint_dir = value;
         }
     }
     if (o.help) {
@@ -208,6 +221,21 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
         return false;
     if (!o.generate && (!o.write_points_path.empty() || !o.truth_path.empty())) {
         error = "--write-points and --truth describe generated data: use them with --generate";
+        return false;
+    }
+    const bool checkpointing = o.checkpoint_every > 0 || o.restart;
+    if (checkpointing && o.checkpoint_dir.empty()) {
+        error = std::string(o.restart ? "--restart" : "--checkpoint-every") +
+                " needs --checkpoint-dir DIR: the directory the checkpoints are (to be) in";
+        return false;
+    }
+    if (!checkpointing && !o.checkpoint_dir.empty()) {
+        error = "--checkpoint-dir alone does nothing: add --checkpoint-every K to take checkpoints, or --restart";
+        return false;
+    }
+    // Versions are numbered by iteration: repetitions would take the same numbers again.
+    if (checkpointing && o.reps > 1) {
+        error = "--checkpoint-every and --restart work on a single run: drop --reps";
         return false;
     }
     if (o.blobs == 0)

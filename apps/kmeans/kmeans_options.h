@@ -24,6 +24,9 @@ struct Options {
     std::string write_points_path;  // --write-points FILE: save the generated points
     std::string truth_path;         // --truth FILE: save the generated centres
     std::string json_path;
+    uint32_t checkpoint_every = 0;  // --checkpoint-every K: checkpoint every K iterations (0: never)
+    std::string checkpoint_dir;     // --checkpoint-dir DIR: the checkpoint backend's local tier
+    bool restart = false;           // --restart: continue from the newest checkpoint in DIR
     bool help = false;
 };
 

@@ -4,24 +4,29 @@
 # contraction) so the CPU, OpenCL and CUDA codelets agree bit for bit.
 hetpu_kmeans_fp_flags = -ffp-contract=off
 
-# Pure cores (options, data, the Lloyd loop and its reference): no StarPU, unit-tested.
+# Pure cores (options, data, the Lloyd loop and its reference, the checkpoint bytes): no
+# StarPU, unit-tested.
 noinst_LTLIBRARIES += apps/kmeans/libhetpu_kmeans_core.la
 apps_kmeans_libhetpu_kmeans_core_la_SOURCES = \
 	apps/kmeans/kmeans_options.cpp apps/kmeans/kmeans_options.h \
 	apps/kmeans/kmeans_data.cpp apps/kmeans/kmeans_data.h \
-	apps/kmeans/kmeans_lloyd.cpp apps/kmeans/kmeans_lloyd.h
+	apps/kmeans/kmeans_lloyd.cpp apps/kmeans/kmeans_lloyd.h \
+	apps/kmeans/kmeans_checkpoint_format.cpp apps/kmeans/kmeans_checkpoint_format.h
+apps_kmeans_libhetpu_kmeans_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(XXHASH_CFLAGS)
 apps_kmeans_libhetpu_kmeans_core_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
-apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la
+apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
+	$(XXHASH_LIBS)
 
-# StarPU glue: codelets and the per-pass job.
+# StarPU glue: codelets, the per-pass job, checkpoint/restart through libhetpu_ckpt.
 noinst_LTLIBRARIES += apps/kmeans/libhetpu_kmeans.la
 apps_kmeans_libhetpu_kmeans_la_SOURCES = \
 	apps/kmeans/kmeans_codelets.cpp apps/kmeans/kmeans_codelets.h apps/kmeans/kmeans_kernels.h \
-	apps/kmeans/kmeans_job.cpp apps/kmeans/kmeans_job.h
+	apps/kmeans/kmeans_job.cpp apps/kmeans/kmeans_job.h \
+	apps/kmeans/kmeans_checkpoint.cpp apps/kmeans/kmeans_checkpoint.h
 apps_kmeans_libhetpu_kmeans_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 apps_kmeans_libhetpu_kmeans_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
 apps_kmeans_libhetpu_kmeans_la_LIBADD = apps/kmeans/libhetpu_kmeans_core.la
-hetpu_kmeans_libs = apps/kmeans/libhetpu_kmeans.la libhetpu.la $(STARPU_LIBS)
+hetpu_kmeans_libs = apps/kmeans/libhetpu_kmeans.la libhetpu.la libhetpu_ckpt.la $(STARPU_LIBS)
 if HETPU_OPENCL
 apps_kmeans_libhetpu_kmeans_la_SOURCES += apps/kmeans/kmeans_opencl.cpp
 apps_kmeans_libhetpu_kmeans_la_CPPFLAGS += $(OPENCL_CFLAGS)
@@ -57,15 +62,17 @@ tests_apps_unit_tests_SOURCES = \
 	tests/unit/apps/text_table_test.cpp \
 	tests/unit/apps/app_record_test.cpp \
 	tests/unit/apps/kmeans_test.cpp \
+	tests/unit/apps/kmeans_checkpoint_test.cpp \
 	tests/unit/apps/grn_test.cpp
 tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
 tests_apps_unit_tests_LDADD = apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
 	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/apps_unit_tests
 
-# The programs end to end on the CPU + OpenCL test node.
-TESTS += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh
-EXTRA_DIST += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh
+# The programs end to end on the CPU + OpenCL test node; kmeans_restart.sh kills a
+# checkpointing run with SIGKILL and checks that --restart ends with the same centroids.
+TESTS += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh tests/cli/kmeans_restart.sh
+EXTRA_DIST += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh tests/cli/kmeans_restart.sh
 EXTRA_DIST += bench/apps_policies.sh
 
 # The CUDA kernels against the CPU cores, bit for bit: built whenever nvcc exists (the

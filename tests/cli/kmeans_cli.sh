@@ -82,6 +82,6 @@ check_bad "k = 3 is larger than the 2 points" --input "$d/two.csv" -k 3
 check_bad "-k 0" --input "$d/two.csv" -k 0
 check_bad "truncated" --input "$d/cut.bin" -k 2
 check_bad "cannot open" --input "$d/missing.csv" -k 2
-"$km" --help | grep -q -- "--checkpoint" && fail "--help advertises checkpointing, which is not there"
+"$km" --help | grep -q -- "--checkpoint-every" || fail "--help does not describe checkpointing"
 "$km" --help | grep -q -- "--assignments" || fail "--help does not describe the options"
 echo "kmeans cli: ok"
