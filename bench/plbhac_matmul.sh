@@ -2,7 +2,7 @@
 # PLB-HAC on the real CPU + OpenCL node (StarPU, PoCL): matmul under plb-hac, dmda, dmdas,
 # eager, greedy and hdss, interleaved so machine noise hits every policy alike; median and
 # spread per policy and the ratio of medians to dmda. Then an adaptability run: a
-# competing CPU load starts mid-run on the CPU worker's core and the block-size plot
+# competing CPU load starts mid-run on one worker's core (LOAD_CORE) and the block-size plot
 # shows plb-hac shrinking that PU's blocks.
 #   bench/plbhac_matmul.sh BUILD_DIR [OUT_DIR]     (N, ROUNDS, POLICIES, ADAPT_N override;
 #   ADAPT_ONLY=1 runs only the adaptability part)
@@ -14,6 +14,10 @@ n=${N:-4096}
 rounds=${ROUNDS:-5}
 policies=(${POLICIES:-plb-hac dmda dmdas eager greedy hdss})
 adapt_n=${ADAPT_N:-8192}
+# Core the competing load runs on: 0 slows the CPU worker, 1 the OpenCL worker (PoCL's
+# thread). The CPU worker does ~90% of the work, so slowing it 2x moves the balanced split
+# by only ~8%; slowing the OpenCL worker halves its share, a change Fig. 6 can show.
+load_core=${LOAD_CORE:-1}
 matmul=$build/apps/matmul/matmul
 mkdir -p "$out"
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
@@ -79,7 +83,7 @@ PY
 fi
 
 echo
-echo "== adaptability: plb-hac, matmul n=$adapt_n; a competing load starts on the CPU worker's core mid-run"
+echo "== adaptability: plb-hac, matmul n=$adapt_n; a competing load starts on core $load_core mid-run"
 trace=$out/adapt_trace.jsonl
 rm -f "$trace"
 HETPU_TRACE=$trace STARPU_SCHED=plb-hac "$matmul" -n "$adapt_n" --verify --json "$out/adapt_run.jsonl" >"$out/adapt.log" 2>&1 &
@@ -92,9 +96,9 @@ while kill -0 "$app" 2>/dev/null; do
 done
 kill -0 "$app" 2>/dev/null || { echo "the run ended before its execution phase; use a larger ADAPT_N"; exit 1; }
 load_at=$(tail -1 "$trace" | python3 -c 'import json,sys; print(json.loads(sys.stdin.read())["time_s"])')
-taskset -c 0 sh -c 'while :; do :; done' &
+taskset -c "$load_core" sh -c 'while :; do :; done' &
 load_pid=$!
-echo "competing load started at t=${load_at}s on core 0 (the CPU worker's)"
+echo "competing load started at t=${load_at}s on core $load_core"
 wait "$app"
 kill "$load_pid" 2>/dev/null || true
 load_pid=
@@ -107,10 +111,24 @@ out = []
 for w in sorted({t["worker_name"] for t in trace}):
     mine = [t for t in trace if t["worker_name"] == w and t["phase"] in ("execution", "tail", "gap")]
     before = [t["size"] for t in mine if t["time_s"] <= load_at]
-    after = [t["size"] for t in mine if t["time_s"] > load_at and t["phase"] == "execution"]
+    after = [t["size"] for t in mine if t["time_s"] > load_at and t["phase"] in ("execution", "tail")]
     mean = lambda xs: sum(xs) / len(xs) if xs else float("nan")
-    out.append("%-20s execution blocks before load: mean %.0f cols (%d blocks); after: mean %.0f cols (%d blocks)"
+    out.append("%-20s execution blocks before load: mean %.0f cols (%d blocks); after (execution + tail): mean %.0f cols (%d blocks)"
                % (w[:20], mean(before), len(before), mean(after), len(after)))
+# Each PU's share of a virtual step (its block / all blocks of that step): the tail shrinks
+# every block of a step alike, so the share shows the rebalancing alone.
+steps = {}
+for t in trace:
+    if t["phase"] in ("execution", "tail") and t["step"] > 0:
+        steps.setdefault(t["step"], {})[t["worker_name"]] = (t["size"], t["time_s"])
+out.append("share of each virtual step (completion time of the PU's block in brackets):")
+for k in sorted(steps):
+    blocks = steps[k]
+    if len(blocks) < 2:
+        continue
+    total = sum(sz for sz, _ in blocks.values())
+    out.append("  step %2d: " % k + ", ".join("%s %.1f%% (%.1f s)" % (w[:10], 100.0 * sz / total, ts)
+                                             for w, (sz, ts) in sorted(blocks.items())))
 text = "\n".join(out)
 print(text)
 open(sys.argv[3], "w").write(text + "\n")
