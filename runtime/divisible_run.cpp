@@ -277,7 +277,7 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
         std::fprintf(stderr, "hetpu: %s: StarPU is not running; call hetpu_init() first\n", label);
         return -EINVAL;
     }
-    BlockRules rules{job->total, job->granule, job->min_block};
+    BlockRules rules{job->total, job->granule, job->min_block, job->name ? job->name : ""};
     if (std::string why = normalize_block_rules(rules); !why.empty()) {
         std::fprintf(stderr, "hetpu: %s: %s\n", label, why.c_str());
         return -EINVAL;

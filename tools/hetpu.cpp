@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tools/pareto/pareto_command.h"
 #include "tools/sim/sim_command.h"
 
 namespace {
@@ -15,6 +16,7 @@ void usage(FILE *out)
                "  policies   list the scheduling policies STARPU_SCHED may name\n"
                "  version    print hetpu's version and the StarPU it was built against\n"
                "  sim        simulate a policy on a machine described in a JSON scenario\n"
+               "  pareto     Pareto-optimal time/energy workload distributions of a profile CSV\n"
                "  help       this text\n",
                out);
 }
@@ -32,6 +34,8 @@ int main(int argc, char **argv)
         hetpu_print_policies(stdout);
         return 0;
     }
+    if (!std::strcmp(cmd, "pareto"))
+        return hetpu::pareto_cli::pareto_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "sim"))
         return hetpu::sim::sim_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {

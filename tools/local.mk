@@ -12,4 +12,6 @@ tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
 bin_PROGRAMS += tools/hetpu
 tools_hetpu_SOURCES = tools/hetpu.cpp
 tools_hetpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-tools_hetpu_LDADD = tools/libhetpu_sim.la libhetpu.la $(STARPU_LIBS)
+tools_hetpu_LDADD = tools/libhetpu_sim.la tools/libhetpu_pareto.la libhetpu.la $(STARPU_LIBS)
+
+include tools/pareto/local.mk

@@ -11,6 +11,9 @@ struct BlockRules {
     uint64_t total = 0;
     uint64_t granule = 1;
     uint64_t min_block = 1;
+    // The job's label (hetpu_divisible_job.name, "" if none): planners that keep per-job
+    // data, such as the calibrated profiles hepopta reads, find it by this name.
+    std::string job_name = {};
 };
 
 struct Block {
