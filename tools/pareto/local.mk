@@ -16,5 +16,5 @@ tests_pareto_unit_tests_SOURCES = \
 tests_pareto_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
 tests_pareto_unit_tests_LDADD = tools/libhetpu_pareto.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
-TESTS += tests/pareto_unit_tests tests/cli/pareto_cli.sh
-EXTRA_DIST += tests/cli/pareto_cli.sh
+TESTS += tests/pareto_unit_tests tests/cli/pareto_cli.sh tests/cli/hepopta_cli.sh
+EXTRA_DIST += tests/cli/pareto_cli.sh tests/cli/hepopta_cli.sh
