@@ -157,8 +157,12 @@ for s in adapt:
         print(f"  plb-hac (seed 1) {slow}: last blocks before {t_slow:g} s: {before[-3:]}; after: "
               f"{[b['size'] for b in after[:6]]}")
         if first_small:
-            print(f"  block size of {slow} first <= 60% of its pre-slowdown size in a block starting at "
-                  f"{first_small['start_s']:.1f} s ({first_small['start_s'] - t_slow:.1f} s after the slowdown; paper: ~40 s)")
+            # Two blocks are queued per PU, so a block is sized when the one before it starts.
+            i = blocks.index(first_small)
+            decided = blocks[i - 1]["start_s"] if i > 0 else first_small["start_s"]
+            print(f"  block size of {slow} first <= 60% of its pre-slowdown size in a block sized at "
+                  f"{decided:.1f} s ({decided - t_slow:.1f} s after the slowdown; paper: ~40 s), started at "
+                  f"{first_small['start_s']:.1f} s behind the block queued before it")
         else:
             print(f"  block size of {slow} never fell to 60% of its pre-slowdown size")
     # Plot data: block size over time per unit.

@@ -45,19 +45,7 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
             return nullptr;
         }
         planner->on_trace = [trace](const hetpu::PlbhacTraceRecord &r) {
-            hetpu::JsonWriter j;
-            j.begin_object()
-                .field("policy", "plb-hac")
-                .field("time_s", r.time_s)
-                .field("worker", r.worker)
-                .field("worker_name", r.worker_name)
-                .field("size", static_cast<unsigned long long>(r.size))
-                .field("predicted_s", r.predicted_s)
-                .field("measured_s", r.measured_s)
-                .field("phase", r.phase)
-                .field("step", r.step)
-                .end_object();
-            std::fprintf(trace->file, "%s\n", j.str().c_str());
+            std::fprintf(trace->file, "%s\n", hetpu::plbhac_trace_json(r).c_str());
             std::fflush(trace->file);
         };
     }

@@ -49,6 +49,9 @@ public:
     // Busy time of a worker, reported by the runtime after each task (or in bulk). Sensors
     // ignore it; the model turns it into energy. Must be cheap and thread-safe.
     virtual void add_busy(WorkerType t, double seconds) = 0;
+    // How many workers of a type the run has; the model charges their idle power over the
+    // whole run, as a sensor would see it. Sensors ignore it.
+    virtual void set_worker_count(WorkerType t, int n) { (void)t; (void)n; }
     // Elapsed wall time since open, seconds (the model's idle energy needs it).
     virtual double seconds() const = 0;
 };
@@ -61,9 +64,14 @@ struct EnergySelection {
     std::vector<std::string> notes;
     EnergySource *for_device(Device d) const;              // nullptr if none covers it
 };
-EnergySelection open_energy_sources(const PowerModel &model, const char *forced /* may be null: reads HETPU_ENERGY */);
+// Throws std::invalid_argument for an unknown name and std::runtime_error (with the reason)
+// when a forced sensor is unusable. HETPU_POWERCAP_ROOT and HETPU_NVML_LIBRARY redirect the
+// sensors (tests use them). `opencl_on_cpu`: OpenCL workers are CPU devices (PoCL).
+EnergySelection open_energy_sources(const PowerModel &model, const char *forced /* may be null: reads HETPU_ENERGY */,
+                                    bool opencl_on_cpu = true);
 
-// For tests: a source whose readings are scripted.
-std::unique_ptr<EnergySource> make_fake_source(const std::string &name, double cpu_j, double gpu_j);
+// Dynamic energy of an interval: what the counter rose by minus what the device would have
+// drawn idle over the same time (the paper's dynamic energy, E_total - P_static * t).
+double dynamic_joules(double joules_before, double joules_after, double idle_w, double seconds);
 
 }  // namespace hetpu::energy

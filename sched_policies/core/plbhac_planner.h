@@ -37,6 +37,9 @@ struct PlbhacOptions {
     double alpha = 0.1;             // HETPU_PLBHAC_ALPHA (paper: 0.1)
     unsigned steps = 8;             // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
     uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
+    // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
+    // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
+    bool align_finish = true;
 };
 
 // Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
@@ -54,6 +57,9 @@ struct PlbhacTraceRecord {
     std::string phase;       // "training", "execution", "gap", "tail", "probe"
     unsigned step = 0;       // virtual step (0: training)
 };
+
+// The record as one JSON line (no newline): what HETPU_TRACE and `hetpu sim --plan-trace` write.
+std::string plbhac_trace_json(const PlbhacTraceRecord &r);
 
 class PlbhacPlanner final : public BlockPlanner {
 public:
@@ -95,6 +101,7 @@ private:
     void solve_step(unsigned step, uint64_t remaining);
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
     double predict(const Pu &pu, uint64_t x) const;
+    double ready_in(const Pu &pu) const;
     double model_time(const Pu &pu, double x) const;
     bool narrow(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
@@ -116,6 +123,7 @@ private:
     std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
     std::vector<double> solve_times_;
     unsigned solve_failures_ = 0;
+    double now_s_ = 0;  // latest completion seen: next_block is asked right after one
 };
 
 std::unique_ptr<BlockPlanner> make_plbhac_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules,

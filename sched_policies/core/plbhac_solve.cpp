@@ -10,13 +10,14 @@
 namespace hetpu {
 namespace {
 
-// T_p = F_p + G_p as one curve for the NLP (derivatives add).
+// ready + F_p + G_p as one curve for the NLP (derivatives add).
 class SumCurve : public TimeCurve {
 public:
-    SumCurve(const TimeCurve *f, const TimeCurve *g) : f_(f), g_(g) {}
+    SumCurve(const TimeCurve *f, const TimeCurve *g, double ready) : f_(f), g_(g), ready_(ready) {}
     TimeEval eval(double x) const override
     {
         TimeEval e = f_->eval(x);
+        e.value += ready_;
         if (g_ != nullptr) {
             const TimeEval t = g_->eval(x);
             e.value += t.value;
@@ -28,6 +29,7 @@ public:
 
 private:
     const TimeCurve *f_, *g_;
+    double ready_;
 };
 
 void validate(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolveOptions &opt)
@@ -47,6 +49,9 @@ void validate(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolv
         if (pus[p].min_block < 0)
             throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
                                    " has a negative min_block");
+        if (!(pus[p].ready_s >= 0) || !std::isfinite(pus[p].ready_s))
+            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
+                                   " has a negative or non-finite ready_s");
     }
 }
 
@@ -73,7 +78,7 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
     std::vector<SumCurve> total;
     total.reserve(n);
     for (const PlbhacPu &pu : pus)
-        total.emplace_back(pu.exec, pu.transfer);
+        total.emplace_back(pu.exec, pu.transfer, pu.ready_s);
 
     PlbhacSolution sol;
     sol.blocks.assign(n, 0);

@@ -28,6 +28,10 @@ struct PlbhacPu {
     const TimeCurve *exec = nullptr;      // F_p: processing time of x elements (required)
     const TimeCurve *transfer = nullptr;  // G_p: transfer time of x elements; null = none
     std::int64_t min_block = 0;           // smallest block worth sending (elements), >= 0
+    // Seconds until the PU is free to start this block (work already queued on it). The
+    // solve equalises absolute finish times ready_s + T_p(x_p): PUs that run asynchronously
+    // drift apart, and equal block durations would carry the drift to the end of the run.
+    double ready_s = 0;
 };
 
 struct PlbhacSolveOptions {
@@ -54,7 +58,7 @@ const char *plbhac_outcome_name(PlbhacOutcome o);
 
 struct PlbhacSolution {
     std::vector<std::int64_t> blocks;     // per PU, elements; sum == W exactly
-    std::vector<double> finish_s;         // per PU, predicted T_p(block) (0 if block == 0)
+    std::vector<double> finish_s;         // per PU, predicted ready_s + T_p(block) (0 if block == 0)
     std::vector<double> shares;           // per PU, continuous share of the last solve
     std::vector<PlbhacOutcome> outcome;   // per PU
     double makespan_s = 0;                // max finish_s (after rounding)

@@ -508,6 +508,64 @@ TEST(PlbhacGap, EarlyFinishBeyondThresholdGetsAGapBlockThatFillsIt)
     EXPECT_EQ(trace.back().phase, "execution");
 }
 
+TEST(PlbhacSurprise, OneSlowBlockShrinksTheNextAndANormalOneRestoresIt)
+{
+    // Two equal PUs. PU 0's block takes 3x its prediction (a competing process, or a
+    // spike: one block cannot tell). The model holds such a point back, but the planner
+    // must not hand PU 0 another full-size block: its next one is sized for the slower
+    // speed. When the following block is normal again, the sizes return.
+    const std::vector<double> spe{1e-4, 1e-4};
+    PlbhacOptions o;
+    o.x_init = 4096;
+    o.tail_fraction = 1.0;
+    o.steps = 64;
+    const uint64_t total = 10'000'000;
+    PlbhacPlanner p(workers(2), rules(total), o);
+    train_linear(p, spe, total);
+    uint64_t rem = total - 40000;
+    double t = 1.0;
+    // A few regular steps so the models rest on enough points.
+    uint64_t a = 0, b = 0;
+    for (int k = 0; k < 6; ++k) {
+        a = p.next_block(0, rem);
+        b = p.next_block(1, rem);
+        t += spe[0] * a;
+        p.block_done(done(0, a, spe[0] * a, t));
+        p.block_done(done(1, b, spe[1] * b, t));
+        rem -= a + b;
+    }
+    ASSERT_NEAR(static_cast<double>(a), static_cast<double>(b), 0.02 * b);
+    const uint64_t normal = a;
+
+    a = p.next_block(0, rem);
+    b = p.next_block(1, rem);
+    p.block_done(done(1, b, spe[1] * b, t + spe[1] * b));
+    p.block_done(done(0, a, 3.0 * spe[0] * a, t + 3.0 * spe[0] * a));  // 3x slower
+    rem -= a + b;
+    const uint64_t after_slow = p.next_block(0, rem);
+    EXPECT_LT(after_slow, 0.6 * normal) << "sized for a PU ~3x slower, not its old speed";
+
+    // It was a spike: that block runs at the old speed, so early for the plan that the
+    // step's remaining time is filled with a gap block, after which the regular blocks have
+    // their old size again.
+    std::vector<PlbhacTraceRecord> trace;
+    p.on_trace = [&](const PlbhacTraceRecord &r) { trace.push_back(r); };
+    p.block_done(done(0, after_slow, spe[0] * after_slow, t + 10));
+    rem -= after_slow;
+    const uint64_t b2 = p.next_block(1, rem);
+    p.block_done(done(1, b2, spe[1] * b2, t + 10));
+    rem -= b2;
+    uint64_t restored = p.next_block(0, rem);
+    p.block_done(done(0, restored, spe[0] * restored, t + 11));
+    if (trace.back().phase == "gap") {
+        rem -= restored;
+        restored = p.next_block(0, rem);
+        p.block_done(done(0, restored, spe[0] * restored, t + 12));
+    }
+    EXPECT_EQ(trace.back().phase, "execution");
+    EXPECT_NEAR(static_cast<double>(restored), static_cast<double>(normal), 0.1 * normal);
+}
+
 TEST(PlbhacGap, ThresholdIsAnOption)
 {
     const std::vector<double> spe{1e-4, 2.5e-5};

@@ -419,3 +419,27 @@ TEST(PlbhacSolve, EightHeterogeneousPusInOneSolve)
 }
 
 }  // namespace
+
+TEST(PlbhacSolve, ReadyTimesAreCountedSoAbsoluteFinishTimesAreEqual)
+{
+    // Two equal linear PUs, one still busy for 1 s: with T(x) = 1e-6 x and W = 3e6 the
+    // equal absolute finish is t with t + (t - 1) = 3, i.e. t = 2: 2e6 and 1e6 elements.
+    Node node;
+    node.add(new Quadratic(0, 1e-6, 0));
+    node.add(new Quadratic(0, 1e-6, 0));
+    node.pus[1].ready_s = 1.0;
+    const PlbhacSolution s = hetpu::plbhac_solve(node.pus, 3000000);
+    EXPECT_NEAR(s.blocks[0], 2000000, 2);
+    EXPECT_NEAR(s.blocks[1], 1000000, 2);
+    EXPECT_NEAR(s.finish_s[0], 2.0, 1e-5);
+    EXPECT_NEAR(s.finish_s[1], 2.0, 1e-5);
+
+    // Busy past everything the other PU can finish alone: it gets nothing.
+    node.pus[1].ready_s = 5.0;
+    const PlbhacSolution late = hetpu::plbhac_solve(node.pus, 3000000);
+    EXPECT_EQ(late.blocks[0], 3000000);
+    EXPECT_EQ(late.blocks[1], 0);
+
+    node.pus[1].ready_s = -1.0;
+    EXPECT_THROW(hetpu::plbhac_solve(node.pus, 3000000), hetpu::PlbhacInputError);
+}

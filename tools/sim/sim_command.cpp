@@ -21,7 +21,7 @@ namespace {
 
 const char *kUsage =
     "usage: hetpu sim --scenario FILE --policy NAME [--seed S] [--block B] [--json]\n"
-    "                 [--trace FILE] [--no-planning-time]\n"
+    "                 [--trace FILE] [--plan-trace FILE] [--no-planning-time]\n"
     "  --policy      plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next)\n"
     "                or optimum (best static distribution, exact at granule resolution)\n"
     "                plb-hac reads HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS}; its x_init and\n"
@@ -30,10 +30,12 @@ const char *kUsage =
     "                else workload / (4 * units))\n"
     "  --json        one JSON object instead of the human summary\n"
     "  --trace       write one JSON line per block (unit, offset, size, start, end)\n"
+    "  --plan-trace  plb-hac only: one JSON line per completed block with its phase, virtual\n"
+    "                step, predicted and measured seconds (the same records as HETPU_TRACE)\n"
     "  --no-planning-time  do not charge the planner's measured time to the units\n";
 
 struct Args {
-    std::string scenario, policy, trace;
+    std::string scenario, policy, trace, plan_trace;
     uint64_t seed = 1;
     uint64_t block = 0;
     bool json = false;
@@ -76,6 +78,10 @@ std::string parse_args(int argc, char **argv, Args &a)
             const char *v = value("file");
             if (!v) return "--trace needs a file";
             a.trace = v;
+        } else if (opt == "--plan-trace") {
+            const char *v = value("file");
+            if (!v) return "--plan-trace needs a file";
+            a.plan_trace = v;
         } else if (opt == "--seed") {
             if (!parse_u64(value("n"), a.seed)) return "--seed needs a non-negative integer";
         } else if (opt == "--block") {
@@ -92,6 +98,8 @@ std::string parse_args(int argc, char **argv, Args &a)
         return "--scenario FILE is required";
     if (a.policy.empty())
         return "--policy NAME is required";
+    if (!a.plan_trace.empty() && a.policy != "plb-hac")
+        return "--plan-trace is for --policy plb-hac";
     return "";
 }
 
@@ -186,6 +194,15 @@ int sim_command(int argc, char **argv)
             return 2;
         }
         PlbhacPlanner planner(planner_workers(scenario), block_rules(scenario), options);
+        std::ofstream plan_trace;
+        if (!a.plan_trace.empty()) {
+            plan_trace.open(a.plan_trace);
+            if (!plan_trace) {
+                std::fprintf(stderr, "hetpu sim: cannot write the plan trace to '%s'\n", a.plan_trace.c_str());
+                return 1;
+            }
+            planner.on_trace = [&plan_trace](const PlbhacTraceRecord &r) { plan_trace << plbhac_trace_json(r) << '\n'; };
+        }
         result = simulate(scenario, planner, {a.seed, a.planning_time});
     } else if (a.policy == "hdss") {
         HdssOptions options;

@@ -1,0 +1,106 @@
+#include "perfmodels/energy/energy_source.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "perfmodels/energy/model_source.h"
+#include "perfmodels/energy/nvml_source.h"
+#include "perfmodels/energy/rapl_source.h"
+
+namespace hetpu::energy {
+
+const char *device_name(Device d) { return d == Device::cpu ? "cpu" : "gpu"; }
+
+const char *worker_type_name(WorkerType t)
+{
+    switch (t) {
+    case WorkerType::cpu: return "cpu";
+    case WorkerType::opencl: return "opencl";
+    case WorkerType::cuda: return "cuda";
+    }
+    return "?";
+}
+
+Device device_of(WorkerType t, bool opencl_on_cpu)
+{
+    if (t == WorkerType::cpu || (t == WorkerType::opencl && opencl_on_cpu))
+        return Device::cpu;
+    return Device::gpu;
+}
+
+const WorkerPower &PowerModel::of(WorkerType t) const
+{
+    switch (t) {
+    case WorkerType::cpu: return cpu_core;
+    case WorkerType::opencl: return opencl;
+    case WorkerType::cuda: return cuda;
+    }
+    return cpu_core;
+}
+
+PowerModel PowerModel::from_tdp(double cpu_tdp_w, int cores_per_socket, double gpu_tdp_w)
+{
+    if (!(cpu_tdp_w > 0) || cores_per_socket <= 0 || !(gpu_tdp_w > 0))
+        throw std::invalid_argument("power model: CPU TDP, cores per socket and GPU TDP must be positive (got " +
+                                    std::to_string(cpu_tdp_w) + " W, " + std::to_string(cores_per_socket) +
+                                    " cores, " + std::to_string(gpu_tdp_w) + " W)");
+    PowerModel m;
+    // A busy core draws its share of the socket's TDP; idle silicon still leaks about a
+    // third of it (CPUs) or a sixth (GPUs, which clock down harder). Sites with measured
+    // figures put them in the partition config instead.
+    m.cpu_core.active_w = cpu_tdp_w / cores_per_socket;
+    m.cpu_core.idle_w = 0.3 * m.cpu_core.active_w;
+    m.opencl = m.cpu_core;
+    m.cuda.active_w = gpu_tdp_w;
+    m.cuda.idle_w = 0.15 * gpu_tdp_w;
+    return m;
+}
+
+EnergySource *EnergySelection::for_device(Device d) const
+{
+    for (const auto &s : sources)
+        if (s->covers(d))
+            return s.get();
+    return nullptr;
+}
+
+double dynamic_joules(double joules_before, double joules_after, double idle_w, double seconds)
+{
+    return (joules_after - joules_before) - idle_w * seconds;
+}
+
+EnergySelection open_energy_sources(const PowerModel &model, const char *forced, bool opencl_on_cpu)
+{
+    if (!forced)
+        forced = std::getenv("HETPU_ENERGY");
+    const std::string want = forced && *forced ? forced : "auto";
+    if (want != "auto" && want != "rapl" && want != "nvml" && want != "model")
+        throw std::invalid_argument("HETPU_ENERGY='" + want + "' is not an energy source: use rapl, nvml, model or auto");
+
+    const char *root = std::getenv("HETPU_POWERCAP_ROOT");
+    const char *nvml_lib = std::getenv("HETPU_NVML_LIBRARY");
+    EnergySelection sel;
+    std::string why;
+    if (want == "auto" || want == "rapl") {
+        if (auto rapl = RaplSource::open(root && *root ? root : "/sys/class/powercap", &why))
+            sel.sources.push_back(std::move(rapl));
+        else if (want == "rapl")
+            throw std::runtime_error("HETPU_ENERGY=rapl: " + why);
+        else
+            sel.notes.push_back(why);
+    }
+    if (want == "auto" || want == "nvml") {
+        if (auto nvml = NvmlSource::open(nvml_lib && *nvml_lib ? nvml_lib : "libnvidia-ml.so.1", &why))
+            sel.sources.push_back(std::move(nvml));
+        else if (want == "nvml")
+            throw std::runtime_error("HETPU_ENERGY=nvml: " + why);
+        else
+            sel.notes.push_back(why);
+    }
+    // The model covers whatever no sensor does (and everything when forced).
+    sel.sources.push_back(std::make_unique<ModelSource>(model, opencl_on_cpu));
+    return sel;
+}
+
+}  // namespace hetpu::energy
