@@ -102,6 +102,11 @@ int run_once(Problem &p, const Options &options, struct hetpu_divisible_report *
     return 0;
 }
 
+int run_row_phase(Problem &p, const Options &options, struct hetpu_divisible_report *out)
+{
+    return run_phase(p.data.data(), p.rows, p.cols, options, out);
+}
+
 RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,
                       Verified verified)
 {

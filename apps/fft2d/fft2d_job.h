@@ -17,6 +17,10 @@ namespace hetpu::fft2d {
 // its makespan covers both phases and the transpositions. Returns 0 or -errno.
 int run_once(Problem &p, const Options &options, struct hetpu_divisible_report *out);
 
+// The row phase alone (row FFTs of length p.cols over the p.rows rows), as one divisible
+// job named "fft2d": what `hetpu calibrate --app fft2d` measures.
+int run_row_phase(Problem &p, const Options &options, struct hetpu_divisible_report *out);
+
 RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,
                       Verified verified);
 
