@@ -295,6 +295,15 @@ int run_calibration(const Options &options)
     comments.push_back(options.app == "matmul" ? "size = columns of B and C (m = k = dim), double precision"
                                                : "size = rows of length dim, complex double, forward FFT");
     comments.push_back("energy sources: " + srcs);
+    bool any_model = false;
+    for (const auto &src : energy.sources)
+        any_model |= !src->measured();
+    if (any_model) {
+        std::snprintf(line, sizeof line, "model_power_w cpu=%g/%g opencl=%g/%g cuda=%g/%g (active/idle per worker)",
+                      model.cpu_core.active_w, model.cpu_core.idle_w, model.opencl.active_w, model.opencl.idle_w,
+                      model.cuda.active_w, model.cuda.idle_w);
+        comments.push_back(line);
+    }
     if (std::string why = write_file_atomically(path, format_profile_csv(comments, base_power, rows)); !why.empty()) {
         std::fprintf(stderr, "hetpu calibrate: %s\n", why.c_str());
         return 1;
