@@ -5,21 +5,23 @@
 # matmul under STARPU_SCHED=hepopta with HETPU_TRADEOFF=energy, slowdown<=5% and time,
 # interleaved, and compare measured time and energy with the predictions.
 #   bench/pareto_real.sh BUILD_DIR [OUT_DIR]
-# Overrides: MM_DIM (m = k, 512), MM_N (matmul workload in columns, 1024), FFT_DIM (row
-# length, 1024), FFT_N (fft2d workload in rows, 1024), STEP (size step, 64), ROUNDS (5),
-# PRECISION (0.1), MAX_REPS (20).
+# Overrides: MM_DIM (m = k, 512), MM_N (matmul workload in columns, 2048), MM_STEP (128),
+# FFT_DIM (row length, 1024), FFT_N (fft2d workload in rows, 1024), FFT_STEP (64),
+# ROUNDS (5), PRECISION (0.1), MIN_REPS (5), MAX_REPS (25).
 set -euo pipefail
 build=${1:?usage: pareto_real.sh BUILD_DIR [OUT_DIR]}
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$top/results/bench/pareto_real}
 mm_dim=${MM_DIM:-512}
-mm_n=${MM_N:-1024}
+mm_n=${MM_N:-2048}
+mm_step=${MM_STEP:-128}
 fft_dim=${FFT_DIM:-1024}
 fft_n=${FFT_N:-1024}
-step=${STEP:-64}
+fft_step=${FFT_STEP:-64}
 rounds=${ROUNDS:-5}
 precision=${PRECISION:-0.1}
-max_reps=${MAX_REPS:-20}
+max_reps=${MAX_REPS:-25}
+min_reps=${MIN_REPS:-5}
 tool=$build/tools/hetpu
 matmul=$build/apps/matmul/matmul
 mkdir -p "$out"
@@ -32,12 +34,12 @@ trap 'rm -rf "$STARPU_HOME"' EXIT
 
 # Sizes per processor: every multiple of STEP up to the whole workload, so any split of the
 # workload in STEP granules (including one processor taking everything) was measured.
-echo "== calibrate matmul (m = k = $mm_dim, columns $step..$mm_n)"
-"$tool" calibrate --app matmul --dim "$mm_dim" --sizes "$step:$mm_n:$step" --precision "$precision" \
-  --max-reps "$max_reps" | tee "$out/calibrate_matmul.txt"
-echo "== calibrate fft2d (rows of $fft_dim, rows $step..$fft_n)"
-"$tool" calibrate --app fft2d --dim "$fft_dim" --sizes "$step:$fft_n:$step" --precision "$precision" \
-  --max-reps "$max_reps" | tee "$out/calibrate_fft2d.txt"
+echo "== calibrate matmul (m = k = $mm_dim, columns $mm_step..$mm_n)"
+"$tool" calibrate --app matmul --dim "$mm_dim" --sizes "$mm_step:$mm_n:$mm_step" --precision "$precision" \
+  --min-reps "$min_reps" --max-reps "$max_reps" | tee "$out/calibrate_matmul.txt"
+echo "== calibrate fft2d (rows of $fft_dim, rows $fft_step..$fft_n)"
+"$tool" calibrate --app fft2d --dim "$fft_dim" --sizes "$fft_step:$fft_n:$fft_step" --precision "$precision" \
+  --min-reps "$min_reps" --max-reps "$max_reps" | tee "$out/calibrate_fft2d.txt"
 
 for app in matmul fft2d; do
   n=$mm_n; [ "$app" = fft2d ] && n=$fft_n
@@ -51,72 +53,82 @@ for app in matmul fft2d; do
   "$tool" pareto --profiles "$csv" --workload "$n" --objective total --format json >"$out/${app}_total_front.json"
 done
 
-echo "== matmul m = k = $mm_dim, n = $mm_n under hepopta: HETPU_TRADEOFF energy / slowdown<=5% / time, $rounds interleaved rounds"
+# Each run is a new process: its first repetition pays CLBlast's OpenCL program build (or
+# clFFT's plan baking) inside the first OpenCL task (0.1-0.2 s here), which calibration
+# never sees (it discards a warm-up repetition per size). So every run makes 3 repetitions
+# and the first is dropped; trade-offs are interleaved so machine noise hits them alike.
+tradeoffs=(energy 'slowdown<=5%' time)
 runs=$out/hepopta_runs.jsonl
 : >"$runs"
 : >"$out/hepopta_stderr.txt"
-tradeoffs=(energy 'slowdown<=5%' time)
-for t in "${tradeoffs[@]}"; do  # warm-up: PoCL compiles CLBlast's kernels for the block shapes
-  STARPU_SCHED=hepopta HETPU_TRADEOFF=$t "$matmul" -m "$mm_dim" -k "$mm_dim" -n "$mm_n" >/dev/null 2>&1
-done
-# Each run is a new process: its first repetition pays CLBlast's OpenCL program build
-# inside the first OpenCL task (about 0.15 s here), which calibration never sees (it
-# discards a warm-up repetition per size). So every run makes 3 repetitions and the first
-# is dropped.
-for ((r = 0; r < rounds; r++)); do
-  for t in "${tradeoffs[@]}"; do
-    STARPU_SCHED=hepopta HETPU_TRADEOFF=$t "$matmul" -m "$mm_dim" -k "$mm_dim" -n "$mm_n" --verify --reps 3 \
-      --json /dev/stdout 2>>"$out/hepopta_stderr.txt" | grep '^{' | tail -n +2 |
-      while read -r line; do printf '{"tradeoff":"%s","run":%s}\n' "$t" "$line"; done >>"$runs"
+for app in matmul fft2d; do
+  if [ "$app" = matmul ]; then args=(-m "$mm_dim" -k "$mm_dim" -n "$mm_n"); else args=(-n "$fft_n"); fi
+  [ "$app" = fft2d ] && [ "$fft_n" != "$fft_dim" ] && { echo "fft2d under hepopta needs FFT_N = FFT_DIM (square)"; continue; }
+  echo "== $app ${args[*]} under hepopta: HETPU_TRADEOFF energy / slowdown<=5% / time, $rounds interleaved rounds"
+  for ((r = 0; r < rounds; r++)); do
+    for t in "${tradeoffs[@]}"; do
+      STARPU_SCHED=hepopta HETPU_TRADEOFF=$t "$build/apps/$app/$app" "${args[@]}" --verify --reps 3 \
+        --json /dev/stdout 2>>"$out/hepopta_stderr.txt" | grep '^{' | tail -n +2 |
+        while read -r line; do printf '{"tradeoff":"%s","run":%s}\n' "$t" "$line"; done >>"$runs"
+    done
+    echo "round $((r + 1))/$rounds done"
   done
-  echo "round $((r + 1))/$rounds done"
 done
-grep -h "hepopta: matmul: point" "$out/hepopta_stderr.txt" | sort -u || true
+grep -h "hepopta: .*: point" "$out/hepopta_stderr.txt" | sort -u || true
 
-python3 - "$runs" "$HETPU_HOME/profiles/matmul.csv" "$out/matmul_front.json" <<'PY' | tee "$out/hepopta_measured.txt"
-import json, re, statistics, sys
+python3 - "$runs" "$HETPU_HOME/profiles" "$out" <<'PY' | tee "$out/hepopta_measured.txt"
+import json, os, re, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1])]
-csv = open(sys.argv[2]).read()
-front = json.load(open(sys.argv[3]))
-# The same model figures the calibration used: dynamic power = active - idle per worker type.
-m = re.search(r"model_power_w cpu=([\d.]+)/([\d.]+) opencl=([\d.]+)/([\d.]+)", csv)
-dyn = {"CPU": float(m.group(1)) - float(m.group(2)), "OpenCL": float(m.group(3)) - float(m.group(4))}
-procs = front["processors"]
-def predicted(t):
-    f = front["front"]
-    if t == "energy": return f[0]
-    if t == "time": return f[-1]
-    lim = f[-1]["time_s"] * 1.05
-    return min((p for p in f if p["time_s"] <= lim), key=lambda p: p["energy_j"])
-print("matmul %dx%dx%d under hepopta (energy: model source, %s)" % (
-    runs[0]["run"]["m"], runs[0]["run"]["k"], runs[0]["run"]["n"],
-    ", ".join("%s %.0f W dynamic" % kv for kv in dyn.items())))
-print("%-14s %-22s %12s %12s %12s %12s %12s" % ("tradeoff", "distribution", "pred. time", "meas. time",
-      "pred. energy", "meas. energy", "busy time"))
-summary = {}
-for t in ("energy", "slowdown<=5%", "time"):
-    rs = [r["run"] for r in runs if r["tradeoff"] == t]
-    assert all(r["verified"] for r in rs), "a run failed verification"
-    times = [r["makespan_s"] for r in rs]
-    energies = [sum(dyn.get(w["type"], 0) * w["busy_s"] for w in r["workers"]) for r in rs]
-    busy = [max(w["busy_s"] for w in r["workers"]) for r in rs]
-    p = predicted(t)
-    dist = " ".join("%s=%d" % (n, x) for n, x in zip(procs, p["distribution"]))
-    summary[t] = (statistics.median(times), statistics.median(energies))
-    print("%-14s %-22s %12.4f %12.4f %12.3f %12.3f %12.4f" % (t, dist, p["time_s"], statistics.median(times),
-          p["energy_j"], statistics.median(energies), statistics.median(busy)))
-print("medians of %d runs (2 steady repetitions x rounds); measured time = makespan (includes transfers of A, B, C), measured"
-      " energy = model dynamic power x each worker's StarPU busy time" % len([r for r in runs if r["tradeoff"] == "time"]))
-te, ee = summary["energy"]; tt, et = summary["time"]
-print("direction: time(energy) %s time(time): %s; energy(energy) %s energy(time): %s" % (
-    ">" if te > tt else "<=", "as predicted" if te > tt else "NOT as predicted",
-    "<" if ee < et else ">=", "as predicted" if ee < et else "NOT as predicted"))
+for app in ("matmul", "fft2d"):
+    rs_app = [r for r in runs if r["run"]["app"] == app]
+    if not rs_app:
+        continue
+    csv = open(os.path.join(sys.argv[2], app + ".csv")).read()
+    front = json.load(open(os.path.join(sys.argv[3], app + "_front.json")))
+    # The model figures the calibration used: dynamic power = active - idle per worker type.
+    m = re.search(r"model_power_w cpu=([\d.]+)/([\d.]+) opencl=([\d.]+)/([\d.]+)", csv)
+    dyn = {"CPU": float(m.group(1)) - float(m.group(2)), "OpenCL": float(m.group(3)) - float(m.group(4))}
+    phases = 2 if app == "fft2d" else 1  # fft2d: rows, then columns, same distribution (square)
+    def predicted(t):
+        f = front["front"]
+        if t == "energy": return f[0]
+        if t == "time": return f[-1]
+        lim = f[-1]["time_s"] * 1.05
+        return min((p for p in f if p["time_s"] <= lim), key=lambda p: p["energy_j"])
+    r0 = rs_app[0]["run"]
+    print("%s %dx%d under hepopta, %d-point front (energy: model source, %s)" % (
+        app, r0["m"], r0["n"], len(front["front"]), ", ".join("%s %.0f W dynamic" % kv for kv in dyn.items())))
+    print("%-14s %-24s %11s %11s %11s %11s %11s" % ("tradeoff", "distribution", "pred. t(s)", "meas. t(s)",
+          "pred. E(J)", "meas. E(J)", "busy t(s)"))
+    summary = {}
+    for t in ("energy", "slowdown<=5%", "time"):
+        rs = [r["run"] for r in rs_app if r["tradeoff"] == t]
+        assert all(r["verified"] for r in rs), "a run failed verification"
+        times = [r["makespan_s"] for r in rs]
+        energies = [sum(dyn.get(w["type"], 0) * w["busy_s"] for w in r["workers"]) for r in rs]
+        busy = [max(w["busy_s"] for w in r["workers"]) for r in rs]
+        p = predicted(t)
+        dist = " ".join("%s=%d" % (n, x) for n, x in zip(front["processors"], p["distribution"]))
+        summary[t] = (statistics.median(times), statistics.median(energies), statistics.median(busy))
+        print("%-14s %-24s %11.4f %11.4f %11.3f %11.3f %11.4f" % (t, dist, phases * p["time_s"], summary[t][0],
+              phases * p["energy_j"], summary[t][1], summary[t][2]))
+    print("medians of %d runs per trade-off (2 steady repetitions x rounds)%s" % (
+        len([r for r in rs_app if r["tradeoff"] == "time"]),
+        "; fft2d predictions are 2 phases, its makespan also has 2 host transpositions" if phases == 2 else ""))
+    (te, ee, tb), (tt, et, bt) = summary["energy"], summary["time"]
+    if predicted("energy") is predicted("time"):
+        print("direction: a 1-point front: every trade-off runs the same distribution")
+    else:
+        print("direction: time(energy) %s time(time) [busy %s]: %s; energy(energy) %s energy(time): %s" % (
+            ">" if te > tt else "<=", ">" if tb > bt else "<=", "as predicted" if te > tt else "NOT as predicted",
+            "<" if ee < et else ">=", "as predicted" if ee < et else "NOT as predicted"))
+    print()
 PY
 
 # The paper reports averages and maxima over many workload sizes: the same here, over every
 # workload from 4 STEP to the calibrated maximum.
 for app in matmul fft2d; do
-  n=$mm_n; [ "$app" = fft2d ] && n=$fft_n
+  n=$mm_n step=$mm_step; [ "$app" = fft2d ] && n=$fft_n step=$fft_step
   for obj in dynamic total; do
     : >"$out/${app}_${obj}_sweep.jsonl"
     for ((w = 4 * step; w <= n; w += step)); do

@@ -176,36 +176,57 @@ int run_calibration(const Options &options)
         }
     }
 
-    std::vector<ProfileRow> rows;
     std::vector<std::string> names;
     std::vector<energy::WorkerType> types;
     static hetpu_divisible_report report;  // large: not on the stack
-    for (uint64_t x : options.sizes) {
+
+    // Per size: the samples of every processor, and whether it is finished.
+    struct Point {
+        uint64_t x = 0;
         std::vector<SampleSeries> times, energies;
         std::vector<std::string> sources;
         double busy_sum = 0;
         unsigned reps = 0;
-        // A first, discarded repetition: kernels are compiled and plans baked on first use
-        // of a block shape (PoCL, clFFT), and the first one also tells which workers can run
-        // the codelet (blocks are total / eligible workers).
-        {
-            const uint64_t guess = names.empty() ? starpu_worker_get_count() : names.size();
-            if (int rc = runner->run(guess * x, report); rc != 0) {
-                std::fprintf(stderr, "hetpu calibrate: %s warm-up run failed: %s\n", options.app.c_str(),
-                             std::strerror(-rc));
-                return 1;
-            }
-            if (names.empty()) {
-                std::vector<PlannerWorker> workers;
-                for (unsigned i = 0; i < report.nworkers; ++i) {
-                    workers.push_back({report.workers[i].workerid, kind_of(report.workers[i].type),
-                                       report.workers[i].name});
-                    types.push_back(energy_type(report.workers[i].type));
+        bool warm = false, done = false;
+    };
+    std::vector<Point> points;
+    for (uint64_t x : options.sizes)
+        points.push_back(Point{x, {}, {}, {}, 0, 0, false, false});
+
+    // One repetition of every unfinished size per round, rather than all repetitions of
+    // one size in a row: on a shared machine the noise comes in bursts (other processes),
+    // and interleaving spreads a burst over all sizes instead of making one size look
+    // slow and its neighbour fast, which an exact Pareto search would happily exploit.
+    for (bool pending = true; pending;) {
+        pending = false;
+        for (Point &pt : points) {
+            if (pt.done)
+                continue;
+            const uint64_t x = pt.x;
+            // A first, discarded repetition per size: kernels are compiled and plans baked
+            // on first use of a block shape (PoCL, clFFT). The very first one also tells
+            // which workers can run the codelet (blocks are total / eligible workers).
+            if (!pt.warm) {
+                const uint64_t guess = names.empty() ? starpu_worker_get_count() : names.size();
+                if (int rc = runner->run(guess * x, report); rc != 0) {
+                    std::fprintf(stderr, "hetpu calibrate: %s warm-up run failed: %s\n", options.app.c_str(),
+                                 std::strerror(-rc));
+                    return 1;
                 }
-                names = processor_names(workers);
+                if (names.empty()) {
+                    std::vector<PlannerWorker> workers;
+                    for (unsigned i = 0; i < report.nworkers; ++i) {
+                        workers.push_back({report.workers[i].workerid, kind_of(report.workers[i].type),
+                                           report.workers[i].name});
+                        types.push_back(energy_type(report.workers[i].type));
+                    }
+                    names = processor_names(workers);
+                }
+                pt.warm = true;
+                pt.times.resize(names.size());
+                pt.energies.resize(names.size());
+                pt.sources.assign(names.size(), "");
             }
-        }
-        for (;;) {
             double before[2] = {0, 0};
             for (energy::Device d : {energy::Device::cpu, energy::Device::gpu})
                 if (energy::EnergySource *src = energy.for_device(d))
@@ -217,11 +238,6 @@ int run_calibration(const Options &options)
                 return 1;
             }
             const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (times.empty()) {
-                times.resize(names.size());
-                energies.resize(names.size());
-                sources.assign(names.size(), "");
-            }
             std::vector<ProcessorRun> runs;
             bool ok = report.nworkers == names.size();
             for (unsigned i = 0; ok && i < report.nworkers; ++i) {
@@ -240,38 +256,43 @@ int run_calibration(const Options &options)
                                         idle_w[static_cast<int>(d)]});
             const std::vector<ProcessorEnergy> e = attribute_energy(runs, readings, elapsed, model, ocl_on_cpu);
             for (std::size_t i = 0; i < names.size(); ++i) {
-                times[i].add(runs[i].busy_s);
-                energies[i].add(e[i].dynamic_j);
-                sources[i] = e[i].source;
-                busy_sum = std::max(busy_sum, runs[i].busy_s * static_cast<double>(times[i].size()));
+                pt.times[i].add(runs[i].busy_s);
+                pt.energies[i].add(e[i].dynamic_j);
+                pt.sources[i] = e[i].source;
+                pt.busy_sum = std::max(pt.busy_sum, runs[i].busy_s * static_cast<double>(pt.times[i].size()));
             }
-            ++reps;
+            ++pt.reps;
             std::vector<const SampleSeries *> all;
             for (std::size_t i = 0; i < names.size(); ++i) {
-                all.push_back(&times[i]);
-                all.push_back(&energies[i]);
+                all.push_back(&pt.times[i]);
+                all.push_back(&pt.energies[i]);
             }
-            if (should_stop(all, options.rule) || (reps >= options.rule.min_reps && busy_sum > options.max_seconds))
-                break;
+            pt.done = should_stop(all, options.rule) ||
+                      (pt.reps >= options.rule.min_reps && pt.busy_sum > options.max_seconds);
+            pending |= !pt.done;
         }
-        std::printf("%s size %llu (%u reps):", options.app.c_str(), static_cast<unsigned long long>(x), reps);
+    }
+
+    std::vector<ProfileRow> rows;
+    for (const Point &pt : points) {
+        std::printf("%s size %llu (%u reps):", options.app.c_str(), static_cast<unsigned long long>(pt.x), pt.reps);
         for (std::size_t i = 0; i < names.size(); ++i) {
             ProfileRow r{names[i],
-                         x,
-                         times[i].mean(),
-                         energies[i].mean(),
-                         sources[i],
-                         reps,
-                         times[i].relative_half_width(options.rule.confidence),
-                         energies[i].relative_half_width(options.rule.confidence)};
-            const bool precise = times[i].precise(options.rule) && energies[i].precise(options.rule);
+                         pt.x,
+                         pt.times[i].mean(),
+                         pt.energies[i].mean(),
+                         pt.sources[i],
+                         pt.reps,
+                         pt.times[i].relative_half_width(options.rule.confidence),
+                         pt.energies[i].relative_half_width(options.rule.confidence)};
+            const bool precise = pt.times[i].precise(options.rule) && pt.energies[i].precise(options.rule);
             std::printf("  %s %.4g s ±%.1f%% %.4g J ±%.1f%% (%s)%s", names[i].c_str(), r.time_s, 100 * r.time_rel_ci,
                         r.energy_j, 100 * r.energy_rel_ci, r.energy_source.c_str(), precise ? "" : " IMPRECISE");
             rows.push_back(r);
         }
         std::printf("\n");
-        std::fflush(stdout);
     }
+    std::fflush(stdout);
 
     // P_S for HTPOPTA: the sensors' idle power, or the model's idle power of the workers.
     double base_power = 0;
