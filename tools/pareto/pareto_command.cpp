@@ -1,5 +1,6 @@
 #include "tools/pareto/pareto_command.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -319,7 +320,22 @@ std::string plot_png(const Result &r, const std::string &png)
           << "set xlabel 'execution time (s)'\n"
           << "set ylabel " << quoted(r.args.objective == EnergyObjective::Dynamic ? "dynamic energy (J)"
                                                                                 : "total energy (J)")
-          << "\nset grid\nset key top right\n"
+          << "\nset grid\nset key top right\n";
+        // A one-point front (and the load-balanced point on it) has an empty range, which
+        // gnuplot widens with a warning: give it a range around the point instead.
+        double tmin = r.load_balanced.distribution.time_s, tmax = tmin;
+        double emin = energy_of(r.load_balanced.distribution, r.args.objective), emax = emin;
+        for (const Distribution &x : r.front) {
+            tmin = std::min(tmin, x.time_s);
+            tmax = std::max(tmax, x.time_s);
+            emin = std::min(emin, energy_of(x, r.args.objective));
+            emax = std::max(emax, energy_of(x, r.args.objective));
+        }
+        if (tmin == tmax)
+            s << "set xrange [" << 0.9 * tmin << ":" << 1.1 * tmax + 1e-12 << "]\n";
+        if (emin == emax)
+            s << "set yrange [" << 0.9 * emin << ":" << 1.1 * emax + 1e-12 << "]\n";
+        s
           << "plot " << quoted(data) << " using 1:2 with linespoints pt 7 ps 1 lc rgb '#c00000' title 'Pareto front', \\\n"
           << "     " << quoted(lb) << " using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050ff' title 'load-balanced'\n";
         if (!d || !l || !s) {
