@@ -5,7 +5,9 @@
 #   overhead  matmul through StarPU + hetpu on one CPU worker vs direct OpenBLAS
 #   plbhac    PLB-HAC: Ipopt solve time, simulated machines A-E (vs optimum, hdss, greedy),
 #             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
-#   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500
+#   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500, and
+#             real profiles: calibrate matmul and fft2d, their fronts and the paper's metrics,
+#             matmul under hepopta with HETPU_TRADEOFF=energy vs time
 #   accounting  the accounting hook's cost: 20,000 tiny tasks with and without it, same process
 #   apps      grn and kmeans on the real CPU + OpenCL node under plb-hac, dmda, eager, greedy, hdss
 #   ckpt      checkpoint backend on an RTM-like workload: blocking per checkpoint (async vs
@@ -42,7 +44,9 @@ for suite in "${suites[@]}"; do
       bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul" ;;
     pareto)
       echo "== pareto_speed: exact Pareto fronts"
-      "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt" ;;
+      "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt"
+      echo "== pareto_real: calibrated profiles of the real CPU + OpenCL node"
+      bash "$top/bench/pareto_real.sh" "$build" "$out/pareto_real" ;;
     accounting)
       echo "== accounting_overhead: 20,000 tiny tasks with and without the accounting hook (target ratio < 1.02)"
       "$build/bench/accounting_overhead" --tasks 20000 --reps 21 --json "$out/accounting_overhead.jsonl" ;;

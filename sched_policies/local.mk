@@ -3,7 +3,10 @@ hetpu_policy_sources = \
 	sched_policies/central_queue.cpp sched_policies/central_queue.h \
 	sched_policies/greedy.cpp \
 	sched_policies/plbhac.cpp \
-	sched_policies/hdss.cpp
+	sched_policies/hdss.cpp \
+	sched_policies/pareto_policy.cpp sched_policies/pareto_policy.h \
+	sched_policies/hepopta.cpp \
+	sched_policies/htpopta.cpp
 
 # Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
 # HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions (seed 001).
@@ -16,6 +19,12 @@ hetpu_core_sources = \
 	sched_policies/core/hpopta.cpp sched_policies/core/hpopta.h \
 	sched_policies/core/min_energy.cpp sched_policies/core/min_energy.h \
 	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h \
+	sched_policies/core/profile_csv.cpp sched_policies/core/profile_csv.h \
+	sched_policies/core/profile_store.cpp sched_policies/core/profile_store.h \
+	sched_policies/core/load_balanced.cpp sched_policies/core/load_balanced.h \
+	sched_policies/core/front_metrics.cpp sched_policies/core/front_metrics.h \
+	sched_policies/core/tradeoff.cpp sched_policies/core/tradeoff.h \
+	sched_policies/core/pareto_planner.cpp sched_policies/core/pareto_planner.h \
 	sched_policies/core/plbhac_time_curve.h \
 	sched_policies/core/plbhac_makespan_nlp.cpp sched_policies/core/plbhac_makespan_nlp.h \
 	sched_policies/core/plbhac_rounding.cpp sched_policies/core/plbhac_rounding.h \

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "tools/calibrate/calibrate_command.h"
+#include "tools/pareto/pareto_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
 
@@ -16,6 +18,8 @@ void usage(FILE *out)
                "  policies   list the scheduling policies STARPU_SCHED may name\n"
                "  version    print hetpu's version and the StarPU it was built against\n"
                "  sim        simulate a policy on a machine described in a JSON scenario\n"
+               "  calibrate  measure time/energy profiles of an app's codelet on every worker\n"
+               "  pareto     Pareto-optimal time/energy workload distributions of a profile CSV\n"
                "  su         service units: rate, charge, compare charging models, report the ledger\n"
                "  help       this text\n",
                out);
@@ -34,6 +38,10 @@ int main(int argc, char **argv)
         hetpu_print_policies(stdout);
         return 0;
     }
+    if (!std::strcmp(cmd, "calibrate"))
+        return hetpu::calibrate::calibrate_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "pareto"))
+        return hetpu::pareto_cli::pareto_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "sim"))
         return hetpu::sim::sim_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "su"))

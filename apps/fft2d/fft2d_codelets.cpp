@@ -1,0 +1,92 @@
+#include "apps/fft2d/fft2d_codelets.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <fftw3.h>
+#include <map>
+
+#include "apps/fft2d/fft2d_kernels.h"
+#include "config.h"
+
+namespace {
+
+// Made by codelets_init() on the main thread, only read by the workers afterwards.
+std::map<uint64_t, fftw_plan> row_plans;
+
+struct starpu_perfmodel model;
+struct starpu_codelet cl;
+bool initialised = false;
+
+}  // namespace
+
+extern "C" void hetpu_fft2d_cpu_rows(void *buffers[], void *arg)
+{
+    const uint64_t length = *static_cast<const uint64_t *>(arg);
+    auto *z = reinterpret_cast<fftw_complex *>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    const uint64_t rows = STARPU_VECTOR_GET_NX(buffers[0]) / length;
+    const fftw_plan plan = row_plans.at(length);
+    // The new-array execute is FFTW's thread-safe entry point; the plan was made in place
+    // and unaligned, so any row of the block can be passed as both input and output.
+    for (uint64_t r = 0; r < rows; ++r)
+        fftw_execute_dft(plan, z + r * length, z + r * length);
+}
+
+namespace hetpu::fft2d {
+
+int codelets_init(const std::vector<uint64_t> &lengths)
+{
+    for (uint64_t len : lengths) {
+        if (row_plans.count(len))
+            continue;
+        fftw_complex *scratch = fftw_alloc_complex(len);
+        fftw_plan plan = fftw_plan_dft_1d(static_cast<int>(len), scratch, scratch, FFTW_FORWARD,
+                                          FFTW_ESTIMATE | FFTW_UNALIGNED);
+        fftw_free(scratch);
+        if (!plan) {
+            std::fprintf(stderr, "fft2d: FFTW could not plan a transform of length %llu\n",
+                         static_cast<unsigned long long>(len));
+            return -EINVAL;
+        }
+        row_plans[len] = plan;
+    }
+    if (initialised)
+        return 0;
+    model.type = STARPU_HISTORY_BASED;
+    model.symbol = "hetpu_fft2d_rows";
+    starpu_codelet_init(&cl);
+    cl.name = "hetpu_fft2d_rows";
+    cl.cpu_funcs[0] = hetpu_fft2d_cpu_rows;
+    cl.cpu_funcs_name[0] = "hetpu_fft2d_cpu_rows";
+#ifdef HETPU_HAVE_CLFFT
+    if (int rc = hetpu_fft2d_opencl_setup(); rc != 0)
+        return rc;
+    cl.opencl_funcs[0] = hetpu_fft2d_opencl_rows;
+#endif
+#ifdef HETPU_HAVE_CUDA
+    cl.cuda_funcs[0] = hetpu_fft2d_cuda_rows;
+    cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+#endif
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_RW;
+    cl.max_parallelism = 1;
+    cl.model = &model;
+    initialised = true;
+    return 0;
+}
+
+void codelets_shutdown()
+{
+#ifdef HETPU_HAVE_CLFFT
+    hetpu_fft2d_opencl_teardown();
+#endif
+#ifdef HETPU_HAVE_CUDA
+    hetpu_fft2d_cuda_teardown();
+#endif
+    for (auto &kv : row_plans)
+        fftw_destroy_plan(kv.second);
+    row_plans.clear();
+}
+
+struct starpu_codelet *codelet() { return &cl; }
+
+}  // namespace hetpu::fft2d

@@ -1,0 +1,30 @@
+/* The per-device implementations behind the fft2d row codelet. One STARPU_VECTOR buffer
+ * (STARPU_RW) holding `rows` consecutive rows of complex doubles, each of `length`
+ * elements; cl_arg points to the row length (uint64_t). Each transforms every row in place
+ * with a forward 1D FFT (sign -1, unnormalised, like FFTW_FORWARD). */
+#pragma once
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CPU, FFTW (fft2d_codelets.cpp): plans made once per length by codelets_init(). */
+void hetpu_fft2d_cpu_rows(void *buffers[], void *arg);
+
+/* OpenCL, clFFT (fft2d_opencl.cpp, built when HETPU_HAVE_CLFFT). */
+void hetpu_fft2d_opencl_rows(void *buffers[], void *arg);
+int hetpu_fft2d_opencl_setup(void);     /* clfftSetup, from the main thread */
+void hetpu_fft2d_opencl_teardown(void); /* plans and clfftTeardown */
+
+/* CUDA, cuFFT (fft2d_cuda.cu, registered when HETPU_HAVE_CUDA). */
+void hetpu_fft2d_cuda_rows(void *buffers[], void *arg);
+void hetpu_fft2d_cuda_teardown(void);
+/* cuFFT Z2Z forward of `rows` rows of `length` on `stream` with a cached plan; returns the
+ * cufftResult. Always built by nvcc, so a toolkit change that breaks it is seen. */
+int hetpu_fft2d_cufft_rows(void *data, int64_t length, int64_t rows, void *stream);
+
+#ifdef __cplusplus
+}
+#endif

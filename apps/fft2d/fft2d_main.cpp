@@ -1,0 +1,108 @@
+// fft2d: forward 2D FFT of an M x N complex matrix, rows then columns divided into blocks
+// by hetpu. The policy comes from STARPU_SCHED:
+//   STARPU_SCHED=hepopta HETPU_TRADEOFF=energy fft2d -n 2048 --verify --json results.jsonl
+#include <hetpu/hetpu.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "apps/fft2d/fft2d_codelets.h"
+#include "apps/fft2d/fft2d_job.h"
+#include "apps/fft2d/fft2d_options.h"
+#include "apps/fft2d/fft2d_problem.h"
+#include "apps/fft2d/fft2d_report.h"
+
+namespace {
+
+using namespace hetpu::fft2d;
+
+int run_all(const Options &options)
+{
+    Problem problem(options.m, options.n, options.seed);
+    std::FILE *json = nullptr;
+    if (!options.json_path.empty()) {
+        json = std::fopen(options.json_path.c_str(), "a");
+        if (!json) {
+            std::fprintf(stderr, "fft2d: cannot open --json file '%s': %s\n", options.json_path.c_str(),
+                         std::strerror(errno));
+            return 1;
+        }
+    }
+    int status = 0;
+    for (unsigned rep = 0; rep < options.reps; ++rep) {
+        if (rep > 0)
+            problem.reset();
+        struct hetpu_divisible_report report;
+        if (int rc = run_once(problem, options, &report); rc != 0) {
+            std::fprintf(stderr, "fft2d: repetition %u failed: %s\n", rep + 1, std::strerror(-rc));
+            status = 1;
+            break;
+        }
+        Verified verified = Verified::NotChecked;
+        if (options.verify) {
+            const VerifyResult v = verify(problem);
+            verified = v.ok() ? Verified::Passed : Verified::Failed;
+            if (!v.ok()) {
+                std::fprintf(stderr,
+                             "fft2d: verification FAILED in repetition %u: %llu entries off by more than %.3g "
+                             "(worst %.3g), first at row %llu column %llu\n",
+                             rep + 1, static_cast<unsigned long long>(v.bad), v.tolerance, v.max_abs_error,
+                             static_cast<unsigned long long>(v.first_bad / options.n),
+                             static_cast<unsigned long long>(v.first_bad % options.n));
+                status = 1;
+            }
+        }
+        RunRecord record = make_record(report, options, rep, verified);
+        std::fputs(summary(record, options.reps).c_str(), stdout);
+        std::fflush(stdout);
+        if (json) {
+            std::fprintf(json, "%s\n", json_line(record).c_str());
+            std::fflush(json);
+        }
+    }
+    if (json && std::fclose(json) != 0) {
+        std::fprintf(stderr, "fft2d: writing --json file '%s' failed: %s\n", options.json_path.c_str(),
+                     std::strerror(errno));
+        status = 1;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    Options options;
+    std::string error;
+    if (!parse_options(argc, argv, options, error)) {
+        std::fprintf(stderr, "fft2d: %s\n", error.c_str());
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(usage(argv[0]).c_str(), stdout);
+        return 0;
+    }
+    int rc = hetpu_init(nullptr);
+    if (rc == HETPU_INIT_HELP_SHOWN)
+        return 0;
+    if (rc < 0) {
+        std::fprintf(stderr, "fft2d: cannot start StarPU: %s\n", std::strerror(-rc));
+        return 1;
+    }
+    int status = 1;
+    if (codelets_init({options.n, options.m}) == 0) {
+        try {
+            status = run_all(options);
+        } catch (const std::bad_alloc &) {
+            std::fprintf(stderr, "fft2d: not enough memory for %llu x %llu: choose smaller sizes\n",
+                         static_cast<unsigned long long>(options.m), static_cast<unsigned long long>(options.n));
+            status = 1;
+        }
+    }
+    codelets_shutdown();
+    hetpu_shutdown();
+    return status;
+}

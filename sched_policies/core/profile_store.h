@@ -1,0 +1,20 @@
+// Where calibrated profiles live: $HETPU_HOME/profiles/<job>.csv, written by
+// `hetpu calibrate` and read by the hepopta/htpopta policies. Pure C++, no StarPU.
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace hetpu {
+
+using EnvLookup = std::function<const char *(const char *)>;
+
+// $HETPU_HOME if set and non-empty, else $XDG_DATA_HOME/hetpu, else $HOME/.local/share/hetpu;
+// "" when none of those variables is set.
+std::string hetpu_home(const EnvLookup &getenv);
+
+// <home>/profiles/<job>.csv. Returns "" when the job name is empty or has characters other
+// than letters, digits, '_', '-' and '.' (it becomes a file name), or starts with '.'.
+std::string profile_path(const std::string &home, const std::string &job);
+
+}  // namespace hetpu

@@ -1,0 +1,28 @@
+// Which point of a Pareto front a run uses (HETPU_TRADEOFF of the hepopta/htpopta
+// policies). Pure C++, no StarPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sched_policies/core/pareto_front.h"
+#include "sched_policies/core/pareto_profiles.h"
+
+namespace hetpu {
+
+struct Tradeoff {
+    enum Kind { Time, Energy, Slowdown } kind = Time;
+    double slowdown = 0;  // Slowdown: accepted fraction of extra time over the fastest (0.05)
+};
+
+// "time", "energy" or "slowdown<=X%" (X a number >= 0, e.g. slowdown<=5%). Returns "" or a
+// message naming the accepted forms.
+std::string parse_tradeoff(const std::string &text, Tradeoff &out);
+
+std::string tradeoff_name(const Tradeoff &t);  // the text parse_tradeoff accepts
+
+// Index into `front` (increasing energy, non-empty): Time: the fastest point; Energy: the
+// cheapest; Slowdown: the cheapest among points with time <= (1 + slowdown) x fastest.
+std::size_t pick_tradeoff(const std::vector<Distribution> &front, EnergyObjective objective, const Tradeoff &t);
+
+}  // namespace hetpu

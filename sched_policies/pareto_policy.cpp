@@ -1,0 +1,120 @@
+// Environment: HETPU_HOME (profiles under $HETPU_HOME/profiles/<job>.csv, default
+// ~/.local/share/hetpu), HETPU_TRADEOFF (time | energy | slowdown<=X%, default
+// slowdown<=5%), HETPU_BASE_POWER (watts, htpopta; default: the profile's base_power_w).
+#include "sched_policies/pareto_policy.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+
+#include "sched_policies/core/pareto_planner.h"
+#include "sched_policies/core/profile_store.h"
+
+namespace hetpu {
+
+namespace {
+
+std::unique_ptr<BlockPlanner> load_balanced_fallback(const char *policy, const std::vector<PlannerWorker> &workers,
+                                                     const BlockRules &rules, const std::string &why)
+{
+    uint64_t block = 0;
+    if (std::string err = choose_fixed_block(rules, 0, static_cast<unsigned>(workers.size()), block); !err.empty()) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", policy, err.c_str());
+        return nullptr;
+    }
+    std::fprintf(stderr,
+                 "hetpu: %s: %s; falling back to a load-balanced split (blocks of %llu elements, the first idle "
+                 "worker takes the next)\n",
+                 policy, why.c_str(), static_cast<unsigned long long>(block));
+    return std::make_unique<FixedBlockPlanner>(block);
+}
+
+std::string join_shares(const std::vector<PlannerWorker> &workers, const ParetoPlan &plan)
+{
+    const std::vector<std::string> names = processor_names(workers);
+    std::string s;
+    for (std::size_t i = 0; i < workers.size(); ++i)
+        s += (i ? " " : "") + names[i] + "=" + std::to_string(plan.shares[i]);
+    return s;
+}
+
+}  // namespace
+
+std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, EnergyObjective objective,
+                                                         const std::vector<PlannerWorker> &workers,
+                                                         const BlockRules &rules)
+{
+    auto env = [](const char *name) { return std::getenv(name); };
+    ParetoPlanOptions options;
+    options.objective = objective;
+    const char *t = std::getenv("HETPU_TRADEOFF");
+    if (std::string why = parse_tradeoff(t && *t ? t : "slowdown<=5%", options.tradeoff); !why.empty()) {
+        std::fprintf(stderr, "hetpu: %s: HETPU_TRADEOFF: %s\n", policy, why.c_str());
+        return nullptr;
+    }
+
+    const std::string home = hetpu_home(env);
+    const std::string path = profile_path(home, rules.job_name);
+    if (path.empty())
+        return load_balanced_fallback(
+            policy, workers, rules,
+            home.empty() ? "no HETPU_HOME or HOME to find profiles in"
+                         : "job '" + rules.job_name + "' has no name usable as a profile file name");
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        return load_balanced_fallback(policy, workers, rules,
+                                      "no profiles for job '" + rules.job_name + "' at " + path +
+                                          " (make them with: hetpu calibrate --app " + rules.job_name + ")");
+    ProfileSet profiles;
+    try {
+        profiles = read_profile_csv(path);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", policy, e.what());
+        return nullptr;
+    }
+
+    if (objective == EnergyObjective::Total) {
+        const char *bp = std::getenv("HETPU_BASE_POWER");
+        if (bp && *bp) {
+            char *end = nullptr;
+            errno = 0;
+            options.base_power_w = std::strtod(bp, &end);
+            if (errno || *end || !std::isfinite(options.base_power_w) || options.base_power_w < 0) {
+                std::fprintf(stderr, "hetpu: %s: HETPU_BASE_POWER='%s' is not a number of watts >= 0 (e.g. 90)\n",
+                             policy, bp);
+                return nullptr;
+            }
+        } else if (profiles.base_power_w >= 0) {
+            options.base_power_w = profiles.base_power_w;
+        } else {
+            std::fprintf(stderr,
+                         "hetpu: %s: total energy needs the static power P_S: set HETPU_BASE_POWER=<watts> or "
+                         "recalibrate so that %s has a '# base_power_w=' line\n",
+                         policy, path.c_str());
+            return nullptr;
+        }
+    }
+
+    ParetoPlan plan;
+    if (std::string why = make_pareto_plan(profiles, workers, rules, options, plan); !why.empty())
+        return load_balanced_fallback(policy, workers, rules, rules.job_name + ": " + why);
+    for (const std::string &note : plan.notes)
+        std::fprintf(stderr, "hetpu: %s: %s: %s\n", policy, rules.job_name.c_str(), note.c_str());
+    const std::vector<std::string> sources = energy_sources(profiles);
+    std::string src;
+    for (const auto &s : sources)
+        src += (src.empty() ? "" : "+") + s;
+    std::fprintf(stderr,
+                 "hetpu: %s: %s: point %zu of a %zu-point front (tradeoff %s): %s; predicted %.4g s, %.4g J %s "
+                 "energy (source %s)\n",
+                 policy, rules.job_name.c_str(), plan.chosen_index + 1, plan.front_size,
+                 tradeoff_name(options.tradeoff).c_str(), join_shares(workers, plan).c_str(), plan.chosen.time_s,
+                 objective == EnergyObjective::Dynamic ? plan.chosen.dynamic_energy_j : plan.chosen.total_energy_j,
+                 objective == EnergyObjective::Dynamic ? "dynamic" : "total", src.empty() ? "unknown" : src.c_str());
+    return std::make_unique<ParetoPlanner>(policy, workers, plan.shares);
+}
+
+}  // namespace hetpu

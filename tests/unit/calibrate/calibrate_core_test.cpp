@@ -1,0 +1,144 @@
+// hetpu calibrate's pure cores: the stopping rule against hand-computed Student-t
+// intervals, energy attribution for the model and for a sensor, options, and the CSV
+// (read back by the profile reader).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "sched_policies/core/profile_csv.h"
+#include "tools/calibrate/calibrate_options.h"
+#include "tools/calibrate/energy_attribution.h"
+#include "tools/calibrate/profile_writer.h"
+#include "tools/calibrate/sample_stats.h"
+
+using namespace hetpu;
+using namespace hetpu::calibrate;
+
+TEST(SampleStats, HalfWidthIsStudentTTimesStandardError)
+{
+    SampleSeries s;
+    for (double x : {10.0, 12.0, 11.0, 13.0, 9.0})
+        s.add(x);
+    EXPECT_DOUBLE_EQ(s.mean(), 11.0);
+    EXPECT_NEAR(s.stddev(), std::sqrt(2.5), 1e-12);
+    // t_{0.975, 4} = 2.776445105 (tables).
+    EXPECT_NEAR(s.half_width(0.95), 2.776445105 * std::sqrt(2.5) / std::sqrt(5.0), 1e-8);
+    EXPECT_NEAR(s.relative_half_width(0.95), 2.776445105 * std::sqrt(2.5) / std::sqrt(5.0) / 11.0, 1e-8);
+    RepetitionRule rule;
+    rule.precision = 0.10;  // 0.1776 relative: not precise
+    EXPECT_FALSE(s.precise(rule));
+    rule.precision = 0.20;
+    EXPECT_TRUE(s.precise(rule));
+    SampleSeries one;
+    one.add(3);
+    EXPECT_TRUE(std::isinf(one.half_width(0.95)));
+    SampleSeries zeros;
+    zeros.add(0);
+    zeros.add(0);
+    EXPECT_EQ(zeros.relative_half_width(0.95), 0.0);
+}
+
+TEST(SampleStats, StopsWhenAllPreciseAfterMinRepsOrAtMaxReps)
+{
+    RepetitionRule rule;
+    rule.min_reps = 3;
+    rule.max_reps = 6;
+    rule.precision = 0.05;
+    SampleSeries steady, noisy;
+    steady.add(1.0);
+    steady.add(1.0);
+    noisy.add(1.0);
+    noisy.add(2.0);
+    EXPECT_FALSE(should_stop({&steady}, rule));  // below min_reps even though precise
+    steady.add(1.0);
+    EXPECT_TRUE(should_stop({&steady}, rule));
+    noisy.add(1.5);
+    EXPECT_FALSE(should_stop({&steady, &noisy}, rule));  // one series still imprecise
+    for (int i = 0; i < 3; ++i) {
+        noisy.add(1.0 + i);
+        steady.add(1.0);
+    }
+    EXPECT_TRUE(should_stop({&steady, &noisy}, rule));  // max_reps reached
+}
+
+TEST(EnergyAttribution, ModelChargesEachProcessorItsOwnBusyTime)
+{
+    const energy::PowerModel model = energy::PowerModel::from_tdp(100, 4, 200);  // core 25 W, idle 7.5 W
+    std::vector<ProcessorRun> runs = {{energy::WorkerType::cpu, 2.0}, {energy::WorkerType::opencl, 1.0},
+                                      {energy::WorkerType::cuda, 0.5}};
+    std::vector<DeviceReading> readings = {{energy::Device::cpu, "model", false, 0, 0, 0},
+                                           {energy::Device::gpu, "model", false, 0, 0, 0}};
+    auto e = attribute_energy(runs, readings, 3.0, model, true);
+    EXPECT_DOUBLE_EQ(e[0].dynamic_j, 17.5 * 2.0);
+    EXPECT_DOUBLE_EQ(e[1].dynamic_j, 17.5 * 1.0);
+    EXPECT_DOUBLE_EQ(e[2].dynamic_j, 170.0 * 0.5);
+    EXPECT_EQ(e[0].source, "model");
+}
+
+TEST(EnergyAttribution, SensorDynamicEnergyIsSplitByBusyTime)
+{
+    const energy::PowerModel model = energy::PowerModel::from_tdp(100, 4, 200);
+    std::vector<ProcessorRun> runs = {{energy::WorkerType::cpu, 3.0}, {energy::WorkerType::opencl, 1.0},
+                                      {energy::WorkerType::cuda, 1.0}};
+    // CPU package: 500 J over 4 s with 50 W idle -> 300 J dynamic, 3:1 between cpu and PoCL.
+    std::vector<DeviceReading> readings = {{energy::Device::cpu, "rapl", true, 1000, 1500, 50}};
+    auto e = attribute_energy(runs, readings, 4.0, model, true);
+    EXPECT_DOUBLE_EQ(e[0].dynamic_j, 225.0);
+    EXPECT_DOUBLE_EQ(e[1].dynamic_j, 75.0);
+    EXPECT_EQ(e[0].source, "rapl");
+    EXPECT_EQ(e[2].source, "none");  // no reading covers the GPU
+    // Idle-dominated noise never gives negative energy.
+    readings[0].joules_after = 1100;
+    EXPECT_EQ(attribute_energy(runs, readings, 4.0, model, true)[0].dynamic_j, 0.0);
+}
+
+TEST(CalibrateOptions, SizesRangesAndErrors)
+{
+    std::vector<uint64_t> s;
+    EXPECT_EQ(parse_sizes("32:128:32,16,64", s), "");
+    EXPECT_EQ(s, (std::vector<uint64_t>{16, 32, 64, 96, 128}));
+    EXPECT_NE(parse_sizes("0", s), "");
+    EXPECT_NE(parse_sizes("64:32:8", s), "");
+    EXPECT_NE(parse_sizes("1:2", s), "");
+    EXPECT_NE(parse_sizes("a,b", s), "");
+    Options o;
+    const char *ok[] = {"--app", "fft2d", "--sizes", "8:32:8", "--precision", "0.05", "--max-reps", "9"};
+    EXPECT_EQ(parse_options(8, ok, o), "");
+    EXPECT_EQ(o.dim, 1024u);
+    EXPECT_DOUBLE_EQ(o.rule.precision, 0.05);
+    EXPECT_EQ(o.rule.max_reps, 9u);
+    Options bad;
+    const char *app[] = {"--app", "kmeans", "--sizes", "8"};
+    EXPECT_NE(parse_options(4, app, bad).find("not an app calibrate knows"), std::string::npos);
+    const char *reps[] = {"--app", "matmul", "--sizes", "8", "--min-reps", "10", "--max-reps", "5"};
+    EXPECT_NE(parse_options(8, reps, bad).find("larger than --max-reps"), std::string::npos);
+    const char *none[] = {"--app", "matmul"};
+    EXPECT_NE(parse_options(2, none, bad).find("--sizes is required"), std::string::npos);
+}
+
+TEST(ProfileWriter, CsvReadsBackWithSourcesAndBasePower)
+{
+    std::vector<ProfileRow> rows = {{"cpu0", 64, 0.5, 8.75, "model", 5, 0.03, 0.03},
+                                    {"opencl0", 64, 0.25, 4.5, "rapl", 5, 0.04, 0.08}};
+    const std::string csv = format_profile_csv({"hetpu calibrate --app matmul"}, 15.0, rows);
+    const ProfileSet set = parse_profile_csv(csv, "x.csv");
+    ASSERT_EQ(set.processors.size(), 2u);
+    EXPECT_DOUBLE_EQ(set.base_power_w, 15.0);
+    EXPECT_DOUBLE_EQ(set.processors[1].points[0].energy_j, 4.5);
+    EXPECT_EQ(set.processors[1].points[0].energy_source, "rapl");
+    char dir[] = "/tmp/hetpu-calib-test.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string path = std::string(dir) + "/profiles/sub/matmul.csv";
+    EXPECT_EQ(write_file_atomically(path, csv), "");
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), csv);
+    std::remove(path.c_str());
+    std::remove((std::string(dir) + "/profiles/sub").c_str());
+    std::remove((std::string(dir) + "/profiles").c_str());
+    std::remove(dir);
+}
