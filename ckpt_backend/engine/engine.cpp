@@ -369,6 +369,23 @@ void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Ke
     if (!config_.remote_dir.empty()) remote_queue_.push_back(key);
 }
 
+// True when the remote tier holds this version, or when its copy there is no longer
+// pending: it finished (and the remote retention may have pruned it since) or failed.
+// A version this process never queued for the remote tier (known from disk only) counts
+// as pending only when the remote tier has nothing older, i.e. it may still be copied.
+bool Engine::on_remote_or_done(const std::string &name, std::int64_t version) {
+    Manifest m;
+    if (read_manifest(config_.remote_dir, name, version, &m, nullptr) == 0) return true;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = versions_.find(Key(name, version));
+        if (it != versions_.end() && it->second.declared_in_memory)
+            return it->second.remote_complete || it->second.error != 0;
+    }
+    const std::vector<std::int64_t> remote = complete_versions(config_.remote_dir, name, false);
+    return !remote.empty() && version < remote.front();
+}
+
 void Engine::apply_retention(const std::string &dir, const std::string &name) {
     if (config_.versions_to_keep <= 0) return;
     std::vector<std::int64_t> complete = complete_versions(dir, name, false);
@@ -376,11 +393,10 @@ void Engine::apply_retention(const std::string &dir, const std::string &name) {
     const bool local_with_remote = dir == config_.local_dir && !config_.remote_dir.empty();
     for (std::size_t i = 0; i + keep < complete.size(); ++i) {
         // A local version still waiting for its copy to the remote tier must stay: the copy
-        // reads it.
-        if (local_with_remote) {
-            Manifest m;
-            if (read_manifest(config_.remote_dir, name, complete[i], &m, nullptr) != 0) continue;
-        }
+        // reads it. "Not on the remote tier" alone does not say that: the remote tier's own
+        // retention may already have removed it there (a later version landed first), and
+        // testing only the remote manifest kept such a version on the local disk for good.
+        if (local_with_remote && !on_remote_or_done(name, complete[i])) continue;
         remove_version(dir, name, complete[i], nullptr);
     }
 }

@@ -117,6 +117,7 @@ private:
     int persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
                        std::uint64_t *checksum, std::string *error);
     void region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v);
+    bool on_remote_or_done(const std::string &name, std::int64_t version);
     void apply_retention(const std::string &dir, const std::string &name);
     void record_error_locked(Version &v, int rc, const std::string &msg);
 
