@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 
+#include "apps/common/option_scanner.h"
 #include "apps/matmul/matmul_options.h"  // parse_unsigned, shared by the apps
 
 namespace hetpu::kmeans {
@@ -50,10 +52,7 @@ std::string usage(const char *prog)
 
 namespace {
 
-struct Spec {
-    const char *name;
-    bool takes_value;
-};
+using Spec = apps::OptionSpec;
 
 constexpr Spec kOptions[] = {
     {"-k", true},         {"--input", true},      {"--generate", true},    {"--dims", true},
@@ -102,36 +101,7 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
 {
     Options o;
     bool have_k = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string_view arg = argv[i] ? argv[i] : "";
-        std::string_view name = arg;
-        const char *value = nullptr;
-        if (size_t eq = arg.find('='); arg.substr(0, 2) == "--" && eq != std::string_view::npos) {
-            name = arg.substr(0, eq);
-            value = argv[i] + eq + 1;
-        }
-        const Spec *spec = nullptr;
-        for (const Spec &s : kOptions)
-            if (name == s.name)
-                spec = &s;
-        if (!spec) {
-            error = !arg.empty() && arg[0] == '-'
-                        ? "unknown option '" + std::string(name) + "': run with --help for the list of options"
-                        : "unexpected argument '" + std::string(arg) + "': give the data with --input FILE";
-            return false;
-        }
-        if (!spec->takes_value && value) {
-            error = "option " + std::string(name) + " takes no value";
-            return false;
-        }
-        if (spec->takes_value && !value) {
-            if (i + 1 >= argc) {
-                error = "option " + std::string(name) + " needs a value (run with --help)";
-                return false;
-            }
-            value = argv[++i];
-        }
-        const std::string n(name);
+    auto handle = [&](const std::string &n, const char *value) {
         uint64_t v = 0;
         if (n == "-h" || n == "--help") {
             o.help = true;
@@ -202,7 +172,10 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
             if (n == "--json") o.json_path = value;
             if (n == "--checkpoint-dir") o.checkpoint_dir = value;
         }
-    }
+        return true;
+    };
+    if (!apps::scan_options(argc, argv, kOptions, std::size(kOptions), "give the data with --input FILE", handle, error))
+        return false;
     if (o.help) {
         out = o;
         return true;
