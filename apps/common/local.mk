@@ -5,4 +5,4 @@ apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/text_table.cpp apps/common/text_table.h \
 	apps/common/option_scanner.cpp apps/common/option_scanner.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
-	apps/common/splitmix.h apps/common/divisible_workers.h
+	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "apps/common/app_record.h"
+#include "apps/common/run_with_starpu.h"
 #include "apps/grn/grn_codelets.h"
 #include "apps/grn/grn_data.h"
 #include "apps/grn/grn_job.h"
@@ -196,26 +197,6 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "grn: not enough memory for the expression data\n");
         return 1;
     }
-    int rc = hetpu_init(nullptr);
-    if (rc == HETPU_INIT_HELP_SHOWN)
-        return 0;
-    if (rc < 0) {
-        std::fprintf(stderr, "grn: cannot start StarPU: %s\n", std::strerror(-rc));
-        return 1;
-    }
-    int status;
-    if ((rc = codelets_init()) != 0) {
-        std::fprintf(stderr, "grn: building the OpenCL kernels failed: %s\n", std::strerror(-rc));
-        status = 1;
-    } else {
-        try {
-            status = run_all(options, data);
-        } catch (const std::bad_alloc &) {
-            std::fprintf(stderr, "grn: out of memory\n");
-            status = 1;
-        }
-    }
-    codelets_shutdown();
-    hetpu_shutdown();
-    return status;
+    return apps::run_with_starpu("grn", codelets_init, codelets_shutdown,
+                                 [&] { return run_all(options, data); });
 }

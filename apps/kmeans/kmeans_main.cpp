@@ -11,6 +11,7 @@
 #include <string>
 
 #include "apps/common/app_record.h"
+#include "apps/common/run_with_starpu.h"
 #include "apps/kmeans/kmeans_checkpoint.h"
 #include "apps/kmeans/kmeans_codelets.h"
 #include "apps/kmeans/kmeans_data.h"
@@ -235,26 +236,6 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    int rc = hetpu_init(nullptr);
-    if (rc == HETPU_INIT_HELP_SHOWN)
-        return 0;
-    if (rc < 0) {
-        std::fprintf(stderr, "kmeans: cannot start StarPU: %s\n", std::strerror(-rc));
-        return 1;
-    }
-    int status;
-    if ((rc = codelets_init()) != 0) {
-        std::fprintf(stderr, "kmeans: building the OpenCL kernels failed: %s\n", std::strerror(-rc));
-        status = 1;
-    } else {
-        try {
-            status = run_all(options, data);
-        } catch (const std::bad_alloc &) {
-            std::fprintf(stderr, "kmeans: out of memory\n");
-            status = 1;
-        }
-    }
-    codelets_shutdown();
-    hetpu_shutdown();
-    return status;
+    return apps::run_with_starpu("kmeans", codelets_init, codelets_shutdown,
+                                 [&] { return run_all(options, data); });
 }

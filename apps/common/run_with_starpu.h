@@ -1,0 +1,45 @@
+// The StarPU part of an app's main(): start hetpu (and StarPU), build the app's codelets,
+// run, and always tear down in the reverse order, turning every failure into a message
+// and an exit status. Header-only glue: the apps' pure cores never include it.
+#pragma once
+
+#include <hetpu/hetpu.h>
+
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <new>
+
+namespace hetpu::apps {
+
+// Returns the exit status: run()'s, 0 after STARPU_SCHED=help, 1 when StarPU or the
+// codelets cannot start or memory runs out.
+inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codelets_shutdown)(),
+                           const std::function<int()> &run)
+{
+    int rc = hetpu_init(nullptr);
+    if (rc == HETPU_INIT_HELP_SHOWN)
+        return 0;
+    if (rc < 0) {
+        // For an unknown STARPU_SCHED, hetpu has already listed the valid policies.
+        std::fprintf(stderr, "%s: cannot start StarPU: %s\n", app, std::strerror(-rc));
+        return 1;
+    }
+    int status;
+    if ((rc = codelets_init()) != 0) {
+        std::fprintf(stderr, "%s: building the OpenCL kernels failed: %s\n", app, std::strerror(-rc));
+        status = 1;
+    } else {
+        try {
+            status = run();
+        } catch (const std::bad_alloc &) {
+            std::fprintf(stderr, "%s: out of memory\n", app);
+            status = 1;
+        }
+    }
+    codelets_shutdown();
+    hetpu_shutdown();
+    return status;
+}
+
+}  // namespace hetpu::apps
