@@ -14,7 +14,6 @@
 #include <deque>
 #include <algorithm>
 #include <new>
-#include <vector>
 
 #include "sched_policies/central_queue.h"
 
@@ -62,15 +61,16 @@ int central_queue_push(struct starpu_task *task)
     // worker may pop, run and destroy it at any moment, so `task` must not be touched
     // after the unlock (it was, and a worker freeing the task first made this push read
     // freed memory: a segfault, seen as a hang under load).
-    std::vector<unsigned> capable;
-    capable.reserve(STARPU_NMAXWORKERS);
+    // On the stack: push runs once per task, and the worker count is bounded.
+    unsigned capable[STARPU_NMAXWORKERS];
+    unsigned ncapable = 0;
     struct starpu_worker_collection *workers = starpu_sched_ctx_get_worker_collection(sched_ctx_id);
     struct starpu_sched_ctx_iterator it;
     workers->init_iterator(workers, &it);
     while (workers->has_next(workers, &it)) {
         unsigned worker = workers->get_next(workers, &it);
         if (starpu_worker_can_execute_task_first_impl(worker, task, nullptr))
-            capable.push_back(worker);
+            capable[ncapable++] = worker;
     }
 
     starpu_worker_relax_on();
@@ -89,8 +89,8 @@ int central_queue_push(struct starpu_task *task)
     // Wake every worker that could run the task; the first to reach the queue takes it
     // and the others find nothing and go back to sleep. Cheap with the handful of
     // workers of one node, and it never misses a wake-up.
-    for (unsigned worker : capable)
-        starpu_wake_worker_relax_light(worker);
+    for (unsigned i = 0; i < ncapable; ++i)
+        starpu_wake_worker_relax_light(capable[i]);
     return 0;
 }
 
