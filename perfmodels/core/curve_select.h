@@ -38,6 +38,10 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt);
 // relative mode; always true otherwise): such a curve is not a model of the data.
 bool curve_fits_points(const SubsetFit &f, const FitData &data);
 
+// False when the curve falls, by more than 2% of its highest value so far, anywhere between
+// the smallest and largest fitted sizes: processing time does not shrink as blocks grow.
+bool curve_rises_over_range(const SubsetFit &f, const FitData &data);
+
 // Number of distinct values in u.
 size_t distinct_sizes(const std::vector<double> &u);
 

@@ -28,6 +28,8 @@ struct PlbhacPlanner::Pu {
     // predicted of the latest block when it missed by more than kSurprise, else 1. See
     // block_done.
     double surprise_scale = 1.0;
+    bool final_taken = false;  // took its share of the final solve (see final_block)
+    uint64_t waiting_size = 0;  // latest block taken while waiting for the synchronisation
     std::deque<Outstanding> outstanding;
 };
 
@@ -232,13 +234,15 @@ double PlbhacPlanner::predict(const Pu &pu, uint64_t x) const
 
 // Seconds until `pu` drains the blocks already queued on it. Blocks of a PU run back to
 // back in assignment order, so the first outstanding one started at the PU's latest
-// completion. Training blocks were assigned without a prediction: the current model
-// prices them.
+// completion. The current model prices them, not the prediction made when they were
+// assigned: that one may come from a model since corrected (seen in simulation: a GPU
+// block assigned under a surprise hedge at 4.2 s that ran 2.5 s; priced as assigned, the
+// final solve gave that GPU 1.7 s too little and it idled at the end).
 double PlbhacPlanner::ready_in(const Pu &pu) const
 {
     double ready = pu.last_end_s;
     for (const Outstanding &o : pu.outstanding)
-        ready += o.predicted_s > 0 ? o.predicted_s : predict(pu, o.size);
+        ready += predict(pu, o.size);
     return std::max(0.0, ready - now_s_);
 }
 
@@ -283,10 +287,20 @@ uint64_t PlbhacPlanner::training_block(Pu &pu)
     }
     if (pu.training_done >= 2) {
         // Finished its training, waiting for the slower PUs (the one synchronisation).
-        // Rather than idle, it keeps taking blocks of its second training size: the paper
-        // credits PLB-HAC with no idleness in the initial phase, and every such block is
-        // one more point for its model.
-        uint64_t size = pu.training_sizes[1];
+        // Rather than idle, it keeps taking blocks (the paper credits PLB-HAC with no
+        // idleness in the initial phase), each twice the last. Repeating the second
+        // training size instead leaves a fast accelerator with two sizes within 1.5x of
+        // each other, x_init and 2 x_init R, where its fixed launch cost dominates; its
+        // model is then proportional through them and overpredicts a large block by the
+        // ratio of that cost to the work (seen in simulation: 2.4 s predicted, 0.5 s run,
+        // on a GPU with 50 ms per launch and x_init = 1024). Doubled blocks show the first
+        // solve sizes close to the ones it will choose. The overshoot past the
+        // synchronisation stays below the time already spent waiting, and is not lost:
+        // the final solve counts every PU's queue. Capped at a quarter of an even share of
+        // the job, so no PU takes much before the models exist.
+        const uint64_t cap = std::max(pu.training_sizes[1], round_block(rules_.total / (4 * pus_.size())));
+        const uint64_t size = std::min(2 * std::max(pu.waiting_size, pu.training_sizes[1]), cap);
+        pu.waiting_size = size;
         pu.outstanding.push_back({size, 0, "training", 0});
         return size;
     }
@@ -309,12 +323,44 @@ uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
     return size;
 }
 
+// The solver's view of every PU: its fitted curves (proportional ones for a PU whose
+// measured sizes are still too close, see narrow()), its minimum block and, when `align`,
+// the work queued on it. The curves live in `curves` and must outlive the solve.
+std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const
+{
+    std::vector<PlbhacPu> input;
+    for (const auto &pu : pus_) {
+        const std::int64_t min_block = static_cast<std::int64_t>(pu->min_block);
+        const double ready = align ? ready_in(*pu) : 0.0;
+        if (narrow(*pu)) {
+            const double k = model_time(*pu, pu->size_hi) / pu->size_hi;
+            curves.push_back(std::make_unique<ModelCurve>([k](double x) { return k * x; }, [k](double) { return k; }));
+            input.push_back({curves.back().get(), nullptr, min_block, ready});
+            continue;
+        }
+        const OnlineTimeModel *exec = &pu->exec;
+        const LinearTransferModel *transfer = &pu->transfer;
+        const double k = pu->surprise_scale;
+        curves.push_back(std::make_unique<ModelCurve>([exec, k](double x) { return k * exec->predict(x); },
+                                                      [exec, k](double x) { return k * exec->derivative(x); }));
+        const TimeCurve *exec_curve = curves.back().get();
+        curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
+                                                      [transfer](double x) { return transfer->derivative(x); }));
+        input.push_back({exec_curve, curves.back().get(), min_block, ready});
+    }
+    return input;
+}
+
 void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
 {
     const bool in_tail = static_cast<double>(rules_.total - remaining) >= options_.tail_fraction * rules_.total;
     if (in_tail && tail_start_step_ == 0)
         tail_start_step_ = step;
     // The execution phase cuts what is left after training into `steps` virtual steps.
+    // (Tried in simulation and not kept: sizing steps by the PUs' fixed per-block costs,
+    // whose large blocks, sized by models fitted on training sizes, were mispredicted by
+    // 10-20% and ended runs up to 8% later; recomputing each step as what is left over the
+    // steps left, which changed nothing beyond noise.)
     if (step_workload_ == 0)
         step_workload_ = std::max<uint64_t>(remaining / std::max(1u, options_.steps), rules_.min_block);
     double workload = static_cast<double>(step_workload_);
@@ -346,28 +392,8 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // size its block for someone else's queue (seen in simulation: blocks oscillating
     // between 0.4x and 2x and a 6 s block at the very end).
     const bool align = options_.align_finish && w == remaining;
-
-    std::vector<std::unique_ptr<ModelCurve>> exec_curves, transfer_curves;
-    std::vector<PlbhacPu> input;
-    for (const auto &pu : pus_) {
-        if (narrow(*pu)) {
-            // Proportional through the largest measured size (see narrow()).
-            const double k = model_time(*pu, pu->size_hi) / pu->size_hi;
-            exec_curves.push_back(std::make_unique<ModelCurve>([k](double x) { return k * x; }, [k](double) { return k; }));
-            input.push_back({exec_curves.back().get(), nullptr, static_cast<std::int64_t>(pu->min_block),
-                             align ? ready_in(*pu) : 0.0});
-            continue;
-        }
-        const OnlineTimeModel *exec = &pu->exec;
-        const LinearTransferModel *transfer = &pu->transfer;
-        const double k = pu->surprise_scale;
-        exec_curves.push_back(std::make_unique<ModelCurve>([exec, k](double x) { return k * exec->predict(x); },
-                                                           [exec, k](double x) { return k * exec->derivative(x); }));
-        transfer_curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
-                                                               [transfer](double x) { return transfer->derivative(x); }));
-        input.push_back({exec_curves.back().get(), transfer_curves.back().get(), static_cast<std::int64_t>(pu->min_block),
-                         align ? ready_in(*pu) : 0.0});
-    }
+    std::vector<std::unique_ptr<TimeCurve>> curves;
+    std::vector<PlbhacPu> input = solver_input(align, curves);
     PlbhacSolveOptions opt;
     opt.granule = static_cast<std::int64_t>(rules_.granule);
     try {
@@ -384,6 +410,9 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
                 x = std::max(round_block(w / pus_.size()), rules_.min_block);
     }
     solved_step_ = step;
+    // A failed solve left the previous solution, whose shares do not add up to what is
+    // left: nothing is reserved then, and the next step tries again.
+    final_solved_ = w == remaining && solution_sums_to(w);
     measurements_since_solve_ = 0;
 }
 
@@ -397,7 +426,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
 // The PU is asked again after every completion, so it is never forgotten.
 uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
 {
-    if (!pu.outstanding.empty() || tail_start_step_ || pu.probe_step == solved_step_)
+    if (!pu.outstanding.empty() || tail_start_step_ || final_solved_ || pu.probe_step == solved_step_)
         return 0;
     pu.probe_step = solved_step_;
     const uint64_t size = std::min(pu.min_block, remaining);
@@ -405,8 +434,48 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     return size;
 }
 
+bool PlbhacPlanner::solution_sums_to(uint64_t w) const
+{
+    uint64_t sum = 0;
+    for (uint64_t x : solution_)
+        sum += x;
+    return sum == w;
+}
+
+// The final solve shares out everything left, each PU's block sized to end with the
+// others after the work already queued on it. So each PU takes its share exactly once:
+// a PU a step behind reaches the final solution from an earlier step, and taking its
+// share again there would be taking someone else's (seen in simulation with 4 steps: two
+// GPUs each took their 9 s final share twice and the run ended 9 s late). A PU asking
+// again gets only what no untaken share reserves (a share cut by a failed solve).
+uint64_t PlbhacPlanner::final_block(Pu &pu, uint64_t remaining)
+{
+    size_t i = 0;
+    while (pus_[i].get() != &pu)
+        ++i;
+    uint64_t size = 0;
+    if (!pu.final_taken) {
+        pu.final_taken = true;
+        size = std::min(solution_[i], remaining);
+    } else {
+        uint64_t reserved = 0;
+        for (size_t j = 0; j < pus_.size(); ++j)
+            if (!pus_[j]->final_taken)
+                reserved += solution_[j];
+        size = remaining > reserved ? remaining - reserved : 0;
+    }
+    if (size == 0)
+        return 0;
+    pu.step = solved_step_;
+    const bool tail = tail_start_step_ != 0;
+    pu.outstanding.push_back({size, predict(pu, size), tail ? "tail" : "execution", solved_step_});
+    return size;
+}
+
 uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
 {
+    if (final_solved_)
+        return final_block(pu, remaining);
     const unsigned step = pu.step + 1;
     // The first PU to enter a step re-solves (solve_step skips Ipopt when nothing changed);
     // the others use the latest solution without waiting. One exception: a PU whose model
@@ -419,6 +488,8 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
     else if (pu.regime_changed)
         solve_step(solved_step_, remaining);
     pu.regime_changed = false;
+    if (final_solved_)
+        return final_block(pu, remaining);
     size_t i = 0;
     while (pus_[i].get() != &pu)
         ++i;
@@ -438,7 +509,8 @@ uint64_t PlbhacPlanner::next_block(int worker, uint64_t remaining)
         return 0;
     if (!trained_)
         return training_block(*pu);
-    if (pu->pending_gap_s > options_.gap_threshold_s)
+    // After the final solve every element left is reserved for a PU's final share.
+    if (pu->pending_gap_s > options_.gap_threshold_s && !final_solved_)
         if (uint64_t size = gap_block(*pu, remaining))
             return size;
     return regular_block(*pu, remaining);

@@ -117,7 +117,10 @@ private:
     uint64_t gap_block(Pu &pu, uint64_t remaining);
     uint64_t regular_block(Pu &pu, uint64_t remaining);
     uint64_t probe_block(Pu &pu, uint64_t remaining);
+    uint64_t final_block(Pu &pu, uint64_t remaining);
+    bool solution_sums_to(uint64_t w) const;
     void solve_step(unsigned step, uint64_t remaining);
+    std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
     double predict(const Pu &pu, uint64_t x) const;
     double ready_in(const Pu &pu) const;
@@ -139,6 +142,7 @@ private:
     uint64_t step_workload_ = 0;  // elements per virtual step (before the tail shrink), set by the first solve
     uint64_t solved_workload_ = 0;  // workload of the last Ipopt solve
     unsigned tail_start_step_ = 0;  // 0: not in the tail yet
+    bool final_solved_ = false;     // the latest solve shared out everything left
     unsigned measurements_since_solve_ = 0;
     std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
     std::vector<double> solve_times_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <string>
 
 namespace hetpu {
@@ -95,9 +96,29 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
             min_eff[p] = static_cast<double>((pus[p].min_block + opt.granule - 1) /
                                              opt.granule * opt.granule);
 
-        std::vector<std::size_t> active(n);
+        // A PU busy for longer than the whole of W would take on the best single PU (its
+        // queue counted) cannot help: any split that gives it work ends later. Left in, its
+        // ready time pins the makespan whatever the others get, the optimum is flat in
+        // their shares, and Ipopt wanders to its iteration limit (seen in simulation: a CPU
+        // still running a 3 s training block at the final solve of 0.5 s blocks).
+        double alone = std::numeric_limits<double>::infinity();
         for (std::size_t p = 0; p < n; ++p)
-            active[p] = p;
+            alone = std::min(alone, total[p].eval(static_cast<double>(W)).value);
+        std::vector<std::size_t> active;
+        for (std::size_t p = 0; p < n; ++p) {
+            if (pus[p].ready_s > 0 && total[p].eval(1.0).value >= alone)
+                sol.outcome[p] = PlbhacOutcome::NoGain;
+            else
+                active.push_back(p);
+        }
+        if (active.empty()) {  // only with flat curves (T(1) == T(W)): keep the best one
+            std::size_t best = 0;
+            for (std::size_t p = 1; p < n; ++p)
+                if (total[p].eval(static_cast<double>(W)).value < total[best].eval(static_cast<double>(W)).value)
+                    best = p;
+            sol.outcome[best] = PlbhacOutcome::Active;
+            active.push_back(best);
+        }
 
         // Each pass removes at least one PU or stops, so there are at most n passes. Dropped
         // PUs are re-solved rather than their share spread proportionally over the others:
@@ -113,6 +134,24 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
             sol.ipopt_status = r.ipopt_status;
             sol.ipopt_status_name = r.ipopt_status_name;
             sol.ipopt_iterations += std::max(r.iterations, 0);
+            if (!r.converged && active.size() > 1) {
+                // The same flat optimum with a milder queue: the PU whose queue ends last
+                // may pin the makespan without any work. Take it out and solve again.
+                std::size_t pin = n;
+                double latest = 0;
+                for (std::size_t p : active) {
+                    const double start = total[p].eval(1.0).value;
+                    if (pus[p].ready_s > 0 && start > latest) {
+                        latest = start;
+                        pin = p;
+                    }
+                }
+                if (pin != n) {
+                    sol.outcome[pin] = PlbhacOutcome::NoGain;
+                    active.erase(std::find(active.begin(), active.end(), pin));
+                    continue;
+                }
+            }
             if (!r.converged)
                 throw PlbhacSolveError("plbhac_solve: Ipopt failed (" + r.ipopt_status_name +
                                            ") for " + std::to_string(active.size()) +

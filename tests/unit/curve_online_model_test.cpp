@@ -218,3 +218,29 @@ TEST(OnlineTimeModel, ALoneLargeBlockIsNotRejectedAsASpike)
     EXPECT_NEAR(m.predict(46144), 2.79, 0.1 * 2.79) << m.describe();
     EXPECT_NEAR(m.predict(23072), 1.40, 0.35 * 1.40) << m.describe();
 }
+
+TEST(OnlineTimeModel, NoCurveThatFallsBetweenMeasuredSizes)
+{
+    // PU D.cpu in `hetpu sim` (mm_m4 at 5x the workload, seed 1): training blocks of 1024
+    // and 128, execution blocks of 13504, gap blocks of 704 and 896. The gap between 1024
+    // and 13504 once let a 3-term curve bulge to 19.9 s at 10560 (13.3 s at 13504); the
+    // next normal blocks then looked like a new regime and the model restarted from two
+    // nearly equal sizes. Time per element here is ~1 ms at every size.
+    OnlineTimeModel m;
+    const double seq[][2] = {{1024, 1.0788}, {128, 0.1358},    {128, 0.1367}, {128, 0.1381}, {128, 0.1356},
+                             {13504, 13.4512}, {13504, 13.2747}, {704, 0.7018}, {896, 0.9303}};
+    for (const auto &p : seq) {
+        ASSERT_EQ(m.add(p[0], p[1]), "");
+        if (m.ready()) {
+            for (double x = 128; x < 13504; x *= 1.1)
+                EXPECT_GE(m.predict(x * 1.1), 0.98 * m.predict(x)) << "after x = " << p[0] << ": " << m.describe();
+        }
+    }
+    EXPECT_NEAR(m.predict(10560), 10.5, 0.05 * 10.5) << m.describe();
+    // The blocks that followed are normal ones: no regime change, the history stays.
+    const size_t before = m.size();
+    ASSERT_EQ(m.add(10496, 10.735), "");
+    ASSERT_EQ(m.add(10560, 10.3585), "");
+    EXPECT_EQ(m.size(), before + 2) << "normal blocks fitted, not held back as a new regime";
+    EXPECT_NEAR(m.predict(19456), 19.2, 0.05 * 19.2) << m.describe();
+}

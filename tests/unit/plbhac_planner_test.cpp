@@ -201,16 +201,18 @@ TEST(PlbhacTraining, TheOneSynchronisationAndNoIdlenessMeanwhile)
     ASSERT_EQ(p.next_block(1, rem), 2048u);  // R = 0.25 -> 2048 (= the x_init / 2 floor)
     p.block_done(done(0, 8192, 0.2));
     // PU 0 finished its training, PU 1 has not: no execution block yet, but PU 0 keeps
-    // working on blocks of its second training size.
+    // working, on blocks twice as large each time (up to a quarter of an even share).
     EXPECT_TRUE(p.training());
+    uint64_t waiting = 8192;
     for (int i = 0; i < 3; ++i) {
-        EXPECT_EQ(p.next_block(0, rem), 8192u);
-        p.block_done(done(0, 8192, 0.2));
+        waiting *= 2;
+        EXPECT_EQ(p.next_block(0, rem), waiting);
+        p.block_done(done(0, waiting, 0.2 * waiting / 8192));
         EXPECT_TRUE(p.training());
         EXPECT_EQ(p.solved_step(), 0u);
         EXPECT_TRUE(p.solve_times_s().empty()) << "no model solve before the synchronisation";
     }
-    EXPECT_EQ(p.next_block(0, rem), 8192u);  // still in flight when training ends
+    EXPECT_EQ(p.next_block(0, rem), 2 * waiting);  // still in flight when training ends
     p.block_done(done(1, 2048, 0.2));
     EXPECT_FALSE(p.training()) << "every PU finished both training blocks";
     for (const auto &r : trace) {
@@ -221,7 +223,7 @@ TEST(PlbhacTraining, TheOneSynchronisationAndNoIdlenessMeanwhile)
     EXPECT_GT(b1, 0u);
     EXPECT_EQ(p.solved_step(), 1u);
     EXPECT_EQ(p.solve_times_s().size(), 1u);
-    p.block_done(done(0, 8192, 0.2));  // the block PU 0 had in flight is still "training"
+    p.block_done(done(0, 2 * waiting, 0.4 * waiting / 8192));  // the block PU 0 had in flight is still "training"
     EXPECT_EQ(trace.back().phase, "training");
     p.block_done(done(1, b1, 1e-4 * b1));
     EXPECT_EQ(trace.back().phase, "execution");
@@ -304,29 +306,23 @@ TEST(PlbhacSolve, FirstSolveEqualisesPredictedFinishTimes)
 TEST(PlbhacSolve, CloseTrainingSizesDoNotGiveANoiseSlope)
 {
     // PU 1 is about half as fast as PU 0, so its two training blocks have nearly the same
-    // size (4096 and 4160), and so have the blocks it takes while waiting for the slow
-    // PU 2. With timing noise, a curve through those points has a slope far below the
-    // true one (here a tenth) and hands PU 1 most of the step (74% before the fix). Taken
-    // as proportional instead, PU 1 gets about a third of what PU 0 and PU 1 get.
+    // size (4096 and 4160), and it is the last to finish training, so it took no waiting
+    // blocks of other sizes. With timing noise, a line through two points 64 elements
+    // apart has a slope made of noise (here a tenth of the true one) and would hand PU 1
+    // most of the step. Taken as proportional instead, PU 1 gets about a third.
     PlbhacOptions o;
     o.x_init = 4096;
     const uint64_t total = 4'000'000;
-    PlbhacPlanner p(workers(3), rules(total), o);
-    for (int w = 0; w < 3; ++w)
+    PlbhacPlanner p(workers(2), rules(total), o);
+    for (int w = 0; w < 2; ++w)
         ASSERT_EQ(p.next_block(w, total), 4096u);
     p.block_done(done(0, 4096, 0.1016));
     ASSERT_EQ(p.next_block(0, total), 8192u);
     p.block_done(done(1, 4096, 0.2));
     ASSERT_EQ(p.next_block(1, total), 4160u);  // R = 0.508
     p.block_done(done(0, 8192, 0.2032));
-    const double noise[] = {0.2005, 0.2, 0.201, 0.2005, 0.2, 0.201, 0.2005};
-    for (double t : noise) {
-        p.block_done(done(1, 4160, t));
-        ASSERT_EQ(p.next_block(1, total), 4160u);  // waiting for PU 2, still training
-    }
-    p.block_done(done(2, 4096, 4.0));
-    ASSERT_EQ(p.next_block(2, total), 192u);  // R = 0.0254: 208 elements, granule-rounded
-    p.block_done(done(2, 192, 4.0 * 192 / 4096));
+    ASSERT_EQ(p.next_block(0, total), 16384u);  // waiting for PU 1
+    p.block_done(done(1, 4160, 0.2005));        // true time 0.2031: 1.3% noise
     ASSERT_FALSE(p.training());
     const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
     const double share1 = static_cast<double>(b1) / (b0 + b1);
@@ -622,6 +618,49 @@ TEST(PlbhacGap, ThresholdIsAnOption)
 
 // ---------------------------------------------------------------------------------------
 // Tail (section 3.3: blocks decrease by alpha after 70% of the data)
+
+TEST(PlbhacFinal, EachPuTakesItsFinalShareOnceAndAllFinishTogether)
+{
+    // The final solve shares out everything left, each share sized to end with the others
+    // after the PU's queue. PUs run two blocks ahead, so a PU a step behind reaches that
+    // solution from an earlier step; it once took its share there and again at the final
+    // step, and with 4 steps the run ended 9 s after the others (seen in simulation).
+    sim::Scenario s;
+    s.workload = 2'000'000;
+    s.granule = 64;
+    s.x_init = 16384;
+    s.units = {unit("a.gpu0", "gpu", 100e3, 0.05, 0.005, 5e-7, 0.02), unit("b.gpu0", "gpu", 80e3, 0.1, 0.005, 6e-7, 0.02),
+               unit("c.gpu0", "gpu", 150e3, 0.03, 0.005, 3e-7, 0.02), unit("a.cpu", "cpu", 10e3, 0, 0, 0, 0.03),
+               unit("b.cpu", "cpu", 12e3, 0, 0, 0, 0.03),         unit("c.cpu", "cpu", 8e3, 0, 0, 0, 0.03)};
+    for (unsigned seed = 1; seed <= 8; ++seed) {
+        PlbhacOptions o;
+        o.x_init = s.x_init;
+        o.steps = 4;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        Spy spy(p);
+        spy.log.reserve(10000);
+        const sim::SimResult r = sim::simulate(s, spy, {seed, false});
+        unsigned final_step = 0;
+        for (const Assigned &a : spy.log)
+            final_step = std::max(final_step, a.step);
+        std::map<int, int> final_blocks;
+        std::map<int, double> last_end;
+        uint64_t total = 0;
+        for (const Assigned &a : spy.log) {
+            total += a.size;
+            last_end[a.worker] = std::max(last_end[a.worker], a.end_s);
+            if (a.step == final_step && a.phase != "training")
+                ++final_blocks[a.worker];
+        }
+        EXPECT_EQ(total, s.workload);
+        for (const auto &[w, n] : final_blocks)
+            EXPECT_LE(n, 1) << "seed " << seed << ": PU " << w << " took the final share " << n << " times";
+        double first_idle = r.makespan_s;
+        for (const auto &[w, end] : last_end)
+            first_idle = std::min(first_idle, end);
+        EXPECT_LT(r.makespan_s - first_idle, 0.08 * r.makespan_s) << "seed " << seed << ": PUs must finish together";
+    }
+}
 
 TEST(PlbhacTail, StepSizesShrinkByOneMinusAlpha)
 {

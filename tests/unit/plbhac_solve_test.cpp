@@ -443,3 +443,36 @@ TEST(PlbhacSolve, ReadyTimesAreCountedSoAbsoluteFinishTimesAreEqual)
     node.pus[1].ready_s = -1.0;
     EXPECT_THROW(hetpu::plbhac_solve(node.pus, 3000000), hetpu::PlbhacInputError);
 }
+
+TEST(PlbhacSolve, AQueueLongerThanTheWholeJobDoesNotStallIpopt)
+{
+    // Shaped like a final solve of `hetpu sim` on three GPUs and three CPUs: one CPU still
+    // runs a 3.4 s block while the others can finish everything in about 1.5 s. Its queue
+    // pins the makespan whatever the others get, so the NLP's optimum is flat in their
+    // shares (with the fitted curves of that run Ipopt hit its iteration limit; with these
+    // clean lines it happens to converge). Such a PU is left out before the solve.
+    Node node;
+    node.add(new Quadratic(0.05, 1 / 100e3, 0));
+    node.add(new Quadratic(0.10, 1 / 80e3, 0));
+    node.add(new Quadratic(0.03, 1 / 150e3, 0));
+    node.add(new Quadratic(0, 1 / 10e3, 0));
+    node.add(new Quadratic(0, 1 / 12e3, 0));
+    node.add(new Quadratic(0, 1 / 8e3, 0));
+    const double ready[] = {0.5, 0.6, 0.55, 0.4, 3.4, 0.3};
+    for (size_t p = 0; p < 6; ++p)
+        node.pus[p].ready_s = ready[p];
+    const PlbhacSolution s = hetpu::plbhac_solve(node.pus, 216640);
+    EXPECT_EQ(s.blocks[4], 0) << "the PU busy past the end gets nothing";
+    EXPECT_EQ(s.outcome[4], hetpu::PlbhacOutcome::NoGain);
+    double lo = 1e9, hi = 0;
+    for (size_t p = 0; p < 6; ++p) {
+        if (p == 4)
+            continue;
+        ASSERT_GT(s.blocks[p], 0) << "PU " << p;
+        lo = std::min(lo, s.finish_s[p]);
+        hi = std::max(hi, s.finish_s[p]);
+    }
+    EXPECT_LT(hi - lo, 0.01) << "the others still end together";
+    EXPECT_LT(s.makespan_s, 3.4);
+}
+
