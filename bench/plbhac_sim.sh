@@ -65,10 +65,11 @@ with open(dst, "w") as o:
     for line in open(jobs):
         name, policy, seed = line.split()
         d = json.load(open(f"{res}/{name}.{policy}.{seed}.json"))
-        m = re.match(r"(?:(adapt)_)?([a-z]+)_m(\d+)$", name)
+        m = re.match(r"(?:(adapt)_)?([a-z]+)_m(\d+)(_large)?$", name)
         d["scenario"] = name
         d["app"] = m.group(2) if m else name
         d["machines"] = int(m.group(3)) if m else 0
+        d["input"] = "large" if m and m.group(4) else "short"
         d["adaptability"] = bool(m and m.group(1))
         o.write(json.dumps(d, separators=(",", ":")) + "\n")
 EOF
@@ -93,10 +94,14 @@ def ratio(scen, p):
 print("PLB-HAC in simulation: mean makespan / optimum (static exact optimum, noise-free)")
 print(f"{len(runs)} runs; seeds per policy: {len(by[('mm_m1', 'plb-hac')])}; greedy blocks = x_init")
 print()
-print(f"{'app':7s} {'mach':>4s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + "   best")
-for a in apps:
+sizes = [("", "short input (A alone ~90 s, five machines ~12 s)"),
+         ("_large", "large input, 5x (A alone ~450 s, five machines ~60 s; the paper's representative case)")]
+for suffix, label in sizes:
+  print(f"== {label}")
+  print(f"{'app':7s} {'mach':>4s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + "   best")
+  for a in apps:
     for n in range(1, 6):
-        s = f"{a}_m{n}"
+        s = f"{a}_m{n}{suffix}"
         if (s, "optimum") not in by:
             continue
         opt = by[(s, "optimum")][0]["makespan_s"]
@@ -107,18 +112,17 @@ for a in apps:
             sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
             cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
         print(f"{a:7s} {n:4d} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"   {min(rs, key=rs.get)}")
-print()
+  print()
 print("Targets (issue): machines >= 3: plb-hac within 10% of optimum (target 5%) and better than hdss and greedy")
-for a in apps:
-    for n in range(3, 6):
-        s = f"{a}_m{n}"
+for a, n, suffix in [(a, n, suffix) for suffix, _ in sizes for a in apps for n in range(3, 6)]:
+        s = f"{a}_m{n}{suffix}"
         if (s, "optimum") not in by:
             continue
         r = {p: ratio(s, p) for p in pol}
         ok10, ok5 = r["plb-hac"] <= 1.10, r["plb-hac"] <= 1.05
         beats = r["plb-hac"] < r["hdss"] and r["plb-hac"] < r["greedy"]
         med = st.median([x["makespan_s"] for x in by[(s, "plb-hac")]]) / by[(s, "optimum")][0]["makespan_s"]
-        print(f"  {s:10s} plb-hac {100 * (r['plb-hac'] - 1):+6.1f}% (median {100 * (med - 1):+5.1f}%)  "
+        print(f"  {s:16s} plb-hac {100 * (r['plb-hac'] - 1):+6.1f}% (median {100 * (med - 1):+5.1f}%)  "
               f"{'<=10%' if ok10 else 'MISSES 10%'} {'<=5%' if ok5 else '>5%':>5s}  "
               f"{'beats hdss+greedy' if beats else 'does NOT beat ' + ('hdss ' if r['plb-hac'] >= r['hdss'] else '') + ('greedy' if r['plb-hac'] >= r['greedy'] else '')}")
 print()
@@ -175,14 +179,15 @@ for s in adapt:
     with open(f"{out}/plotdata/adapt_meta", "w") as f:
         f.write(f"{t_slow} {slow} {len({b['unit'] for b in tr})}\n")
 
-# Plot data: makespan / optimum vs machines, one file per app; idle per class.
+# Plot data: makespan / optimum vs machines, one file per app and input size; idle per class.
 for a in apps:
-    with open(f"{out}/plotdata/ratio_{a}.dat", "w") as f:
-        f.write("# machines " + " ".join(pol) + "\n")
-        for n in range(1, 6):
-            s = f"{a}_m{n}"
-            if (s, "optimum") in by:
-                f.write(f"{n} " + " ".join(f"{ratio(s, p):.4f}" for p in pol) + "\n")
+    for suffix, _ in sizes:
+        with open(f"{out}/plotdata/ratio_{a}{suffix}.dat", "w") as f:
+            f.write("# machines " + " ".join(pol) + "\n")
+            for n in range(1, 6):
+                s = f"{a}_m{n}{suffix}"
+                if (s, "optimum") in by:
+                    f.write(f"{n} " + " ".join(f"{ratio(s, p):.4f}" for p in pol) + "\n")
 with open(f"{out}/plotdata/idle.dat", "w") as f:
     f.write("label " + " ".join(classes) + "\n")
     for a, p, v in idle_rows:
@@ -202,8 +207,10 @@ set xlabel "machines (A, A+B, ...)"; set ylabel "makespan / optimum"; set xtics 
 set key top left
 do for [a in "mm grn kmeans"] {
   set title a
-  plot "$pd/ratio_".a.".dat" u 1:2 w lp lw 2 pt 7 t "plb-hac", \
-       "" u 1:3 w lp lw 2 pt 5 t "hdss", "" u 1:4 w lp lw 2 pt 9 t "greedy (x_init blocks)", \
+  plot "$pd/ratio_".a.".dat" u 1:2 w lp lw 2 pt 7 lc 1 t "plb-hac", \
+       "" u 1:3 w lp lw 2 pt 5 lc 2 t "hdss", "" u 1:4 w lp lw 2 pt 9 lc 3 t "greedy (x_init blocks)", \
+       "$pd/ratio_".a."_large.dat" u 1:2 w lp lw 2 pt 6 lc 1 dt 2 t "plb-hac, 5x input", \
+       "" u 1:3 w lp lw 1 pt 4 lc 2 dt 2 t "hdss, 5x input", \
        1 w l dt 2 lc "black" t "optimum", 1.05 w l dt 3 lc "gray" t "+5%", 1.10 w l dt 3 lc "red" t "+10%"
 }
 unset multiplot
