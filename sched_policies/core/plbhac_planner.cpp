@@ -195,6 +195,14 @@ const PlbhacPlanner::Pu *PlbhacPlanner::find(int worker) const
     return nullptr;
 }
 
+size_t PlbhacPlanner::index_of(const Pu &pu) const
+{
+    size_t i = 0;
+    while (pus_[i].get() != &pu)
+        ++i;
+    return i;
+}
+
 uint64_t PlbhacPlanner::current_block(int worker) const
 {
     for (size_t i = 0; i < pus_.size(); ++i)
@@ -313,9 +321,7 @@ uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
     pu.pending_gap_s = 0;
     // Capped at the PU's regular block: a gap block sized from a model that has just been
     // proven wrong (the PU finished early) must not become the largest block of the run.
-    size_t i = 0;
-    while (pus_[i].get() != &pu)
-        ++i;
+    const size_t i = index_of(pu);
     uint64_t size = std::min({largest_block_within(pu, gap), remaining, solution_[i]});
     if (size < pu.min_block)
         return 0;
@@ -450,9 +456,7 @@ bool PlbhacPlanner::solution_sums_to(uint64_t w) const
 // again gets only what no untaken share reserves (a share cut by a failed solve).
 uint64_t PlbhacPlanner::final_block(Pu &pu, uint64_t remaining)
 {
-    size_t i = 0;
-    while (pus_[i].get() != &pu)
-        ++i;
+    const size_t i = index_of(pu);
     uint64_t size = 0;
     if (!pu.final_taken) {
         pu.final_taken = true;
@@ -490,9 +494,7 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
     pu.regime_changed = false;
     if (final_solved_)
         return final_block(pu, remaining);
-    size_t i = 0;
-    while (pus_[i].get() != &pu)
-        ++i;
+    const size_t i = index_of(pu);
     uint64_t size = std::min(solution_[i], remaining);
     if (size == 0)
         return probe_block(pu, remaining);  // left out of this step
