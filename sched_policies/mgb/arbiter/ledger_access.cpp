@@ -1,0 +1,1 @@
+#include "sched_policies/mgb/arbiter/ledger_access.h"

@@ -1,0 +1,1 @@
+#include "sched_policies/mgb/arbiter/node_arbiter.h"

@@ -1,0 +1,46 @@
+// The node-wide MGB arbiter: one Ledger in a POSIX shared-memory segment that every hetpu
+// process of the same user on the node maps, guarded by a process-shared robust mutex.
+// A process killed while holding the mutex (even by SIGKILL) never deadlocks the others:
+// the next locker gets EOWNERDEAD, rebuilds the counters from the grants and reclaims the
+// grants of every process that no longer exists.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "sched_policies/mgb/arbiter/ledger_access.h"
+
+namespace hetpu::mgb {
+
+class NodeArbiter final : public LedgerAccess {
+public:
+    // HETPU_MGB_ARBITER when set (and not "off"), else "/hetpu-mgb-<uid>".
+    static std::string default_name();
+    // True when HETPU_MGB_ARBITER=off (or 0/no/false).
+    static bool disabled_by_environment();
+
+    // Maps the segment, creating and initialising it if it does not exist (a concurrent
+    // creator is waited for). Registers this process (pid, policy). nullptr with *error set
+    // when the segment cannot be used (permissions, a segment of another layout version).
+    static std::unique_ptr<NodeArbiter> open(const std::string &name, const std::string &policy, std::string *error);
+    // Maps an existing segment for reading (hetpu mgb status); does not register a process.
+    static std::unique_ptr<NodeArbiter> open_existing(const std::string &name, std::string *error);
+    // Removes the segment's name (tests; processes that have it mapped keep working).
+    static bool unlink(const std::string &name);
+
+    ~NodeArbiter() override;  // releases this process's grants (if registered) and unmaps
+
+    void with_ledger(const std::function<void(Ledger &)> &fn) override;
+    bool node_wide() const override { return true; }
+    std::string describe() const override;
+    const std::string &name() const { return name_; }
+
+private:
+    struct Segment;
+    NodeArbiter(std::string name, Segment *segment, bool registered);
+    std::string name_;
+    Segment *segment_;
+    bool registered_;
+};
+
+}  // namespace hetpu::mgb

@@ -1,0 +1,1 @@
+#include "sched_policies/mgb/core/gpu_ledger.h"

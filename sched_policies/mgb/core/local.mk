@@ -1,0 +1,15 @@
+# MGB's pure core (no StarPU): device specs and presets, task footprints, the Ledger with
+# Alg. 2, Alg. 3, SA and CG, and the wait queue. Unit-tested without StarPU.
+noinst_LTLIBRARIES += sched_policies/mgb/core/libhetpu_mgb_core.la
+sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES = \
+	sched_policies/mgb/core/gpu_spec.cpp sched_policies/mgb/core/gpu_spec.h \
+	sched_policies/mgb/core/task_needs.cpp sched_policies/mgb/core/task_needs.h \
+	sched_policies/mgb/core/gpu_ledger.cpp sched_policies/mgb/core/gpu_ledger.h \
+	sched_policies/mgb/core/wait_queue.cpp sched_policies/mgb/core/wait_queue.h
+
+check_PROGRAMS += tests/mgb_core_tests
+tests_mgb_core_tests_SOURCES = \
+	tests/unit/mgb/gpu_spec_test.cpp
+tests_mgb_core_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la $(GTEST_LIBS)
+TESTS += tests/mgb_core_tests

@@ -1,0 +1,1 @@
+#include "sched_policies/mgb/core/task_needs.h"

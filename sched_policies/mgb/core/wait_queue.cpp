@@ -1,0 +1,1 @@
+#include "sched_policies/mgb/core/wait_queue.h"

@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+
+#include "sched_policies/mgb/core/gpu_spec.h"
