@@ -9,7 +9,9 @@ sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES = \
 
 check_PROGRAMS += tests/mgb_core_tests
 tests_mgb_core_tests_SOURCES = \
-	tests/unit/mgb/gpu_spec_test.cpp
+	tests/unit/mgb/ledger_test_util.h \
+	tests/unit/mgb/gpu_spec_test.cpp \
+	tests/unit/mgb/task_needs_test.cpp
 tests_mgb_core_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la $(GTEST_LIBS)
 TESTS += tests/mgb_core_tests

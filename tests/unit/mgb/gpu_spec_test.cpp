@@ -1,3 +1,94 @@
 #include <gtest/gtest.h>
 
 #include "sched_policies/mgb/core/gpu_spec.h"
+
+namespace hetpu::mgb {
+namespace {
+
+constexpr uint64_t GiB = uint64_t(1) << 30;
+
+void expect_preset(const char *name, uint64_t memory, uint32_t sms, uint32_t shared_kib)
+{
+    SCOPED_TRACE(name);
+    const auto spec = gpu_preset(name);
+    ASSERT_TRUE(spec.has_value());
+    EXPECT_STREQ(spec->name, name);
+    EXPECT_EQ(spec->memory_bytes, memory);
+    EXPECT_EQ(spec->sms, sms);
+    EXPECT_EQ(spec->max_warps_per_sm, 64u);
+    EXPECT_EQ(spec->max_blocks_per_sm, 32u);
+    EXPECT_EQ(spec->shared_mem_per_sm, shared_kib * 1024u);
+    EXPECT_EQ(spec->warp_size, 32u);
+    EXPECT_EQ(spec->max_warps(), uint64_t(sms) * 64);
+    EXPECT_EQ(spec_problem(*spec), "");
+}
+
+TEST(GpuSpec, PresetsFollowNvidiasPublishedFigures)
+{
+    expect_preset("P100", 16 * GiB, 56, 64);
+    expect_preset("V100", 16 * GiB, 80, 96);
+    expect_preset("A100", 40 * GiB, 108, 164);
+    expect_preset("H100", 80 * GiB, 132, 228);
+}
+
+TEST(GpuSpec, PresetLookupIsCaseInsensitiveAndExact)
+{
+    ASSERT_TRUE(gpu_preset("v100").has_value());
+    EXPECT_STREQ(gpu_preset("v100")->name, "V100");
+    EXPECT_TRUE(gpu_preset("h100").has_value());
+    EXPECT_FALSE(gpu_preset("V10").has_value());
+    EXPECT_FALSE(gpu_preset("V1000").has_value());
+    EXPECT_FALSE(gpu_preset("").has_value());
+    EXPECT_FALSE(gpu_preset("K80").has_value());
+}
+
+TEST(GpuSpec, PresetNamesListsEveryPresetAndEachResolves)
+{
+    const auto names = gpu_preset_names();
+    EXPECT_EQ(names, (std::vector<std::string>{"P100", "V100", "A100", "H100"}));
+    for (const auto &n : names)
+        EXPECT_TRUE(gpu_preset(n).has_value()) << n;
+}
+
+TEST(GpuSpec, SetSpecNameTruncatesAndTerminates)
+{
+    GpuSpec spec;
+    set_spec_name(spec, "OpenCL pthread");
+    EXPECT_STREQ(spec.name, "OpenCL pthread");
+    const std::string long_name(100, 'x');
+    set_spec_name(spec, long_name);
+    EXPECT_EQ(std::string(spec.name), std::string(sizeof spec.name - 1, 'x'));
+    set_spec_name(spec, "A");  // a shorter name leaves no tail of the longer one
+    EXPECT_STREQ(spec.name, "A");
+}
+
+TEST(GpuSpec, SpecProblemNamesEachInvalidField)
+{
+    GpuSpec ok;
+    ok.sms = 1;
+    EXPECT_EQ(spec_problem(ok), "");  // defaults: 64 warps, 32 blocks, warp 32, shared 0 = unlimited
+
+    GpuSpec s = ok;
+    s.sms = 0;
+    EXPECT_NE(spec_problem(s), "");
+    s.sms = kMaxSms;
+    EXPECT_EQ(spec_problem(s), "");
+    s.sms = kMaxSms + 1;
+    EXPECT_NE(spec_problem(s), "");
+
+    s = ok;
+    s.max_warps_per_sm = 0;
+    EXPECT_NE(spec_problem(s), "");
+    s = ok;
+    s.max_blocks_per_sm = 0;
+    EXPECT_NE(spec_problem(s), "");
+    s = ok;
+    s.max_blocks_per_sm = 256;  // a Grant counts blocks per SM in one byte
+    EXPECT_NE(spec_problem(s), "");
+    s = ok;
+    s.warp_size = 0;
+    EXPECT_NE(spec_problem(s), "");
+}
+
+}  // namespace
+}  // namespace hetpu::mgb
