@@ -1,1 +1,24 @@
-# MGB's StarPU policies (mgb, mgb-exact, sa, cg): thin glue over sched_policies/mgb/core.
+# MGB's StarPU policies (mgb, mgb-exact, sa, cg): thin glue over sched_policies/mgb/core,
+# the needs API (include/hetpu/gpu_needs.h) and device discovery.
+libhetpu_la_SOURCES += \
+	sched_policies/mgb/mgb_scheduler.cpp sched_policies/mgb/mgb_scheduler.h \
+	sched_policies/mgb/device_discovery.cpp sched_policies/mgb/device_discovery.h \
+	sched_policies/mgb/gpu_needs_registry.cpp sched_policies/mgb/gpu_needs_registry.h \
+	sched_policies/mgb/mgb.cpp \
+	sched_policies/mgb/mgb_exact.cpp \
+	sched_policies/mgb/sa.cpp \
+	sched_policies/mgb/cg.cpp
+libhetpu_la_CPPFLAGS += $(JSON_CFLAGS)
+# The arbiter library carries the core.
+libhetpu_la_LIBADD += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la $(OPENCL_LIBS)
+hetpuinclude_HEADERS += include/hetpu/gpu_needs.h
+
+# The overflow program: an ordinary StarPU program (preload tests) and the same source
+# started through hetpu_init() with declared launch sizes.
+check_PROGRAMS += tests/programs/mgb_overflow tests/programs/mgb_overflow_hetpu
+tests_programs_mgb_overflow_SOURCES = tests/programs/mgb_overflow.c
+tests_programs_mgb_overflow_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
+tests_programs_mgb_overflow_LDADD = $(STARPU_LIBS) $(OPENCL_LIBS)
+tests_programs_mgb_overflow_hetpu_SOURCES = tests/programs/mgb_overflow.c
+tests_programs_mgb_overflow_hetpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS) -DWITH_HETPU
+tests_programs_mgb_overflow_hetpu_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS)
