@@ -22,3 +22,16 @@ tests_programs_mgb_overflow_LDADD = $(STARPU_LIBS) $(OPENCL_LIBS)
 tests_programs_mgb_overflow_hetpu_SOURCES = tests/programs/mgb_overflow.c
 tests_programs_mgb_overflow_hetpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS) -DWITH_HETPU
 tests_programs_mgb_overflow_hetpu_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS)
+
+TESTS += tests/cli/mgb_node.sh
+EXTRA_DIST += tests/cli/mgb_node.sh
+
+# The policies on the test node (1 CPU + 1 OpenCL worker), through hetpu_init().
+check_PROGRAMS += tests/mgb_integration_tests
+tests_mgb_integration_tests_SOURCES = \
+	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
+	tests/integration/mgb_test.cpp
+tests_mgb_integration_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
+tests_mgb_integration_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_mgb_integration_tests_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
+TESTS += tests/mgb_integration_tests
