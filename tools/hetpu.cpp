@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "tools/calibrate/calibrate_command.h"
+#include "tools/mgb/mgb_command.h"
 #include "tools/pareto/pareto_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
@@ -21,6 +22,7 @@ void usage(FILE *out)
                "  calibrate  measure time/energy profiles of an app's codelet on every worker\n"
                "  pareto     Pareto-optimal time/energy workload distributions of a profile CSV\n"
                "  su         service units: rate, charge, compare charging models, report the ledger\n"
+               "  mgb        the node-wide MGB GPU arbiter: status (reservations per device and process), reset\n"
                "  help       this text\n",
                out);
 }
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
         return hetpu::sim::sim_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "su"))
         return hetpu::su::su_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "mgb"))
+        return hetpu::mgb_cli::mgb_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {
         std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
                     STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);

@@ -14,6 +14,10 @@ tools_hetpu_SOURCES = tools/hetpu.cpp
 tools_hetpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 tools_hetpu_LDADD = tools/libhetpu_sim.la tools/libhetpu_pareto.la tools/libhetpu_calibrate.la \
 	apps/matmul/libhetpu_matmul.la apps/fft2d/libhetpu_fft2d.la $(hetpu_matmul_libs) $(hetpu_fft2d_libs)
+# `hetpu mgb status|reset` (tools/mgb/): reads the node-wide MGB arbiter's segment.
+tools_hetpu_SOURCES += tools/mgb/mgb_command.cpp tools/mgb/mgb_command.h
+tools_hetpu_CPPFLAGS += $(JSON_CFLAGS)
+tools_hetpu_LDADD += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la
 
 include tools/pareto/local.mk
 include tools/calibrate/local.mk

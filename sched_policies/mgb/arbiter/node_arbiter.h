@@ -5,6 +5,7 @@
 // grants of every process that no longer exists.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -27,6 +28,10 @@ public:
     static std::unique_ptr<NodeArbiter> open_existing(const std::string &name, std::string *error);
     // Removes the segment's name (tests; processes that have it mapped keep working).
     static bool unlink(const std::string &name);
+    // Whether a segment of that name exists (whatever its layout), for `hetpu mgb status`.
+    static bool exists(const std::string &name);
+    // name with a leading '/' added when missing (POSIX shared-memory names start with one).
+    static std::string normalize_name(const std::string &name);
 
     ~NodeArbiter() override;  // releases this process's grants (if registered) and unmaps
 
@@ -38,9 +43,11 @@ public:
 private:
     struct Segment;
     NodeArbiter(std::string name, Segment *segment, bool registered);
+    void reclaim_dead_locked(bool full);
     std::string name_;
     Segment *segment_;
     bool registered_;
+    int32_t owner_pid_ = 0;  // the pid registered by open(); a forked child must not detach it
 };
 
 }  // namespace hetpu::mgb

@@ -1,0 +1,470 @@
+// NodeArbiter: the Ledger in POSIX shared memory, shared by processes (forked children
+// here) that race to create it, die holding its lock, or die holding grants.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "tests/unit/mgb_arbiter/arbiter_test_util.h"
+
+namespace hetpu::mgb {
+namespace {
+
+using test::Child;
+using test::grants_of;
+using test::live_grants;
+using test::Pipe;
+using test::place_on;
+using test::registered;
+using test::registered_count;
+using test::ScopedSegmentName;
+
+const int32_t kSelf = int32_t(getpid());
+
+// Counters equal the sums over the live grants (what a repaired ledger must satisfy).
+void expect_consistent(const Ledger &ledger)
+{
+    for (unsigned d = 0; d < ledger.ndevices; ++d) {
+        uint64_t bytes = 0, warps = 0;
+        unsigned tasks = 0;
+        for (const Grant &g : ledger.grants)
+            if (g.id != 0 && g.device == d) {
+                bytes += g.bytes;
+                warps += g.warps;
+                ++tasks;
+            }
+        EXPECT_EQ(ledger.devices[d].reserved_bytes, bytes) << "device " << d;
+        EXPECT_EQ(ledger.devices[d].in_use_warps, warps) << "device " << d;
+        EXPECT_EQ(ledger.devices[d].tasks, tasks) << "device " << d;
+    }
+}
+
+// Restores an environment variable when the test ends.
+class ScopedEnv {
+public:
+    explicit ScopedEnv(const char *name) : name_(name)
+    {
+        if (const char *v = std::getenv(name))
+            old_ = std::make_unique<std::string>(v);
+    }
+    ~ScopedEnv()
+    {
+        if (old_)
+            setenv(name_, old_->c_str(), 1);
+        else
+            unsetenv(name_);
+    }
+
+private:
+    const char *name_;
+    std::unique_ptr<std::string> old_;
+};
+
+TEST(NodeArbiter, NameFromEnvironment)
+{
+    ScopedEnv env("HETPU_MGB_ARBITER");
+    unsetenv("HETPU_MGB_ARBITER");
+    EXPECT_EQ(NodeArbiter::default_name(), "/hetpu-mgb-" + std::to_string(geteuid()));
+    EXPECT_FALSE(NodeArbiter::disabled_by_environment());
+    setenv("HETPU_MGB_ARBITER", "/my-arbiter", 1);
+    EXPECT_EQ(NodeArbiter::default_name(), "/my-arbiter");
+    setenv("HETPU_MGB_ARBITER", "no-slash", 1);
+    EXPECT_EQ(NodeArbiter::default_name(), "/no-slash");
+    for (const char *off : {"off", "0", "no", "false", "OFF", "False"}) {
+        setenv("HETPU_MGB_ARBITER", off, 1);
+        EXPECT_TRUE(NodeArbiter::disabled_by_environment()) << off;
+        EXPECT_EQ(NodeArbiter::default_name(), "/hetpu-mgb-" + std::to_string(geteuid())) << off;
+    }
+}
+
+TEST(NodeArbiter, InvalidNameIsAnError)
+{
+    std::string error;
+    EXPECT_EQ(NodeArbiter::open("/a/b", "mgb", &error), nullptr);
+    EXPECT_NE(error.find("invalid"), std::string::npos) << error;
+}
+
+TEST(NodeArbiter, OpenCreatesAndRegisters)
+{
+    ScopedSegmentName name;
+    EXPECT_FALSE(NodeArbiter::exists(name.str()));
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    EXPECT_TRUE(NodeArbiter::exists(name.str()));
+    EXPECT_TRUE(arbiter->node_wide());
+    EXPECT_EQ(arbiter->describe(), "node-wide arbiter " + name.str());
+    struct stat st {};
+    const std::string path = "/dev/shm" + name.str();
+    if (stat(path.c_str(), &st) == 0) {  // Linux keeps POSIX shared memory there
+        EXPECT_EQ(st.st_mode & 0777, 0600u);
+    }
+    arbiter->with_ledger([](Ledger &ledger) {
+        EXPECT_EQ(ledger.magic, kLedgerMagic);
+        ASSERT_TRUE(registered(ledger, kSelf));
+        for (const ProcessEntry &p : ledger.processes)
+            if (p.pid == kSelf) {
+                EXPECT_STREQ(p.policy, "mgb");
+            }
+    });
+}
+
+TEST(NodeArbiter, OpenExistingNeedsASegmentAndDoesNotRegister)
+{
+    ScopedSegmentName name;
+    std::string error;
+    EXPECT_EQ(NodeArbiter::open_existing(name.str(), &error), nullptr);
+    EXPECT_NE(error.find("does not exist"), std::string::npos) << error;
+    auto owner = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(owner, nullptr) << error;
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;
+    reader->with_ledger([](Ledger &ledger) { EXPECT_EQ(registered_count(ledger), 1u); });
+    reader.reset();  // a reader's destruction detaches nobody
+    owner->with_ledger([](Ledger &ledger) { EXPECT_TRUE(registered(ledger, kSelf)); });
+}
+
+TEST(NodeArbiter, DestructionDetachesAndReleasesGrants)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    arbiter->with_ledger([](Ledger &ledger) {
+        ASSERT_NE(place_on(ledger, "test:0", 1 << 20, kSelf), 0u);
+        ASSERT_NE(place_on(ledger, "test:0", 1 << 20, kSelf), 0u);
+    });
+    arbiter.reset();
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;  // the segment outlives its users
+    reader->with_ledger([](Ledger &ledger) {
+        EXPECT_FALSE(registered(ledger, kSelf));
+        EXPECT_EQ(live_grants(ledger), 0u);
+        ASSERT_EQ(ledger.ndevices, 1u);
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 0u);
+        EXPECT_EQ(ledger.devices[0].tasks, 0u);
+    });
+}
+
+TEST(NodeArbiter, TwoProcessesSeeEachOthersGrants)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    arbiter->with_ledger([](Ledger &ledger) { ASSERT_NE(place_on(ledger, "test:0", 1000, kSelf), 0u); });
+
+    Pipe placed, done;
+    Child child([&]() -> int {
+        placed.close_read();
+        done.close_write();
+        std::string err;
+        auto mine = NodeArbiter::open(name.str(), "mgb-exact", &err);
+        if (!mine)
+            return 2;
+        const int32_t me = int32_t(getpid());
+        int rc = 0;
+        mine->with_ledger([&](Ledger &ledger) {
+            if (ledger.ndevices != 1 || ledger.devices[0].reserved_bytes != 1000 || grants_of(ledger, kSelf) != 1)
+                rc = 3;  // the parent's grant is not visible
+            else if (place_on(ledger, "test:0", 500, me) == 0)
+                rc = 4;
+        });
+        placed.send();
+        done.receive();  // until the parent has looked (end of file)
+        return rc;
+    });
+    placed.close_write();
+    done.close_read();
+    ASSERT_TRUE(placed.receive()) << "child exited early: " << child.wait();
+    arbiter->with_ledger([&](Ledger &ledger) {
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 1500u);
+        EXPECT_EQ(grants_of(ledger, child.pid()), 1u);
+        EXPECT_TRUE(registered(ledger, child.pid()));
+        for (const ProcessEntry &p : ledger.processes)
+            if (p.pid == child.pid()) {
+                EXPECT_STREQ(p.policy, "mgb-exact");
+            }
+    });
+    const int32_t child_pid = child.pid();
+    done.close_write();
+    EXPECT_EQ(child.wait(), 0);
+    // The child's destructor detached it.
+    arbiter->with_ledger([&](Ledger &ledger) {
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 1000u);
+        EXPECT_FALSE(registered(ledger, child_pid));
+        EXPECT_EQ(grants_of(ledger, child_pid), 0u);
+    });
+}
+
+TEST(NodeArbiter, CreationRaceGivesOneLedger)
+{
+    ScopedSegmentName name;
+    constexpr int kChildren = 8;
+    Pipe go, placed, finish;
+    std::vector<std::unique_ptr<Child>> children;
+    for (int i = 0; i < kChildren; ++i)
+        children.push_back(std::make_unique<Child>([&]() -> int {
+            go.close_write();
+            placed.close_read();
+            finish.close_write();
+            go.receive();  // end of file: every child starts at once
+            std::string err;
+            auto arbiter = NodeArbiter::open(name.str(), "mgb", &err);
+            if (!arbiter) {
+                std::fprintf(stderr, "child: %s\n", err.c_str());
+                placed.send('E');
+                return 2;
+            }
+            uint64_t grant = 0;
+            arbiter->with_ledger([&](Ledger &ledger) { grant = place_on(ledger, "race:0", 1 << 20, int32_t(getpid())); });
+            placed.send(grant ? 'x' : 'E');
+            finish.receive();
+            return grant ? 0 : 3;
+        }));
+    go.close_read();
+    placed.close_write();
+    finish.close_read();
+    go.close_write();  // start them
+    for (int i = 0; i < kChildren; ++i) {
+        char c = 0;
+        ASSERT_TRUE(placed.receive(&c));
+        EXPECT_EQ(c, 'x');
+    }
+    std::string error;
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;
+    reader->with_ledger([&](Ledger &ledger) {
+        EXPECT_EQ(registered_count(ledger), unsigned(kChildren));
+        EXPECT_EQ(live_grants(ledger), unsigned(kChildren));
+        ASSERT_EQ(ledger.ndevices, 1u);
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, uint64_t(kChildren) << 20);
+        for (const auto &c : children)
+            EXPECT_EQ(grants_of(ledger, c->pid()), 1u);
+    });
+    finish.close_write();
+    for (auto &c : children)
+        EXPECT_EQ(c->wait(), 0);
+    reader->with_ledger([](Ledger &ledger) {
+        EXPECT_EQ(registered_count(ledger), 0u);
+        EXPECT_EQ(live_grants(ledger), 0u);
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 0u);
+    });
+}
+
+// The child takes the lock, places a grant, tells the parent, and stays inside fn until
+// SIGKILL: the mutex is left locked by a dead owner.
+void kill_child_holding_lock(const std::string &name, int32_t *dead_pid)
+{
+    Pipe inside;
+    Child child([&]() -> int {
+        inside.close_read();
+        std::string err;
+        auto arbiter = NodeArbiter::open(name, "mgb", &err);
+        if (!arbiter)
+            return 2;
+        arbiter->with_ledger([&](Ledger &ledger) {
+            place_on(ledger, "test:0", 7777, int32_t(getpid()));
+            ledger.devices[0].reserved_bytes += 1;  // as if killed between two updates
+            inside.send();
+            for (;;)
+                pause();
+        });
+        return 3;
+    });
+    inside.close_write();
+    ASSERT_TRUE(inside.receive()) << "child exited early: " << child.wait();
+    *dead_pid = child.pid();
+    child.kill_and_wait(SIGKILL);
+    EXPECT_EQ(child.last_status(), 128 + SIGKILL);
+}
+
+TEST(NodeArbiter, ChildKilledHoldingTheLockDoesNotDeadlock)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    arbiter->with_ledger([](Ledger &ledger) { ASSERT_NE(place_on(ledger, "test:0", 1000, kSelf), 0u); });
+    int32_t dead = 0;
+    ASSERT_NO_FATAL_FAILURE(kill_child_holding_lock(name.str(), &dead));
+
+    bool ran = false;
+    arbiter->with_ledger([&](Ledger &ledger) {  // returns: the robust mutex passed EOWNERDEAD on
+        ran = true;
+        expect_consistent(ledger);
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 1000u);
+        EXPECT_EQ(grants_of(ledger, dead), 0u);
+        EXPECT_FALSE(registered(ledger, dead));
+        EXPECT_TRUE(registered(ledger, kSelf));
+        EXPECT_EQ(grants_of(ledger, kSelf), 1u);
+    });
+    EXPECT_TRUE(ran);
+    // And the mutex is usable again, by everyone.
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;
+    ran = false;
+    reader->with_ledger([&](Ledger &) { ran = true; });
+    EXPECT_TRUE(ran);
+}
+
+TEST(NodeArbiter, StatusReaderAlsoRepairsADeadHolder)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    arbiter.reset();  // nobody registered: only the child and the reader below
+    int32_t dead = 0;
+    ASSERT_NO_FATAL_FAILURE(kill_child_holding_lock(name.str(), &dead));
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;
+    bool ran = false;
+    reader->with_ledger([&](Ledger &ledger) {
+        ran = true;
+        expect_consistent(ledger);
+        EXPECT_EQ(live_grants(ledger), 0u);
+        EXPECT_FALSE(registered(ledger, dead));
+    });
+    EXPECT_TRUE(ran);
+}
+
+TEST(NodeArbiter, GrantsOfAChildKilledOutsideTheLockAreReclaimed)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    Pipe placed;
+    Child child([&]() -> int {
+        placed.close_read();
+        std::string err;
+        auto mine = NodeArbiter::open(name.str(), "mgb", &err);
+        if (!mine)
+            return 2;
+        mine->with_ledger([&](Ledger &ledger) {
+            place_on(ledger, "test:0", 3000, int32_t(getpid()));
+            place_on(ledger, "test:1", 4000, int32_t(getpid()));
+        });
+        placed.send();  // outside the lock
+        for (;;)
+            pause();
+    });
+    placed.close_write();
+    ASSERT_TRUE(placed.receive()) << "child exited early: " << child.wait();
+    const int32_t dead = child.pid();
+    arbiter->with_ledger([&](Ledger &ledger) { EXPECT_EQ(grants_of(ledger, dead), 2u); });
+    child.kill_and_wait(SIGKILL);  // reaped: kill(pid, 0) now says ESRCH
+
+    // A status reader shows the dead process as it is...
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;
+    reader->with_ledger([&](Ledger &ledger) { EXPECT_TRUE(registered(ledger, dead)); });
+    // ...and the next registered locker reclaims it.
+    arbiter->with_ledger([&](Ledger &ledger) {
+        EXPECT_EQ(grants_of(ledger, dead), 0u);
+        EXPECT_FALSE(registered(ledger, dead));
+        ASSERT_EQ(ledger.ndevices, 2u);
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 0u);
+        EXPECT_EQ(ledger.devices[1].reserved_bytes, 0u);
+        expect_consistent(ledger);
+    });
+}
+
+TEST(NodeArbiter, ForkedCopyDoesNotDetachTheParent)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    arbiter->with_ledger([](Ledger &ledger) { ASSERT_NE(place_on(ledger, "test:0", 1000, kSelf), 0u); });
+    Child child([&]() -> int {
+        arbiter.reset();  // the inherited copy: its destructor must leave the parent registered
+        return 0;
+    });
+    EXPECT_EQ(child.wait(), 0);
+    arbiter->with_ledger([](Ledger &ledger) {
+        EXPECT_TRUE(registered(ledger, kSelf));
+        EXPECT_EQ(grants_of(ledger, kSelf), 1u);
+    });
+}
+
+TEST(NodeArbiter, ExceptionsAndNestedCallsAreContained)
+{
+    ScopedSegmentName name;
+    std::string error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
+    ASSERT_NE(arbiter, nullptr) << error;
+    EXPECT_NO_THROW(arbiter->with_ledger([](Ledger &ledger) {
+        ASSERT_NE(place_on(ledger, "test:0", 2048, kSelf), 0u);
+        ledger.devices[0].reserved_bytes = 1;
+        throw std::runtime_error("fn failed");
+    }));
+    bool inner = false;
+    arbiter->with_ledger([&](Ledger &ledger) {
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 2048u);  // rebuilt after the exception
+        arbiter->with_ledger([&](Ledger &) { inner = true; });  // EDEADLK: skipped, not hung
+    });
+    EXPECT_FALSE(inner);
+    bool after = false;
+    arbiter->with_ledger([&](Ledger &) { after = true; });
+    EXPECT_TRUE(after);
+}
+
+// Overwrites the 32-bit word at `index` of the segment (magic 0, version 1).
+void poke_header(const std::string &name, unsigned index, uint32_t value)
+{
+    const int fd = shm_open(name.c_str(), O_RDWR, 0);
+    ASSERT_GE(fd, 0);
+    struct stat st {};
+    ASSERT_EQ(fstat(fd, &st), 0);
+    void *p = mmap(nullptr, size_t(st.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    ASSERT_NE(p, MAP_FAILED);
+    static_cast<uint32_t *>(p)[index] = value;
+    munmap(p, size_t(st.st_size));
+}
+
+TEST(NodeArbiter, OtherVersionIsAClearError)
+{
+    ScopedSegmentName name;
+    std::string error;
+    ASSERT_NE(NodeArbiter::open(name.str(), "mgb", &error), nullptr) << error;  // created, then detached
+    ASSERT_NO_FATAL_FAILURE(poke_header(name.str(), 1, 999));
+    for (bool existing : {false, true}) {
+        error.clear();
+        auto arbiter = existing ? NodeArbiter::open_existing(name.str(), &error) : NodeArbiter::open(name.str(), "mgb", &error);
+        EXPECT_EQ(arbiter, nullptr);
+        EXPECT_NE(error.find(name.str()), std::string::npos) << error;
+        EXPECT_NE(error.find("version 999"), std::string::npos) << error;
+        EXPECT_NE(error.find("rm /dev/shm" + name.str()), std::string::npos) << error;
+        EXPECT_NE(error.find("HETPU_MGB_ARBITER"), std::string::npos) << error;
+    }
+}
+
+TEST(NodeArbiter, OtherSizeIsAClearError)
+{
+    ScopedSegmentName name;
+    const int fd = shm_open(name.str().c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(ftruncate(fd, 4096), 0);
+    close(fd);
+    ASSERT_NO_FATAL_FAILURE(poke_header(name.str(), 0, 0x12345678));
+    std::string error;
+    EXPECT_EQ(NodeArbiter::open(name.str(), "mgb", &error), nullptr);
+    EXPECT_NE(error.find("another layout"), std::string::npos) << error;
+    EXPECT_NE(error.find("4096 bytes"), std::string::npos) << error;
+    EXPECT_NE(error.find("rm /dev/shm" + name.str()), std::string::npos) << error;
+    EXPECT_TRUE(NodeArbiter::exists(name.str()));  // left for the user to inspect and remove
+}
+
+}  // namespace
+}  // namespace hetpu::mgb
