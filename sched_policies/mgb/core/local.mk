@@ -11,7 +11,17 @@ check_PROGRAMS += tests/mgb_core_tests
 tests_mgb_core_tests_SOURCES = \
 	tests/unit/mgb/ledger_test_util.h \
 	tests/unit/mgb/gpu_spec_test.cpp \
-	tests/unit/mgb/task_needs_test.cpp
+	tests/unit/mgb/task_needs_test.cpp \
+	tests/unit/mgb/ledger_exact_test.cpp \
+	tests/unit/mgb/ledger_least_warps_test.cpp \
+	tests/unit/mgb/ledger_baselines_test.cpp \
+	tests/unit/mgb/ledger_bookkeeping_test.cpp \
+	tests/unit/mgb/wait_queue_test.cpp
 tests_mgb_core_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la $(GTEST_LIBS)
 TESTS += tests/mgb_core_tests
+
+# Per-device data residency of one process's tasks (the needs API's "a handle counts once").
+sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES += \
+	sched_policies/mgb/core/handle_residency.cpp sched_policies/mgb/core/handle_residency.h
+tests_mgb_core_tests_SOURCES += tests/unit/mgb/handle_residency_test.cpp
