@@ -115,11 +115,12 @@ struct PlaceResult {
 
 // Places the task by the algorithm, reserving its bytes and compute on the chosen device.
 // SA and CG never look at memory (as in the paper): they only answer NeverFits when no
-// device is allowed.
+// device is allowed. A full grant table (kMaxGrants live) answers WaitForResources.
 PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest &request);
 
 // Whether device d, with nothing else on it, could hold the task (memory and one resident
-// block). Callers use it to refuse a task before it hangs StarPU.
+// block). False for an unknown device or one the request's allowed_devices excludes.
+// Callers use it to refuse a task before it hangs StarPU.
 bool could_ever_fit(const Ledger &ledger, int device, const PlaceRequest &request);
 
 // Frees a grant's memory and compute. False: no such live grant.
@@ -127,11 +128,13 @@ bool ledger_release(Ledger &ledger, uint64_t grant);
 const Grant *ledger_find_grant(const Ledger &ledger, uint64_t grant);  // nullptr: not live
 
 // Registers pid (idempotent) / forgets it and releases all its grants (returns how many).
-int ledger_attach_process(Ledger &ledger, int32_t pid, std::string_view policy);  // -ENOSPC when full
+// Attach returns 0, -EINVAL for pid <= 0, -ENOSPC when full.
+int ledger_attach_process(Ledger &ledger, int32_t pid, std::string_view policy);
 unsigned ledger_detach_process(Ledger &ledger, int32_t pid);
 void ledger_set_waiting(Ledger &ledger, int32_t pid, uint32_t waiting);
 
-// Detaches every process (and every grant's pid) for which alive(pid) is false.
+// Detaches every process (and every grant's pid) for which alive(pid) is false. Returns
+// the grants released. Grants with pid <= 0 (no known holder) are never reclaimed.
 unsigned ledger_reclaim_dead(Ledger &ledger, bool (*alive)(int32_t pid));
 
 // Recomputes every device's counters from the live grants.

@@ -31,6 +31,7 @@ struct GpuSpec {
 
 // The published figures of NVIDIA's data-centre GPUs: "P100" (SXM2 16 GB), "V100" (SXM2
 // 16 GB, as in the paper), "A100" (SXM4 40 GB), "H100" (SXM5 80 GB). Case-insensitive.
+// Memory is taken as GiB (16 GB -> 16 * 2^30 bytes).
 std::optional<GpuSpec> gpu_preset(std::string_view name);
 std::vector<std::string> gpu_preset_names();
 
