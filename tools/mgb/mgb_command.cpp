@@ -205,7 +205,16 @@ int status(const std::string &name, bool json)
     }
     // Copied under the lock, printed after it: the lock is held for a memcpy, not for I/O.
     auto snapshot = std::make_unique<Ledger>();
-    arbiter->with_ledger([&](Ledger &ledger) { *snapshot = ledger; });
+    bool copied = false;
+    arbiter->with_ledger([&](Ledger &ledger) {
+        *snapshot = ledger;
+        copied = true;
+    });
+    if (!copied) {  // the reason is on stderr already (lock held too long, ...)
+        std::fprintf(stderr, "hetpu mgb status: could not read %s (is a process holding its lock stopped?)\n",
+                     name.c_str());
+        return 1;
+    }
     if (json)
         std::printf("%s\n", status_json(name, *snapshot).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
     else

@@ -42,6 +42,7 @@ constexpr uint32_t kSegmentMagic = 0x48415242;  // "HARB": hetpu arbiter
 // too, so a Ledger change alone need not bump this).
 constexpr uint32_t kSegmentVersion = 1;
 constexpr long kReadyWaitMs = 5000;
+constexpr time_t kReaderLockWaitS = 3;  // open_existing's lock: see with_ledger
 // A full scan (every grant's pid, not only the registered processes) at most this often:
 // it walks all kMaxGrants slots (a third of a megabyte), too much for every lock.
 constexpr uint64_t kFullReclaimIntervalNs = 1000000000ull;
@@ -408,7 +409,17 @@ void NodeArbiter::reclaim_dead_locked(bool full)
 void NodeArbiter::with_ledger(const std::function<void(Ledger &)> &fn)
 {
     Segment *seg = segment_;
-    int rc = pthread_mutex_lock(&seg->mutex);
+    int rc;
+    if (registered_) {
+        rc = pthread_mutex_lock(&seg->mutex);
+    } else {
+        // A status reader must not hang behind a holder that is stopped (SIGSTOP, a
+        // debugger): it gives up after a while and says so.
+        timespec deadline{};
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += kReaderLockWaitS;
+        rc = pthread_mutex_timedlock(&seg->mutex, &deadline);
+    }
     bool repaired = false;
     if (rc == EOWNERDEAD) {
         // The holder died mid-update: the counters may disagree with the grants. Rebuild them
@@ -418,8 +429,9 @@ void NodeArbiter::with_ledger(const std::function<void(Ledger &)> &fn)
         repaired = true;
         log_error(name_, "a process died while holding the lock; ledger repaired");
     } else if (rc != 0) {
-        // EDEADLK (with_ledger inside fn), ENOTRECOVERABLE (cannot happen: we always mark
-        // the mutex consistent): fn is not run; callers see their defaults (e.g. no grant).
+        // EDEADLK (with_ledger inside fn), ETIMEDOUT (readers only), ENOTRECOVERABLE (cannot
+        // happen: we always mark the mutex consistent): fn is not run; callers see their
+        // defaults (e.g. no grant).
         log_error(name_, "cannot lock: %s (operation skipped)", std::strerror(rc));
         return;
     }

@@ -25,6 +25,8 @@ public:
     // when the segment cannot be used (permissions, a segment of another layout version).
     static std::unique_ptr<NodeArbiter> open(const std::string &name, const std::string &policy, std::string *error);
     // Maps an existing segment for reading (hetpu mgb status); does not register a process.
+    // Its with_ledger gives up (fn not run, logged) when the lock stays held for 3 s, and
+    // reclaims dead processes only when it has to repair a dead holder's lock.
     static std::unique_ptr<NodeArbiter> open_existing(const std::string &name, std::string *error);
     // Removes the segment's name (tests; processes that have it mapped keep working).
     static bool unlink(const std::string &name);
@@ -35,6 +37,9 @@ public:
 
     ~NodeArbiter() override;  // releases this process's grants (if registered) and unmaps
 
+    // fn is not run (and the reason is logged on stderr) when the lock cannot be taken: a
+    // with_ledger nested inside fn (EDEADLK), or a reader's timeout. An exception from fn is
+    // logged and swallowed, and the counters are rebuilt from the grants.
     void with_ledger(const std::function<void(Ledger &)> &fn) override;
     bool node_wide() const override { return true; }
     std::string describe() const override;

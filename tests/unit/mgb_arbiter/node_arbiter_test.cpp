@@ -337,6 +337,36 @@ TEST(NodeArbiter, StatusReaderAlsoRepairsADeadHolder)
     EXPECT_TRUE(ran);
 }
 
+TEST(NodeArbiter, StatusReaderGivesUpOnAStuckHolder)
+{
+    ScopedSegmentName name;
+    Pipe inside;
+    Child child([&]() -> int {
+        inside.close_read();
+        std::string err;
+        auto arbiter = NodeArbiter::open(name.str(), "mgb", &err);
+        if (!arbiter)
+            return 2;
+        arbiter->with_ledger([&](Ledger &) {
+            inside.send();
+            for (;;)
+                pause();  // a stopped or wedged holder
+        });
+        return 3;
+    });
+    inside.close_write();
+    ASSERT_TRUE(inside.receive()) << "child exited early: " << child.wait();
+    std::string error;
+    auto reader = NodeArbiter::open_existing(name.str(), &error);
+    ASSERT_NE(reader, nullptr) << error;
+    bool ran = false;
+    reader->with_ledger([&](Ledger &) { ran = true; });  // returns after its timeout
+    EXPECT_FALSE(ran);
+    child.kill_and_wait(SIGKILL);
+    reader->with_ledger([&](Ledger &) { ran = true; });
+    EXPECT_TRUE(ran);
+}
+
 TEST(NodeArbiter, GrantsOfAChildKilledOutsideTheLockAreReclaimed)
 {
     ScopedSegmentName name;
