@@ -561,6 +561,8 @@ void Scheduler::task_done(struct starpu_task *task)
 // memory, so its allocator evicts its own cached data instead of assuming the whole device.
 void Scheduler::sync_others_reservations()
 {
+    if (!registered_)  // StarPU does not know the devices' sizes yet
+        return;
     std::vector<uint64_t> others(devices_.size(), 0);
     ledger_->with_ledger([&](Ledger &ledger) {
         for (size_t d = 0; d < devices_.size(); ++d) {

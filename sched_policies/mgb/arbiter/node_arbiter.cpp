@@ -435,10 +435,9 @@ void NodeArbiter::with_ledger(const std::function<void(Ledger &)> &fn)
         log_error(name_, "cannot lock: %s (operation skipped)", std::strerror(rc));
         return;
     }
-    // Status readers (open_existing) only reclaim when they had to repair: they show the
-    // ledger as it is, dead processes included.
-    if (registered_ || repaired)
-        reclaim_dead_locked(repaired);
+    // Every locker reclaims what dead processes held, status readers included (with a full
+    // scan: they are rare), so `hetpu mgb status` never shows a stale reservation.
+    reclaim_dead_locked(repaired || !registered_);
     try {
         fn(seg->ledger);
     } catch (const std::exception &e) {
