@@ -102,7 +102,10 @@ private:
     bool try_start(struct starpu_task *task, const TaskInfo &info, Ledger &ledger, std::vector<int> &wake);
     void assign(struct starpu_task *task, Assignment a, std::vector<int> &wake);
     int idle_cpu_worker() const;
-    void drain(std::vector<int> &wake);  // mutex held
+    // Starts what can start (mutex held). only: just that task may start, the others are
+    // passed over in queue order (nothing was freed since the last full drain, so they
+    // still cannot start; the aging bound still applies to the new task).
+    void drain(std::vector<int> &wake, uint64_t only = 0);
     void sync_others_reservations();     // mutex held; Ledger not held
     void poll_loop();
     void wake(const std::vector<int> &workers);
@@ -128,6 +131,8 @@ private:
     WaitQueue waiting_;
     std::unordered_map<uint64_t, Waiting> waiting_tasks_;
     uint64_t next_waiting_id_ = 1;
+    bool freed_since_drain_ = true;
+    size_t waiting_with_cpu_ = 0;            // waiting tasks an idle CPU worker could take
     HandleResidency residency_;
     std::vector<uint64_t> mirrored_;         // others' reservations declared to StarPU, per device
 
@@ -450,12 +455,13 @@ int Scheduler::push(struct starpu_task *task)
     // Behind older waiting tasks only as far as the aging bound allows: the new task is
     // the youngest, so it goes through the same queue and drain.
     const uint64_t id = next_waiting_id_++;
+    waiting_with_cpu_ += info.cpu;
     waiting_tasks_.emplace(id, Waiting{task, std::move(info)});
     waiting_.push(id);
     starpu_push_task_end(task);
-    // Only the new task can start now unless resources freed since the last drain (which
-    // drains again), so try just the queue's tail... through the queue's own rules.
-    drain(wake);
+    // Unless resources were freed since the last full drain, only the new task can start:
+    // trying just it keeps a burst of submissions linear instead of quadratic.
+    drain(wake, freed_since_drain_ ? 0 : id);
     const bool still_waiting = !waiting_.empty();
     lock.unlock();
     if (still_waiting)
@@ -464,15 +470,19 @@ int Scheduler::push(struct starpu_task *task)
     return 0;
 }
 
-void Scheduler::drain(std::vector<int> &wake)
+void Scheduler::drain(std::vector<int> &wake, uint64_t only)
 {
     if (waiting_.empty())
         return;
+    if (!only)
+        freed_since_drain_ = false;
     ledger_->with_ledger([&](Ledger &ledger) {
         // Within one drain resources only shrink, so a request that failed once fails again:
         // identical requests (the common case of many equal tasks) are not retried.
         std::set<std::vector<uint64_t>> failed;
         waiting_.drain([&](uint64_t id) {
+            if (only && id != only)
+                return false;
             Waiting &w = waiting_tasks_.at(id);
             std::vector<uint64_t> bytes;
             const PlaceRequest request = request_for(w.info, bytes);
@@ -485,6 +495,7 @@ void Scheduler::drain(std::vector<int> &wake)
                 failed.insert(std::move(signature));
                 return false;
             }
+            waiting_with_cpu_ -= w.info.cpu;
             waiting_tasks_.erase(id);
             return true;
         });
@@ -513,7 +524,7 @@ struct starpu_task *Scheduler::pop(int worker)
                         cpu_fifo_.erase(it);
                         break;
                     }
-            } else if (busy_[worker] == 0) {
+            } else if (busy_[worker] == 0 && waiting_with_cpu_ > 0) {
                 drain(wake);  // an idle CPU worker may take a waiting task with a CPU version
             }
         }
@@ -550,6 +561,7 @@ void Scheduler::task_done(struct starpu_task *task)
                 trace(TraceEvent::Release, a, ledger);
             });
         }
+        freed_since_drain_ = true;
         drain(wake);
         if (ledger_->node_wide())
             sync_others_reservations();
@@ -597,6 +609,7 @@ void Scheduler::poll_loop()
         if (stopping_)
             break;
         std::vector<int> wake;
+        freed_since_drain_ = true;  // other processes may have released devices
         drain(wake);
         sync_others_reservations();
         if (!wake.empty()) {
