@@ -15,7 +15,8 @@ hetpuinclude_HEADERS += include/hetpu/gpu_needs.h
 
 # The overflow program: an ordinary StarPU program (preload tests) and the same source
 # started through hetpu_init() with declared launch sizes.
-check_PROGRAMS += tests/programs/mgb_overflow tests/programs/mgb_overflow_hetpu
+# Built with the project (not only for make check): ./run demo shows MGB with it.
+noinst_PROGRAMS += tests/programs/mgb_overflow tests/programs/mgb_overflow_hetpu
 tests_programs_mgb_overflow_SOURCES = tests/programs/mgb_overflow.c
 tests_programs_mgb_overflow_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
 tests_programs_mgb_overflow_LDADD = $(STARPU_LIBS) $(OPENCL_LIBS)
