@@ -5,7 +5,9 @@
 #include <cstring>
 
 #include "tools/calibrate/calibrate_command.h"
+#include "tools/batch/batch_command.h"
 #include "tools/mgb/mgb_command.h"
+#include "tools/mgb_sim/mgb_sim_command.h"
 #include "tools/pareto/pareto_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
@@ -23,6 +25,8 @@ void usage(FILE *out)
                "  pareto     Pareto-optimal time/energy workload distributions of a profile CSV\n"
                "  su         service units: rate, charge, compare charging models, report the ledger\n"
                "  mgb        the node-wide MGB GPU arbiter: status (reservations per device and process), reset\n"
+               "  mgb-sim    simulate a batch of GPU jobs under sa, cg, mgb, mgb-exact or schedgpu (JSON scenario)\n"
+               "  batch      run a file of shell commands N at a time (timeouts, exit status, throughput)\n"
                "  help       this text\n",
                out);
 }
@@ -50,6 +54,10 @@ int main(int argc, char **argv)
         return hetpu::su::su_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "mgb"))
         return hetpu::mgb_cli::mgb_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "mgb-sim"))
+        return hetpu::mgb_sim::mgb_sim_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "batch"))
+        return hetpu::batch::batch_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {
         std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
                     STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);

@@ -21,3 +21,5 @@ tools_hetpu_LDADD += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la
 
 include tools/pareto/local.mk
 include tools/calibrate/local.mk
+include tools/mgb_sim/local.mk
+include tools/batch/local.mk
