@@ -27,3 +27,6 @@ noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
 bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
 EXTRA_DIST += bench/ckpt_plot.sh
+
+# MGB evaluation (`./run bench mgb`): scripts only, driving tools/hetpu (mgb-sim, batch).
+EXTRA_DIST += bench/mgb/gen_workloads.py bench/mgb/sim_bench.py bench/mgb/real_batch.sh

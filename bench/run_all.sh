@@ -14,6 +14,9 @@
 #             synchronous disk vs the memcpy floor) and restore throughput (FIFO vs score
 #             eviction with no/one/all hints; reverse, sequential, irregular orders), and
 #             peer balancing across 8 simulated GPUs (local-only, greedy vs min-time max-flow)
+#   mgb       MGB GPU packing: the paper's figures and tables from `hetpu mgb-sim` (W1-W8 on
+#             2xP100, 4xV100, 4xH100; sa, cg, mgb, mgb-exact, schedgpu) under results/mgb/, and
+#             `hetpu batch` of kmeans + matmul jobs on the two-device PoCL node (sa, cg, mgb)
 set -euo pipefail
 build=${1:?usage: run_all.sh BUILD_DIR [SUITE...]}
 shift
@@ -28,7 +31,7 @@ export STARPU_HOME
 export HETPU_LEDGER="$STARPU_HOME/ledger.sqlite" HETPU_ACCOUNTING_QUIET=1
 trap 'rm -rf "$STARPU_HOME"' EXIT
 suites=("$@")
-[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting apps ckpt)
+[ ${#suites[@]} -eq 0 ] && suites=(overhead plbhac pareto accounting apps ckpt mgb)
 
 for suite in "${suites[@]}"; do
   case "$suite" in
@@ -59,8 +62,13 @@ for suite in "${suites[@]}"; do
       bash "$top/bench/ckpt_plot.sh" "$out/ckpt_rtm.jsonl" "$out/ckpt_rtm_restore.png"
       echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
       "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt" ;;
+    mgb)
+      echo "== mgb_sim: the MGB paper's Fig. 4-6 and Tables II-IV with hetpu mgb-sim (results/mgb/)"
+      python3 "$top/bench/mgb/sim_bench.py" "$build/tools/hetpu" "$top/results/mgb"
+      echo "== mgb_batch: hetpu batch of kmeans and matmul jobs on the two-device PoCL node"
+      bash "$top/bench/mgb/real_batch.sh" "$build" "$top/results/mgb/batch" ;;
     *)
-      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting, apps, ckpt)" >&2; exit 2 ;;
+      echo "run_all.sh: unknown suite '$suite' (overhead, plbhac, pareto, accounting, apps, ckpt, mgb)" >&2; exit 2 ;;
   esac
 done
 echo "results: $out/"
