@@ -93,7 +93,7 @@ def plot(out, name, title, ylabel, columns, rows, extra=""):
 set output "%s"
 set title "%s"
 set style data histogram; set style histogram cluster gap 1; set style fill solid 0.85 border -1
-set ylabel "%s"; set yrange [0:*]; set grid ytics; set key top left
+set ylabel "%s"; set yrange [0:*]; set grid ytics; set key outside right top
 %s
 plot %s
 """ % (os.path.join(out, name + ".png"), title, ylabel, extra, using)
