@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -102,6 +103,8 @@ private:
     bool try_start(struct starpu_task *task, const TaskInfo &info, Ledger &ledger, std::vector<int> &wake);
     void assign(struct starpu_task *task, Assignment a, std::vector<int> &wake);
     int idle_cpu_worker() const;
+    // An idle CPU worker takes a task queued behind others on a busy device (mutex held).
+    void steal_for_cpu(int cpu_worker);
     // Starts what can start (mutex held). only: just that task may start, the others are
     // passed over in queue order (nothing was freed since the last full drain, so they
     // still cannot start; the aging bound still applies to the new task).
@@ -388,7 +391,12 @@ bool Scheduler::try_start(struct starpu_task *task, const TaskInfo &info, Ledger
             a.handles = info.handles;
             residency_.hold(static_cast<unsigned>(local), info.handles);
             trace(TraceEvent::Grant, a, ledger);
+            const bool backlog = busy_[best] > 0;
             assign(task, std::move(a), wake);
+            if (backlog && info.cpu)  // an idle CPU worker may take it (steal_for_cpu)
+                for (int w : cpu_workers_)
+                    if (busy_[w] == 0)
+                        wake.push_back(w);
             return true;
         }
     }
@@ -503,6 +511,53 @@ void Scheduler::drain(std::vector<int> &wake, uint64_t only)
     });
 }
 
+// Placing a task on a device that fits it is MGB's rule, but a device may then hold a queue
+// of tasks while a CPU worker idles (a slow accelerator, or many small tasks). An idle CPU
+// worker takes the last task queued on the most loaded busy device when that task has a CPU
+// version and, where StarPU's perfmodels are calibrated on both, when it would finish sooner
+// on the CPU than behind the device's queue; its reservation is released.
+void Scheduler::steal_for_cpu(int cpu_worker)
+{
+    int victim = -1;
+    for (const auto &device : devices_)
+        for (int w : device.workers)
+            if (!queue_of_[w].empty() && busy_[w] > queue_of_[w].size() &&  // running one, others queued
+                (victim < 0 || queue_of_[w].size() > queue_of_[victim].size()))
+                victim = w;
+    if (victim < 0)
+        return;
+    auto &queue = queue_of_[victim];
+    for (size_t i = queue.size(); i-- > 0;) {
+        struct starpu_task *task = queue[i];
+        unsigned cpu_impl = 0, dev_impl = 0;
+        if (!starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(cpu_worker), task, &cpu_impl))
+            continue;
+        starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(victim), task, &dev_impl);
+        const double on_cpu = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(cpu_worker, ctx_), cpu_impl);
+        const double on_dev = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(victim, ctx_), dev_impl);
+        const double ahead = static_cast<double>(i + 1);  // queued before it, plus the running one
+        if (std::isfinite(on_cpu) && std::isfinite(on_dev) && on_cpu > 0 && on_dev > 0 && on_cpu >= on_dev * (ahead + 1))
+            continue;  // the device would still finish it first
+        Assignment &a = assigned_.at(task);
+        if (a.device >= 0) {
+            residency_.drop(static_cast<unsigned>(a.device), a.handles);
+            ledger_->with_ledger([&](Ledger &ledger) {
+                ledger_release(ledger, a.grant);
+                trace(TraceEvent::Release, a, ledger);
+            });
+        }
+        --busy_[victim];
+        queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
+        Assignment moved;
+        moved.worker = cpu_worker;
+        a = std::move(moved);
+        ++busy_[cpu_worker];
+        queue_of_[cpu_worker].push_back(task);
+        freed_since_drain_ = true;
+        return;
+    }
+}
+
 struct starpu_task *Scheduler::pop(int worker)
 {
     std::vector<int> wake;
@@ -527,6 +582,8 @@ struct starpu_task *Scheduler::pop(int worker)
             } else if (busy_[worker] == 0 && waiting_with_cpu_ > 0) {
                 drain(wake);  // an idle CPU worker may take a waiting task with a CPU version
             }
+            if (mine.empty() && busy_[worker] == 0)
+                steal_for_cpu(worker);
         }
         if (!mine.empty()) {
             task = mine.front();

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <vector>
@@ -204,4 +206,58 @@ TEST(MgbNeeds, NullArgumentsAreRejected)
     EXPECT_EQ(hetpu_codelet_set_gpu_needs(nullptr, codelet_needs), -EINVAL);
     EXPECT_EQ(hetpu_task_set_gpu_needs(nullptr, &needs), -EINVAL);
     EXPECT_EQ(hetpu_gpu_needs_of(nullptr, &needs), -EINVAL);
+}
+
+namespace {
+// The device "kernel" blocks until the CPU has run one of the tasks (or 20 s pass): the
+// device stays busy with a queue behind it, so the run finishes early only if the idle CPU
+// worker takes queued tasks.
+std::atomic<int> cpu_runs{0};
+std::atomic<bool> device_gave_up{false};
+void mark_cpu(void *[], void *) { cpu_runs++; }
+void wait_for_cpu(void *[], void *)
+{
+    if (device_gave_up.load())  // a failing run should fail in seconds, not minutes
+        return;
+    for (int i = 0; i < 20000 && cpu_runs.load() == 0; ++i)
+        usleep(1000);
+    if (cpu_runs.load() == 0)
+        device_gave_up = true;
+}
+}  // namespace
+
+TEST(MgbSteal, IdleCpuTakesTasksQueuedOnABusyDevice)
+{
+    setenv("STARPU_SCHED", "mgb", 1);
+    setenv("HETPU_MGB_ARBITER", "off", 1);
+    ASSERT_EQ(hetpu_init(nullptr), 0);
+    if (starpu_opencl_worker_get_count() == 0) {
+        hetpu_shutdown();
+        GTEST_SKIP() << "no OpenCL worker";
+    }
+    struct starpu_codelet cl;
+    starpu_codelet_init(&cl);
+    cl.cpu_funcs[0] = mark_cpu;
+    cl.opencl_funcs[0] = wait_for_cpu;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_RW;
+    cl.name = "hetpu_test_steal";
+    cpu_runs = 0;
+    device_gave_up = false;
+    constexpr int kTasks = 8;
+    std::vector<std::vector<float>> data(kTasks, std::vector<float>(16, 0.0f));
+    std::vector<starpu_data_handle_t> handles(kTasks);
+    for (int t = 0; t < kTasks; ++t) {
+        starpu_vector_data_register(&handles[t], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data[t].data()), 16,
+                                    sizeof(float));
+        ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, handles[t], 0), 0);
+    }
+    starpu_task_wait_for_all();
+    for (auto h : handles)
+        starpu_data_unregister(h);
+    hetpu_shutdown();
+    unsetenv("STARPU_SCHED");
+    unsetenv("HETPU_MGB_ARBITER");
+    EXPECT_GT(cpu_runs.load(), 0);
+    EXPECT_FALSE(device_gave_up.load()) << "the CPU worker never took a task queued on the device";
 }
