@@ -14,7 +14,7 @@ hetpu_core_sources = \
 	sched_policies/core/pareto_profiles.cpp sched_policies/core/pareto_profiles.h \
 	sched_policies/core/profile_table.cpp sched_policies/core/profile_table.h \
 	sched_policies/core/cheapest_within.cpp sched_policies/core/cheapest_within.h \
-	sched_policies/core/prefix_bounds.cpp sched_policies/core/prefix_bounds.h \
+	sched_policies/core/suffix_bounds.cpp sched_policies/core/suffix_bounds.h \
 	sched_policies/core/pareto_front.cpp sched_policies/core/pareto_front.h \
 	sched_policies/core/hpopta.cpp sched_policies/core/hpopta.h \
 	sched_policies/core/min_energy.cpp sched_policies/core/min_energy.h \
