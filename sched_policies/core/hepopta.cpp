@@ -61,6 +61,14 @@ struct Entry {
     std::int32_t k;       // active processors among 0..c-1
 };
 
+// Where a cell's entries are in the arena, and the least energy among them (+infinity
+// when empty).
+struct Cell {
+    std::uint32_t off;
+    std::uint32_t len;
+    double min_e;
+};
+
 // A usable profile point of one processor (idle included).
 struct Point {
     std::int32_t x;
@@ -70,12 +78,13 @@ struct Point {
 
 class Kernel {
 public:
-    Kernel(const ProfileTable &tab, double t_opt, double eps, double tau, ParetoStats &stats)
-        : tab_(tab), p_(tab.procs()), n_(tab.workload()),
-          // Sums of up to 2p non-negative terms carry a relative rounding error below
-          // 2p * DBL_EPSILON; widening eps by more keeps HPOPTA's own solution (whose energy
-          // is eps) from being pruned when the bounds sum its parts in another order.
-          eps_(eps * (1.0 + 8.0 * p_ * DBL_EPSILON)), bounds_(tab, eps_, tau), stats_(stats)
+    // Uses the usable points whose index among their processor's (by size) is a multiple
+    // of `stride`, plus the sizes in `keep` (HPOPTA's solution, so that n stays reachable).
+    // Every distribution in `incumbents` is a known complete solution: a partial one whose
+    // every completion is strictly dearer than an incumbent no slower is dropped.
+    Kernel(const ProfileTable &tab, const SuffixBounds &bounds, double t_opt, double eps, double tau, int stride,
+           const std::vector<Granules> &keep, const std::vector<Distribution> &incumbents, ParetoStats &stats)
+        : tab_(tab), p_(tab.procs()), n_(tab.workload()), eps_(widen(eps, p_)), bounds_(bounds), stats_(stats)
     {
         // Usable points (Figure 12: nothing dearer than eps or slower than tau), ranked.
         times_.push_back(0.0);
@@ -93,8 +102,9 @@ public:
         std::vector<Granules> big(p_, 0);
         for (int c = 0; c < p_; ++c) {
             points_[c].push_back(Point{0, 0, 0.0});
+            int index = 0;
             for (Granules x : tab_.sizes(c))
-                if (usable(c, x, tau)) {
+                if (usable(c, x, tau) && (index++ % stride == 0 || x == keep[c])) {
                     points_[c].push_back(Point{static_cast<std::int32_t>(x), rank(tab_.time(c, x)), tab_.energy(c, x)});
                     big[c] = x;
                 }
@@ -113,14 +123,26 @@ public:
         cell_base_.assign(p_ + 2, 0);
         for (int c = 0; c <= p_; ++c)
             cell_base_[c + 1] = cell_base_[c] + static_cast<std::size_t>(std::max<Granules>(0, hi_[c] - lo_[c] + 1));
-        cell_off_.assign(cell_base_[p_ + 1], 0);
-        cell_len_.assign(cell_base_[p_ + 1], 0);
+        cells_.assign(cell_base_[p_ + 1], Cell{0, 0, std::numeric_limits<double>::infinity()});
         const std::size_t ranks = times_.size();
         best_e_.assign(ranks, std::numeric_limits<double>::infinity());
         best_k_.assign(ranks, 0);
         best_part_.assign(ranks, 0);
         best_parent_.assign(ranks, 0);
         touched_.assign(ranks / 64 + 1, 0);
+        // cap_[r]: the least energy of a known solution no slower than rank r.
+        std::vector<std::pair<double, double>> known;  // (time, widened energy)
+        for (const Distribution &d : incumbents)
+            known.emplace_back(d.time_s, widen(d.dynamic_energy_j, p_));
+        std::sort(known.begin(), known.end());
+        cap_.assign(ranks, eps_);
+        double least = eps_;
+        std::size_t next = 0;
+        for (std::size_t r = 0; r < ranks; ++r) {
+            for (; next < known.size() && known[next].first <= times_[r]; ++next)
+                least = std::min(least, known[next].second);
+            cap_[r] = least;
+        }
     }
 
     // Fills the table; returns the entries of cell (p, n), sorted by (energy, active count),
@@ -130,12 +152,12 @@ public:
         if (lo_[0] > 0 || hi_[p_] < n_)
             return {};  // the usable points cannot add up to n
         arena_.push_back(Entry{0.0, 0, 0, -1, 0});  // cell (0, 0): nothing placed
-        cell_len_[0] = 1;
+        cells_[0] = Cell{0, 1, 0.0};
         for (int c = 1; c <= p_; ++c)
             for (Granules s = lo_[c]; s <= hi_[c]; ++s)
                 fill(c, s);
         const std::size_t cell = cell_index(p_, n_);
-        return std::vector<Entry>(arena_.begin() + cell_off_[cell], arena_.begin() + cell_off_[cell] + cell_len_[cell]);
+        return std::vector<Entry>(arena_.begin() + cells_[cell].off, arena_.begin() + cells_[cell].off + cells_[cell].len);
     }
 
     // Follows the parent indices from a complete entry back to its distribution
@@ -148,12 +170,17 @@ public:
         for (int c = p_; c >= 1; --c) {
             sizes[c - 1] = e->part;
             s -= e->part;
-            e = &arena_[cell_off_[cell_index(c - 1, s)] + static_cast<std::size_t>(e->parent)];
+            e = &arena_[cells_[cell_index(c - 1, s)].off + static_cast<std::size_t>(e->parent)];
         }
         return sizes;
     }
 
     std::size_t arena_bytes() const { return arena_.capacity() * sizeof(Entry); }
+
+    // Sums of up to 2p non-negative terms carry a relative rounding error below
+    // 2p * DBL_EPSILON; widening energy thresholds by more keeps a solution whose energy
+    // is the threshold from being pruned when the bounds sum its parts in another order.
+    static double widen(double energy, int p) { return energy * (1.0 + 8.0 * p * DBL_EPSILON); }
 
 private:
     bool usable(int c, Granules x, double tau) const { return tab_.energy(c, x) <= eps_ && tab_.time(c, x) <= tau; }
@@ -171,8 +198,10 @@ private:
         const double suffix_e = bounds_.min_energy(c, rest);
         if (!(suffix_e <= eps_))
             return;  // infinite (processors c.. cannot take the rest) or beyond eps: empty
-        ++stats_.cells_built;
         const std::int32_t floor_r = std::max(r_opt_, rank(bounds_.min_time(c, rest)));
+        if (suffix_e > cap_[floor_r])
+            return;  // every completion is dearer than a solution at least as fast
+        ++stats_.cells_built;
         std::size_t wmin = touched_.size(), wmax = 0;
         // Points come in increasing time, so a point's candidates all land at ranks >= its
         // own rank rx, and so do those of every later point: by then the ranks below rx
@@ -185,12 +214,16 @@ private:
             const Granules from = s - pt.x;
             if (from < lo_[c - 1] || from > hi_[c - 1])
                 continue;
-            const std::size_t pc = cell_index(c - 1, from);
-            const std::uint32_t len = cell_len_[pc];
-            if (len == 0)
-                continue;
-            const Entry *par = arena_.data() + cell_off_[pc];
+            const Cell &pc = cells_[cell_index(c - 1, from)];
             const std::int32_t rx = std::max(floor_r, pt.r);
+            // The parent's cheapest entry bounds all of its candidates: one load rejects
+            // most points without touching the arena.
+            if (pc.min_e + pt.e + suffix_e > cap_[rx]) {
+                ++stats_.cuts;
+                continue;
+            }
+            const Entry *par = arena_.data() + pc.off;
+            const std::uint32_t len = pc.len;
             if (rx > folded) {
                 fold(folded, rx, me, mk);
                 folded = rx;
@@ -202,15 +235,22 @@ private:
                 lk = best_k_[rx];
             }
             const std::int32_t kx = pt.x > 0 ? 1 : 0;
+            // Candidates land at ranks >= rx, where the caps are no looser than cap_[rx].
+            const double cap_x = cap_[rx];
             for (std::uint32_t j = 0; j < len; ++j) {
                 const double e = par[j].e + pt.e;
                 const std::int32_t k = par[j].k + kx;
-                if (e + suffix_e > eps_ || le < e || (le == e && lk <= k)) {
+                if (e + suffix_e > cap_x || le < e || (le == e && lk <= k)) {
                     stats_.cuts += j == 0;
                     break;  // the parent set ascends in (energy, count): the rest is worse
                 }
                 ++stats_.candidates;
                 const std::int32_t r = std::max(rx, par[j].r);
+                if (e + suffix_e > cap_[r]) {
+                    if (par[j].r <= rx)
+                        break;
+                    continue;
+                }
                 if (e < best_e_[r] || (e == best_e_[r] && k < best_k_[r])) {
                     best_e_[r] = e;
                     best_k_[r] = k;
@@ -242,8 +282,10 @@ private:
             touched_[w] = 0;
         }
         const std::size_t cell = cell_index(c, s);
-        cell_off_[cell] = static_cast<std::uint32_t>(arena_.size());
-        cell_len_[cell] = static_cast<std::uint32_t>(stage_.size());
+        cells_[cell].off = static_cast<std::uint32_t>(arena_.size());
+        cells_[cell].len = static_cast<std::uint32_t>(stage_.size());
+        if (!stage_.empty())
+            cells_[cell].min_e = stage_.back().e;
         arena_.insert(arena_.end(), stage_.rbegin(), stage_.rend());  // ascending energy
     }
 
@@ -270,20 +312,21 @@ private:
     const int p_;
     const Granules n_;
     const double eps_;  // energy threshold, widened for rounding
-    const SuffixBounds bounds_;
+    const SuffixBounds &bounds_;
     ParetoStats &stats_;
     std::vector<double> times_;  // distinct usable times, ascending: rank -> time
     std::int32_t r_opt_ = 0;
     std::vector<std::vector<Point>> points_;  // per processor, idle first, ascending time
     std::vector<Granules> lo_, hi_;           // partial sums worth a cell, per level
     std::vector<std::size_t> cell_base_;
-    std::vector<std::uint32_t> cell_off_, cell_len_;
+    std::vector<Cell> cells_;
     std::vector<Entry> arena_;
     std::vector<Entry> stage_;
     // Merge scratch, indexed by time rank; best_e_ is +infinity outside a merge.
     std::vector<double> best_e_;
     std::vector<std::int32_t> best_k_, best_part_, best_parent_;
     std::vector<std::uint64_t> touched_;
+    std::vector<double> cap_;  // per rank: least widened energy of a known solution that fast
 };
 
 }  // namespace
@@ -306,17 +349,28 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
 
     // The minimum-energy distribution is within eps, so points dearer than eps cannot
     // change its makespan.
-    const double tau = detail::min_energy_makespan(tab, st.eps_j * (1.0 + 8.0 * static_cast<double>(tab.procs()) * DBL_EPSILON));
-    Kernel kernel(tab, fastest.time_s, fastest.dynamic_energy_j, tau, st);
-    std::vector<Distribution> sols;
-    for (const Entry &last : kernel.solve())
-        sols.push_back(evaluate_distribution(profiles, kernel.distribution(last)));
-    st.table_bytes = static_cast<std::int64_t>(kernel.arena_bytes());
-    // The kernel's figures are the canonical ones already; the re-filter keeps one point
-    // per front point (the staircase keeps same-energy entries for the tie rule), and
+    const double eps_w = Kernel::widen(st.eps_j, tab.procs());
+    const double tau = detail::min_energy_makespan(tab, eps_w);
+    // Built once, shared by the passes below.
+    const detail::SuffixBounds bounds(tab, eps_w, tau);
+    // Coarse passes first: the front over every 16th, then every 4th point is made of real
+    // solutions, and each finer pass prunes with them (Kernel's `incumbents`); the last
+    // pass uses every point, so the front is exact. Three passes cost less than the last
+    // one alone would without incumbents.
+    std::vector<Distribution> sols{fastest};
+    for (int stride : {16, 4, 1}) {
+        Kernel kernel(tab, bounds, fastest.time_s, fastest.dynamic_energy_j, tau, stride, fastest_sizes, sols, st);
+        std::vector<Distribution> found;
+        for (const Entry &last : kernel.solve())
+            found.push_back(evaluate_distribution(profiles, kernel.distribution(last)));
+        found.push_back(fastest);
+        sols = pareto_front(std::move(found), EnergyObjective::Dynamic);
+        st.table_bytes = std::max(st.table_bytes, static_cast<std::int64_t>(kernel.arena_bytes()));
+    }
+    // The kernel's figures are the canonical ones already; the re-filter above keeps one
+    // point per front point (the staircase keeps same-energy entries for the tie rule), and
     // HPOPTA's solution is added as a safety net against rounding at the eps threshold.
-    sols.push_back(fastest);
-    return pareto_front(std::move(sols), EnergyObjective::Dynamic);
+    return sols;
 }
 
 std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n,
