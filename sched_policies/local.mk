@@ -21,6 +21,7 @@ hetpu_core_sources = \
 	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h \
 	sched_policies/core/profile_csv.cpp sched_policies/core/profile_csv.h \
 	sched_policies/core/profile_store.cpp sched_policies/core/profile_store.h \
+	sched_policies/core/front_cache.cpp sched_policies/core/front_cache.h \
 	sched_policies/core/load_balanced.cpp sched_policies/core/load_balanced.h \
 	sched_policies/core/front_metrics.cpp sched_policies/core/front_metrics.h \
 	sched_policies/core/tradeoff.cpp sched_policies/core/tradeoff.h \
