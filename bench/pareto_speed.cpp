@@ -9,7 +9,9 @@
 // the processors differ. Workloads: 10, 30, 50, 70 and 90% of the capacity (the sum of the
 // largest sizes), each moved down to the nearest reachable workload.
 //
-// Times are the best of `reps` runs (default 3) of one whole call, validation included.
+// Times are the best of `reps` runs (default 3) of one whole call, validation included:
+// wall clock in the table, wall clock and this thread's CPU time in the JSON lines (on a
+// shared machine the CPU time is the steadier figure).
 // Memory is the peak of heap bytes live during one call (a counting operator new), so it
 // is the algorithm's own working set; the process's peak RSS is printed at the end.
 // Every new front is compared with the previous implementation's, figure for figure.
@@ -21,6 +23,7 @@
 #include "sched_policies/core/hpopta.h"
 
 #include <sys/resource.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -93,9 +96,17 @@ std::vector<hetpu::ProcessorProfile> make_profiles(int p, int m, std::uint32_t s
 }
 
 struct Measure {
-    double s = 1e300;       // best time
+    double s = 1e300;       // best wall-clock time
+    double cpu = 1e300;     // best CPU time of this thread (what preemption does not inflate)
     std::size_t bytes = 0;  // peak live heap bytes during the call
 };
+
+double thread_cpu_s()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 template <typename F> Measure measure(int reps, F &&f)
 {
@@ -104,7 +115,9 @@ template <typename F> Measure measure(int reps, F &&f)
         const std::size_t base = g_live.load();
         g_peak = base;
         const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = thread_cpu_s();
         f();
+        out.cpu = std::min(out.cpu, thread_cpu_s() - c0);
         out.s = std::min(out.s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         out.bytes = std::max(out.bytes, g_peak.load() - base);
     }
@@ -198,19 +211,22 @@ int main(int argc, char **argv)
                             ohp.s, ohe.s, oht.s, old_bytes / mib, ohp.s / hp.s, ohe.s / he.s, oht.s / ht.s,
                             same ? "yes" : "NO");
             else
-                std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f |\n", p, m, pct,
+                std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | (--no-legacy)\n", p, m, pct,
                             static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib);
             std::fflush(stdout);
-            char line[768];
+            char line[1024];
             std::snprintf(line, sizeof line,
                           "{\"bench\":\"pareto_speed\",\"p\":%d,\"m\":%d,\"load_pct\":%d,\"n\":%lld,\"front\":%zu,"
                           "\"total_front\":%zu,\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,\"peak_bytes\":%zu,"
                           "\"cells\":%lld,\"candidates\":%lld,\"table_bytes\":%lld,\"legacy\":%s,\"old_hpopta_s\":%.6f,"
-                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f,\"old_peak_bytes\":%zu,\"same_front\":%s}",
+                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f,\"old_peak_bytes\":%zu,\"same_front\":%s,"
+                          "\"cpu\":{\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,\"old_hpopta_s\":%.6f,"
+                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f}}",
                           p, m, pct, static_cast<long long>(n), front.size(), tfront.size(), hp.s, he.s, ht.s, new_bytes,
                           static_cast<long long>(st.cells_built), static_cast<long long>(st.candidates),
                           static_cast<long long>(st.table_bytes), legacy ? "true" : "false", legacy ? ohp.s : 0.0,
-                          legacy ? ohe.s : 0.0, legacy ? oht.s : 0.0, old_bytes, same ? "true" : "false");
+                          legacy ? ohe.s : 0.0, legacy ? oht.s : 0.0, old_bytes, same ? "true" : "false", hp.cpu, he.cpu,
+                          ht.cpu, legacy ? ohp.cpu : 0.0, legacy ? ohe.cpu : 0.0, legacy ? oht.cpu : 0.0);
             json.emplace_back(line);
         }
     }

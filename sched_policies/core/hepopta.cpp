@@ -27,8 +27,20 @@
 //  * Merging (Algorithm 12) becomes bucketing: each candidate is written into a dense
 //    array indexed by its rank (O(1), no search, no insertion), and one pass over the
 //    touched ranks, found through a bitmap, emits the staircase. A parent staircase stops
-//    contributing after its first entry no slower than processor c's point, since later
+//    contributing after its first entry no slower than processor c-1's point, since later
 //    entries only cost more at that same clamped time (Algorithm 12 line 58).
+//  * Within a cell, processor c-1's points are merged in increasing time, so a point's
+//    candidates all land at ranks >= its own: the ranks below it already hold their final
+//    candidates, and a candidate their minimum beats is dropped before it is written (the
+//    rest of its parent set is worse still, so the walk stops there).
+//  * Known complete solutions cap each rank's energy: a partial solution of energy e at
+//    rank r is dropped when e + E(c, n-s) exceeds the least energy of a known solution
+//    no slower than r (every completion is strictly dearer and no faster). The known
+//    solutions come from the same search over coarser point sets (every 16th, then every
+//    4th point of each processor, plus HPOPTA's sizes so that n stays reachable): their
+//    fronts are real solutions, cheap to find, and close to the final front. The last
+//    pass uses every point, so nothing is lost; strict comparisons keep equal-figure
+//    solutions alive for the fewest-active tie rule.
 //  * Cells are filled forward, processor 0 first, so a partial energy is the sum in
 //    processor order that evaluate_distribution() reports, and every tie is decided on the
 //    reported numbers. Entries sit in one flat arena (24 bytes each) with per-cell offsets,
@@ -125,10 +137,7 @@ public:
             cell_base_[c + 1] = cell_base_[c] + static_cast<std::size_t>(std::max<Granules>(0, hi_[c] - lo_[c] + 1));
         cells_.assign(cell_base_[p_ + 1], Cell{0, 0, std::numeric_limits<double>::infinity()});
         const std::size_t ranks = times_.size();
-        best_e_.assign(ranks, std::numeric_limits<double>::infinity());
-        best_k_.assign(ranks, 0);
-        best_part_.assign(ranks, 0);
-        best_parent_.assign(ranks, 0);
+        best_.assign(ranks, Entry{std::numeric_limits<double>::infinity(), 0, 0, 0, 0});
         touched_.assign(ranks / 64 + 1, 0);
         // cap_[r]: the least energy of a known solution no slower than rank r.
         std::vector<std::pair<double, double>> known;  // (time, widened energy)
@@ -202,6 +211,7 @@ private:
         if (suffix_e > cap_[floor_r])
             return;  // every completion is dearer than a solution at least as fast
         ++stats_.cells_built;
+        std::int64_t cuts = 0, candidates = 0;  // locals: the loop below is the hot one
         std::size_t wmin = touched_.size(), wmax = 0;
         // Points come in increasing time, so a point's candidates all land at ranks >= its
         // own rank rx, and so do those of every later point: by then the ranks below rx
@@ -219,7 +229,7 @@ private:
             // The parent's cheapest entry bounds all of its candidates: one load rejects
             // most points without touching the arena.
             if (pc.min_e + pt.e + suffix_e > cap_[rx]) {
-                ++stats_.cuts;
+                ++cuts;
                 continue;
             }
             const Entry *par = arena_.data() + pc.off;
@@ -230,9 +240,9 @@ private:
             }
             double le = me;
             std::int32_t lk = mk;
-            if (best_e_[rx] < le || (best_e_[rx] == le && best_k_[rx] < lk)) {
-                le = best_e_[rx];
-                lk = best_k_[rx];
+            if (best_[rx].e < le || (best_[rx].e == le && best_[rx].k < lk)) {
+                le = best_[rx].e;
+                lk = best_[rx].k;
             }
             const std::int32_t kx = pt.x > 0 ? 1 : 0;
             // Candidates land at ranks >= rx, where the caps are no looser than cap_[rx].
@@ -241,21 +251,21 @@ private:
                 const double e = par[j].e + pt.e;
                 const std::int32_t k = par[j].k + kx;
                 if (e + suffix_e > cap_x || le < e || (le == e && lk <= k)) {
-                    stats_.cuts += j == 0;
+                    cuts += j == 0;
                     break;  // the parent set ascends in (energy, count): the rest is worse
                 }
-                ++stats_.candidates;
+                ++candidates;
                 const std::int32_t r = std::max(rx, par[j].r);
                 if (e + suffix_e > cap_[r]) {
                     if (par[j].r <= rx)
                         break;
                     continue;
                 }
-                if (e < best_e_[r] || (e == best_e_[r] && k < best_k_[r])) {
-                    best_e_[r] = e;
-                    best_k_[r] = k;
-                    best_part_[r] = pt.x;
-                    best_parent_[r] = static_cast<std::int32_t>(j);
+                if (e < best_[r].e || (e == best_[r].e && k < best_[r].k)) {
+                    best_[r].e = e;
+                    best_[r].k = k;
+                    best_[r].part = pt.x;
+                    best_[r].parent = static_cast<std::int32_t>(j);
                     const std::size_t w = static_cast<std::size_t>(r) / 64;
                     touched_[w] |= std::uint64_t(1) << (r % 64);
                     wmin = std::min(wmin, w);
@@ -265,6 +275,8 @@ private:
                     break;  // processor c-1 sets the time of every later entry
             }
         }
+        stats_.cuts += cuts;
+        stats_.candidates += candidates;
         // Ascending ranks: an entry survives when it beats everything at lower ranks.
         stage_.clear();
         double run_e = std::numeric_limits<double>::infinity();
@@ -272,12 +284,12 @@ private:
         for (std::size_t w = wmin; w <= wmax && w < touched_.size(); ++w) {
             for (std::uint64_t bits = touched_[w]; bits != 0; bits &= bits - 1) {
                 const std::int32_t r = static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
-                if (best_e_[r] < run_e || (best_e_[r] == run_e && best_k_[r] < run_k)) {
-                    run_e = best_e_[r];
-                    run_k = best_k_[r];
-                    stage_.push_back(Entry{run_e, r, best_part_[r], best_parent_[r], run_k});
+                if (best_[r].e < run_e || (best_[r].e == run_e && best_[r].k < run_k)) {
+                    run_e = best_[r].e;
+                    run_k = best_[r].k;
+                    stage_.push_back(Entry{run_e, r, best_[r].part, best_[r].parent, run_k});
                 }
-                best_e_[r] = std::numeric_limits<double>::infinity();
+                best_[r].e = std::numeric_limits<double>::infinity();
             }
             touched_[w] = 0;
         }
@@ -300,9 +312,9 @@ private:
                 bits &= (std::uint64_t(1) << (to % 64)) - 1;
             for (; bits != 0; bits &= bits - 1) {
                 const std::size_t r = w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits));
-                if (best_e_[r] < me || (best_e_[r] == me && best_k_[r] < mk)) {
-                    me = best_e_[r];
-                    mk = best_k_[r];
+                if (best_[r].e < me || (best_[r].e == me && best_[r].k < mk)) {
+                    me = best_[r].e;
+                    mk = best_[r].k;
                 }
             }
         }
@@ -322,9 +334,9 @@ private:
     std::vector<Cell> cells_;
     std::vector<Entry> arena_;
     std::vector<Entry> stage_;
-    // Merge scratch, indexed by time rank; best_e_ is +infinity outside a merge.
-    std::vector<double> best_e_;
-    std::vector<std::int32_t> best_k_, best_part_, best_parent_;
+    // Merge scratch, indexed by time rank (one cache line per candidate written); the
+    // energy is +infinity outside a merge.
+    std::vector<Entry> best_;
     std::vector<std::uint64_t> touched_;
     std::vector<double> cap_;  // per rank: least widened energy of a known solution that fast
 };
