@@ -1,21 +1,77 @@
 // Speed of the exact Pareto cores (HPOPTA, HEPOPTA, HTPOPTA) on random non-monotone
-// profiles: p = 2..8 processors, m = 50..500 points per profile, fixed seed. Prints a
-// human table on stderr-free stdout followed by one JSON line per configuration.
+// profiles, against the previous implementation (bench/pareto_legacy.cpp) measured in the
+// same run on the same instances. Prints a human table, then one JSON line per
+// (p, m, workload).
 //
 // Instance: processor i has m distinct sizes drawn from 1..2m granules (so sizes are
 // missing), time t(x) = a_i x (0.6 + 0.8 u) and dynamic energy e(x) = b_i x (0.6 + 0.8 u')
 // with fresh uniform u, u' per point (non-monotone, non-convex), a_i, b_i spread 1:8 so
-// the processors differ; workload n = p * m granules (about half the capacity).
-// Usage: pareto_speed [max_p] [max_m]   (defaults 8 500)
+// the processors differ. Workloads: 10, 30, 50, 70 and 90% of the capacity (the sum of the
+// largest sizes), each moved down to the nearest reachable workload.
+//
+// Times are the best of `reps` runs (default 3) of one whole call, validation included:
+// wall clock in the table, wall clock and this thread's CPU time in the JSON lines (on a
+// shared machine the CPU time is the steadier figure).
+// Memory is the peak of heap bytes live during one call (a counting operator new), so it
+// is the algorithm's own working set; the process's peak RSS is printed at the end.
+// Every new front is compared with the previous implementation's, figure for figure.
+//
+// Usage: pareto_speed [p:m,p:m,...] [reps]   (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200 3)
+//        pareto_speed --no-legacy [p:m,...] [reps]   (new implementation only)
+#include "bench/pareto_legacy.h"
 #include "sched_policies/core/hepopta.h"
 #include "sched_policies/core/hpopta.h"
 
+#include <sys/resource.h>
+#include <time.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <new>
 #include <random>
+#include <string>
 #include <vector>
+
+namespace {
+
+std::atomic<std::size_t> g_live{0}, g_peak{0};
+
+void *counted_alloc(std::size_t size)
+{
+    // A size header in front of each block lets operator delete subtract what it frees.
+    void *raw = std::malloc(size + 16);
+    if (!raw)
+        throw std::bad_alloc();
+    *static_cast<std::size_t *>(raw) = size;
+    const std::size_t now = g_live += size;
+    std::size_t peak = g_peak.load();
+    while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
+    }
+    return static_cast<char *>(raw) + 16;
+}
+
+void counted_free(void *p)
+{
+    if (!p)
+        return;
+    char *raw = static_cast<char *>(p) - 16;
+    g_live -= *reinterpret_cast<std::size_t *>(raw);
+    std::free(raw);
+}
+
+}  // namespace
+
+void *operator new(std::size_t size) { return counted_alloc(size); }
+void *operator new[](std::size_t size) { return counted_alloc(size); }
+void operator delete(void *p) noexcept { counted_free(p); }
+void operator delete[](void *p) noexcept { counted_free(p); }
+void operator delete(void *p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void *p, std::size_t) noexcept { counted_free(p); }
 
 namespace {
 
@@ -39,51 +95,145 @@ std::vector<hetpu::ProcessorProfile> make_profiles(int p, int m, std::uint32_t s
     return profs;
 }
 
-template <typename F> double seconds(F &&f)
+struct Measure {
+    double s = 1e300;       // best wall-clock time
+    double cpu = 1e300;     // best CPU time of this thread (what preemption does not inflate)
+    std::size_t bytes = 0;  // peak live heap bytes during the call
+};
+
+double thread_cpu_s()
 {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+template <typename F> Measure measure(int reps, F &&f)
+{
+    Measure out;
+    for (int r = 0; r < reps; ++r) {
+        const std::size_t base = g_live.load();
+        g_peak = base;
+        const auto t0 = std::chrono::steady_clock::now();
+        const double c0 = thread_cpu_s();
+        f();
+        out.cpu = std::min(out.cpu, thread_cpu_s() - c0);
+        out.s = std::min(out.s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        out.bytes = std::max(out.bytes, g_peak.load() - base);
+    }
+    return out;
+}
+
+bool same_front(const std::vector<hetpu::Distribution> &a, const std::vector<hetpu::Distribution> &b, bool total)
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const double ea = total ? a[i].total_energy_j : a[i].dynamic_energy_j;
+        const double eb = total ? b[i].total_energy_j : b[i].dynamic_energy_j;
+        // Both sum energies in processor order; allow for a tie broken the other way.
+        if (a[i].time_s != b[i].time_s || std::fabs(ea - eb) > 1e-12 * std::fabs(eb))
+            return false;
+    }
+    return true;
 }
 
 }  // namespace
 
 int main(int argc, char **argv)
 {
-    const int max_p = argc > 1 ? std::atoi(argv[1]) : 8;
-    const int max_m = argc > 2 ? std::atoi(argv[2]) : 500;
+    int arg = 1;
+    bool legacy = true;
+    if (arg < argc && std::strcmp(argv[arg], "--no-legacy") == 0) {
+        legacy = false;
+        ++arg;
+    }
+    std::vector<std::pair<int, int>> configs{{2, 500}, {4, 500}, {8, 100}, {8, 200}, {8, 500}, {16, 100}, {16, 200}};
+    if (arg < argc) {
+        configs.clear();
+        for (const char *s = argv[arg]; *s;) {
+            int p = 0, m = 0, used = 0;
+            if (std::sscanf(s, "%d:%d%n", &p, &m, &used) != 2 || p < 1 || m < 1) {
+                std::fprintf(stderr, "usage: pareto_speed [--no-legacy] [p:m,p:m,...] [reps]\n");
+                return 2;
+            }
+            configs.emplace_back(p, m);
+            s += used;
+            if (*s == ',')
+                ++s;
+        }
+        ++arg;
+    }
+    const int reps = arg < argc ? std::max(1, std::atoi(argv[arg])) : 3;
     const double base_power_w = 50.0;
-    std::vector<int> ms;
-    for (int m : {50, 100, 200, 300, 500})
-        if (m <= max_m)
-            ms.push_back(m);
 
-    std::printf("%3s %4s %6s %7s %7s %10s %10s %10s %10s %12s\n", "p", "m", "n", "front", "tfront",
-                "hpopta_s", "hepopta_s", "htpopta_s", "cells", "candidates");
+    std::printf("%3s %4s %5s %6s %5s | %9s %9s %9s %8s | %9s %9s %9s %8s | %6s %6s %6s %5s\n", "p", "m", "load",
+                "n", "front", "hpopta_s", "hepopta_s", "htpopta_s", "new_MiB", "old_hp_s", "old_he_s", "old_ht_s",
+                "old_MiB", "x_hp", "x_he", "x_ht", "same");
     std::vector<std::string> json;
-    for (int p = 2; p <= max_p; ++p)
-        for (int m : ms) {
-            const auto profs = make_profiles(p, m, 20240601u + 1000u * p + m);
-            const hetpu::Granules n = static_cast<hetpu::Granules>(p) * m;
+    bool all_same = true;
+    for (auto [p, m] : configs) {
+        const auto profs = make_profiles(p, m, 20240601u + 1000u * static_cast<unsigned>(p) + static_cast<unsigned>(m));
+        hetpu::Granules capacity = 0;
+        for (const auto &prof : profs)
+            capacity += prof.points.back().size;
+        for (int pct : {10, 30, 50, 70, 90}) {
+            hetpu::Granules n = capacity * pct / 100;
+            while (n > 0) {
+                try {
+                    hetpu::hpopta(profs, n);
+                    break;
+                } catch (const hetpu::UnreachableWorkloadError &) {
+                    --n;
+                }
+            }
+            std::vector<hetpu::Distribution> front, tfront, old_front, old_tfront;
             hetpu::ParetoStats st;
-            std::vector<hetpu::Distribution> front, tfront;
-            const double t_hp = seconds([&] { hetpu::hpopta(profs, n); });
-            const double t_he = seconds([&] { front = hetpu::hepopta(profs, n, &st); });
-            const double t_ht = seconds([&] { tfront = hetpu::htpopta(profs, n, base_power_w); });
-            std::printf("%3d %4d %6lld %7zu %7zu %10.4f %10.4f %10.4f %10lld %12lld\n", p, m,
-                        static_cast<long long>(n), front.size(), tfront.size(), t_hp, t_he, t_ht,
-                        static_cast<long long>(st.cells_built), static_cast<long long>(st.candidates));
-            char line[512];
+            const Measure hp = measure(reps, [&] { hetpu::hpopta(profs, n); });
+            const Measure he = measure(reps, [&] { front = hetpu::hepopta(profs, n, &st); });
+            const Measure ht = measure(reps, [&] { tfront = hetpu::htpopta(profs, n, base_power_w); });
+            Measure ohp, ohe, oht;
+            bool same = true;
+            if (legacy) {
+                ohp = measure(reps, [&] { hetpu_legacy::hpopta(profs, n); });
+                ohe = measure(reps, [&] { old_front = hetpu_legacy::hepopta(profs, n); });
+                oht = measure(reps, [&] { old_tfront = hetpu_legacy::htpopta(profs, n, base_power_w); });
+                same = same_front(front, old_front, false) && same_front(tfront, old_tfront, true);
+                all_same = all_same && same;
+            }
+            const std::size_t new_bytes = std::max({hp.bytes, he.bytes, ht.bytes});
+            const std::size_t old_bytes = std::max({ohp.bytes, ohe.bytes, oht.bytes});
+            const double mib = 1024.0 * 1024.0;
+            if (legacy)
+                std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | %9.5f %9.4f %9.4f %8.2f | %6.1f %6.1f "
+                            "%6.1f %5s\n",
+                            p, m, pct, static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib,
+                            ohp.s, ohe.s, oht.s, old_bytes / mib, ohp.s / hp.s, ohe.s / he.s, oht.s / ht.s,
+                            same ? "yes" : "NO");
+            else
+                std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | (--no-legacy)\n", p, m, pct,
+                            static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib);
+            std::fflush(stdout);
+            char line[1024];
             std::snprintf(line, sizeof line,
-                          "{\"bench\":\"pareto_speed\",\"p\":%d,\"m\":%d,\"n\":%lld,\"front\":%zu,"
-                          "\"total_front\":%zu,\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,"
-                          "\"cells\":%lld,\"memo_hits\":%lld,\"cuts\":%lld,\"candidates\":%lld}",
-                          p, m, static_cast<long long>(n), front.size(), tfront.size(), t_hp, t_he, t_ht,
-                          static_cast<long long>(st.cells_built), static_cast<long long>(st.memo_hits),
-                          static_cast<long long>(st.cuts), static_cast<long long>(st.candidates));
+                          "{\"bench\":\"pareto_speed\",\"p\":%d,\"m\":%d,\"load_pct\":%d,\"n\":%lld,\"front\":%zu,"
+                          "\"total_front\":%zu,\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,\"peak_bytes\":%zu,"
+                          "\"cells\":%lld,\"candidates\":%lld,\"table_bytes\":%lld,\"legacy\":%s,\"old_hpopta_s\":%.6f,"
+                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f,\"old_peak_bytes\":%zu,\"same_front\":%s,"
+                          "\"cpu\":{\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,\"old_hpopta_s\":%.6f,"
+                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f}}",
+                          p, m, pct, static_cast<long long>(n), front.size(), tfront.size(), hp.s, he.s, ht.s, new_bytes,
+                          static_cast<long long>(st.cells_built), static_cast<long long>(st.candidates),
+                          static_cast<long long>(st.table_bytes), legacy ? "true" : "false", legacy ? ohp.s : 0.0,
+                          legacy ? ohe.s : 0.0, legacy ? oht.s : 0.0, old_bytes, same ? "true" : "false", hp.cpu, he.cpu,
+                          ht.cpu, legacy ? ohp.cpu : 0.0, legacy ? ohe.cpu : 0.0, legacy ? oht.cpu : 0.0);
             json.emplace_back(line);
         }
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("process peak RSS: %.1f MiB\n", ru.ru_maxrss / 1024.0);
     for (const std::string &l : json)
         std::printf("%s\n", l.c_str());
-    return 0;
+    return all_same ? 0 : 1;
 }

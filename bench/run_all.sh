@@ -5,7 +5,8 @@
 #   overhead  matmul through StarPU + hetpu on one CPU worker vs direct OpenBLAS
 #   plbhac    PLB-HAC: Ipopt solve time, simulated machines A-E (vs optimum, hdss, greedy),
 #             and matmul on the real CPU + OpenCL node vs dmda & co, with adaptability
-#   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..8, m = 50..500, and
+#   pareto    HEPOPTA/HTPOPTA/HPOPTA front computation time for p = 2..16, m = 100..500 at
+#             five workloads each, against the previous implementation in the same run, and
 #             real profiles: calibrate matmul and fft2d, their fronts and the paper's metrics,
 #             matmul under hepopta with HETPU_TRADEOFF=energy vs time
 #   accounting  the accounting hook's cost: 20,000 tiny tasks with and without it, same process

@@ -14,13 +14,14 @@ hetpu_core_sources = \
 	sched_policies/core/pareto_profiles.cpp sched_policies/core/pareto_profiles.h \
 	sched_policies/core/profile_table.cpp sched_policies/core/profile_table.h \
 	sched_policies/core/cheapest_within.cpp sched_policies/core/cheapest_within.h \
-	sched_policies/core/prefix_bounds.cpp sched_policies/core/prefix_bounds.h \
+	sched_policies/core/suffix_bounds.cpp sched_policies/core/suffix_bounds.h \
 	sched_policies/core/pareto_front.cpp sched_policies/core/pareto_front.h \
 	sched_policies/core/hpopta.cpp sched_policies/core/hpopta.h \
 	sched_policies/core/min_energy.cpp sched_policies/core/min_energy.h \
 	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h \
 	sched_policies/core/profile_csv.cpp sched_policies/core/profile_csv.h \
 	sched_policies/core/profile_store.cpp sched_policies/core/profile_store.h \
+	sched_policies/core/front_cache.cpp sched_policies/core/front_cache.h \
 	sched_policies/core/load_balanced.cpp sched_policies/core/load_balanced.h \
 	sched_policies/core/front_metrics.cpp sched_policies/core/front_metrics.h \
 	sched_policies/core/tradeoff.cpp sched_policies/core/tradeoff.h \

@@ -1,5 +1,6 @@
 // Environment: HETPU_HOME (profiles under $HETPU_HOME/profiles/<job>.csv, default
-// ~/.local/share/hetpu), HETPU_TRADEOFF (time | energy | slowdown<=X%, default
+// ~/.local/share/hetpu; computed fronts kept under $HETPU_HOME/fronts, HETPU_FRONT_CACHE=0
+// to always search), HETPU_TRADEOFF (time | energy | slowdown<=X%, default
 // slowdown<=5%), HETPU_BASE_POWER (watts, htpopta; default: the profile's base_power_w).
 #include "sched_policies/pareto_policy.h"
 
@@ -7,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/stat.h>
 
@@ -69,8 +72,15 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
                                       "no profiles for job '" + rules.job_name + "' at " + path +
                                           " (make them with: hetpu calibrate --app " + rules.job_name + ")");
     ProfileSet profiles;
+    std::string profile_bytes;  // hashed for the front cache: exactly what was parsed
     try {
-        profiles = read_profile_csv(path);
+        std::ifstream in(path, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        if (!in || in.bad())
+            throw ProfileCsvError(path + ": cannot read the profile file");
+        profile_bytes = text.str();
+        profiles = parse_profile_csv(profile_bytes, path);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hetpu: %s: %s\n", policy, e.what());
         return nullptr;
@@ -98,6 +108,18 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
         }
     }
 
+    // The front depends only on the profile file's content and the job, so it is searched
+    // once and read back by later runs (front_cache.h).
+    const char *nc = std::getenv("HETPU_FRONT_CACHE");
+    const FrontCache cache(home + "/fronts", [policy](const std::string &line) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", policy, line.c_str());
+    });
+    if (!(nc && std::string(nc) == "0")) {
+        options.cache = &cache;
+        options.profile_path = path;
+        options.profile_hash = content_hash(profile_bytes);
+    }
+
     ParetoPlan plan;
     if (std::string why = make_pareto_plan(profiles, workers, rules, options, plan); !why.empty())
         return load_balanced_fallback(policy, workers, rules, rules.job_name + ": " + why);
@@ -109,11 +131,12 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
         src += (src.empty() ? "" : "+") + s;
     std::fprintf(stderr,
                  "hetpu: %s: %s: point %zu of a %zu-point front (tradeoff %s): %s; predicted %.4g s, %.4g J %s "
-                 "energy (source %s)\n",
+                 "energy (source %s)%s\n",
                  policy, rules.job_name.c_str(), plan.chosen_index + 1, plan.front_size,
                  tradeoff_name(options.tradeoff).c_str(), join_shares(workers, plan).c_str(), plan.chosen.time_s,
                  objective == EnergyObjective::Dynamic ? plan.chosen.dynamic_energy_j : plan.chosen.total_energy_j,
-                 objective == EnergyObjective::Dynamic ? "dynamic" : "total", src.empty() ? "unknown" : src.c_str());
+                 objective == EnergyObjective::Dynamic ? "dynamic" : "total", src.empty() ? "unknown" : src.c_str(),
+                 plan.cached ? "; front read from the cache" : "");
     return std::make_unique<ParetoPlanner>(policy, workers, plan.shares);
 }
 

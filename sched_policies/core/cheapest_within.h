@@ -17,7 +17,12 @@ namespace detail {
 // (keeping a (time, energy, count) lexicographic best per prefix would not be: a slower
 // prefix with fewer active processors can win once a later processor sets the makespan).
 // Energies are summed in processor order, as evaluate_distribution() does, so ties are
-// decided on the numbers that are reported. O(p m n) time, O(p n) memory.
+// decided on the numbers that are reported.
+//
+// Only partial sums that can still become n are kept: after processors 0..i that is
+// [n - (largest sizes of i+1..p-1 within the cap), largest sizes of 0..i], a narrow band
+// when the cap is HPOPTA's tight makespan. O(p m W) time and O(p W) memory for a band of
+// width W <= n + 1.
 std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap);
 
 }  // namespace detail

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sched_policies/core/pareto_profiles.h"
+#include "sched_policies/core/profile_table.h"
 
 #include <vector>
 
@@ -17,11 +18,20 @@ namespace hetpu {
 // Throws InvalidProfileError on bad input, UnreachableWorkloadError if no combination of
 // sizes sums to n.
 //
-// Method: the optimal makespan is one of the profile times, so binary-search the sorted
-// distinct times T for the smallest one at which n is reachable using only points with
-// t <= T (reachability is a subset-sum over processors, done on bitsets); then one
-// dynamic programme over (processor prefix, partial sum) picks the cheapest distribution
-// within that makespan. O(p m n / 64 log(pm) + p m n) time, O(p n) memory.
+// Method: the optimal makespan is one of the profile times. It is at least the first time
+// T at which the largest sizes with t <= T add up to n (a counting bound); searching the
+// sorted times upwards from that bound with galloping steps, each step asks whether n is
+// reachable using only points with t <= T (a subset-sum over processors on bitsets, kept to
+// the band of partial sums that can still become n, which is narrow near the bound). Then
+// one dynamic programme over (processor prefix, partial sum) in the same band picks the
+// cheapest distribution within the makespan found.
 Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n);
 
+namespace detail {
+
+// HPOPTA's sizes on an already validated table; empty when n is unreachable. HEPOPTA calls
+// it on the table it builds anyway.
+std::vector<Granules> fastest_sizes(const ProfileTable &tab);
+
+}  // namespace detail
 }  // namespace hetpu

@@ -14,15 +14,12 @@ namespace {
 using detail::ProfileTable;
 using Bits = std::vector<std::uint64_t>;
 
-// dst |= src << shift on bitsets of equal length.
-void or_shifted(Bits &dst, const Bits &src, Granules shift)
+// dst[w] |= (src << shift)[w] for words wlo..whi.
+void or_shifted(Bits &dst, const Bits &src, Granules shift, std::size_t wlo, std::size_t whi)
 {
-    const std::size_t words = dst.size();
     const std::size_t ws = static_cast<std::size_t>(shift / 64);
     const unsigned bs = static_cast<unsigned>(shift % 64);
-    if (ws >= words)
-        return;
-    for (std::size_t j = words; j-- > ws;) {
+    for (std::size_t j = std::max(wlo, ws); j <= whi; ++j) {
         std::uint64_t v = src[j - ws] << bs;
         if (bs != 0 && j - ws >= 1)
             v |= src[j - ws - 1] >> (64 - bs);
@@ -32,25 +29,53 @@ void or_shifted(Bits &dst, const Bits &src, Granules shift)
 
 // Can n be formed with every processor of `set` active at a point whose time lies in
 // [lo, hi] and every other processor idle?
+//
+// The two-pointer search below asks this for thousands of windows, most of them hopeless,
+// so the cheap necessary condition (the smallest usable sizes add up to at most n, the
+// largest to at least n) is checked first; the subset-sum then keeps only the partial sums
+// that can still become n and lets the last processor just look up n - x.
 bool feasible(const ProfileTable &tab, const std::vector<int> &set, double lo, double hi)
 {
     const Granules n = tab.workload();
+    const std::size_t k = set.size();
+    std::vector<Granules> small(k, 0), big(k, 0);
+    Granules low_sum = 0, high_sum = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+        for (Granules x : tab.sizes(set[j]))
+            if (tab.time(set[j], x) >= lo && tab.time(set[j], x) <= hi) {
+                if (small[j] == 0)
+                    small[j] = x;  // sizes ascend
+                big[j] = x;
+            }
+        if (big[j] == 0)
+            return false;
+        low_sum += small[j];
+        high_sum += big[j];
+    }
+    if (low_sum > n || high_sum < n)
+        return false;
     const std::size_t words = static_cast<std::size_t>(n / 64 + 1);
     Bits reach(words, 0), next(words, 0);
     reach[0] = 1;
-    for (int i : set) {
+    Granules suffix = high_sum, prefix = 0;
+    for (std::size_t j = 0; j + 1 < k; ++j) {
+        const int i = set[j];
+        suffix -= big[j];
+        prefix += big[j];
+        const std::size_t wlo = static_cast<std::size_t>(std::max<Granules>(0, n - suffix) / 64);
+        const std::size_t whi = static_cast<std::size_t>(std::min(n, prefix) / 64);
         std::fill(next.begin(), next.end(), 0);
-        bool any = false;
         for (Granules x : tab.sizes(i))
-            if (tab.time(i, x) >= lo && tab.time(i, x) <= hi) {
-                or_shifted(next, reach, x);
-                any = true;
-            }
-        if (!any)
-            return false;
+            if (tab.time(i, x) >= lo && tab.time(i, x) <= hi)
+                or_shifted(next, reach, x, wlo, whi);
         reach.swap(next);
     }
-    return (reach[static_cast<std::size_t>(n / 64)] >> (n % 64)) & 1u;
+    const int last = set[k - 1];
+    for (Granules x : tab.sizes(last))
+        if (x <= n && tab.time(last, x) >= lo && tab.time(last, x) <= hi &&
+            ((reach[static_cast<std::size_t>((n - x) / 64)] >> ((n - x) % 64)) & 1u))
+            return true;
+    return false;
 }
 
 struct Window {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sched_policies/core/pareto_profiles.h"
+#include "sched_policies/core/profile_table.h"
 
 #include <vector>
 
@@ -16,4 +17,12 @@ namespace hetpu {
 // Throws InvalidProfileError on bad input, UnreachableWorkloadError if n cannot be formed.
 Distribution min_energy_distribution(const std::vector<ProcessorProfile> &profiles, Granules n);
 
+namespace detail {
+
+// The least makespan of a minimum-energy distribution (the first programme above), using
+// only points with energy <= max_energy (a bound the minimum is known to meet); -1 when n
+// is unreachable.
+double min_energy_makespan(const ProfileTable &tab, double max_energy);
+
+}  // namespace detail
 }  // namespace hetpu

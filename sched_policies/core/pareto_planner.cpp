@@ -21,6 +21,29 @@ std::vector<std::string> processor_names(const std::vector<PlannerWorker> &worke
     return names;
 }
 
+namespace {
+
+// A cached front is used only if it fits the instance it is used for: same granule, one
+// size per processor, sizes adding up to the workload. The key already pins the profile
+// content; this guards against a file edited by hand.
+bool usable_front(const CachedFront &c, const GranularProfiles &g)
+{
+    if (c.granule != g.granule || c.front.empty())
+        return false;
+    for (const Distribution &d : c.front) {
+        if (d.sizes.size() != g.profiles.size())
+            return false;
+        Granules sum = 0;
+        for (Granules x : d.sizes)
+            sum += x;
+        if (sum != g.workload)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<PlannerWorker> &workers,
                              const BlockRules &rules, const ParetoPlanOptions &options, ParetoPlan &out)
 {
@@ -47,11 +70,26 @@ std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<Plann
 
     std::vector<Distribution> front;
     GranularProfiles g;
+    FrontKey key;
+    key.profile_path = options.profile_path;
+    key.profile_hash = options.profile_hash;
+    key.workload = rules.total;
+    key.objective = options.objective;
+    key.base_power_w = options.objective == EnergyObjective::Total ? options.base_power_w : 0.0;
+    key.processors = usable.names();
     try {
         g = to_granules(usable, rules.total);
-        front = options.objective == EnergyObjective::Dynamic
-                    ? hepopta(g.profiles, g.workload)
-                    : htpopta(g.profiles, g.workload, options.base_power_w);
+        CachedFront cached;
+        if (options.cache && options.cache->load(key, cached) && usable_front(cached, g)) {
+            front = std::move(cached.front);
+            out.cached = true;
+        } else {
+            front = options.objective == EnergyObjective::Dynamic
+                        ? hepopta(g.profiles, g.workload)
+                        : htpopta(g.profiles, g.workload, options.base_power_w);
+            if (options.cache)
+                options.cache->store(key, CachedFront{g.granule, front});
+        }
     } catch (const UnreachableWorkloadError &) {
         return "the job's " + std::to_string(rules.total) +
                " elements cannot be formed from the profiled sizes; calibrate sizes that add up to it";

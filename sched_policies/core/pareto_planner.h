@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/core/block_planner.h"
+#include "sched_policies/core/front_cache.h"
 #include "sched_policies/core/pareto_front.h"
 #include "sched_policies/core/profile_csv.h"
 #include "sched_policies/core/tradeoff.h"
@@ -24,6 +25,11 @@ struct ParetoPlanOptions {
     EnergyObjective objective = EnergyObjective::Dynamic;  // hepopta: Dynamic, htpopta: Total
     double base_power_w = 0;                               // P_S, Total only
     Tradeoff tradeoff;
+    // Where computed fronts are kept (nullptr: always search). The key adds the profile
+    // file and the hash of its content to the job's total, objective, P_S and processors.
+    const FrontCache *cache = nullptr;
+    std::string profile_path;
+    std::uint64_t profile_hash = 0;
 };
 
 struct ParetoPlan {
@@ -31,6 +37,7 @@ struct ParetoPlan {
     Distribution chosen;                // the front point, in the profiles' figures
     std::size_t chosen_index = 0;       // into the front (increasing energy)
     std::size_t front_size = 0;
+    bool cached = false;                // the front came from the cache, no search
     std::vector<std::string> notes;     // profile rows or workers left out, and why
 };
 

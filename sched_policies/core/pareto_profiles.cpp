@@ -39,17 +39,21 @@ void validate_profiles(const std::vector<ProcessorProfile> &profiles, Granules n
         std::vector<Granules> sizes;
         sizes.reserve(profiles[i].points.size());
         for (const ProfilePoint &pt : profiles[i].points) {
-            std::ostringstream where;
-            where << "pareto: " << proc_label(profiles, i) << ", point size=" << pt.size << ": ";
+            // The message is built only on failure: a stream per point cost more than the
+            // whole time-optimal search on large profiles.
+            auto fail = [&](const char *why) {
+                std::ostringstream where;
+                where << "pareto: " << proc_label(profiles, i) << ", point size=" << pt.size << ": " << why;
+                throw InvalidProfileError(where.str());
+            };
             if (is_idle_point(pt))
                 continue;  // redundant but harmless: idle is implicit
             if (pt.size <= 0)
-                throw InvalidProfileError(where.str() +
-                                          "size must be > 0 (idle is implicit: size 0, time 0, energy 0)");
+                fail("size must be > 0 (idle is implicit: size 0, time 0, energy 0)");
             if (!std::isfinite(pt.time_s) || pt.time_s <= 0.0)
-                throw InvalidProfileError(where.str() + "time must be finite and > 0");
+                fail("time must be finite and > 0");
             if (!std::isfinite(pt.energy_j) || pt.energy_j < 0.0)
-                throw InvalidProfileError(where.str() + "dynamic energy must be finite and >= 0");
+                fail("dynamic energy must be finite and >= 0");
             sizes.push_back(pt.size);
         }
         std::sort(sizes.begin(), sizes.end());

@@ -43,7 +43,22 @@ for t in time energy; do
     || { cat "$dir/err"; fail "matmul under hepopta ($t)"; }
   grep -q "hepopta: matmul: point .*(tradeoff $t)" "$dir/err" || fail "no plan line: $(cat "$dir/err")"
   check "$dir/$t.jsonl" "$dir/dyn.json" $idx
+  # The front is searched by the first run only; the trade-off is not part of the key.
+  if [ $t = energy ]; then
+    grep -q "front read from the cache" "$dir/err" || fail "second run searched again: $(cat "$dir/err")"
+  else
+    ! grep -q "front read from the cache" "$dir/err" || fail "first run claims a cached front"
+  fi
 done
+# A corrupt cached front is ignored with a warning, searched again and rewritten.
+ls "$HETPU_HOME"/fronts/*.front >/dev/null 2>&1 || fail "no front file under \$HETPU_HOME/fronts"
+for f in "$HETPU_HOME"/fronts/*.front; do printf 'hetpu-front 1\ngarbage\n' >"$f"; done
+STARPU_SCHED=hepopta HETPU_TRADEOFF=time "$matmul" -n 256 --verify --json "$dir/again.jsonl" >/dev/null 2>"$dir/err" \
+  || { cat "$dir/err"; fail "matmul with a corrupt cached front"; }
+grep -q "hepopta: ignoring cached front .*: made for another" "$dir/err" || fail "no corrupt-cache warning: $(cat "$dir/err")"
+check "$dir/again.jsonl" "$dir/dyn.json" -1
+STARPU_SCHED=hepopta HETPU_TRADEOFF=time "$matmul" -n 256 --verify >/dev/null 2>"$dir/err" || fail "matmul after rewrite"
+grep -q "front read from the cache" "$dir/err" || fail "the corrupt front was not rewritten: $(cat "$dir/err")"
 STARPU_SCHED=hepopta HETPU_TRADEOFF='slowdown<=5%' "$matmul" -n 256 --verify >/dev/null 2>"$dir/err" || fail "slowdown tradeoff"
 HETPU_BASE_POWER=50 STARPU_SCHED=htpopta HETPU_TRADEOFF=energy "$matmul" -n 256 --verify --json "$dir/tot.jsonl" \
   >/dev/null 2>"$dir/err" || { cat "$dir/err"; fail "matmul under htpopta"; }
