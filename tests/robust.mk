@@ -9,3 +9,6 @@ tests_programs_concurrent_init_LDADD = $(STARPU_LIBS) -lpthread
 
 TESTS += tests/cli/concurrent_start.sh
 EXTRA_DIST += tests/cli/concurrent_start.sh
+
+TESTS += tests/cli/bad_input.sh
+EXTRA_DIST += tests/cli/bad_input.sh
