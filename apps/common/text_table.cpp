@@ -183,7 +183,7 @@ bool read_file(const std::string &path, std::string &out, std::string &error)
 {
     std::string why;
     if (!read_whole_file(path, out, why)) {
-        error = "cannot read '" + path + "': " + why;
+        error = "cannot open '" + path + "': " + why;
         return false;
     }
     return true;

@@ -41,4 +41,27 @@ for app in matmul fft2d grn kmeans; do
     expect_error "$app --json /dev/full" "writing --json file '/dev/full' failed: No space left on device" \
         "$bin" $args --json /dev/full
 done
+
+# A second run on a checkpoint directory in use is refused with the holder's PID. The
+# holder is stopped (SIGSTOP) once its first version is on disk, so it holds the lock
+# for as long as the test needs, however fast or slow the machine.
+km="$HETPU_BUILDDIR/apps/kmeans/kmeans"
+ck=$d/ckpt
+# The run of kmeans_restart.sh: at least 50 iterations, so it is far from done when stopped.
+"$km" --generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000 --tol 0 --max-iter 3000 \
+    --checkpoint-every 1 --checkpoint-dir "$ck" >"$d/holder.out" 2>&1 &
+holder=$!
+tries=0
+until ls "$ck"/kmeans.v*.manifest >/dev/null 2>&1; do
+    kill -0 $holder 2>/dev/null || { cat "$d/holder.out"; fail "the holder run ended before its first checkpoint"; }
+    tries=$((tries + 1))
+    [ $tries -lt 30000 ] || { kill -9 $holder; fail "no checkpoint in $ck"; }
+    sleep 0.01
+done
+kill -STOP $holder
+kill -0 $holder 2>/dev/null || fail "the holder run finished before it was stopped: make it longer"
+expect_error "second run on $ck" "checkpoint directory '$ck' is in use by process $holder" \
+    "$km" --generate 500 --dims 2 -k 3 --checkpoint-every 1 --checkpoint-dir "$ck" --restart
+kill -9 $holder
+wait $holder 2>/dev/null
 echo "bad input: ok"

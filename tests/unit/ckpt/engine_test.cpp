@@ -267,3 +267,16 @@ TEST_F(EngineTest, IncrementalInitUsesWhatIsReady) {
     expect_restores(*e, 1, {100000});
     expect_restores(*e, 2, {100000});
 }
+
+// Two runs on one checkpoint directory corrupted each other's versions: the second engine
+// is refused, naming the holder's PID, and the directory is free again once the first ends.
+TEST_F(EngineTest, ASecondEngineOnTheSameDirectoryIsRefusedWithTheHoldersPid) {
+    auto first = make();
+    std::unique_ptr<Engine> second;
+    std::string err;
+    EXPECT_EQ(Engine::create(config, &second, &err), -EBUSY);
+    EXPECT_FALSE(second);
+    EXPECT_NE(err.find("is in use by process " + std::to_string(::getpid())), std::string::npos) << err;
+    first.reset();
+    ASSERT_EQ(Engine::create(config, &second, &err), 0) << err;
+}
