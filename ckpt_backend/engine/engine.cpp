@@ -87,8 +87,9 @@ int lock_directory(const std::string &dir, int *fd_out, std::string *error) {
     }
     const std::string pid = std::to_string(::getpid()) + "\n";
     // Best effort: the lock protects the directory whether or not the PID lands.
-    if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-    }
+    const bool pid_written =
+        ::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
+    (void)pid_written;
     *fd_out = fd;
     return 0;
 }
