@@ -22,9 +22,15 @@ namespace hetpu {
 
 namespace {
 
+// Two locks, because StarPU calls back into hetpu from inside starpu_initialize (policy
+// init_sched on this thread, push/pop on the workers it starts): `start` serialises whole
+// start-ups and is taken by nothing StarPU can call, `mutex` guards the fields below and is
+// never held across a call into StarPU.
 struct StartState {
+    std::mutex start;
     std::mutex mutex;
     bool started = false;
+    unsigned starts = 0;  // successful starpu_initialize calls made through here, not yet shut down
     bool started_by_hetpu_init = false;
     std::string policy_name;
     const RegisteredPolicy *hetpu_policy = nullptr;
@@ -83,18 +89,51 @@ const RegisteredPolicy *running_hetpu_policy()
 
 void note_starpu_shutdown()
 {
+    {
+        // StarPU counts its initialisations and stops at the matching last shutdown; so do
+        // we, or the first of several threads to shut down would end the accounted run.
+        std::lock_guard<std::mutex> lock(state().mutex);
+        if (state().starts > 1) {
+            --state().starts;
+            return;
+        }
+        if (!state().started)
+            return;
+    }
     accounting::run_finished();  // charge the run that just ended (no-op when not accounted)
     std::lock_guard<std::mutex> lock(state().mutex);
+    state().starts = 0;
     state().started = false;
     state().started_by_hetpu_init = false;
     state().hetpu_policy = nullptr;
     state().policy_name.clear();
 }
 
-int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help)
+int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help,
+                 WhenRunning when_running)
 {
     StartState &s = state();
-    std::unique_lock<std::mutex> lock(s.mutex);
+    // Held until StarPU runs: a second caller arriving meanwhile must neither reset the conf
+    // StarPU is reading nor see STARPU_SCHED hidden (it then started StarPU under its default
+    // policy, lws, in about half of the runs with five threads).
+    std::unique_lock<std::mutex> start_lock(s.start);
+    bool running;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        running = s.started;
+    }
+    if (running) {
+        if (when_running == WhenRunning::Refuse)
+            return -EALREADY;
+        // StarPU is up under the resolved policy: its own reference count is all that
+        // changes, so the caller's conf goes through untouched.
+        const int ret = initialize(user_conf, argc, argv);
+        if (ret == 0) {
+            std::lock_guard<std::mutex> lock(s.mutex);
+            ++s.starts;
+        }
+        return ret;
+    }
 
     if (user_conf)
         s.conf = *user_conf;
@@ -115,8 +154,10 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
     if (requested == "help") {
         std::fputs(catalog.help_text().c_str(), stdout);
         std::fflush(stdout);
-        if (help == HelpAction::Exit)
+        if (help == HelpAction::Exit) {
+            start_lock.unlock();  // exit() destroys the state: never with a lock held
             std::exit(0);
+        }
         return HETPU_INIT_HELP_SHOWN;
     }
 
@@ -151,27 +192,28 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
     {
         HiddenEnv hidden("STARPU_SCHED");
         t_inside_start = true;
-        // StarPU calls back into policy code (init_sched) from here, so the state lock
-        // must not be held.
-        lock.unlock();
         ret = initialize(&conf, argc, argv);
-        lock.lock();
         t_inside_start = false;
     }
     if (ret != 0)
         return ret;
 
-    struct starpu_sched_policy *running = starpu_sched_ctx_get_sched_policy(0);
-    s.started = true;
-    s.hetpu_policy = hetpu_policy;
-    s.policy_name = running && running->policy_name ? running->policy_name : requested;
+    struct starpu_sched_policy *running_policy = starpu_sched_ctx_get_sched_policy(0);
+    std::string name = running_policy && running_policy->policy_name ? running_policy->policy_name : requested;
+    {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.started = true;
+        s.starts = 1;
+        s.hetpu_policy = hetpu_policy;
+        s.policy_name = name;
+    }
     if (accounted && conf.sched_policy)
-        accounting::run_started(s.policy_name.c_str());
+        accounting::run_started(name.c_str());
 
     if (verbose_requested()) {
         char workers[128];
         hetpu_describe_workers(workers, sizeof workers);
-        std::fprintf(stderr, "hetpu: policy %s on %s\n", s.policy_name.c_str(), workers);
+        std::fprintf(stderr, "hetpu: policy %s on %s\n", name.c_str(), workers);
     }
     return 0;
 }
@@ -180,14 +222,10 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
 
 extern "C" int hetpu_init(struct starpu_conf *conf)
 {
-    {
-        std::lock_guard<std::mutex> lock(hetpu::state().mutex);
-        if (hetpu::state().started)
-            return -EALREADY;
-    }
     int ret;
     try {
-        ret = hetpu::start_starpu(conf, nullptr, nullptr, &starpu_initialize, hetpu::HelpAction::Return);
+        ret = hetpu::start_starpu(conf, nullptr, nullptr, &starpu_initialize, hetpu::HelpAction::Return,
+                                  hetpu::WhenRunning::Refuse);
     } catch (const std::exception &e) {  // the API is C: report, never throw
         std::fprintf(stderr, "hetpu: %s while starting StarPU\n", e.what());
         return -ENOMEM;

@@ -43,7 +43,8 @@ extern "C" __attribute__((visibility("default"))) int starpu_initialize(struct s
     if (hetpu::inside_start_starpu())
         return real_starpu_initialize(conf, argc, argv);
     try {
-        return hetpu::start_starpu(conf, argc, argv, &real_starpu_initialize, hetpu::HelpAction::Exit);
+        return hetpu::start_starpu(conf, argc, argv, &real_starpu_initialize, hetpu::HelpAction::Exit,
+                                   hetpu::WhenRunning::Forward);
     } catch (const std::exception &e) {  // never unwind into a C program
         std::fprintf(stderr, "hetpu-preload: %s while starting StarPU\n", e.what());
         return -ENOMEM;

@@ -17,15 +17,22 @@ enum class HelpAction { Return, Exit };
 
 // Resolve the requested policy (STARPU_SCHED, then conf->sched_policy_name, then
 // conf->sched_policy), hide STARPU_SCHED from StarPU, call `initialize` with a copy of
-// *conf (conf may be NULL) that names the resolved policy struct. Returns 0,
-// HETPU_INIT_HELP_SHOWN, -EINVAL (unknown name, list printed) or initialize's error.
-int start_starpu(struct starpu_conf *conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help);
+// *conf (conf may be NULL) that names the resolved policy struct. Concurrent calls are
+// serialised: the first starts StarPU, the others then see it running. Returns 0,
+// HETPU_INIT_HELP_SHOWN, -EINVAL (unknown name, list printed), -EALREADY or initialize's error.
+// What a call does when StarPU already runs (started by an earlier or a concurrent call):
+// hetpu_init() refuses with -EALREADY; starpu_initialize() under the preload library
+// forwards to StarPU, which counts initialisations, as an unmodified program expects.
+enum class WhenRunning { Refuse, Forward };
+
+int start_starpu(struct starpu_conf *conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help,
+                 WhenRunning when_running);
 
 // True while start_starpu() runs on this thread: the preload interposer then forwards
 // straight to StarPU instead of resolving a second time.
 bool inside_start_starpu();
 
-// Forget the running policy (StarPU was shut down).
+// One starpu_shutdown() happened; at the last one (matching the starts) forget the running policy.
 void note_starpu_shutdown();
 
 // The policy StarPU is running, as resolved at start; nullptr when not started.

@@ -1,5 +1,8 @@
-// A central FIFO shared by all workers, each worker taking the oldest task it can
-// execute: the scheduling of ordinary (non-divisible) tasks for hetpu's policies. Divisible
+// A central queue shared by all workers, each worker taking the first task it can
+// execute: the scheduling of ordinary (non-divisible) tasks for hetpu's policies. The queue
+// is ordered by starpu_task priority, highest first, and FIFO within one priority, as
+// StarPU's prio and dmdas policies do: applications (factorizations, critical paths) set
+// priorities and expect them honoured whichever policy they run under. Divisible
 // blocks that a planner assigns to a worker bypass it (they are pushed to that worker's
 // local queue by StarPU), so the queue only ever holds tasks nobody placed.
 //
@@ -11,8 +14,9 @@
 #include <starpu.h>
 
 #include <cmath>
-#include <deque>
 #include <algorithm>
+#include <deque>
+#include <iterator>
 #include <new>
 
 #include "sched_policies/central_queue.h"
@@ -23,7 +27,7 @@ namespace {
 
 struct CentralQueue {
     starpu_pthread_mutex_t mutex;
-    std::deque<struct starpu_task *> fifo;            // guarded by mutex
+    std::deque<struct starpu_task *> fifo;            // guarded by mutex; priority non-increasing
     double expected_free_us[STARPU_NMAXWORKERS] = {};  // guarded by mutex; starpu_timing_now() clock
 };
 
@@ -40,6 +44,13 @@ void central_queue_init(unsigned sched_ctx_id)
     STARPU_ASSERT_MSG(data, "hetpu: out of memory");
     STARPU_PTHREAD_MUTEX_INIT(&data->mutex, NULL);  // 1.4's macro tests `!attr`: nullptr is ill-formed there
     starpu_sched_ctx_set_policy_data(sched_ctx_id, data);
+    // Applications scale their priorities to STARPU_MIN_PRIO..STARPU_MAX_PRIO, which stay
+    // 0..0 unless the policy announces a range; the queue orders any int, so announce the
+    // range of StarPU's own prio policies unless the user set one (STARPU_MIN_PRIO etc.).
+    if (!starpu_sched_ctx_min_priority_is_set(sched_ctx_id))
+        starpu_sched_ctx_set_min_priority(sched_ctx_id, -5);
+    if (!starpu_sched_ctx_max_priority_is_set(sched_ctx_id))
+        starpu_sched_ctx_set_max_priority(sched_ctx_id, 5);
 }
 
 void central_queue_deinit(unsigned sched_ctx_id)
@@ -77,7 +88,12 @@ int central_queue_push(struct starpu_task *task)
     STARPU_PTHREAD_MUTEX_LOCK(&data->mutex);
     starpu_worker_relax_off();
     try {
-        data->fifo.push_back(task);
+        // After the last task of at least the same priority: FIFO within a priority. Scanned
+        // from the back, so the common case (all tasks of one priority) costs nothing.
+        auto pos = data->fifo.end();
+        while (pos != data->fifo.begin() && (*std::prev(pos))->priority < task->priority)
+            --pos;
+        data->fifo.insert(pos, task);
     } catch (const std::bad_alloc &) {
         // No exception may unwind through StarPU, and a dropped task would hang the
         // program: stop with the reason.

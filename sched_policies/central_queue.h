@@ -1,4 +1,4 @@
-// The central FIFO queue shared by hetpu's policies for ordinary tasks (see
+// The central queue (by priority, then FIFO) shared by hetpu's policies for ordinary tasks (see
 // central_queue.cpp). A policy file builds its ops table from it and adds its name,
 // description and block planner.
 #pragma once

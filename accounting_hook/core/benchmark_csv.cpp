@@ -1,4 +1,5 @@
 #include "accounting_hook/core/benchmark_csv.h"
+#include "runtime/core/input_file.h"
 
 #include <cmath>
 #include <fstream>
@@ -61,12 +62,10 @@ std::vector<Benchmark> parse_benchmarks(const std::string &text, const std::stri
 
 std::vector<Benchmark> load_benchmarks(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw std::invalid_argument(path + ": cannot read the benchmarks file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_benchmarks(ss.str(), path);
+    std::string text, why;
+    if (!read_whole_file(path, text, why))
+        throw std::invalid_argument(path + ": cannot read the benchmarks file: " + why);
+    return parse_benchmarks(text, path);
 }
 
 }  // namespace hetpu::accounting

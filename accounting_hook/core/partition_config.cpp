@@ -1,4 +1,5 @@
 #include "accounting_hook/core/partition_config.h"
+#include "runtime/core/input_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -179,12 +180,10 @@ AccountingConfig parse_accounting_config(const std::string &content, const std::
 
 AccountingConfig load_accounting_config(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw ConfigError(path + ": cannot read the accounting config (does the file exist?)");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_accounting_config(ss.str(), path);
+    std::string text, why;
+    if (!read_whole_file(path, text, why))
+        throw ConfigError(path + ": cannot read the accounting config: " + why);
+    return parse_accounting_config(text, path);
 }
 
 }  // namespace hetpu::accounting

@@ -1,5 +1,7 @@
 #include "apps/common/text_table.h"
 
+#include "runtime/core/input_file.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -57,20 +59,34 @@ std::string shown(std::string_view field)
     return s;
 }
 
+// Whether a field is written as a number (sign, then a digit or a point and a digit),
+// whatever its value. Header detection asks this rather than parse_number: a first row
+// holding 1e-320 or a 70-digit numeral is data, and must not vanish as a "header".
+bool looks_numeric(std::string_view field)
+{
+    field = trim(field);
+    size_t i = 0;
+    if (i < field.size() && (field[i] == '+' || field[i] == '-'))
+        ++i;
+    if (i < field.size() && field[i] == '.')
+        ++i;
+    return i < field.size() && field[i] >= '0' && field[i] <= '9';
+}
+
 }  // namespace
 
 bool parse_number(std::string_view field, double &out)
 {
     field = trim(field);
-    if (field.empty() || field.size() > 64)
+    if (field.empty())
         return false;
-    char buf[80];
-    std::memcpy(buf, field.data(), field.size());
-    buf[field.size()] = '\0';
+    const std::string buf(field);  // strtod needs a terminator; numerals may be long
     char *end = nullptr;
     errno = 0;
-    double v = std::strtod(buf, &end);
-    if (end != buf + field.size() || errno == ERANGE || !std::isfinite(v))
+    const double v = std::strtod(buf.c_str(), &end);
+    // Underflow (ERANGE with a subnormal or zero result) is still the nearest double, a
+    // value like any other; overflow gives +-HUGE_VAL, which isfinite rejects.
+    if (end != buf.c_str() + buf.size() || !std::isfinite(v))
         return false;
     out = v;
     return true;
@@ -102,12 +118,11 @@ bool parse_table(std::string_view text, const std::string &name, const TableForm
                                                                : ' ';
         std::vector<std::string_view> fields = split(delim == ' ' ? content : line, delim);
         if (!have_first) {
-            // First line: a header when any of its value fields is not a number.
+            // First line: a header when any of its value fields is not written as a number.
             have_first = true;
-            double v;
             bool header = false;
             for (size_t i = skip; i < fields.size(); ++i)
-                if (!parse_number(fields[i], v))
+                if (!looks_numeric(fields[i]))
                     header = true;
             if (header) {
                 for (std::string_view f : fields)
@@ -166,18 +181,11 @@ bool parse_table(std::string_view text, const std::string &name, const TableForm
 
 bool read_file(const std::string &path, std::string &out, std::string &error)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        error = "cannot open '" + path + "': " + std::strerror(errno);
+    std::string why;
+    if (!read_whole_file(path, out, why)) {
+        error = "cannot open '" + path + "': " + why;
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) {
-        error = "cannot read '" + path + "'";
-        return false;
-    }
-    out = ss.str();
     return true;
 }
 

@@ -9,6 +9,7 @@
 #include <new>
 #include <string>
 
+#include "apps/common/output_file.h"
 #include "apps/fft2d/fft2d_codelets.h"
 #include "apps/fft2d/fft2d_job.h"
 #include "apps/fft2d/fft2d_options.h"
@@ -23,6 +24,7 @@ int run_all(const Options &options)
 {
     Problem problem(options.m, options.n, options.seed);
     std::FILE *json = nullptr;
+    int json_error = 0;  // the first failed write: later lines are not attempted
     if (!options.json_path.empty()) {
         json = std::fopen(options.json_path.c_str(), "a");
         if (!json) {
@@ -58,16 +60,13 @@ int run_all(const Options &options)
         RunRecord record = make_record(report, options, rep, verified);
         std::fputs(summary(record, options.reps).c_str(), stdout);
         std::fflush(stdout);
-        if (json) {
-            std::fprintf(json, "%s\n", json_line(record).c_str());
-            std::fflush(json);
-        }
+        if (json && !json_error)
+            json_error = hetpu::apps::append_line(json, json_line(record));
     }
-    if (json && std::fclose(json) != 0) {
-        std::fprintf(stderr, "fft2d: writing --json file '%s' failed: %s\n", options.json_path.c_str(),
-                     std::strerror(errno));
+    if (json && hetpu::apps::close_output(json, "fft2d", "--json file '" + options.json_path + "'", json_error))
         status = 1;
-    }
+    if (hetpu::apps::close_output(stdout, "fft2d", "the standard output"))
+        status = 1;
     return status;
 }
 

@@ -9,6 +9,7 @@
 #include <new>
 #include <string>
 
+#include "apps/common/output_file.h"
 #include "apps/common/app_record.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/grn/grn_codelets.h"
@@ -67,6 +68,7 @@ int run_all(const Options &o, const Data &data)
         reference = reference_search(in);
 
     std::FILE *json = nullptr;
+    int json_error = 0;  // the first failed write: later lines are not attempted
     if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
         std::fprintf(stderr, "grn: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
         return 1;
@@ -156,10 +158,8 @@ int run_all(const Options &o, const Data &data)
                         w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements),
                         w.busy_s, w.transfer_s);
         std::fflush(stdout);
-        if (json) {
-            std::fprintf(json, "%s\n", apps::json_line(r).c_str());
-            std::fflush(json);
-        }
+        if (json && !json_error)
+            json_error = hetpu::apps::append_line(json, apps::json_line(r));
         if (rep + 1 == o.reps && !o.edges_path.empty()) {
             std::string error;
             if (!write_inferred(o.edges_path, run.best, e.genes, o.k, o.max_score, error)) {
@@ -168,10 +168,10 @@ int run_all(const Options &o, const Data &data)
             }
         }
     }
-    if (json && std::fclose(json) != 0) {
-        std::fprintf(stderr, "grn: writing --json file '%s' failed\n", o.json_path.c_str());
+    if (json && hetpu::apps::close_output(json, "grn", "--json file '" + o.json_path + "'", json_error))
         status = 1;
-    }
+    if (hetpu::apps::close_output(stdout, "grn", "the standard output"))
+        status = 1;
     return status;
 }
 

@@ -5,8 +5,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "runtime/core/input_file.h"
 
 namespace hetpu::ckpt {
 
@@ -22,7 +24,17 @@ bool parse_size(const std::string &text, std::uint64_t *out, std::string *why) {
     else if (unit == "M" || unit == "MiB") mult = 1ull << 20;
     else if (unit == "G" || unit == "GiB") mult = 1ull << 30;
     else { *why = "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB)"; return false; }
-    *out = std::stoull(text.substr(0, i)) * mult;
+    // Digit by digit with overflow checks: std::stoull throws on 20-digit numbers, and the
+    // product with the unit wrapped silently (17179869184G became 0, "the file system's size").
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t n = 0;
+    for (std::size_t k = 0; k < i; ++k) {
+        const unsigned d = static_cast<unsigned>(text[k] - '0');
+        if (n > (max - d) / 10) { *why = "'" + text + "' is too large (at most 2^64-1 bytes)"; return false; }
+        n = n * 10 + d;
+    }
+    if (n > max / mult) { *why = "'" + text + "' is too large (at most 2^64-1 bytes)"; return false; }
+    *out = n * mult;
     return true;
 }
 
@@ -59,18 +71,20 @@ struct Reader {
     }
     void integer(const std::string &table, const std::string &key, int lo, int hi, int *out) {
         if (const toml::node *n = find(table, key)) {
-            auto v = n->value<int64_t>();
-            if (!v || *v < lo || *v > hi)
+            // as_integer, not value<int64_t>: the latter converts a float, with undefined
+            // behaviour for one out of range (1e30).
+            const toml::value<int64_t> *v = n->as_integer();
+            if (!v || v->get() < lo || v->get() > hi)
                 fail(where(*n) + ": " + name(table, key) + " must be an integer in [" + std::to_string(lo) +
                      ", " + std::to_string(hi) + "]");
-            else *out = static_cast<int>(*v);
+            else *out = static_cast<int>(v->get());
         }
     }
     void size(const std::string &table, const std::string &key, std::uint64_t *out) {
         if (const toml::node *n = find(table, key)) {
-            if (auto v = n->value<int64_t>()) {
-                if (*v < 0) fail(where(*n) + ": " + name(table, key) + " must not be negative");
-                else *out = static_cast<std::uint64_t>(*v);
+            if (const toml::value<int64_t> *v = n->as_integer()) {  // as_integer: see integer()
+                if (v->get() < 0) fail(where(*n) + ": " + name(table, key) + " must not be negative");
+                else *out = static_cast<std::uint64_t>(v->get());
             } else if (auto s = n->value<std::string>()) {
                 std::string why;
                 if (!parse_size(*s, out, &why)) fail(where(*n) + ": " + name(table, key) + ": " + why);
@@ -100,8 +114,10 @@ bool known(const std::string &k, const char *const (&keys)[N]) {
 
 }  // namespace
 
-int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out,
-                 std::string *error) {
+namespace {
+
+int parse_config_tree(const std::string &toml_text, const std::string &origin, EngineConfig *out,
+                      std::string *error) {
     toml::table root;
     try {
         root = toml::parse(toml_text, origin);
@@ -151,16 +167,28 @@ int parse_config(const std::string &toml_text, const std::string &origin, Engine
     return 0;
 }
 
+}  // namespace
+
+// The C API promises 0 or -errno with a message: no exception of toml++ or the standard
+// library (a bad_alloc on a huge file, say) may leave this function.
+int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out,
+                 std::string *error) {
+    try {
+        return parse_config_tree(toml_text, origin, out, error);
+    } catch (const std::exception &e) {
+        if (error) *error = origin + ": cannot read the checkpoint config: " + e.what();
+        return -EINVAL;
+    }
+}
+
 int load_config_file(const std::string &path, EngineConfig *out, std::string *error) {
-    std::ifstream in(path);
-    if (!in) {
-        int err = errno ? errno : ENOENT;
-        if (error) *error = "cannot read checkpoint config '" + path + "': " + std::strerror(err);
+    std::string text, why;
+    if (!read_whole_file(path, text, why)) {
+        const int err = errno ? errno : EINVAL;
+        if (error) *error = "cannot read checkpoint config '" + path + "': " + why;
         return -err;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_config(ss.str(), path, out, error);
+    return parse_config(text, path, out, error);
 }
 
 }  // namespace hetpu::ckpt

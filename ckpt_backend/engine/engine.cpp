@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -57,6 +59,41 @@ void sweep_dead_temporaries(const std::string &dir) {
     ::closedir(d);
 }
 
+// One run per checkpoint directory: a second process sweeping, renaming and pruning the
+// same versions corrupted the first one's (seen: "cannot rename into place"). An flock on a
+// file inside the directory is held for the engine's life; the kernel drops it when the
+// process dies, so a crash never leaves the directory locked. The file holds the holder's
+// PID for the refusal message.
+int lock_directory(const std::string &dir, int *fd_out, std::string *error) {
+    const std::string path = dir + "/.hetpu-ckpt.lock";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        const int err = errno;
+        return set_error(error, -err, "cannot create the lock file '" + path + "': " + std::strerror(err));
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int err = errno;
+        char buf[32] = {};
+        const ssize_t n = err == EWOULDBLOCK ? ::pread(fd, buf, sizeof buf - 1, 0) : 0;
+        ::close(fd);
+        if (err != EWOULDBLOCK)
+            return set_error(error, -err, "cannot lock '" + path + "': " + std::strerror(err));
+        const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
+        // A PID is missing only in the instant between the holder's lock and its write.
+        return set_error(error, -EBUSY,
+                         "checkpoint directory '" + dir + "' is in use by " +
+                             (pid > 0 ? "process " + std::to_string(pid) : std::string("another process")) +
+                             " (it holds " + path + "): give each run its own directory, or wait for that run to end");
+    }
+    const std::string pid = std::to_string(::getpid()) + "\n";
+    // Best effort: the lock protects the directory whether or not the PID lands.
+    const bool pid_written =
+        ::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
+    (void)pid_written;
+    *fd_out = fd;
+    return 0;
+}
+
 // Flush and touch threads run at a lower priority than the application: when the
 // application thread wakes up to copy a checkpoint in, it preempts a flush instead of
 // waiting for the flush's time slice (measured: 3-6 ms tails on a loaded 2-core node
@@ -90,6 +127,8 @@ int Engine::start(std::string *error) {
     int rc = check_dir(config_.local_dir, "local tier", error);
     if (rc) return rc;
     if (!config_.remote_dir.empty() && (rc = check_dir(config_.remote_dir, "remote tier", error))) return rc;
+    // Before the sweep: another live run's temporaries are not ours to judge.
+    if ((rc = lock_directory(config_.local_dir, &dir_lock_fd_, error))) return rc;
     sweep_dead_temporaries(config_.local_dir);
     if (!config_.remote_dir.empty()) sweep_dead_temporaries(config_.remote_dir);
     if (config_.host_bytes > 0) {
@@ -119,7 +158,10 @@ int Engine::start(std::string *error) {
     return 0;
 }
 
-Engine::~Engine() { stop(); }
+Engine::~Engine() {
+    stop();
+    if (dir_lock_fd_ >= 0) ::close(dir_lock_fd_);  // releases the directory for the next run
+}
 
 void Engine::stop() {
     {

@@ -83,6 +83,7 @@ public:
     std::uint64_t host_ready_bytes();
 
 private:
+    int dir_lock_fd_ = -1;  // flock on the local directory, held while the engine lives
     using Key = std::pair<std::string, std::int64_t>;
     struct Version {
         std::uint64_t flush_order = 0;

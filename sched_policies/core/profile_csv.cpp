@@ -1,4 +1,5 @@
 #include "sched_policies/core/profile_csv.h"
+#include "runtime/core/input_file.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -217,14 +218,10 @@ ProfileSet parse_profile_csv(const std::string &text, const std::string &source,
 
 ProfileSet read_profile_csv(const std::string &path, const std::vector<std::string> &known)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw ProfileCsvError(path + ": cannot read the profile file: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad())
-        throw ProfileCsvError(path + ": reading the profile file failed");
-    return parse_profile_csv(text.str(), path, known);
+    std::string text, why;
+    if (!read_whole_file(path, text, why))
+        throw ProfileCsvError(path + ": cannot read the profile file: " + why);
+    return parse_profile_csv(text, path, known);
 }
 
 GranularProfiles to_granules(const ProfileSet &set, std::uint64_t workload)

@@ -96,10 +96,19 @@ wait $p1 && wait $p2 || { cat "$out.1" "$out.2"; fail "concurrent runs"; }
 [ "$(rows)" = 5 ] || fail "concurrent runs: expected 5 rows, got $(rows)"
 
 # kill -9 in the middle of a run: no partial row, the ledger stays sound and usable.
-# Many repetitions: the run lasts far longer than the wait, however fast the machine.
+# The kill waits for an event, not a time: the first repetition's summary (flushed per
+# repetition), so StarPU and the accounting hook are up; 100000 repetitions then leave
+# the run far from its end, however fast the machine.
+: >"$out"
 STARPU_SCHED=dmda "$matmul" -n 768 --block 64 --reps 100000 >"$out" 2>"$err" & victim=$!
-sleep 1.5
-kill -9 $victim 2>/dev/null || fail "matmul finished within 1.5 s, before kill -9"
+tries=0
+while [ ! -s "$out" ]; do
+    kill -0 $victim 2>/dev/null || { cat "$err"; fail "matmul ended before its first repetition"; }
+    tries=$((tries + 1))
+    [ $tries -lt 3000 ] || { kill -9 $victim; fail "no repetition finished in 300 s"; }
+    sleep 0.1
+done
+kill -9 $victim 2>/dev/null || fail "matmul finished 100000 repetitions before kill -9"
 wait $victim 2>/dev/null
 [ "$(sqlite3 "$HETPU_LEDGER" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check after kill -9"
 [ "$(rows)" = 5 ] || fail "kill -9: expected 5 rows, got $(rows)"

@@ -29,14 +29,22 @@ run="--generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000
 # shellcheck disable=SC2086
 "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --centroids "$d/c_killed.csv" >"$d/killed.out" 2>&1 &
 pid=$!
-tries=0
-while ! ls "$ck"/kmeans.v*.manifest >/dev/null 2>&1; do
-    kill -0 "$pid" 2>/dev/null || { cat "$d/killed.out" >&2; fail "the checkpointing run ended before its first checkpoint"; }
-    tries=$((tries + 1))
-    [ "$tries" -lt 1000 ] || { kill -9 "$pid"; fail "no checkpoint in $ck after 10 s"; }
-    sleep 0.01
-done
-sleep 0.1  # a few more iterations (about 10 ms each), so the kill does not always hit the first version
+# Waits for events, not times (a loaded machine only makes the waits longer): the first
+# complete version, then a later one, so the kill does not always hit the first version.
+# The bound (30000 polls, at least 5 minutes) only turns a hang into a failure.
+wait_for_manifest_other_than() {  # wait_for_manifest_other_than NAME ('' for any)
+    tries=0
+    while :; do
+        m=$(ls "$ck"/kmeans.v*.manifest 2>/dev/null | grep -vx "$1" | head -n 1)
+        [ -n "$m" ] && return 0
+        kill -0 "$pid" 2>/dev/null || { cat "$d/killed.out" >&2; fail "the checkpointing run ended before the kill"; }
+        tries=$((tries + 1))
+        [ "$tries" -lt 30000 ] || { kill -9 "$pid"; fail "no new checkpoint version in $ck"; }
+        sleep 0.01
+    done
+}
+wait_for_manifest_other_than ""
+wait_for_manifest_other_than "$m"
 kill -0 "$pid" 2>/dev/null || fail "the checkpointing run finished before the kill: make the run longer"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "runtime/policy_registry.h"
@@ -18,6 +21,7 @@ namespace {
 struct VectorJob {
     std::vector<float> y;
     uint64_t fail_from = UINT64_MAX;  // fill_task fails for blocks starting at or after this
+    struct starpu_codelet *codelet = &add_one_codelet;
 };
 
 int fill_add_one(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
@@ -28,7 +32,7 @@ int fill_add_one(void *arg, uint64_t offset, uint64_t count, struct starpu_task 
     starpu_data_handle_t h;
     starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(job->y.data() + offset), count,
                                 sizeof(float));
-    task->cl = &add_one_codelet;
+    task->cl = job->codelet;
     task->handles[0] = h;
     return 0;
 }
@@ -43,7 +47,7 @@ hetpu_divisible_job make_job(VectorJob &data, uint64_t total)
     job.default_block = 64;
     job.fill_task = fill_add_one;
     job.block_handle_mask = 1u;
-    job.codelet = &add_one_codelet;
+    job.codelet = data.codelet;
     job.arg = &data;
     return job;
 }
@@ -129,10 +133,43 @@ protected:
 
 }  // namespace
 
+namespace {
+
+// Under greedy the first idle worker takes the next block, so on a loaded machine the CPU
+// worker could take them all. Its blocks therefore wait (bounded) until the OpenCL worker
+// has started one: both worker types take part by construction, not by the machine's mood.
+std::atomic<bool> opencl_block_started{false};
+starpu_cpu_func_t add_one_cpu_func;
+starpu_opencl_func_t add_one_opencl_func;
+
+void cpu_after_opencl(void *buffers[], void *arg)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!opencl_block_started && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    add_one_cpu_func(buffers, arg);
+}
+
+void opencl_announced(void *buffers[], void *arg)
+{
+    opencl_block_started = true;
+    add_one_opencl_func(buffers, arg);
+}
+
+}  // namespace
+
 TEST_F(Divisible, GreedyCoversEveryElementOnceOnBothWorkerTypes)
 {
     start("greedy");
+    struct starpu_codelet both = add_one_codelet;
+    add_one_cpu_func = add_one_codelet.cpu_funcs[0];
+    add_one_opencl_func = add_one_codelet.opencl_funcs[0];
+    ASSERT_TRUE(add_one_cpu_func && add_one_opencl_func) << "the test node has CPU and OpenCL implementations";
+    both.cpu_funcs[0] = cpu_after_opencl;
+    both.opencl_funcs[0] = opencl_announced;
+    opencl_block_started = false;
     VectorJob data;
+    data.codelet = &both;
     hetpu_divisible_job job = make_job(data, 8192);
     hetpu_divisible_report report;
     ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);

@@ -3,9 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "tests/integration/add_one_codelet.h"
 
@@ -129,6 +134,50 @@ TEST_F(HetpuInit, SecondInitIsRefused)
 {
     ASSERT_EQ(hetpu_init(nullptr), 0);
     EXPECT_EQ(hetpu_init(nullptr), -EALREADY);
+}
+
+// Five threads call hetpu_init() at the same instant, 100 rounds: exactly one starts
+// StarPU, the others are refused, and the policy running is the one named. Before the
+// start-up held its lock throughout, a second caller could slip past the "started" test,
+// reset the conf StarPU was reading and resolve an empty STARPU_SCHED (hidden by the first).
+TEST_F(HetpuInit, ConcurrentInitStartsTheNamedPolicyOnce)
+{
+    setenv("STARPU_SCHED", "greedy", 1);
+    // The race is in hetpu's start-up: CPU workers alone start faster. Restored on any exit.
+    const char *nopencl = std::getenv("STARPU_NOPENCL");
+    std::shared_ptr<void> restore(nullptr, [saved = std::string(nopencl ? nopencl : "")](void *) {
+        if (saved.empty())
+            unsetenv("STARPU_NOPENCL");
+        else
+            setenv("STARPU_NOPENCL", saved.c_str(), 1);
+    });
+    setenv("STARPU_NOPENCL", "0", 1);
+    constexpr int threads = 5, rounds = 100;
+    int named = 0;
+    for (int round = 0; round < rounds; ++round) {
+        std::atomic<int> waiting{threads};
+        std::vector<int> results(threads, 1);
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t)
+            pool.emplace_back([&, t] {
+                // Spin until all are ready, so the calls overlap as much as the machine allows.
+                for (--waiting; waiting.load() > 0;)
+                    std::this_thread::yield();
+                results[t] = hetpu_init(nullptr);
+            });
+        for (auto &th : pool)
+            th.join();
+        ASSERT_EQ(std::count(results.begin(), results.end(), 0), 1) << "round " << round;
+        ASSERT_EQ(std::count(results.begin(), results.end(), -EALREADY), threads - 1) << "round " << round;
+        ASSERT_NE(hetpu_policy_name(), nullptr);
+        named += std::string(hetpu_policy_name()) == "greedy";
+        struct starpu_sched_policy *running = starpu_sched_ctx_get_sched_policy(0);
+        ASSERT_NE(running, nullptr);
+        EXPECT_STREQ(running->policy_name, "greedy") << "round " << round;
+        hetpu_shutdown();
+        ASSERT_EQ(hetpu_policy_name(), nullptr) << "one hetpu_shutdown() stops what one hetpu_init() started";
+    }
+    EXPECT_EQ(named, rounds);
 }
 
 TEST_F(HetpuInit, VerboseNamesPolicyAndWorkers)

@@ -1,13 +1,22 @@
 // Ordinary (non-divisible) tasks under hetpu's policies: with and without a StarPU
-// performance model, every task runs exactly once and the program never hangs.
+// performance model, every task runs exactly once and the program never hangs; queued
+// tasks run by priority, FIFO within one priority.
 #include <hetpu/hetpu.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/integration/add_one_codelet.h"
+
+extern "C" struct starpu_sched_policy **starpu_get_sched_lib_policies(void);
 
 namespace {
 
@@ -67,3 +76,104 @@ TEST_P(OrdinaryTasks, EveryTaskRunsOnceWithAndWithoutAModel)
 }
 
 INSTANTIATE_TEST_SUITE_P(HetpuPolicies, OrdinaryTasks, ::testing::Values("greedy", "plb-hac", "hdss"));
+
+namespace {
+
+// A CPU-only task that holds the only CPU worker until released, so that the tasks
+// submitted meanwhile all wait in the policy's queue and their order is the policy's alone.
+std::atomic<bool> gate_running{false}, gate_open{false};
+std::mutex order_mutex;
+std::vector<int> order;  // guarded by order_mutex
+
+void gate_cpu(void **, void *)
+{
+    gate_running = true;
+    while (!gate_open)
+        std::this_thread::yield();
+}
+
+void record_cpu(void **, void *arg)
+{
+    std::lock_guard<std::mutex> lock(order_mutex);
+    order.push_back(*static_cast<const int *>(arg));
+}
+
+struct starpu_codelet cpu_only(void (*fn)(void **, void *), const char *name)
+{
+    struct starpu_codelet cl = {};
+    cl.cpu_funcs[0] = fn;
+    cl.nbuffers = 0;
+    cl.name = name;
+    return cl;
+}
+
+struct starpu_codelet gate_cl = cpu_only(gate_cpu, "hetpu_test_gate");
+struct starpu_codelet record_cl = cpu_only(record_cpu, "hetpu_test_record");
+
+std::vector<std::string> hetpu_policy_names()
+{
+    std::vector<std::string> names;
+    for (struct starpu_sched_policy **p = starpu_get_sched_lib_policies(); *p; ++p)
+        if (std::string name = (*p)->policy_name; name.rfind("test-", 0) != 0)  // divisible_test.cpp's own
+            names.push_back(name);
+    return names;
+}
+
+class Priorities : public ::testing::TestWithParam<std::string> {
+protected:
+    void TearDown() override
+    {
+        gate_open = true;  // never leave the worker spinning, whatever failed
+        starpu_task_wait_for_all();
+        hetpu_shutdown();
+        unsetenv("STARPU_SCHED");
+    }
+};
+
+}  // namespace
+
+TEST_P(Priorities, QueuedTasksRunByPriorityThenInSubmissionOrder)
+{
+    setenv("STARPU_SCHED", GetParam().c_str(), 1);
+    ASSERT_EQ(hetpu_init(nullptr), 0);
+    ASSERT_EQ(starpu_cpu_worker_get_count(), 1u) << "the test node has one CPU worker";
+    EXPECT_LT(starpu_sched_get_min_priority(), starpu_sched_get_max_priority()) << "a priority range is announced";
+    gate_running = false;
+    gate_open = false;
+    order.clear();
+
+    struct starpu_task *gate = starpu_task_create();
+    gate->cl = &gate_cl;
+    ASSERT_EQ(starpu_task_submit(gate), 0);
+    // Waits for an event, not for a time: the gate holds the CPU worker from here on.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+    while (!gate_running && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+    ASSERT_TRUE(gate_running) << "the gate task never started";
+
+    static const int priorities[] = {0, 2, -1, 2, 0, 5, -3, 5, 0, 2, -1, 0};
+    constexpr int n = sizeof priorities / sizeof priorities[0];
+    static int ids[n];
+    for (int i = 0; i < n; ++i) {
+        ids[i] = i;
+        struct starpu_task *t = starpu_task_create();
+        t->cl = &record_cl;
+        t->cl_arg = &ids[i];
+        t->priority = priorities[i];
+        ASSERT_EQ(starpu_task_submit(t), 0);
+    }
+    gate_open = true;
+    starpu_task_wait_for_all();
+
+    std::vector<int> expected(ids, ids + n);
+    std::stable_sort(expected.begin(), expected.end(), [](int a, int b) { return priorities[a] > priorities[b]; });
+    EXPECT_EQ(order, expected) << "under " << GetParam();
+}
+
+// Every policy hetpu exports, so that a new one is covered the day it is registered.
+INSTANTIATE_TEST_SUITE_P(HetpuPolicies, Priorities, ::testing::ValuesIn(hetpu_policy_names()),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                             std::string name = info.param;
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });

@@ -210,3 +210,24 @@ TEST(SimRun, SameSeedSameRunDifferentSeedDifferentNoise)
     EXPECT_DOUBLE_EQ(a.makespan_s, b.makespan_s);
     EXPECT_NE(a.makespan_s, c.makespan_s);
 }
+
+// nlohmann's non-parse exceptions (out_of_range for 6e666) become ScenarioErrors, so
+// `hetpu sim` reports them instead of aborting.
+TEST(SimScenario, NumberOverflowIsAScenarioError)
+{
+    try {
+        hetpu::sim::parse_scenario(R"({"workload": 6e666, "units": []})");
+        FAIL() << "6e666 accepted";
+    } catch (const hetpu::sim::ScenarioError &e) {
+        EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(hetpu::sim::parse_scenario(R"({"workload": 18446744073709551616, "units": []})"),
+                 hetpu::sim::ScenarioError);
+}
+
+TEST(SimOptimum, RefusesSearchesBeyondItsBound)
+{
+    EXPECT_EQ(hetpu::sim::optimum_refusal(2, 20000, 16), "");
+    EXPECT_NE(hetpu::sim::optimum_refusal(2, 1000000000000ull, 1).find("limited to"), std::string::npos);
+    EXPECT_NE(hetpu::sim::optimum_refusal(3, UINT64_MAX, 1).find("limited to"), std::string::npos) << "no overflow";
+}

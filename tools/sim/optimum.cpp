@@ -72,6 +72,21 @@ std::vector<uint64_t> fit_within(const std::vector<SimulatedUnit> &units, double
 
 }  // namespace
 
+std::string optimum_refusal(size_t units, uint64_t workload, uint64_t granule)
+{
+    if (granule == 0 || units == 0)
+        return "the optimum needs a positive granule and at least one unit";
+    const uint64_t steps = workload / granule;  // plus one (size 0), left out: it can overflow
+    const uint64_t per_step = workload % granule ? 2 : 1;
+    // Compared by division: (steps + 1) * units * per_step can overflow 64 bits.
+    if (steps >= kMaxOptimumCandidates / per_step / units)
+        return "the exact optimum search is limited to " + std::to_string(kMaxOptimumCandidates) +
+               " candidate makespans, and workload " + std::to_string(workload) + " in granules of " +
+               std::to_string(granule) + " over " + std::to_string(units) + " units has " + std::to_string(steps) +
+               " granule steps per unit; use a coarser granule or a smaller workload";
+    return "";
+}
+
 StaticDistribution optimum_distribution(const std::vector<SimulatedUnit> &units, uint64_t workload, uint64_t granule)
 {
     // Candidate makespans: every time a unit can have (blocks of k * granule, with or

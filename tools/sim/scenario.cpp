@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/core/input_file.h"
+
 namespace hetpu::sim {
 
 namespace {
@@ -36,7 +38,7 @@ uint64_t count(const json &obj, const char *key, uint64_t fallback, bool require
         return fallback;
     }
     const json &j = obj[key];
-    if (!j.is_number_integer() || j.get<long long>() < 0)
+    if (!j.is_number_unsigned() && (!j.is_number_integer() || j.get<long long>() < 0))
         fail(key, "expected a non-negative integer, got " + j.dump());
     return j.get<uint64_t>();
 }
@@ -116,16 +118,29 @@ UnitSpec parse_unit(const json &u, size_t index)
     return spec;
 }
 
+Scenario parse_tree(const std::string &json_text);
+
 }  // namespace
 
+// Every exception of the JSON library (a number overflowing a double is out_of_range, not
+// parse_error; a value of the wrong type is type_error) becomes a ScenarioError, so that
+// `hetpu sim` reports it instead of aborting.
 Scenario parse_scenario(const std::string &json_text)
 {
-    json root;
     try {
-        root = json::parse(json_text);
+        return parse_tree(json_text);
     } catch (const json::parse_error &e) {
         throw ScenarioError(std::string("scenario: not valid JSON: ") + e.what());
+    } catch (const json::exception &e) {
+        throw ScenarioError(std::string("scenario: unusable JSON: ") + e.what());
     }
+}
+
+namespace {
+
+Scenario parse_tree(const std::string &json_text)
+{
+    json root = json::parse(json_text);
     if (!root.is_object())
         fail("top level", "expected an object");
     Scenario s;
@@ -146,14 +161,14 @@ Scenario parse_scenario(const std::string &json_text)
     return s;
 }
 
+}  // namespace
+
 Scenario load_scenario(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw ScenarioError("scenario: cannot read '" + path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_scenario(text.str());
+    std::string text, why;
+    if (!read_whole_file(path, text, why))
+        throw ScenarioError("scenario: cannot read '" + path + "': " + why);
+    return parse_scenario(text);
 }
 
 }  // namespace hetpu::sim

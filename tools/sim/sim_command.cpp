@@ -174,6 +174,10 @@ int sim_command(int argc, char **argv)
     std::vector<SimulatedUnit> units(scenario.units.begin(), scenario.units.end());
     SimResult result;
     if (a.policy == "optimum") {
+        if (std::string why = optimum_refusal(units.size(), scenario.workload, scenario.granule); !why.empty()) {
+            std::fprintf(stderr, "hetpu sim: --policy optimum: %s\n", why.c_str());
+            return 2;
+        }
         result = simulate_static(scenario, optimum_distribution(units, scenario.workload, scenario.granule), "optimum");
     } else if (a.policy == "greedy") {
         uint64_t block = a.block ? a.block : scenario.x_init;

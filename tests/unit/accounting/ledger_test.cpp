@@ -219,14 +219,28 @@ TEST_F(LedgerTest, WriterKilledAtAnyInstantLeavesNoPartialJob)
 {
     { Ledger l(path); }
     for (int round = 0; round < 6; ++round) {
+        // The child says when its first job is in, so each round kills a writer that is
+        // recording (not one still opening the ledger, as a loaded machine could make it).
+        int ready[2];
+        ASSERT_EQ(pipe(ready), 0);
         pid_t pid = fork();
         ASSERT_GE(pid, 0);
         if (pid == 0) {
+            close(ready[0]);
             Ledger l(path);
+            l.record(job("k", "loop", 1));
+            const char one = 1;
+            if (write(ready[1], &one, 1) != 1)
+                _exit(1);
             for (;;)
                 l.record(job("k", "loop", 1));
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(40 + 23 * round));
+        close(ready[1]);
+        char byte = 0;
+        ASSERT_EQ(read(ready[0], &byte, 1), 1) << "the writer died before its first job";
+        close(ready[0]);
+        // The kill then lands at a varying point inside the writes that follow.
+        std::this_thread::sleep_for(std::chrono::milliseconds(3 + 7 * round));
         kill(pid, SIGKILL);
         int status = 0;
         waitpid(pid, &status, 0);

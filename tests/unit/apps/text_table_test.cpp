@@ -83,3 +83,32 @@ TEST(TextTable, HeaderWidthMustMatch)
     EXPECT_FALSE(parse_table("a,b,c\n1,2\n", "h.csv", TableFormat{}, t, error));
     EXPECT_NE(error.find("h.csv:1: the header has 3 column names"), std::string::npos) << error;
 }
+
+// A first row is a header only when a value field is not written as a number: a tiny
+// (subnormal) or very long numeral is data, never silently dropped as a header.
+TEST(TextTable, FirstRowWithASubnormalOrALongNumeralIsData)
+{
+    Table t;
+    std::string error;
+    ASSERT_TRUE(parse_table("1e-320,2\n3,4\n", "s.csv", TableFormat{}, t, error)) << error;
+    EXPECT_TRUE(t.header.empty());
+    ASSERT_EQ(t.rows, 2u);
+    EXPECT_GT(t.at(0, 0), 0.0);
+    EXPECT_LT(t.at(0, 0), 1e-300);
+    const std::string long_numeral = "1." + std::string(70, '5');
+    ASSERT_TRUE(parse_table(long_numeral + ",2\n3,4\n", "l.csv", TableFormat{}, t, error)) << error;
+    EXPECT_TRUE(t.header.empty());
+    ASSERT_EQ(t.rows, 2u);
+    EXPECT_DOUBLE_EQ(t.at(0, 0), 1.5555555555555555);
+    // A first-row value that overflows is an error naming it, not a header.
+    EXPECT_FALSE(parse_table("1e999,2\n3,4\n", "o.csv", TableFormat{}, t, error));
+    EXPECT_NE(error.find("o.csv:1: column 1: '1e999' is not a finite number"), std::string::npos) << error;
+}
+
+TEST(TextTable, ADirectoryIsNamedAsSuch)
+{
+    Table t;
+    std::string error;
+    EXPECT_FALSE(hetpu::apps::read_table("/", TableFormat{}, t, error));
+    EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
+}

@@ -73,3 +73,44 @@ TEST(CkptConfig, SizesWithUnits) {
     EXPECT_EQ(v, 2ull << 30);
     EXPECT_FALSE(parse_size("MiB", &v, &why));
 }
+
+// Sizes that do not fit 64 bits are errors with a message, not std::out_of_range("stoull")
+// (20 digits) nor a silent wrap (17179869184G = 2^64 bytes, which wrapped to 0, "the file
+// system's capacity").
+TEST(CkptConfig, SizesTooLargeAreErrors) {
+    std::uint64_t v = 7;
+    std::string why;
+    EXPECT_FALSE(parse_size("99999999999999999999", &v, &why));
+    EXPECT_NE(why.find("too large"), std::string::npos) << why;
+    EXPECT_FALSE(parse_size("17179869184G", &v, &why));
+    EXPECT_NE(why.find("too large"), std::string::npos) << why;
+    EXPECT_EQ(v, 7u) << "a refused size leaves the output alone";
+    ASSERT_TRUE(parse_size("18446744073709551615", &v, &why)) << why;
+    EXPECT_EQ(v, 18446744073709551615ull);
+    ASSERT_TRUE(parse_size("17179869183G", &v, &why)) << why;
+    EXPECT_EQ(v, 17179869183ull << 30);
+
+    EngineConfig c;
+    std::string err;
+    EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\ncapacity = \"99999999999999999999\"\n", "g.toml", &c, &err),
+              -EINVAL);
+    EXPECT_NE(err.find("g.toml:3: local.capacity: '99999999999999999999' is too large"), std::string::npos) << err;
+}
+
+// A float where an integer is expected is a type error, not toml++'s float-to-integer
+// conversion (undefined behaviour for 1e30).
+TEST(CkptConfig, FloatsWhereIntegersBelongAreErrors) {
+    EngineConfig c;
+    std::string err;
+    EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\ncapacity = 1e30\n", "h.toml", &c, &err), -EINVAL);
+    EXPECT_NE(err.find("h.toml:3: local.capacity must be a size"), std::string::npos) << err;
+    EXPECT_EQ(parse_config("flush_threads = 2.0\n[local]\npath = \"/tmp\"\n", "i.toml", &c, &err), -EINVAL);
+    EXPECT_NE(err.find("i.toml:1: flush_threads must be an integer"), std::string::npos) << err;
+}
+
+TEST(CkptConfig, ADirectoryIsNamedAsSuch) {
+    EngineConfig c;
+    std::string err;
+    EXPECT_EQ(load_config_file("/", &c, &err), -EISDIR);
+    EXPECT_NE(err.find("'/': is a directory, not a file"), std::string::npos) << err;
+}

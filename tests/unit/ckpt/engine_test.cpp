@@ -70,6 +70,16 @@ protected:
     EngineConfig config;
 };
 
+// Waits for background work (prefetch, incremental init) to reach a state: a condition,
+// not a time, so a loaded machine only makes the wait longer. The bound only turns a hang
+// into a failure; the assertions after the wait say what was missing.
+template <typename Done> void wait_until(Done done)
+{
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!done() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
 }  // namespace
 
 TEST_F(EngineTest, CheckpointFlushRestoreAndRestart) {
@@ -215,8 +225,7 @@ TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache) {
     ASSERT_EQ(e->drain(&err), 0);
     // Versions 1 and 2 were evicted long ago; the hint brings them back before the restore.
     ASSERT_EQ(e->prefetch_hint("app", {1, 2}, &err), 0);
-    for (int i = 0; i < 400 && e->stats().prefetched_bytes < 60000; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    wait_until([&] { return e->stats().prefetched_bytes >= 60000; });
     ASSERT_EQ(e->stats().prefetched_bytes, 60000u);
     const auto before = e->stats().restored_from_disk_bytes;
     expect_restores(*e, 1, {30000});
@@ -234,8 +243,7 @@ TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk) {
     auto e = make();
     std::string err;
     ASSERT_EQ(e->prefetch_hint("app", {3, 2, 7}, &err), 0);  // 7 does not exist (yet)
-    for (int i = 0; i < 400 && e->stats().prefetched_bytes < 40000; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    wait_until([&] { return e->stats().prefetched_bytes >= 40000; });
     ASSERT_EQ(e->stats().prefetched_bytes, 40000u);
     expect_restores(*e, 3, {20000});
     expect_restores(*e, 2, {20000});
@@ -252,11 +260,23 @@ TEST_F(EngineTest, IncrementalInitUsesWhatIsReady) {
     take(*e, 1, {100000});  // immediately: goes to the touched part or through to disk
     std::string err;
     ASSERT_EQ(e->drain(&err), 0);
-    for (int i = 0; i < 1000 && e->host_ready_bytes() < (64u << 20); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    wait_until([&] { return e->host_ready_bytes() >= (64u << 20); });
     EXPECT_EQ(e->host_ready_bytes(), 64u << 20);
     take(*e, 2, {100000});
     EXPECT_EQ(e->stats().written_through_bytes + 100000 <= e->stats().captured_bytes, true);
     expect_restores(*e, 1, {100000});
     expect_restores(*e, 2, {100000});
+}
+
+// Two runs on one checkpoint directory corrupted each other's versions: the second engine
+// is refused, naming the holder's PID, and the directory is free again once the first ends.
+TEST_F(EngineTest, ASecondEngineOnTheSameDirectoryIsRefusedWithTheHoldersPid) {
+    auto first = make();
+    std::unique_ptr<Engine> second;
+    std::string err;
+    EXPECT_EQ(Engine::create(config, &second, &err), -EBUSY);
+    EXPECT_FALSE(second);
+    EXPECT_NE(err.find("is in use by process " + std::to_string(::getpid())), std::string::npos) << err;
+    first.reset();
+    ASSERT_EQ(Engine::create(config, &second, &err), 0) << err;
 }

@@ -18,11 +18,22 @@ TEST(RegionState, CheckpointPathThenRestoreFromCache) {
 
 TEST(RegionState, PrefetchPath) {
     RegionLifecycle r(S::Prefetching);
-    r.advance(S::Ready);
-    r.advance(S::Consumed);
-    r.advance(S::Ready);  // restored a second time
-    r.advance(S::Consumed);
-    r.advance(S::Evictable);
+    EXPECT_EQ(r.state(), S::Prefetching);
+    ASSERT_NO_THROW(r.advance(S::Ready));
+    EXPECT_EQ(r.state(), S::Ready);
+    EXPECT_TRUE(hetpu::ckpt::is_readable(r.state()));
+    ASSERT_NO_THROW(r.advance(S::Consumed));
+    EXPECT_EQ(r.state(), S::Consumed);
+    ASSERT_NO_THROW(r.advance(S::Ready));  // restored a second time
+    EXPECT_EQ(r.state(), S::Ready);
+    ASSERT_NO_THROW(r.advance(S::Consumed));
+    ASSERT_NO_THROW(r.advance(S::Evictable));
+    EXPECT_EQ(r.state(), S::Evictable);
+    // A region still being read back from a lower tier serves no restore and is no victim.
+    RegionLifecycle p(S::Prefetching);
+    EXPECT_FALSE(hetpu::ckpt::is_readable(p.state()));
+    EXPECT_FALSE(hetpu::ckpt::may_evict(p.state()));
+    EXPECT_THROW(p.advance(S::Consumed), IllegalTransition) << "a restore cannot consume bytes not yet read back";
 }
 
 TEST(RegionState, IllegalTransitionsAreRejected) {

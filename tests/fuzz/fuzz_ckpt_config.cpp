@@ -1,0 +1,18 @@
+// libFuzzer harness: the checkpoint backend's TOML config and its size strings. Both return
+// an error code with a message; no exception may escape (the C API promises 0 or -errno).
+#include <cstdint>
+#include <string>
+
+#include "ckpt_backend/engine/config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const std::string text(reinterpret_cast<const char *>(data), size);
+    hetpu::ckpt::EngineConfig config;
+    std::string error;
+    hetpu::ckpt::parse_config(text, "fuzz.toml", &config, &error);
+    std::uint64_t bytes = 0;
+    std::string why;
+    hetpu::ckpt::parse_size(text, &bytes, &why);
+    return 0;
+}

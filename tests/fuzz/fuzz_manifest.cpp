@@ -1,0 +1,22 @@
+// libFuzzer harness: checkpoint manifests read back from disk (a torn or foreign file must be
+// refused with a message) and kmeans checkpoint headers.
+#include <cstdint>
+#include <string>
+
+#include "apps/kmeans/kmeans_checkpoint_format.h"
+#include "ckpt_backend/core/manifest.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    hetpu::ckpt::Manifest manifest;
+    std::string error;
+    hetpu::ckpt::parse_manifest(std::string(reinterpret_cast<const char *>(data), size), &manifest, &error);
+    if (size >= hetpu::kmeans::kCheckpointHeaderSize) {
+        hetpu::kmeans::InputFingerprint expected;
+        expected.n = 1000;
+        expected.d = 2;
+        expected.k = 3;
+        hetpu::kmeans::check_checkpoint_header(data, expected, error);
+    }
+    return 0;
+}

@@ -1,0 +1,14 @@
+# Robustness tests (issue 18): concurrent start-up, task priorities, bad input, the
+# checkpoint directory lock. A fragment of its own so the other local.mk files stay as they are.
+
+# Linked against StarPU only, like plain_starpu: the test puts it under the preload library.
+check_PROGRAMS += tests/programs/concurrent_init
+tests_programs_concurrent_init_SOURCES = tests/programs/concurrent_init.c
+tests_programs_concurrent_init_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS) -pthread
+tests_programs_concurrent_init_LDADD = $(STARPU_LIBS) -lpthread
+
+TESTS += tests/cli/concurrent_start.sh
+EXTRA_DIST += tests/cli/concurrent_start.sh
+
+TESTS += tests/cli/bad_input.sh
+EXTRA_DIST += tests/cli/bad_input.sh
