@@ -5,7 +5,10 @@ AM_TESTS_ENVIRONMENT = \
 	export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1; \
 	export POCL_MAX_PTHREAD_COUNT=1; \
 	export STARPU_HOME=`mktemp -d "$${TMPDIR:-/tmp}/hetpu-check.XXXXXX"`; \
-	export HETPU_LEDGER="$$STARPU_HOME/ledger.sqlite"; # accounting is on by default: never the user's ledger
+	export HETPU_LEDGER="$$STARPU_HOME/ledger.sqlite"; \
+	export HETPU_MGB_ARBITER=off;
+# Accounting is on by default: never the user's ledger. MGB policies: never the user's
+# node-wide segment (the tests of the arbiter name their own).
 
 # A watchdog per test program: a hang (once seen, not reproduced, in the divisible runner's
 # error path on an overloaded machine) must fail that test with a clear status (124), not

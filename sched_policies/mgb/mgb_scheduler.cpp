@@ -359,7 +359,13 @@ int Scheduler::idle_cpu_worker() const
 void Scheduler::assign(struct starpu_task *task, Assignment a, std::vector<int> &wake)
 {
     const int w = a.worker;
-    queue_of_[w].push_back(task);
+    // By priority, FIFO within one, like the CPU queue (searched from the back: equal
+    // priorities, the common case, cost nothing).
+    auto &queue = queue_of_[w];
+    auto pos = queue.end();
+    while (pos != queue.begin() && (*std::prev(pos))->priority < task->priority)
+        --pos;
+    queue.insert(pos, task);
     ++busy_[w];
     assigned_[task] = std::move(a);
     wake.push_back(w);
@@ -742,6 +748,12 @@ void add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
 
 void mgb_init(unsigned sched_ctx_id, Algorithm algorithm)
 {
+    // Announce a priority range (as StarPU's prio policies do) unless the user set one, so
+    // applications that set task priorities see them honoured.
+    if (!starpu_sched_ctx_min_priority_is_set(sched_ctx_id))
+        starpu_sched_ctx_set_min_priority(sched_ctx_id, -5);
+    if (!starpu_sched_ctx_max_priority_is_set(sched_ctx_id))
+        starpu_sched_ctx_set_max_priority(sched_ctx_id, 5);
     try {
         starpu_sched_ctx_set_policy_data(sched_ctx_id, new Scheduler(sched_ctx_id, algorithm));
     } catch (const std::exception &e) {
