@@ -6,3 +6,18 @@ apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/option_scanner.cpp apps/common/option_scanner.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h
+
+# The GPU needs each app's codelets declare to the mgb policies (include/hetpu/gpu_needs.h),
+# asked for the way the scheduler asks, on StarPU with one CPU worker.
+check_PROGRAMS += tests/apps_gpu_needs_tests
+tests_apps_gpu_needs_tests_SOURCES = tests/unit/apps/gpu_needs_test.cpp
+tests_apps_gpu_needs_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tests_apps_gpu_needs_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS)
+tests_apps_gpu_needs_tests_LDADD = $(hetpu_matmul_libs) $(hetpu_grn_libs) $(hetpu_kmeans_libs) $(hetpu_fft2d_libs) \
+	$(GTEST_LIBS)
+TESTS += tests/apps_gpu_needs_tests
+
+# The four apps under the mgb policies, verified, on the CPU + OpenCL node and on the
+# two-device node with unequal memory limits.
+TESTS += tests/cli/mgb_apps.sh
+EXTRA_DIST += tests/cli/mgb_apps.sh

@@ -3,6 +3,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <fftw3.h>
+#include <hetpu/gpu_needs.h>
+
+#include <algorithm>
+#include <climits>
 #include <map>
 
 #include "apps/fft2d/fft2d_kernels.h"
@@ -16,6 +20,30 @@ std::map<uint64_t, fftw_plan> row_plans;
 struct starpu_perfmodel model;
 struct starpu_codelet cl;
 bool initialised = false;
+
+// What one block of rows asks of a GPU, for hetpu's mgb policies
+// (include/hetpu/gpu_needs.h). clFFT and cuFFT choose their kernels when planning, so these
+// are estimates, taken on the large side:
+// - Launch: one block per row (both libraries may pack several short rows into one block,
+//   with proportionally more threads: the same warps), about length / 4 threads (radix-4
+//   passes), 32 to 256, and the row in shared (local) memory, 16 bytes per complex double.
+//   Longer rows are transformed in several passes (clFFT's large-1D plans; cuFFT too), each
+//   on pieces that fit a block's shared memory: capped at 2048 elements (32 KiB), a budget
+//   every current GPU grants a block. Not checked against each library's kernels.
+// - Scratch: clFFT's intermediate buffer (plans split into passes) and cuFFT's work area
+//   are taken to hold at most one copy of the batch, so one copy of the block is counted.
+//   The exact sizes (clfftGetTmpBufSize, cufftGetSize) exist only for a plan already made
+//   on a device, which the scheduler cannot wait for. The OpenCL codelet's staging copy for blocks at a non-zero offset is not counted:
+//   fft2d_job.cpp registers every block as a handle of its own (offset 0).
+void rows_gpu_needs(struct starpu_task *task, struct hetpu_gpu_needs *needs)
+{
+    const uint64_t length = *static_cast<const uint64_t *>(task->cl_arg);
+    const uint64_t elements = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 0));
+    needs->scratch_bytes = elements * 2 * sizeof(double);
+    needs->blocks = static_cast<unsigned>(std::min<uint64_t>(elements / length, UINT_MAX));
+    needs->threads_per_block = static_cast<unsigned>(std::clamp<uint64_t>(length / 4, 32, 256));
+    needs->shared_mem_per_block = static_cast<unsigned>(std::min<uint64_t>(length, 2048) * 2 * sizeof(double));
+}
 
 }  // namespace
 
@@ -70,6 +98,7 @@ int codelets_init(const std::vector<uint64_t> &lengths)
     cl.modes[0] = STARPU_RW;
     cl.max_parallelism = 1;
     cl.model = &model;
+    hetpu_codelet_set_gpu_needs(&cl, rows_gpu_needs);
     initialised = true;
     return 0;
 }

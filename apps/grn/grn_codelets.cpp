@@ -1,5 +1,8 @@
 #include "apps/grn/grn_codelets.h"
 
+#include <hetpu/gpu_needs.h>
+
+#include <algorithm>
 #include <climits>
 
 #include "apps/grn/grn_kernels.h"
@@ -29,6 +32,21 @@ uint32_t block_footprint(struct starpu_task *task)
 {
     const auto *a = static_cast<const hetpu::grn::BlockArgs *>(task->cl_arg);
     return starpu_hash_crc32c_be_n(&a->count, sizeof a->count, 0);
+}
+
+// What one block asks of a GPU, for hetpu's mgb policies (include/hetpu/gpu_needs.h): one
+// work-item per (target, lane), no shared memory and nothing allocated beyond the buffers.
+// The CUDA launch (blocks of 128 threads) is declared even where the OpenCL one (work-groups
+// of 32) runs: 4 * ceil(n / 128) >= ceil(n / 32) warps, in larger blocks, so it is never
+// the smaller footprint, and one declaration serves a node with both device kinds. Each
+// thread's private counts (GRN_MAX_CONFIGS * 3 ints) live in registers or CUDA local
+// memory, which the driver reserves once per context, not per launch: not task scratch.
+void block_gpu_needs(struct starpu_task *task, struct hetpu_gpu_needs *needs)
+{
+    const auto *a = static_cast<const hetpu::grn::BlockArgs *>(task->cl_arg);
+    const uint64_t items = static_cast<uint64_t>(a->genes) * a->lanes;
+    needs->blocks = static_cast<unsigned>(std::min<uint64_t>((items + 127) / 128, UINT_MAX));
+    needs->threads_per_block = 128;
 }
 
 }  // namespace
@@ -63,6 +81,7 @@ int codelets_init()
     codelet.modes[2] = STARPU_R;
     codelet.modes[3] = STARPU_W;
     codelet.model = &model;
+    hetpu_codelet_set_gpu_needs(&codelet, block_gpu_needs);
     initialised = true;
     return 0;
 }

@@ -1,5 +1,8 @@
 #include "apps/kmeans/kmeans_codelets.h"
 
+#include <hetpu/gpu_needs.h>
+
+#include <algorithm>
 #include <climits>
 
 #include "apps/kmeans/kmeans_kernels.h"
@@ -24,6 +27,21 @@ namespace {
 struct starpu_perfmodel model;
 struct starpu_codelet codelet;
 bool initialised = false;
+
+// What one assignment block asks of a GPU, for hetpu's mgb policies
+// (include/hetpu/gpu_needs.h). Its larger kernel has one work-item per point (labels), or
+// per partial-result entry (k * d + k + 1) should that ever be more. The CUDA launch
+// (blocks of 128 threads) is declared even where the OpenCL one (work-groups of 64) runs:
+// 4 * ceil(n / 128) >= 2 * ceil(n / 64) warps, in larger blocks, so it is never the smaller
+// footprint. No shared memory, nothing allocated beyond the buffers.
+void assign_gpu_needs(struct starpu_task *task, struct hetpu_gpu_needs *needs)
+{
+    const uint64_t points = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 3));
+    const uint64_t partial = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
+    const uint64_t items = std::max(points, partial);
+    needs->blocks = static_cast<unsigned>(std::min<uint64_t>((items + 127) / 128, UINT_MAX));
+    needs->threads_per_block = 128;
+}
 
 }  // namespace
 
@@ -56,6 +74,7 @@ int codelets_init()
     codelet.modes[2] = STARPU_W;
     codelet.modes[3] = STARPU_W;
     codelet.model = &model;
+    hetpu_codelet_set_gpu_needs(&codelet, assign_gpu_needs);
     initialised = true;
     return 0;
 }
