@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/batch/batch_runner.h"
+#include "tools/cli_args.h"
 
 namespace hetpu::batch {
 
@@ -56,16 +57,8 @@ int batch_command(int argc, char **argv)
     app.add_option("--log-dir", log_dir, "send job i's stdout/stderr to DIR/job-<i>.out/.err");
     app.add_option("--label", label, "a name for this batch, copied into the JSON summary (e.g. the policy)");
     app.add_flag("--quiet-jobs", quiet_jobs, "without --log-dir: discard the jobs' output");
-    // CLI11 takes the arguments as a reversed vector when there is no program name.
-    std::vector<std::string> args;
-    for (int i = argc - 1; i >= 0; --i)
-        args.emplace_back(argv[i]);
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError &e) {
-        const int rc = app.exit(e);  // prints help, or the error and a hint
-        return rc == 0 ? 0 : 2;
-    }
+    if (const auto rc = hetpu::cli::parse_args(app, argc, argv))
+        return *rc;
     std::ifstream in(jobs_path);
     if (!in) {
         std::fprintf(stderr, "hetpu batch: cannot read '%s'\n", jobs_path.c_str());

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "tools/cli_args.h"
 #include "sched_policies/mgb/core/gpu_ledger.h"
 
 namespace hetpu::mgb_cli {
@@ -276,16 +277,8 @@ int mgb_command(int argc, char **argv)
     rs->add_option("--arbiter", arbiter, arbiter_help);
     rs->add_flag("--force", force, "remove it even while live processes use it");
 
-    // CLI11 takes the arguments as a reversed vector when there is no program name.
-    std::vector<std::string> args;
-    for (int i = argc - 1; i >= 0; --i)
-        args.emplace_back(argv[i]);
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError &e) {
-        const int rc = app.exit(e);  // prints help, or the error and a hint
-        return rc == 0 ? 0 : 2;
-    }
+    if (const auto rc = hetpu::cli::parse_args(app, argc, argv))
+        return *rc;
     try {
         const std::string name = NodeArbiter::normalize_name(arbiter.empty() ? NodeArbiter::default_name() : arbiter);
         if (st->parsed())

@@ -1,4 +1,5 @@
 #include "tools/mgb_sim/mgb_sim_command.h"
+#include "tools/cli_args.h"
 
 #include <chrono>
 #include <cstdio>
@@ -110,16 +111,8 @@ int mgb_sim_command(int argc, char **argv)
     app.add_option("--seed", seed, "seed of the run-time noise (scenario \"noise\"; default 1)");
     app.add_flag("--json", json, "one JSON object per run (one line each) instead of the summary");
     app.add_flag("--per-job", per_job, "with --json: add every job's record (device, start, end, outcome)");
-    // CLI11 takes the arguments as a reversed vector when there is no program name.
-    std::vector<std::string> args;
-    for (int i = argc - 1; i >= 0; --i)
-        args.emplace_back(argv[i]);
-    try {
-        app.parse(args);
-    } catch (const CLI::ParseError &e) {
-        const int rc = app.exit(e);  // prints help, or the error and a hint
-        return rc == 0 ? 0 : 2;
-    }
+    if (const auto rc = hetpu::cli::parse_args(app, argc, argv))
+        return *rc;
     std::vector<Policy> runs;
     for (const std::string &name : split_commas(policies)) {
         Policy p;
