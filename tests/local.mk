@@ -20,6 +20,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/policy_catalog_test.cpp \
 	tests/unit/block_cursor_test.cpp \
 	tests/unit/block_dispatcher_test.cpp \
+	tests/unit/cluster_test.cpp \
 	tests/unit/json_writer_test.cpp \
 	tests/unit/matmul_options_test.cpp \
 	tests/unit/matmul_verify_test.cpp \
@@ -55,3 +56,7 @@ tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
 
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
+
+# Scale-out: matmul over 2 and 3 MPI ranks (skipped, exit 77, without MPI or mpirun).
+TESTS += tests/cli/mpi_matmul.sh
+EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh

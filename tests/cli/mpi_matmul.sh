@@ -1,0 +1,85 @@
+#!/bin/sh
+# matmul over 2 and 3 MPI ranks on this machine: one planner on rank 0, blocks run on every
+# rank, results verified on rank 0 against the reference product, one JSON line with
+# "ranks" and each worker's rank and host. Also heterogeneous ranks (an MPMD launch whose
+# rank 0 has the PoCL OpenCL worker) and a clear error when the ranks ask for different
+# policies.
+HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
+export HETPU_BUILDDIR
+. "$(dirname "$0")/mpi_env.sh"
+
+matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
+[ -x "$matmul" ] || fail "$matmul not built"
+
+# check_json FILE RANKS N [OPENCL]: one verified line; every rank did blocks (guaranteed:
+# the first wave of blocks goes round-robin to every PU of every rank); columns add up.
+check_json() {
+    python3 - "$@" <<'PY'
+import json, sys
+path, ranks, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+opencl = len(sys.argv) > 4 and sys.argv[4] == "1"
+lines = open(path).read().splitlines()
+assert len(lines) == 1, "expected one JSON line (rank 0 only), got %d" % len(lines)
+r = json.loads(lines[0])
+assert r["verified"] is True, r
+assert r["ranks"] == ranks, r
+assert sum(w["elements"] for w in r["workers"]) == n, r["workers"]
+seen = sorted({w["rank"] for w in r["workers"]})
+assert seen == list(range(ranks)), seen
+for rank in range(ranks):
+    done = sum(w["blocks"] for w in r["workers"] if w["rank"] == rank)
+    assert done >= 1, "rank %d processed no block: %s" % (rank, r["workers"])
+for w in r["workers"]:
+    assert w["host"], w
+    if w["rank"] > 0 and w["blocks"] > 0:
+        # Remote blocks cross the network twice: their transfer time cannot be 0.
+        assert w["transfer_s"] > 0, w
+if opencl:
+    ocl = [w for w in r["workers"] if w["type"] == "OpenCL"]
+    assert len(ocl) == 1 and ocl[0]["rank"] == 0 and ocl[0]["blocks"] >= 1, r["workers"]
+PY
+}
+
+run_case() {  # run_case RANKS POLICY N
+    json="$STARPU_HOME/np$1-$2.jsonl"
+    rm -f "$json"
+    hetpu_mpirun -np "$1" -x STARPU_SCHED="$2" "$matmul" -n "$3" --verify --json "$json" \
+        >"$STARPU_HOME/out" 2>&1
+    rc=$?
+    [ "$rc" -eq 0 ] || { cat "$STARPU_HOME/out" >&2; fail "matmul on $1 ranks under $2 exited $rc"; }
+    [ "$(grep -c '^matmul rep' "$STARPU_HOME/out")" -eq 1 ] || { cat "$STARPU_HOME/out" >&2; fail "expected one summary (rank 0's)"; }
+    check_json "$json" "$1" "$3" || fail "JSON line of matmul on $1 ranks under $2 (see above)"
+    echo "ok: matmul on $1 ranks under $2"
+}
+
+for policy in ${MPI_POLICIES-greedy plb-hac hdss}; do
+    run_case 2 "$policy" 384
+    run_case 3 "$policy" 384
+done
+run_case 3 dmda 256
+
+# Heterogeneous ranks (MPMD): rank 0 is the CPU + PoCL OpenCL node, ranks 1 and 2 one CPU
+# worker each. Every PU of the job, the OpenCL one included, gets blocks.
+if [ "$have_opencl" = 1 ]; then
+    for policy in plb-hac greedy; do
+        json="$STARPU_HOME/mpmd-$policy.jsonl"
+        # -x options of an MPMD launch belong to one part each: every part names the policy.
+        hetpu_mpirun \
+            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$matmul" -n 384 --verify --json "$json" : \
+            -np 2 -x STARPU_SCHED=$policy "$matmul" -n 384 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
+            { cat "$STARPU_HOME/out" >&2; fail "heterogeneous (MPMD) run under $policy"; }
+        # plb-hac places every block on a PU, so the OpenCL worker must have run some;
+        # under greedy the rank's own policy places them (first idle worker).
+        ocl_must_work=0
+        [ "$policy" = plb-hac ] && ocl_must_work=1
+        check_json "$json" 3 384 $ocl_must_work || fail "JSON line of the heterogeneous run under $policy"
+        echo "ok: heterogeneous ranks under $policy"
+    done
+fi
+
+# Different policies on different ranks: a clear error on every rank, no hang.
+hetpu_mpirun -np 1 -x STARPU_SCHED=plb-hac "$matmul" -n 64 : -np 1 -x STARPU_SCHED=dmda "$matmul" -n 64 \
+    >"$STARPU_HOME/out" 2>&1 && fail "ranks with different policies must fail"
+grep -q "different policies" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "no clear message for mismatched policies"; }
+grep -q "rank 1 'dmda'" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "the message must name the ranks' policies"; }
+echo "ok: mismatched policies refused"
