@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -226,6 +227,24 @@ extern "C" int hetpu_mpi_available(void)
 
 extern "C" int hetpu_mpi_rank(void) { return hetpu::mpi_rank(); }
 extern "C" int hetpu_mpi_size(void) { return hetpu::mpi_size(); }
+
+extern "C" int hetpu_mpi_bcast(void *buf, size_t bytes)
+{
+    if (hetpu::mpi_size() <= 1)
+        return 0;
+    if (!buf && bytes)
+        return -EINVAL;
+#ifdef HETPU_HAVE_MPI
+    // MPI counts are ints: large buffers go in chunks.
+    constexpr size_t chunk = size_t(1) << 30;
+    for (size_t done = 0; done < bytes; done += chunk) {
+        const int n = static_cast<int>(std::min(chunk, bytes - done));
+        if (MPI_Bcast(static_cast<char *>(buf) + done, n, MPI_BYTE, 0, hetpu::mpi_control_comm()) != MPI_SUCCESS)
+            return -EIO;
+    }
+#endif
+    return 0;
+}
 
 extern "C" const char *hetpu_host_name(void)
 {

@@ -62,12 +62,15 @@ int run_all(const Options &o, const Data &data)
     SearchInput in = make_search_input(discretise(e, o.threshold), genes, e.samples, static_cast<uint32_t>(o.lag), o.k,
                                        o.alpha);
     const uint64_t subsets = subset_count(genes, o.k);
+    // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
+    // reports; the other ranks only run blocks.
+    const bool reporter = apps::reporting_rank();
     std::vector<Best> reference;
-    if (o.verify)
+    if (o.verify && reporter)
         reference = reference_search(in);
 
     std::FILE *json = nullptr;
-    if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
+    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
         std::fprintf(stderr, "grn: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
         return 1;
     }
@@ -79,6 +82,8 @@ int run_all(const Options &o, const Data &data)
             status = 1;
             break;
         }
+        if (!reporter)
+            continue;
         apps::Verified verified = apps::Verified::NotChecked;
         if (o.verify) {
             uint32_t differ = 0, first = 0;
@@ -113,6 +118,7 @@ int run_all(const Options &o, const Data &data)
         r.makespan_s = run.makespan_s;
         r.verified = verified;
         r.workers = run.workers;
+        r.ranks = hetpu_mpi_size();
         const uint64_t evaluations = subsets * (genes - o.k);
         r.extra = [&](hetpu::JsonWriter &w) {
             w.field("genes", genes)

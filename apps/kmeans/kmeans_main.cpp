@@ -67,8 +67,11 @@ int run_all(const Options &o, const Data &data)
     settings.max_iter = o.max_iter;
     settings.tol = o.tol;
 
+    // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
+    // reports; the other ranks run blocks and follow rank 0's iterations (see `pass`).
+    const bool reporter = apps::reporting_rank();
     std::FILE *json = nullptr;
-    if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
+    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
         std::fprintf(stderr, "kmeans: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
         return 1;
     }
@@ -100,7 +103,15 @@ int run_all(const Options &o, const Data &data)
             state = initial_state(p, o.k, o.seed);
         }
         AssignPass pass = [&](const std::vector<double> &c, std::vector<int32_t> &labels, std::vector<double> &totals) {
-            return assignment_pass(p, o.k, o.block, c, labels, totals, acc);
+            int rc = assignment_pass(p, o.k, o.block, c, labels, totals, acc);
+            // Only rank 0 holds every block's sums and labels. Every rank takes them, so all
+            // compute the same centroids and take the same convergence decision (a rank
+            // that stopped alone would leave the others waiting in the next job).
+            if (rc == 0)
+                rc = hetpu_mpi_bcast(totals.data(), totals.size() * sizeof(double));
+            if (rc == 0)
+                rc = hetpu_mpi_bcast(labels.data(), labels.size() * sizeof(int32_t));
+            return rc;
         };
         IterationHook hook = checkpoints.hook();
         LloydResult result;
@@ -112,6 +123,8 @@ int run_all(const Options &o, const Data &data)
             status = 1;
             break;
         }
+        if (!reporter)
+            continue;
 
         apps::Verified verified = apps::Verified::NotChecked;
         double ref_inertia = NAN;
@@ -150,6 +163,7 @@ int run_all(const Options &o, const Data &data)
         r.gflops = acc.makespan_s > 0 ? 3.0 * p.n * o.k * p.d * result.passes / acc.makespan_s * 1e-9 : 0;
         r.verified = verified;
         r.workers = acc.workers;
+        r.ranks = hetpu_mpi_size();
         r.extra = [&](hetpu::JsonWriter &w) {
             w.field("n", static_cast<unsigned long long>(p.n))
                 .field("d", p.d)

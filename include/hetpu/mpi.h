@@ -49,6 +49,11 @@ int hetpu_init_mpi(struct starpu_conf *conf, int *argc, char ***argv);
 int hetpu_mpi_rank(void);
 int hetpu_mpi_size(void);
 
+/* Collective: copy rank 0's `bytes` bytes at buf into buf on every rank (plain MPI, on
+ * hetpu's own communicator), e.g. so that every rank continues an iterative computation
+ * with the values rank 0 gathered. A no-op returning 0 in a single process. */
+int hetpu_mpi_bcast(void *buf, size_t bytes);
+
 /* Name of this rank's host (for reports); "" on failure. */
 const char *hetpu_host_name(void);
 

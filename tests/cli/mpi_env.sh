@@ -18,3 +18,35 @@ hetpu_mpirun() {
         -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x STARPU_SILENT -x HETPU_LEDGER -x STARPU_NCUDA \
         -x POCL_MAX_PTHREAD_COUNT "$@"
 }
+
+# check_mpi_json FILE RANKS N [OPENCL]: one verified line (rank 0 writes it); every rank did
+# blocks (guaranteed: the first wave of blocks goes round-robin to every PU of every rank);
+# the elements add up to N ("-": not checked); OPENCL=1: the OpenCL worker of rank 0 ran blocks.
+check_mpi_json() {
+    python3 - "$@" <<'PY'
+import json, sys
+path, ranks, n = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+opencl = len(sys.argv) > 4 and sys.argv[4] == "1"
+lines = open(path).read().splitlines()
+assert len(lines) == 1, "expected one JSON line (rank 0 only), got %d" % len(lines)
+r = json.loads(lines[0])
+assert r["verified"] is True, r
+assert r["ranks"] == ranks, r
+if n != "-":  # elements of one job (kmeans runs one job per pass: "-")
+    assert sum(w["elements"] for w in r["workers"]) == int(n), r["workers"]
+seen = sorted({w["rank"] for w in r["workers"]})
+assert seen == list(range(ranks)), seen
+for rank in range(ranks):
+    done = sum(w["blocks"] for w in r["workers"] if w["rank"] == rank)
+    assert done >= 1, "rank %d processed no block: %s" % (rank, r["workers"])
+for w in r["workers"]:
+    assert w["host"], w
+    if w["rank"] > 0 and w["blocks"] > 0:
+        # Remote blocks cross the network twice: their transfer time cannot be 0.
+        assert w["transfer_s"] > 0, w
+if opencl:
+    ocl = [w for w in r["workers"] if w["type"] == "OpenCL"]
+    assert len(ocl) == 1 and ocl[0]["rank"] == 0 and ocl[0]["blocks"] >= 1, r["workers"]
+PY
+}
+

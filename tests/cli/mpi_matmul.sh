@@ -11,35 +11,6 @@ export HETPU_BUILDDIR
 matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
 [ -x "$matmul" ] || fail "$matmul not built"
 
-# check_json FILE RANKS N [OPENCL]: one verified line; every rank did blocks (guaranteed:
-# the first wave of blocks goes round-robin to every PU of every rank); columns add up.
-check_json() {
-    python3 - "$@" <<'PY'
-import json, sys
-path, ranks, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-opencl = len(sys.argv) > 4 and sys.argv[4] == "1"
-lines = open(path).read().splitlines()
-assert len(lines) == 1, "expected one JSON line (rank 0 only), got %d" % len(lines)
-r = json.loads(lines[0])
-assert r["verified"] is True, r
-assert r["ranks"] == ranks, r
-assert sum(w["elements"] for w in r["workers"]) == n, r["workers"]
-seen = sorted({w["rank"] for w in r["workers"]})
-assert seen == list(range(ranks)), seen
-for rank in range(ranks):
-    done = sum(w["blocks"] for w in r["workers"] if w["rank"] == rank)
-    assert done >= 1, "rank %d processed no block: %s" % (rank, r["workers"])
-for w in r["workers"]:
-    assert w["host"], w
-    if w["rank"] > 0 and w["blocks"] > 0:
-        # Remote blocks cross the network twice: their transfer time cannot be 0.
-        assert w["transfer_s"] > 0, w
-if opencl:
-    ocl = [w for w in r["workers"] if w["type"] == "OpenCL"]
-    assert len(ocl) == 1 and ocl[0]["rank"] == 0 and ocl[0]["blocks"] >= 1, r["workers"]
-PY
-}
-
 run_case() {  # run_case RANKS POLICY N
     json="$STARPU_HOME/np$1-$2.jsonl"
     rm -f "$json"
@@ -48,7 +19,7 @@ run_case() {  # run_case RANKS POLICY N
     rc=$?
     [ "$rc" -eq 0 ] || { cat "$STARPU_HOME/out" >&2; fail "matmul on $1 ranks under $2 exited $rc"; }
     [ "$(grep -c '^matmul rep' "$STARPU_HOME/out")" -eq 1 ] || { cat "$STARPU_HOME/out" >&2; fail "expected one summary (rank 0's)"; }
-    check_json "$json" "$1" "$3" || fail "JSON line of matmul on $1 ranks under $2 (see above)"
+    check_mpi_json "$json" "$1" "$3" || fail "JSON line of matmul on $1 ranks under $2 (see above)"
     echo "ok: matmul on $1 ranks under $2"
 }
 
@@ -72,7 +43,7 @@ if [ "$have_opencl" = 1 ]; then
         # under greedy the rank's own policy places them (first idle worker).
         ocl_must_work=0
         [ "$policy" = plb-hac ] && ocl_must_work=1
-        check_json "$json" 3 384 $ocl_must_work || fail "JSON line of the heterogeneous run under $policy"
+        check_mpi_json "$json" 3 384 $ocl_must_work || fail "JSON line of the heterogeneous run under $policy"
         echo "ok: heterogeneous ranks under $policy"
     done
 fi
