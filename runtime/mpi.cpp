@@ -47,6 +47,62 @@ MpiState &mpi_state()
 int mpi_rank() { return mpi_state().active ? mpi_state().rank : 0; }
 int mpi_size() { return mpi_state().active ? mpi_state().size : 1; }
 
+std::vector<std::string> mpi_gather_to_root(const std::string &mine)
+{
+    if (mpi_size() <= 1)
+        return {mine};
+#ifdef HETPU_HAVE_MPI
+    MPI_Comm comm = mpi_state().control;
+    const int size = mpi_size(), rank = mpi_rank();
+    int len = static_cast<int>(mine.size());
+    std::vector<int> lens(static_cast<size_t>(size)), displs(static_cast<size_t>(size));
+    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, comm);
+    int total = 0;
+    for (int r = 0; r < size; ++r) {
+        displs[r] = total;
+        total += lens[r];
+    }
+    std::vector<char> all(rank == 0 ? static_cast<size_t>(total) + 1 : 1);
+    MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), displs.data(), MPI_CHAR, 0, comm);
+    std::vector<std::string> out;
+    if (rank == 0)
+        for (int r = 0; r < size; ++r)
+            out.emplace_back(all.data() + displs[r], static_cast<size_t>(lens[r]));
+    return out;
+#else
+    return {mine};
+#endif
+}
+
+std::string mpi_bcast_from_root(const std::string &value)
+{
+    if (mpi_size() <= 1)
+        return value;
+#ifdef HETPU_HAVE_MPI
+    long long len = static_cast<long long>(value.size());
+    MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, mpi_state().control);
+    std::string out = mpi_rank() == 0 ? value : std::string(static_cast<size_t>(len), '\0');
+    if (len > 0)
+        MPI_Bcast(out.data(), static_cast<int>(len), MPI_CHAR, 0, mpi_state().control);
+    return out;
+#else
+    return value;
+#endif
+}
+
+long long mpi_min(long long value)
+{
+    if (mpi_size() <= 1)
+        return value;
+#ifdef HETPU_HAVE_MPI
+    long long out = value;
+    MPI_Allreduce(&value, &out, 1, MPI_LONG_LONG, MPI_MIN, mpi_state().control);
+    return out;
+#else
+    return value;
+#endif
+}
+
 #ifdef HETPU_HAVE_MPI
 
 MPI_Comm mpi_control_comm() { return mpi_state().control; }

@@ -2,16 +2,13 @@
 #pragma once
 
 #include "config.h"
+#include "runtime/mpi_gather.h"
 
 #ifdef HETPU_HAVE_MPI
 #include <mpi.h>
 #endif
 
 namespace hetpu {
-
-// Ranks of the running job: 0 and 1 unless hetpu_init_mpi() started StarPU-MPI.
-int mpi_rank();
-int mpi_size();
 
 // Called by hetpu_shutdown(): under StarPU-MPI, stops StarPU-MPI, which stops StarPU too
 // (returns true: do not call starpu_shutdown()); false otherwise. mpi_after_shutdown()

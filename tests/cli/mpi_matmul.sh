@@ -54,3 +54,23 @@ hetpu_mpirun -np 1 -x STARPU_SCHED=plb-hac "$matmul" -n 64 : -np 1 -x STARPU_SCH
 grep -q "different policies" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "no clear message for mismatched policies"; }
 grep -q "rank 1 'dmda'" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "the message must name the ranks' policies"; }
 echo "ok: mismatched policies refused"
+
+# Accounting: exactly one ledger row for the 3-rank job, written by rank 0, with each
+# rank's workers named after their rank and the energy of all ranks summed.
+ledger="$STARPU_HOME/mpi-ledger.sqlite"
+HETPU_LEDGER="$ledger" hetpu_mpirun -np 3 -x STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
+    >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "accounted 3-rank run"; }
+[ "$(grep -c 'ledger: recorded as job' "$STARPU_HOME/out")" -eq 1 ] || { cat "$STARPU_HOME/out" >&2; fail "one accounting summary expected (rank 0's)"; }
+python3 - "$ledger" <<'PY' || fail "ledger of the 3-rank job (see above)"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+jobs = db.execute("SELECT id, energy_j, policy FROM jobs").fetchall()
+assert len(jobs) == 1, "expected one ledger row for the MPI job, got %d" % len(jobs)
+rows = db.execute("SELECT worker_type, tasks, energy_j FROM job_workers WHERE job_id = ?", (jobs[0][0],)).fetchall()
+names = sorted(r[0] for r in rows)
+assert names == ["rank0/cpu", "rank1/cpu", "rank2/cpu"], names
+assert all(r[1] >= 1 for r in rows), rows  # every rank ran tasks
+assert abs(sum(r[2] for r in rows) - jobs[0][1]) <= 1e-9 * max(1.0, jobs[0][1]), (rows, jobs)
+assert jobs[0][2] == "plb-hac", jobs
+PY
+echo "ok: one ledger row for the 3-rank job"
