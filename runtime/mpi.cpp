@@ -302,6 +302,8 @@ extern "C" int hetpu_mpi_bcast(void *buf, size_t bytes)
     return 0;
 }
 
+extern "C" long long hetpu_mpi_min(long long value) { return hetpu::mpi_min(value); }
+
 extern "C" const char *hetpu_host_name(void)
 {
     static char name[256];

@@ -58,5 +58,5 @@ TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 
 # Scale-out: matmul over 2 and 3 MPI ranks (skipped, exit 77, without MPI or mpirun).
-TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh
-EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh
+TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh
+EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh

@@ -97,7 +97,8 @@ int run_all(const Options &o, const Data &data)
                 break;
             }
             restarted_from = state.iteration;
-            std::printf("kmeans: restarted from the checkpoint of iteration %u in %s\n", state.iteration,
+            if (reporter)
+                std::printf("kmeans: restarted from the checkpoint of iteration %u in %s\n", state.iteration,
                         o.checkpoint_dir.c_str());
         } else {
             state = initial_state(p, o.k, o.seed);

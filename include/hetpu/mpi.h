@@ -54,6 +54,10 @@ int hetpu_mpi_size(void);
  * with the values rank 0 gathered. A no-op returning 0 in a single process. */
 int hetpu_mpi_bcast(void *buf, size_t bytes);
 
+/* Collective: the smallest of every rank's value (the value itself in a single process),
+ * e.g. the newest checkpoint version that every rank holds, or 0 when any rank failed. */
+long long hetpu_mpi_min(long long value);
+
 /* Name of this rank's host (for reports); "" on failure. */
 const char *hetpu_host_name(void);
 
