@@ -29,3 +29,11 @@ for ranks in 2 3; do
         echo "ok: kmeans on $ranks ranks under $policy"
     done
 done
+
+# fft2d stays single-node: on 2 ranks it refuses clearly instead of running two copies.
+fft="$HETPU_BUILDDIR/apps/fft2d/fft2d"
+if [ -x "$fft" ]; then
+    hetpu_mpirun -np 2 -x STARPU_SCHED=greedy "$fft" -n 64 >"$STARPU_HOME/out" 2>&1 && fail "fft2d on 2 ranks must refuse"
+    grep -q "runs on one node only" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "fft2d's refusal is not clear"; }
+    echo "ok: fft2d refuses several ranks"
+fi
