@@ -74,6 +74,29 @@ std::vector<uint64_t> fit_within(const std::vector<SimulatedUnit> &units, double
 
 StaticDistribution optimum_distribution(const std::vector<SimulatedUnit> &units, uint64_t workload, uint64_t granule)
 {
+    // Cluster-sized scenarios (1,024 units, millions of granules) have too many candidate
+    // makespans to list (the list below ran out of memory): bisect on the makespan instead.
+    // Feasibility is monotone in t, so the bracket closes on the optimum from above; the
+    // result is the largest block cost of the distribution found there.
+    if (static_cast<double>(units.size()) * static_cast<double>(workload / granule + 1) > 2e7) {
+        double lo = 0, hi = 0;
+        for (size_t i = 0; i < units.size(); ++i) {
+            const double all = units[i].nominal_cost(workload).total();
+            hi = i == 0 ? all : std::min(hi, all);  // one unit taking everything is feasible
+        }
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; ++it) {
+            const double mid = 0.5 * (lo + hi);
+            if (!fit_within(units, mid, workload, granule).empty())
+                hi = mid;
+            else
+                lo = mid;
+        }
+        StaticDistribution d;
+        d.blocks = fit_within(units, hi, workload, granule);
+        for (size_t i = 0; i < units.size(); ++i)
+            d.makespan_s = std::max(d.makespan_s, units[i].nominal_cost(d.blocks[i]).total());
+        return d;
+    }
     // Candidate makespans: every time a unit can have (blocks of k * granule, with or
     // without the remainder). The optimum is one of them.
     const uint64_t r = workload % granule;
