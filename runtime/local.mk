@@ -44,6 +44,10 @@ libhetpu_preload_la_SOURCES = runtime/preload.cpp
 libhetpu_preload_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_preload_la_LIBADD = libhetpu.la $(STARPU_LIBS) $(LIBS)
 libhetpu_preload_la_LDFLAGS = -module -avoid-version -no-undefined
+if HETPU_MPI
+libhetpu_preload_la_CPPFLAGS += $(STARPUMPI_CFLAGS)
+libhetpu_preload_la_LIBADD += $(STARPUMPI_LIBS)
+endif
 
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = hetpu.pc
