@@ -210,3 +210,29 @@ TEST(SimRun, SameSeedSameRunDifferentSeedDifferentNoise)
     EXPECT_DOUBLE_EQ(a.makespan_s, b.makespan_s);
     EXPECT_NE(a.makespan_s, c.makespan_s);
 }
+
+// Cluster-sized scenarios take the bisection path of optimum_distribution (the exact
+// candidate list would hold units x granules makespans): 200 units x 300,001 granules.
+// Half the units twice as fast as the others: the optimum gives the fast ones 2/3 of the
+// work in equal shares, with no remainder.
+TEST(SimOptimum, BisectionPathFindsTheOptimumOfLargeScenarios)
+{
+    std::vector<SimulatedUnit> units;
+    for (int i = 0; i < 100; ++i) {
+        units.emplace_back(linear_unit("slow" + std::to_string(i), 0.002));
+        units.emplace_back(linear_unit("fast" + std::to_string(i), 0.001));
+    }
+    const uint64_t granule = 64, workload = 300000 * granule;  // 19.2 M elements
+    StaticDistribution d = optimum_distribution(units, workload, granule);
+    ASSERT_EQ(d.blocks.size(), units.size());
+    uint64_t sum = 0;
+    for (uint64_t b : d.blocks) {
+        EXPECT_EQ(b % granule, 0u);
+        sum += b;
+    }
+    EXPECT_EQ(sum, workload);
+    // Fluid optimum: fast units 128,000 elements, slow units 64,000: 128 s. At granule
+    // resolution it can only be later by less than one granule on the slowest unit.
+    EXPECT_GE(d.makespan_s, 128.0 - 1e-9);
+    EXPECT_LE(d.makespan_s, 128.0 + granule * 0.002);
+}
