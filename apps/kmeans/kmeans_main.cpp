@@ -196,10 +196,14 @@ int run_all(const Options &o, const Data &data)
                         verified == apps::Verified::Passed ? "yes" : "NO");
         if (!data.truth.empty())
             std::printf("  largest distance from a true centre to its nearest centroid: %.4g\n", centre_error);
-        for (const apps::WorkerRecord &w : r.workers)
-            std::printf("  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n", w.id,
+        for (const apps::WorkerRecord &w : r.workers) {
+            // Several ranks: say whose worker it is (worker ids repeat across ranks).
+            const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
+            std::printf("%s  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n",
+                        where.c_str(), w.id,
                         w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements), w.busy_s,
                         w.transfer_s);
+        }
         std::fflush(stdout);
         if (json) {
             std::fprintf(json, "%s\n", apps::json_line(r).c_str());
