@@ -32,17 +32,17 @@ run_case 3 dmda 256
 # Heterogeneous ranks (MPMD): rank 0 is the CPU + PoCL OpenCL node, ranks 1 and 2 one CPU
 # worker each. Every PU of the job, the OpenCL one included, gets blocks.
 if [ "$have_opencl" = 1 ]; then
-    for policy in plb-hac greedy; do
+    for policy in plb-hac hdss greedy; do
         json="$STARPU_HOME/mpmd-$policy.jsonl"
         # -x options of an MPMD launch belong to one part each: every part names the policy.
         hetpu_mpirun \
             -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$matmul" -n 384 --verify --json "$json" : \
             -np 2 -x STARPU_SCHED=$policy "$matmul" -n 384 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
             { cat "$STARPU_HOME/out" >&2; fail "heterogeneous (MPMD) run under $policy"; }
-        # plb-hac places every block on a PU, so the OpenCL worker must have run some;
+        # plb-hac and hdss place every block on a PU, so the OpenCL worker must have run some;
         # under greedy the rank's own policy places them (first idle worker).
         ocl_must_work=0
-        [ "$policy" = plb-hac ] && ocl_must_work=1
+        [ "$policy" != greedy ] && ocl_must_work=1
         check_mpi_json "$json" 3 384 $ocl_must_work || fail "JSON line of the heterogeneous run under $policy"
         echo "ok: heterogeneous ranks under $policy"
     done
