@@ -209,9 +209,10 @@ void block_finished_unguarded(void *arg)
             // The planner hears about the PU it handed the block to (with PerPuPlanner the
             // rank's policy may have run it on another worker); totals follow the worker
             // that really ran it.
-            total_index = done.worker >= 0 && static_cast<size_t>(done.worker) < run.global_of_local.size()
+            const int g = done.worker >= 0 && static_cast<size_t>(done.worker) < run.global_of_local.size()
                               ? run.global_of_local[done.worker]
-                              : block->assignment.worker;
+                              : -1;
+            total_index = g >= 0 ? g : block->assignment.worker;
             done.worker = block->assignment.worker;
         }
         if (total_index >= 0 && static_cast<size_t>(total_index) < run.totals.size()) {
