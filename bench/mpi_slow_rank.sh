@@ -15,15 +15,21 @@ matmul=$build/apps/matmul/matmul
 work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-slowrank.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export STARPU_HOME=$work STARPU_SILENT=1 HETPU_ACCOUNTING=0 POCL_MAX_PTHREAD_COUNT=1
+# One StarPU home per rank: ranks with different devices would race on the bus
+# calibration files of a shared one (see tests/cli/mpi_env.sh).
+rank_home=$work/rank_home.sh
+printf '%s\n' '#!/bin/sh' 'export STARPU_HOME="$STARPU_HOME/rank${OMPI_COMM_WORLD_RANK:-0}"' \
+  'mkdir -p "$STARPU_HOME"' 'exec "$@"' >"$rank_home"
+chmod +x "$rank_home"
 
 launch() {  # launch POLICY JSON [extra -x options]
   local policy=$1 json=$2
   shift 2
   timeout 600 mpirun --oversubscribe --bind-to none --allow-run-as-root -q \
     -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x STARPU_SILENT -x HETPU_ACCOUNTING -x POCL_MAX_PTHREAD_COUNT \
-    -np 2 -x STARPU_SCHED="$policy" -x STARPU_NCPU=1 -x STARPU_NOPENCL=0 "$@" "$matmul" -n "$n" --verify --json "$json" : \
+    -np 2 -x STARPU_SCHED="$policy" -x STARPU_NCPU=1 -x STARPU_NOPENCL=0 "$@" "$rank_home" "$matmul" -n "$n" --verify --json "$json" : \
     -np 1 -x STARPU_SCHED="$policy" -x STARPU_NCPU=0 -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$@" \
-      "$matmul" -n "$n" --verify --json "$json" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
+      "$rank_home" "$matmul" -n "$n" --verify --json "$json" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }
 }
 
 echo "== warm-up (PoCL compiles CLBlast's kernels once)" >&2

@@ -15,7 +15,7 @@ km="$HETPU_BUILDDIR/apps/kmeans/kmeans"
 for ranks in 2 3; do
     for policy in ${MPI_POLICIES-plb-hac hdss greedy}; do
         json="$STARPU_HOME/grn-$ranks-$policy.jsonl"
-        hetpu_mpirun -np $ranks -x STARPU_SCHED=$policy "$grn" --generate 40 --samples 100 --verify --json "$json" \
+        hetpu_mpirun -np $ranks -x STARPU_SCHED=$policy "$rank_home" "$grn" --generate 40 --samples 100 --verify --json "$json" \
             >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "grn on $ranks ranks under $policy"; }
         grep -q "verified against the serial reference search: yes" "$STARPU_HOME/out" || fail "grn not verified"
         # 40 genes, k = 2: 780 subsets.
@@ -23,7 +23,7 @@ for ranks in 2 3; do
         echo "ok: grn on $ranks ranks under $policy"
 
         json="$STARPU_HOME/km-$ranks-$policy.jsonl"
-        hetpu_mpirun -np $ranks -x STARPU_SCHED=$policy "$km" --generate 20000 --dims 4 -k 6 --verify --json "$json" \
+        hetpu_mpirun -np $ranks -x STARPU_SCHED=$policy "$rank_home" "$km" --generate 20000 --dims 4 -k 6 --verify --json "$json" \
             >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "kmeans on $ranks ranks under $policy"; }
         grep -q "verified: yes" "$STARPU_HOME/out" || fail "kmeans not verified"
         check_mpi_json "$json" $ranks - || fail "kmeans JSON line on $ranks ranks under $policy"
@@ -40,15 +40,15 @@ if [ "$have_opencl" = 1 ]; then
         [ "$policy" != greedy ] && ocl=1
         json="$STARPU_HOME/grn-mpmd-$policy.jsonl"
         hetpu_mpirun \
-            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$grn" --generate 40 --samples 100 --verify --json "$json" : \
-            -np 2 -x STARPU_SCHED=$policy "$grn" --generate 40 --samples 100 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
+            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$rank_home" "$grn" --generate 40 --samples 100 --verify --json "$json" : \
+            -np 2 -x STARPU_SCHED=$policy "$rank_home" "$grn" --generate 40 --samples 100 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
             { cat "$STARPU_HOME/out" >&2; fail "grn on heterogeneous ranks under $policy"; }
         grep -q "verified against the serial reference search: yes" "$STARPU_HOME/out" || fail "grn (MPMD) not verified"
         check_mpi_json "$json" 3 780 $ocl || fail "grn JSON line on heterogeneous ranks under $policy"
         json="$STARPU_HOME/km-mpmd-$policy.jsonl"
         hetpu_mpirun \
-            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$km" --generate 20000 --dims 4 -k 6 --verify --json "$json" : \
-            -np 2 -x STARPU_SCHED=$policy "$km" --generate 20000 --dims 4 -k 6 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
+            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$rank_home" "$km" --generate 20000 --dims 4 -k 6 --verify --json "$json" : \
+            -np 2 -x STARPU_SCHED=$policy "$rank_home" "$km" --generate 20000 --dims 4 -k 6 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
             { cat "$STARPU_HOME/out" >&2; fail "kmeans on heterogeneous ranks under $policy"; }
         grep -q "verified: yes" "$STARPU_HOME/out" || fail "kmeans (MPMD) not verified"
         check_mpi_json "$json" 3 - $ocl || fail "kmeans JSON line on heterogeneous ranks under $policy"
@@ -59,7 +59,7 @@ fi
 # fft2d stays single-node: on 2 ranks it refuses clearly instead of running two copies.
 fft="$HETPU_BUILDDIR/apps/fft2d/fft2d"
 if [ -x "$fft" ]; then
-    hetpu_mpirun -np 2 -x STARPU_SCHED=greedy "$fft" -n 64 >"$STARPU_HOME/out" 2>&1 && fail "fft2d on 2 ranks must refuse"
+    hetpu_mpirun -np 2 -x STARPU_SCHED=greedy "$rank_home" "$fft" -n 64 >"$STARPU_HOME/out" 2>&1 && fail "fft2d on 2 ranks must refuse"
     grep -q "runs on one node only" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "fft2d's refusal is not clear"; }
     echo "ok: fft2d refuses several ranks"
 fi

@@ -13,6 +13,21 @@ grep -q '^#define HETPU_HAVE_OPENCL 1' "$HETPU_BUILDDIR/config.h" && have_opencl
 export STARPU_NOPENCL=0 STARPU_NCPU=1
 export POCL_MAX_PTHREAD_COUNT="${POCL_MAX_PTHREAD_COUNT:-1}"
 MPI_TIMEOUT=${MPI_TIMEOUT:-240}
+# Every rank gets its own StarPU home: StarPU (re)writes its bus calibration files there
+# whenever its device configuration differs from the recorded one, and ranks starting
+# together on one machine (more so heterogeneous ones) would read each other's half-written
+# files and abort. Launch programs as: hetpu_mpirun ... "$rank_home" PROGRAM ARGS.
+# HETPU_TEST_PRELOAD becomes LD_PRELOAD of the program only, not of this wrapper.
+rank_home="$STARPU_HOME/rank_home.sh"
+cat >"$rank_home" <<'SH'
+#!/bin/sh
+STARPU_HOME="$STARPU_HOME/rank${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}"
+export STARPU_HOME
+mkdir -p "$STARPU_HOME"
+[ -n "${HETPU_TEST_PRELOAD:-}" ] && export LD_PRELOAD="$HETPU_TEST_PRELOAD"
+exec "$@"
+SH
+chmod +x "$rank_home"
 hetpu_mpirun() {
     timeout -k 10 "$MPI_TIMEOUT" mpirun --oversubscribe --bind-to none --allow-run-as-root -q \
         -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x STARPU_SILENT -x HETPU_LEDGER -x STARPU_NCUDA \

@@ -14,7 +14,7 @@ matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
 run_case() {  # run_case RANKS POLICY N
     json="$STARPU_HOME/np$1-$2.jsonl"
     rm -f "$json"
-    hetpu_mpirun -np "$1" -x STARPU_SCHED="$2" "$matmul" -n "$3" --verify --json "$json" \
+    hetpu_mpirun -np "$1" -x STARPU_SCHED="$2" "$rank_home" "$matmul" -n "$3" --verify --json "$json" \
         >"$STARPU_HOME/out" 2>&1
     rc=$?
     [ "$rc" -eq 0 ] || { cat "$STARPU_HOME/out" >&2; fail "matmul on $1 ranks under $2 exited $rc"; }
@@ -36,8 +36,8 @@ if [ "$have_opencl" = 1 ]; then
         json="$STARPU_HOME/mpmd-$policy.jsonl"
         # -x options of an MPMD launch belong to one part each: every part names the policy.
         hetpu_mpirun \
-            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$matmul" -n 384 --verify --json "$json" : \
-            -np 2 -x STARPU_SCHED=$policy "$matmul" -n 384 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
+            -np 1 -x STARPU_SCHED=$policy -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$rank_home" "$matmul" -n 384 --verify --json "$json" : \
+            -np 2 -x STARPU_SCHED=$policy "$rank_home" "$matmul" -n 384 --verify --json "$json" >"$STARPU_HOME/out" 2>&1 ||
             { cat "$STARPU_HOME/out" >&2; fail "heterogeneous (MPMD) run under $policy"; }
         # plb-hac and hdss place every block on a PU, so the OpenCL worker must have run some;
         # under greedy the rank's own policy places them (first idle worker).
@@ -49,7 +49,7 @@ if [ "$have_opencl" = 1 ]; then
 fi
 
 # Different policies on different ranks: a clear error on every rank, no hang.
-hetpu_mpirun -np 1 -x STARPU_SCHED=plb-hac "$matmul" -n 64 : -np 1 -x STARPU_SCHED=dmda "$matmul" -n 64 \
+hetpu_mpirun -np 1 -x STARPU_SCHED=plb-hac "$rank_home" "$matmul" -n 64 : -np 1 -x STARPU_SCHED=dmda "$rank_home" "$matmul" -n 64 \
     >"$STARPU_HOME/out" 2>&1 && fail "ranks with different policies must fail"
 grep -q "different policies" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "no clear message for mismatched policies"; }
 grep -q "rank 1 'dmda'" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "the message must name the ranks' policies"; }
@@ -58,7 +58,7 @@ echo "ok: mismatched policies refused"
 # Accounting: exactly one ledger row for the 3-rank job, written by rank 0, with each
 # rank's workers named after their rank and the energy of all ranks summed.
 ledger="$STARPU_HOME/mpi-ledger.sqlite"
-HETPU_LEDGER="$ledger" hetpu_mpirun -np 3 -x STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
+HETPU_LEDGER="$ledger" hetpu_mpirun -np 3 -x STARPU_SCHED=plb-hac "$rank_home" "$matmul" -n 256 --verify \
     >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "accounted 3-rank run"; }
 [ "$(grep -c 'ledger: recorded as job' "$STARPU_HOME/out")" -eq 1 ] || { cat "$STARPU_HOME/out" >&2; fail "one accounting summary expected (rank 0's)"; }
 python3 - "$ledger" <<'PY' || fail "ledger of the 3-rank job (see above)"
