@@ -21,14 +21,18 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "accounting_hook/core/energy_attribution.h"
 #include "accounting_hook/core/ledger.h"
 #include "accounting_hook/core/partition_config.h"
+#include "accounting_hook/core/rank_merge.h"
 #include "accounting_hook/core/run_charge.h"
 #include "accounting_hook/core/slurm_allocation.h"
 #include "accounting_hook/local_node.h"
+#include "runtime/mpi_gather.h"
 #include "perfmodels/energy/energy_source.h"
 
 namespace hetpu::accounting {
@@ -315,6 +319,22 @@ void finish_locked(RunState &s)
     in.workers = attribute_energy(busy, s.energy->for_device(energy::Device::cpu), s.energy->for_device(energy::Device::gpu),
                                   s.model, s.opencl_on_cpu);
     JobRecord job = charge_run(in);
+
+    // A multi-rank (MPI) job is one job: rank 0 merges every rank's charge into one ledger
+    // row (collective: every rank gets here from hetpu_shutdown, before MPI is finalised);
+    // the other ranks record nothing and stay quiet.
+    if (mpi_size() > 1) {
+        std::vector<std::string> wires = mpi_gather_to_root(to_wire(job));
+        if (mpi_rank() != 0)
+            return;
+        std::vector<JobRecord> records;
+        std::set<std::string> hosts;
+        for (const auto &w : wires) {
+            records.push_back(from_wire(w));
+            hosts.insert(records.back().host);
+        }
+        job = merge_rank_records(records, static_cast<int>(hosts.size()));
+    }
 
     std::string note;
     bool recorded = false;

@@ -16,8 +16,9 @@ accounting_hook_libhetpu_accounting_core_la_SOURCES = \
 	accounting_hook/core/energy_attribution.cpp accounting_hook/core/energy_attribution.h \
 	accounting_hook/core/job_record.h \
 	accounting_hook/core/run_charge.cpp accounting_hook/core/run_charge.h \
-	accounting_hook/core/ledger.cpp accounting_hook/core/ledger.h
-accounting_hook_libhetpu_accounting_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS) $(SQLITE_CFLAGS)
+	accounting_hook/core/ledger.cpp accounting_hook/core/ledger.h \
+	accounting_hook/core/rank_merge.cpp accounting_hook/core/rank_merge.h
+accounting_hook_libhetpu_accounting_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
 accounting_hook_libhetpu_accounting_core_la_LIBADD = $(TOML_LIBS) $(SQLITE_LIBS)
 
 EXTRA_DIST += accounting_hook/examples/table1_system.toml accounting_hook/examples/nvidia_benchmarks.csv
@@ -32,7 +33,8 @@ tests_accounting_accounting_unit_tests_SOURCES = \
 	tests/unit/accounting/partition_config_test.cpp \
 	tests/unit/accounting/energy_attribution_test.cpp \
 	tests/unit/accounting/run_charge_test.cpp \
-	tests/unit/accounting/ledger_test.cpp
+	tests/unit/accounting/ledger_test.cpp \
+	tests/unit/accounting/rank_merge_test.cpp
 tests_accounting_accounting_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS)
 tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "accounting_hook/accounting_hook.h"
+#include "runtime/mpi_state.h"
 #include "runtime/starpu_start.h"
 
 extern "C" {
@@ -85,6 +86,12 @@ const RegisteredPolicy *running_hetpu_policy()
 {
     std::lock_guard<std::mutex> lock(state().mutex);
     return state().started ? state().hetpu_policy : nullptr;
+}
+
+void mark_started_by_hetpu_init()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().started_by_hetpu_init = true;
 }
 
 void note_starpu_shutdown()
@@ -246,8 +253,11 @@ extern "C" void hetpu_shutdown(void)
     }
     if (!ours)
         return;
-    starpu_shutdown();
+    // Under StarPU-MPI, starpu_mpi_shutdown() stops StarPU itself (it started it).
+    if (!hetpu::mpi_shutdown_starpu())
+        starpu_shutdown();
     hetpu::note_starpu_shutdown();
+    hetpu::mpi_after_shutdown();
 }
 
 extern "C" const char *hetpu_policy_name(void)

@@ -6,6 +6,7 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_planner.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
 	runtime/core/json_writer.cpp runtime/core/json_writer.h \
+	runtime/core/cluster.cpp runtime/core/cluster.h \
 	$(hetpu_core_sources)
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
@@ -18,14 +19,24 @@ libhetpu_la_SOURCES = \
 	runtime/init.cpp runtime/starpu_start.h \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
 	runtime/divisible_run.cpp \
+	runtime/mpi.cpp runtime/mpi_state.h \
 	runtime/sched_lib_exports.cpp \
 	$(hetpu_policy_sources)
 libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+# MPI comes first: Ipopt's sequential MUMPS exports stub MPI_Init/MPI_Comm_rank/MPI_Finalize,
+# and whichever library comes first in the loader's search order wins; MPI must.
+# libtool puts a convenience library's dependencies (Ipopt's) before LIBADD, so the MPI
+# libraries go in LDFLAGS, which come first.
 libhetpu_la_LIBADD = runtime/libhetpu_core.la $(STARPU_LIBS)
 libhetpu_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+# Scale-out (optional): StarPU-MPI and the MPI library, found by configure.
+if HETPU_MPI
+libhetpu_la_CPPFLAGS += $(STARPUMPI_CFLAGS)
+libhetpu_la_LDFLAGS += $(STARPUMPI_LIBS)
+endif
 
 hetpuincludedir = $(includedir)/hetpu
-hetpuinclude_HEADERS = include/hetpu/hetpu.h include/hetpu/divisible.h
+hetpuinclude_HEADERS = include/hetpu/hetpu.h include/hetpu/divisible.h include/hetpu/mpi.h
 
 # LD_PRELOAD=libhetpu-preload.so puts unmodified StarPU programs under hetpu policies.
 lib_LTLIBRARIES += libhetpu-preload.la
@@ -33,6 +44,10 @@ libhetpu_preload_la_SOURCES = runtime/preload.cpp
 libhetpu_preload_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_preload_la_LIBADD = libhetpu.la $(STARPU_LIBS) $(LIBS)
 libhetpu_preload_la_LDFLAGS = -module -avoid-version -no-undefined
+if HETPU_MPI
+libhetpu_preload_la_CPPFLAGS += $(STARPUMPI_CFLAGS)
+libhetpu_preload_la_LIBADD += $(STARPUMPI_LIBS)
+endif
 
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = hetpu.pc

@@ -8,13 +8,22 @@
 // starpu_initialize() through the PLT, i.e. back into this file: the reentrancy guard
 // forwards such nested calls untouched.
 #include <dlfcn.h>
+#include <hetpu/hetpu.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
+#include "runtime/mpi_state.h"
 #include "runtime/starpu_start.h"
+
+#ifdef HETPU_HAVE_MPI
+#include <starpu_mpi.h>
+#endif
 
 namespace {
 
@@ -55,6 +64,72 @@ extern "C" __attribute__((visibility("default"))) int starpu_init(struct starpu_
 {
     return starpu_initialize(conf, nullptr, nullptr);
 }
+
+#ifdef HETPU_HAVE_MPI
+namespace {
+
+// An unmodified StarPU-MPI program resolves its policy on each rank separately (above).
+// Once StarPU-MPI runs, rank 0 gathers every rank's policy name through StarPU-MPI itself
+// (the program chose MPI's thread level, so hetpu makes no MPI call of its own) and stops
+// the whole job, naming each rank's policy, when they differ.
+void check_same_policy(MPI_Comm comm)
+{
+    int rank = 0, size = 1;
+    starpu_mpi_comm_rank(comm, &rank);
+    starpu_mpi_comm_size(comm, &size);
+    const char *mine = hetpu_policy_name();
+    if (size <= 1 || !mine)
+        return;  // hetpu_init_mpi() is starting StarPU: it checks the policies itself
+    constexpr size_t kLen = 64;
+    constexpr int64_t kTagBase = 0x4845545055000000LL;  // "HETPU": clear of the program's tags
+    std::vector<char> names(static_cast<size_t>(size) * kLen, '\0');
+    std::snprintf(&names[static_cast<size_t>(rank) * kLen], kLen, "%s", mine);
+    std::vector<starpu_data_handle_t> handles(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        // Every rank registers every rank's name; only the owner's has a buffer here.
+        const bool own = r == rank || rank == 0;
+        starpu_variable_data_register(&handles[r], own ? STARPU_MAIN_RAM : -1,
+                                      own ? reinterpret_cast<uintptr_t>(&names[static_cast<size_t>(r) * kLen]) : 0,
+                                      kLen);
+        starpu_mpi_data_register_comm(handles[r], kTagBase + r, r, comm);
+    }
+    starpu_mpi_gather_detached(handles.data(), size, 0, comm, nullptr, nullptr, nullptr, nullptr);
+    for (int r = 0; r < size; ++r)
+        starpu_data_unregister(handles[r]);  // waits for the transfers; rank 0's copies land in names
+    if (rank != 0)
+        return;
+    std::string msg;
+    bool same = true;
+    for (int r = 0; r < size; ++r) {
+        const char *n = &names[static_cast<size_t>(r) * kLen];
+        same = same && std::strcmp(n, &names[0]) == 0;
+        msg += " rank " + std::to_string(r) + " '" + n + "'";
+    }
+    if (!same) {
+        std::fprintf(stderr, "hetpu-preload: the ranks run different policies:%s; give every rank the same STARPU_SCHED "
+                             "(mpirun -x STARPU_SCHED=...)\n", msg.c_str());
+        MPI_Abort(comm, 1);
+    }
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi,
+                                                                         MPI_Comm comm, struct starpu_conf *conf)
+{
+    using Fn = int (*)(int *, char ***, int, MPI_Comm, struct starpu_conf *);
+    static Fn fn = real_symbol<Fn>("starpu_mpi_init_conf");
+    const int rc = fn(argc, argv, initialize_mpi, comm, conf);  // its starpu_init lands above
+    if (rc == 0) {
+        try {
+            check_same_policy(comm);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "hetpu-preload: %s while comparing the ranks' policies\n", e.what());
+        }
+    }
+    return rc;
+}
+#endif
 
 extern "C" __attribute__((visibility("default"))) void starpu_shutdown(void)
 {

@@ -32,6 +32,9 @@ int start_starpu(struct starpu_conf *conf, int *argc, char ***argv, InitializeFn
 // straight to StarPU instead of resolving a second time.
 bool inside_start_starpu();
 
+// hetpu_shutdown() must stop StarPU started by hetpu_init_mpi() as it does for hetpu_init().
+void mark_started_by_hetpu_init();
+
 // One starpu_shutdown() happened; at the last one (matching the starts) forget the running policy.
 void note_starpu_shutdown();
 

@@ -23,6 +23,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/policy_catalog_test.cpp \
 	tests/unit/block_cursor_test.cpp \
 	tests/unit/block_dispatcher_test.cpp \
+	tests/unit/cluster_test.cpp \
 	tests/unit/json_writer_test.cpp \
 	tests/unit/matmul_options_test.cpp \
 	tests/unit/matmul_verify_test.cpp \
@@ -58,3 +59,17 @@ tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
 
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
+
+# Scale-out: matmul over 2 and 3 MPI ranks (skipped, exit 77, without MPI or mpirun).
+TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh
+EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh
+
+# Linked against StarPU-MPI only: the MPI preload test puts it under hetpu on 2 ranks.
+if HETPU_MPI
+check_PROGRAMS += tests/programs/plain_starpu_mpi
+tests_programs_plain_starpu_mpi_SOURCES = tests/programs/plain_starpu_mpi.c
+tests_programs_plain_starpu_mpi_CFLAGS = $(AM_CFLAGS) $(STARPUMPI_CFLAGS)
+tests_programs_plain_starpu_mpi_LDADD = $(STARPUMPI_LIBS)
+endif
+TESTS += tests/cli/mpi_preload.sh
+EXTRA_DIST += tests/cli/mpi_preload.sh

@@ -7,7 +7,7 @@ void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<Worke
     for (const WorkerRecord &w : job) {
         WorkerRecord *found = nullptr;
         for (WorkerRecord &x : into)
-            if (x.id == w.id)
+            if (x.id == w.id && x.rank == w.rank)
                 found = &x;
         if (!found) {
             into.push_back(w);
@@ -41,6 +41,8 @@ std::string json_line(const AppRecord &r)
         w.null();
     else
         w.value(r.verified == Verified::Passed);
+    if (r.ranks > 1)
+        w.field("ranks", r.ranks);
     if (r.extra)
         r.extra(w);
     w.begin_array("workers");
@@ -52,8 +54,10 @@ std::string json_line(const AppRecord &r)
             .field("blocks", wr.blocks)
             .field("elements", static_cast<unsigned long long>(wr.elements))
             .field("busy_s", wr.busy_s)
-            .field("transfer_s", wr.transfer_s)
-            .end_object();
+            .field("transfer_s", wr.transfer_s);
+        if (r.ranks > 1)
+            w.field("rank", wr.rank).field("host", wr.host.c_str());
+        w.end_object();
     }
     w.end_array().end_object();
     return w.str();

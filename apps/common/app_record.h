@@ -20,6 +20,8 @@ struct WorkerRecord {
     uint64_t elements = 0;
     double busy_s = 0;
     double transfer_s = 0;
+    int rank = 0;        // MPI rank of the worker (multi-rank runs)
+    std::string host{};  // "{}": aggregate initialisers may leave it out without a warning
 };
 
 enum class Verified { NotChecked, Passed, Failed };
@@ -37,9 +39,10 @@ struct AppRecord {
     std::vector<WorkerRecord> workers;
     // Adds the app's own fields to the open object (after the common ones).
     std::function<void(JsonWriter &)> extra;
+    int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "host"
 };
 
-// Add one job's per-worker totals into a record's workers (matched by id).
+// Add one job's per-worker totals into a record's workers (matched by rank and id).
 void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<WorkerRecord> &job);
 
 // One JSON object on one line, without the newline.

@@ -24,7 +24,8 @@ inline std::vector<WorkerRecord> worker_records(const struct hetpu_divisible_rep
     std::vector<WorkerRecord> out;
     for (unsigned i = 0; i < report.nworkers; ++i) {
         const struct hetpu_worker_report &w = report.workers[i];
-        out.push_back({w.workerid, worker_type_name(w.type), w.name, w.blocks, w.elements, w.busy_s, w.transfer_s});
+        out.push_back({w.workerid, worker_type_name(w.type), w.name, w.blocks, w.elements, w.busy_s, w.transfer_s,
+                       w.rank, w.host});
     }
     return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <hetpu/hetpu.h>
+#include <hetpu/mpi.h>
 
 #include <cstdio>
 #include <cstring>
@@ -12,12 +13,22 @@
 
 namespace hetpu::apps {
 
+// Starts hetpu as the launch asks: StarPU-MPI on every rank when an MPI launcher (mpirun,
+// srun) started this process, plain StarPU otherwise (a single process is unchanged).
+inline int start_hetpu()
+{
+    return hetpu_mpi_launched() ? hetpu_init_mpi(nullptr, nullptr, nullptr) : hetpu_init(nullptr);
+}
+
+// On a multi-rank run only rank 0 holds the results and writes reports.
+inline bool reporting_rank() { return hetpu_mpi_rank() == 0; }
+
 // Returns the exit status: run()'s, 0 after STARPU_SCHED=help, 1 when StarPU or the
 // codelets cannot start or memory runs out.
 inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codelets_shutdown)(),
                            const std::function<int()> &run)
 {
-    int rc = hetpu_init(nullptr);
+    int rc = start_hetpu();
     if (rc == HETPU_INIT_HELP_SHOWN)
         return 0;
     if (rc < 0) {

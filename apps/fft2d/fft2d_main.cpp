@@ -2,6 +2,7 @@
 // by hetpu. The policy comes from STARPU_SCHED:
 //   STARPU_SCHED=hepopta HETPU_TRADEOFF=energy fft2d -n 2048 --verify --json results.jsonl
 #include <hetpu/hetpu.h>
+#include <hetpu/mpi.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -83,6 +84,25 @@ int main(int argc, char **argv)
     if (options.help) {
         std::fputs(usage(argv[0]).c_str(), stdout);
         return 0;
+    }
+    // fft2d's row passes are divisible, but its transpose needs every row on one rank: it
+    // stays a single-node app. Launched on several ranks it says so instead of running N
+    // independent copies.
+    if (hetpu_mpi_launched() && hetpu_mpi_available()) {
+        int launched_rc = hetpu_init_mpi(nullptr, &argc, &argv);
+        if (launched_rc == 0 && hetpu_mpi_size() > 1) {
+            if (hetpu_mpi_rank() == 0)
+                std::fprintf(stderr, "fft2d: runs on one node only (its transpose needs every row on one rank): "
+                                     "launch it as a single process, or with mpirun -np 1\n");
+            hetpu_shutdown();
+            return 2;
+        }
+        if (launched_rc == 0)
+            hetpu_shutdown();  // one rank: run as a plain single process below
+        else if (launched_rc != -ENOSYS) {
+            std::fprintf(stderr, "fft2d: cannot start StarPU-MPI: %s\n", std::strerror(-launched_rc));
+            return 1;
+        }
     }
     int rc = hetpu_init(nullptr);
     if (rc == HETPU_INIT_HELP_SHOWN)

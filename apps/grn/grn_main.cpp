@@ -63,13 +63,16 @@ int run_all(const Options &o, const Data &data)
     SearchInput in = make_search_input(discretise(e, o.threshold), genes, e.samples, static_cast<uint32_t>(o.lag), o.k,
                                        o.alpha);
     const uint64_t subsets = subset_count(genes, o.k);
+    // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
+    // reports; the other ranks only run blocks.
+    const bool reporter = apps::reporting_rank();
     std::vector<Best> reference;
-    if (o.verify)
+    if (o.verify && reporter)
         reference = reference_search(in);
 
     std::FILE *json = nullptr;
     int json_error = 0;  // the first failed write: later lines are not attempted
-    if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
+    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
         std::fprintf(stderr, "grn: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
         return 1;
     }
@@ -81,6 +84,8 @@ int run_all(const Options &o, const Data &data)
             status = 1;
             break;
         }
+        if (!reporter)
+            continue;
         apps::Verified verified = apps::Verified::NotChecked;
         if (o.verify) {
             uint32_t differ = 0, first = 0;
@@ -115,6 +120,7 @@ int run_all(const Options &o, const Data &data)
         r.makespan_s = run.makespan_s;
         r.verified = verified;
         r.workers = run.workers;
+        r.ranks = hetpu_mpi_size();
         const uint64_t evaluations = subsets * (genes - o.k);
         r.extra = [&](hetpu::JsonWriter &w) {
             w.field("genes", genes)
@@ -153,10 +159,14 @@ int run_all(const Options &o, const Data &data)
         if (o.verify)
             std::printf("  verified against the serial reference search: %s\n",
                         verified == apps::Verified::Passed ? "yes (identical scores)" : "NO");
-        for (const apps::WorkerRecord &w : r.workers)
-            std::printf("  worker %2d %-6s %-28s blocks %5u  subsets %10llu  busy %.6f s  transfer %.6f s\n", w.id,
+        for (const apps::WorkerRecord &w : r.workers) {
+            // Several ranks: say whose worker it is (worker ids repeat across ranks).
+            const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
+            std::printf("%s  worker %2d %-6s %-28s blocks %5u  subsets %10llu  busy %.6f s  transfer %.6f s\n",
+                        where.c_str(), w.id,
                         w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements),
                         w.busy_s, w.transfer_s);
+        }
         std::fflush(stdout);
         if (json && !json_error)
             json_error = hetpu::apps::append_line(json, apps::json_line(r));

@@ -2,9 +2,30 @@
 
 #include <xxhash.h>
 
+#include <cstdio>
 #include <cstring>
 
 namespace hetpu::kmeans {
+
+std::string global_record_text(int ranks, int64_t version)
+{
+    return "hetpu-kmeans-global 1\nranks " + std::to_string(ranks) + "\nversion " + std::to_string(version) + "\n";
+}
+
+bool parse_global_record(const std::string &text, int &ranks, int64_t &version, std::string &error)
+{
+    int format = 0;
+    long long v = -1;
+    int r = 0;
+    if (std::sscanf(text.c_str(), "hetpu-kmeans-global %d\nranks %d\nversion %lld", &format, &r, &v) != 3 ||
+        format != 1 || r < 1 || v < 0) {
+        error = "not a kmeans global checkpoint record (format 1)";
+        return false;
+    }
+    ranks = r;
+    version = v;
+    return true;
+}
 
 namespace {
 

@@ -54,4 +54,13 @@ bool check_checkpoint_header(const unsigned char *header, const InputFingerprint
 bool decode_checkpoint(const unsigned char *data, size_t size, const InputFingerprint &expected,
                        IterationState &state, std::string &error);
 
+// The global record of a multi-rank run (file "global" in --checkpoint-dir, next to one
+// directory per rank): how many ranks checkpointed and the newest version that is durable
+// on every one of them. Rank 0 writes it (atomically: temporary file, rename) only after
+// every rank reported that version durable, so a restart never picks a version some rank
+// lacks.
+std::string global_record_text(int ranks, int64_t version);
+// False with a message when the text is not a global record.
+bool parse_global_record(const std::string &text, int &ranks, int64_t &version, std::string &error);
+
 }  // namespace hetpu::kmeans

@@ -68,9 +68,12 @@ int run_all(const Options &o, const Data &data)
     settings.max_iter = o.max_iter;
     settings.tol = o.tol;
 
+    // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
+    // reports; the other ranks run blocks and follow rank 0's iterations (see `pass`).
+    const bool reporter = apps::reporting_rank();
     std::FILE *json = nullptr;
     int json_error = 0;  // the first failed write: later lines are not attempted
-    if (!o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
+    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
         std::fprintf(stderr, "kmeans: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
         return 1;
     }
@@ -96,13 +99,22 @@ int run_all(const Options &o, const Data &data)
                 break;
             }
             restarted_from = state.iteration;
-            std::printf("kmeans: restarted from the checkpoint of iteration %u in %s\n", state.iteration,
+            if (reporter)
+                std::printf("kmeans: restarted from the checkpoint of iteration %u in %s\n", state.iteration,
                         o.checkpoint_dir.c_str());
         } else {
             state = initial_state(p, o.k, o.seed);
         }
         AssignPass pass = [&](const std::vector<double> &c, std::vector<int32_t> &labels, std::vector<double> &totals) {
-            return assignment_pass(p, o.k, o.block, c, labels, totals, acc);
+            int rc = assignment_pass(p, o.k, o.block, c, labels, totals, acc);
+            // Only rank 0 holds every block's sums and labels. Every rank takes them, so all
+            // compute the same centroids and take the same convergence decision (a rank
+            // that stopped alone would leave the others waiting in the next job).
+            if (rc == 0)
+                rc = hetpu_mpi_bcast(totals.data(), totals.size() * sizeof(double));
+            if (rc == 0)
+                rc = hetpu_mpi_bcast(labels.data(), labels.size() * sizeof(int32_t));
+            return rc;
         };
         IterationHook hook = checkpoints.hook();
         LloydResult result;
@@ -114,6 +126,8 @@ int run_all(const Options &o, const Data &data)
             status = 1;
             break;
         }
+        if (!reporter)
+            continue;
 
         apps::Verified verified = apps::Verified::NotChecked;
         double ref_inertia = NAN;
@@ -152,6 +166,7 @@ int run_all(const Options &o, const Data &data)
         r.gflops = acc.makespan_s > 0 ? 3.0 * p.n * o.k * p.d * result.passes / acc.makespan_s * 1e-9 : 0;
         r.verified = verified;
         r.workers = acc.workers;
+        r.ranks = hetpu_mpi_size();
         r.extra = [&](hetpu::JsonWriter &w) {
             w.field("n", static_cast<unsigned long long>(p.n))
                 .field("d", p.d)
@@ -183,10 +198,14 @@ int run_all(const Options &o, const Data &data)
                         verified == apps::Verified::Passed ? "yes" : "NO");
         if (!data.truth.empty())
             std::printf("  largest distance from a true centre to its nearest centroid: %.4g\n", centre_error);
-        for (const apps::WorkerRecord &w : r.workers)
-            std::printf("  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n", w.id,
+        for (const apps::WorkerRecord &w : r.workers) {
+            // Several ranks: say whose worker it is (worker ids repeat across ranks).
+            const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
+            std::printf("%s  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n",
+                        where.c_str(), w.id,
                         w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements), w.busy_s,
                         w.transfer_s);
+        }
         std::fflush(stdout);
         if (json && !json_error)
             json_error = hetpu::apps::append_line(json, apps::json_line(r));

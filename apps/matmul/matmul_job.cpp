@@ -103,6 +103,7 @@ RunRecord make_record(const struct hetpu_divisible_report &report, const Options
     r.rep = rep;
     r.makespan_s = report.makespan_s;
     r.verified = verified;
+    r.ranks = report.ranks > 0 ? report.ranks : 1;
     for (unsigned i = 0; i < report.nworkers; ++i) {
         const struct hetpu_worker_report &w = report.workers[i];
         WorkerRecord wr;
@@ -113,6 +114,8 @@ RunRecord make_record(const struct hetpu_divisible_report &report, const Options
         wr.elements = w.elements;
         wr.busy_s = w.busy_s;
         wr.transfer_s = w.transfer_s;
+        wr.rank = w.rank;
+        wr.host = w.host;
         r.workers.push_back(std::move(wr));
     }
     return r;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "apps/common/output_file.h"
+#include "apps/common/run_with_starpu.h"
 #include "apps/matmul/matmul_codelets.h"
 #include "apps/matmul/matmul_job.h"
 #include "apps/matmul/matmul_options.h"
@@ -24,10 +25,14 @@ using namespace hetpu::matmul;
 template <typename T>
 int run_all(const Options &options)
 {
+    // Every rank builds the same A and B from the seed (A is the shared input of every
+    // block); on a multi-rank run only rank 0's C receives the results, so only rank 0
+    // verifies and reports.
     Problem<T> problem(options.m, options.n, options.k, options.seed);
+    const bool reporter = hetpu::apps::reporting_rank();
     std::FILE *json = nullptr;
     int json_error = 0;  // the first failed write: later lines are not attempted
-    if (!options.json_path.empty()) {
+    if (reporter && !options.json_path.empty()) {
         json = std::fopen(options.json_path.c_str(), "a");
         if (!json) {
             std::fprintf(stderr, "matmul: cannot open --json file '%s': %s\n", options.json_path.c_str(),
@@ -47,7 +52,7 @@ int run_all(const Options &options)
             break;
         }
         Verified verified = Verified::NotChecked;
-        if (options.verify) {
+        if (options.verify && reporter) {
             VerifyResult v = verify(problem);
             verified = v.ok() ? Verified::Passed : Verified::Failed;
             if (!v.ok()) {
@@ -61,6 +66,8 @@ int run_all(const Options &options)
                 status = 1;
             }
         }
+        if (!reporter)
+            continue;
         RunRecord record = make_record(report, options, rep, verified);
         std::fputs(summary(record, options.reps).c_str(), stdout);
         std::fflush(stdout);
@@ -89,7 +96,7 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    int rc = hetpu_init(nullptr);
+    int rc = hetpu::apps::start_hetpu();
     if (rc == HETPU_INIT_HELP_SHOWN)
         return 0;
     if (rc < 0) {

@@ -29,6 +29,8 @@ std::string json_line(const RunRecord &r)
         .field("rep", r.rep)
         .field("makespan_s", r.makespan_s)
         .field("gflops", gflops(r.m, r.n, r.k, r.makespan_s));
+    if (r.ranks > 1)
+        w.field("ranks", r.ranks);
     w.key("verified");
     if (r.verified == Verified::NotChecked)
         w.null();
@@ -43,8 +45,10 @@ std::string json_line(const RunRecord &r)
             .field("blocks", wr.blocks)
             .field("elements", static_cast<unsigned long long>(wr.elements))
             .field("busy_s", wr.busy_s)
-            .field("transfer_s", wr.transfer_s)
-            .end_object();
+            .field("transfer_s", wr.transfer_s);
+        if (r.ranks > 1)
+            w.field("rank", wr.rank).field("host", wr.host.c_str());
+        w.end_object();
     }
     w.end_array().end_object();
     return w.str();
@@ -67,7 +71,15 @@ std::string summary(const RunRecord &r, unsigned reps)
                   static_cast<unsigned long long>(r.k), blocks.c_str(), r.makespan_s,
                   gflops(r.m, r.n, r.k, r.makespan_s), verified);
     out += buf;
+    if (r.ranks > 1) {
+        std::snprintf(buf, sizeof buf, "  %d MPI ranks\n", r.ranks);
+        out += buf;
+    }
     for (const WorkerRecord &wr : r.workers) {
+        if (r.ranks > 1) {
+            std::snprintf(buf, sizeof buf, "  rank %d (%s)", wr.rank, wr.host.c_str());
+            out += buf;
+        }
         std::snprintf(buf, sizeof buf, "  worker %2d %-6s %-28s blocks %5u  columns %8llu  busy %.6f s  transfer %.6f s\n",
                       wr.id, wr.type.c_str(), wr.name.c_str(), wr.blocks,
                       static_cast<unsigned long long>(wr.elements), wr.busy_s, wr.transfer_s);

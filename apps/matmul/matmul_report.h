@@ -19,6 +19,8 @@ struct WorkerRecord {
     uint64_t elements = 0;  // columns of C computed
     double busy_s = 0;
     double transfer_s = 0;
+    int rank = 0;      // MPI rank of the worker (multi-rank runs)
+    std::string host{};  // "{}": aggregate initialisers may leave it out without a warning
 };
 
 enum class Verified { NotChecked, Passed, Failed };
@@ -34,6 +36,7 @@ struct RunRecord {
     double makespan_s = 0;
     Verified verified = Verified::NotChecked;
     std::vector<WorkerRecord> workers;
+    int ranks = 1;  // > 1: an MPI run; the line then also has "ranks" and per-worker "rank", "host"
 };
 
 // 2*m*n*k / seconds, in GFLOP/s (0 when seconds <= 0).
@@ -42,7 +45,8 @@ double gflops(uint64_t m, uint64_t n, uint64_t k, double seconds);
 // {"app":"matmul","policy":...,"precision":...,"m":..,"n":..,"k":..,"block":..,
 //  "planner":...,"rep":i,"makespan_s":..,"gflops":..,"verified":true|false|null,
 //  "workers":[{"id":..,"type":..,"name":..,"blocks":..,"elements":..,"busy_s":..,
-//  "transfer_s":..}]} on one line, without the newline.
+//  "transfer_s":..}]} on one line, without the newline. Multi-rank runs add "ranks" and,
+//  per worker, "rank" and "host" (single-process lines are unchanged).
 std::string json_line(const RunRecord &r);
 
 // A few lines for people: the run, then one line per worker. reps is the total number of

@@ -64,8 +64,13 @@ struct hetpu_worker_report
 	uint64_t elements;
 	/* Sum of task execution times (profiling end - start), in seconds. */
 	double busy_s;
-	/* Sum of input acquisition times (profiling acquire_data_end - start), in seconds. */
+	/* Sum of input acquisition times (profiling acquire_data_end - start), in seconds. On
+	 * a multi-rank run (mpi.h), a remote block also counts the network: its inputs
+	 * arriving on its rank and its results arriving back on rank 0. */
 	double transfer_s;
+	/* MPI rank of the worker (0 in a single process) and its host name. */
+	int rank;
+	char host[HETPU_REPORT_NAME_LEN];
 };
 
 struct hetpu_divisible_report
@@ -80,9 +85,14 @@ struct hetpu_divisible_report
 	char planner[HETPU_REPORT_NAME_LEN];
 	unsigned nworkers;
 	struct hetpu_worker_report workers[STARPU_NMAXWORKERS];
+	/* Number of MPI ranks that took part (1 in a single process). On a multi-rank run the
+	 * report is complete on rank 0; elsewhere it holds only ranks and planner. */
+	int ranks;
 };
 
-/* Process the whole job; returns once every block has completed. StarPU must have been
+/* Process the whole job; returns once every block has completed. Under hetpu_init_mpi()
+ * with several ranks, every rank calls it with the same job and the job is spread over
+ * the workers of all ranks (see mpi.h for what moves between ranks). StarPU must have been
  * started by hetpu_init(). report may be NULL. Returns 0, -EINVAL for an invalid job (the
  * reason is printed on stderr), -ENODEV when no worker can run the job's tasks, or the
  * first error of fill_task / starpu_task_submit. */

@@ -225,9 +225,45 @@ TEST(SimScenario, NumberOverflowIsAScenarioError)
                  hetpu::sim::ScenarioError);
 }
 
-TEST(SimOptimum, RefusesSearchesBeyondItsBound)
+// Any workload is searched in bounded memory: past the candidate list's bound the search
+// bisects (the unbounded list once grew past 8 GB on workload 1e12, granule 1).
+TEST(SimOptimum, HugeWorkloadsBisectInBoundedMemory)
 {
-    EXPECT_EQ(hetpu::sim::optimum_refusal(2, 20000, 16), "");
-    EXPECT_NE(hetpu::sim::optimum_refusal(2, 1000000000000ull, 1).find("limited to"), std::string::npos);
-    EXPECT_NE(hetpu::sim::optimum_refusal(3, UINT64_MAX, 1).find("limited to"), std::string::npos) << "no overflow";
+    EXPECT_EQ(hetpu::sim::optimum_refusal(2, 1000000000000ull, 1), "");
+    EXPECT_NE(hetpu::sim::optimum_refusal(2, 100, 0), "");
+    EXPECT_NE(hetpu::sim::optimum_refusal(0, 100, 1), "");
+    EXPECT_FALSE(hetpu::sim::optimum_needs_bisection(2, 20000, 16));
+    EXPECT_TRUE(hetpu::sim::optimum_needs_bisection(2, 1000000000000ull, 1));
+    EXPECT_TRUE(hetpu::sim::optimum_needs_bisection(3, UINT64_MAX, 1)) << "no overflow";
+    std::vector<SimulatedUnit> units = {SimulatedUnit(linear_unit("a", 1e-9)), SimulatedUnit(linear_unit("b", 3e-9))};
+    StaticDistribution d = optimum_distribution(units, 1000000000000ull, 1);
+    ASSERT_EQ(d.blocks.size(), 2u);
+    EXPECT_EQ(d.blocks[0] + d.blocks[1], 1000000000000ull);
+    EXPECT_NEAR(static_cast<double>(d.blocks[0]), 7.5e11, 1e3) << "3/4 to the unit three times faster";
+}
+
+// Cluster-sized scenarios take the bisection path of optimum_distribution (the exact
+// candidate list would hold units x granules makespans): 200 units x 300,001 granules.
+// Half the units twice as fast as the others: the optimum gives the fast ones 2/3 of the
+// work in equal shares, with no remainder.
+TEST(SimOptimum, BisectionPathFindsTheOptimumOfLargeScenarios)
+{
+    std::vector<SimulatedUnit> units;
+    for (int i = 0; i < 100; ++i) {
+        units.emplace_back(linear_unit("slow" + std::to_string(i), 0.002));
+        units.emplace_back(linear_unit("fast" + std::to_string(i), 0.001));
+    }
+    const uint64_t granule = 64, workload = 300000 * granule;  // 19.2 M elements
+    StaticDistribution d = optimum_distribution(units, workload, granule);
+    ASSERT_EQ(d.blocks.size(), units.size());
+    uint64_t sum = 0;
+    for (uint64_t b : d.blocks) {
+        EXPECT_EQ(b % granule, 0u);
+        sum += b;
+    }
+    EXPECT_EQ(sum, workload);
+    // Fluid optimum: fast units 128,000 elements, slow units 64,000: 128 s. At granule
+    // resolution it can only be later by less than one granule on the slowest unit.
+    EXPECT_GE(d.makespan_s, 128.0 - 1e-9);
+    EXPECT_LE(d.makespan_s, 128.0 + granule * 0.002);
 }

@@ -72,23 +72,47 @@ std::vector<uint64_t> fit_within(const std::vector<SimulatedUnit> &units, double
 
 }  // namespace
 
+bool optimum_needs_bisection(size_t units, uint64_t workload, uint64_t granule)
+{
+    const uint64_t steps = workload / granule;  // plus one (size 0), left out: it can overflow
+    const uint64_t per_step = workload % granule ? 2 : 1;
+    // Compared by division: (steps + 1) * units * per_step can overflow 64 bits.
+    return steps >= kMaxOptimumCandidates / per_step / units;
+}
+
 std::string optimum_refusal(size_t units, uint64_t workload, uint64_t granule)
 {
     if (granule == 0 || units == 0)
         return "the optimum needs a positive granule and at least one unit";
-    const uint64_t steps = workload / granule;  // plus one (size 0), left out: it can overflow
-    const uint64_t per_step = workload % granule ? 2 : 1;
-    // Compared by division: (steps + 1) * units * per_step can overflow 64 bits.
-    if (steps >= kMaxOptimumCandidates / per_step / units)
-        return "the exact optimum search is limited to " + std::to_string(kMaxOptimumCandidates) +
-               " candidate makespans, and workload " + std::to_string(workload) + " in granules of " +
-               std::to_string(granule) + " over " + std::to_string(units) + " units has " + std::to_string(steps) +
-               " granule steps per unit; use a coarser granule or a smaller workload";
+    (void)workload;  // any size: past the candidate list's bound the search bisects
     return "";
 }
 
 StaticDistribution optimum_distribution(const std::vector<SimulatedUnit> &units, uint64_t workload, uint64_t granule)
 {
+    // Cluster-sized scenarios (1,024 units, millions of granules) have too many candidate
+    // makespans to list (the list below ran out of memory): bisect on the makespan instead.
+    // Feasibility is monotone in t, so the bracket closes on the optimum from above; the
+    // result is the largest block cost of the distribution found there.
+    if (optimum_needs_bisection(units.size(), workload, granule)) {
+        double lo = 0, hi = 0;
+        for (size_t i = 0; i < units.size(); ++i) {
+            const double all = units[i].nominal_cost(workload).total();
+            hi = i == 0 ? all : std::min(hi, all);  // one unit taking everything is feasible
+        }
+        for (int it = 0; it < 200 && hi - lo > 1e-12 * hi; ++it) {
+            const double mid = 0.5 * (lo + hi);
+            if (!fit_within(units, mid, workload, granule).empty())
+                hi = mid;
+            else
+                lo = mid;
+        }
+        StaticDistribution d;
+        d.blocks = fit_within(units, hi, workload, granule);
+        for (size_t i = 0; i < units.size(); ++i)
+            d.makespan_s = std::max(d.makespan_s, units[i].nominal_cost(d.blocks[i]).total());
+        return d;
+    }
     // Candidate makespans: every time a unit can have (blocks of k * granule, with or
     // without the remainder). The optimum is one of them.
     const uint64_t r = workload % granule;

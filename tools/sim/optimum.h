@@ -19,10 +19,11 @@ struct StaticDistribution {
 // so for a candidate makespan T every unit can take any block up to its largest feasible
 // one, and the smallest T whose feasible blocks cover the workload is optimal. Candidate
 // makespans are the unit times at granule multiples: a binary search over them is exact.
-// The search holds every candidate in memory: units x (workload / granule) of them, two per
-// granule step with a remainder. This bound (2^24 candidates, 128 MiB) keeps it a few
-// seconds and far from exhausting memory; a larger job needs a coarser granule.
+// That search holds every candidate in memory: units x (workload / granule) of them, two
+// per granule step with a remainder. Past this bound (2^24 candidates, 128 MiB) it bisects
+// on the makespan instead (feasibility is monotone in it), in bounded memory.
 constexpr uint64_t kMaxOptimumCandidates = uint64_t(1) << 24;
+bool optimum_needs_bisection(size_t units, uint64_t workload, uint64_t granule);
 
 // Empty when optimum_distribution can handle the job, else why not (for the user).
 std::string optimum_refusal(size_t units, uint64_t workload, uint64_t granule);

@@ -249,3 +249,19 @@ TEST(KmeansCheckpoint, Options)
     EXPECT_FALSE(parse({"-k", "3", "--generate", "100", "--restart=yes", "--checkpoint-dir", "d"}, o, error));
     EXPECT_NE(error.find("takes no value"), std::string::npos) << error;
 }
+
+// The global record of a multi-rank run (rank 0 writes it last).
+TEST(KmeansGlobalRecord, RoundTripAndRefusals)
+{
+    int ranks = 0;
+    int64_t version = -1;
+    std::string error;
+    ASSERT_TRUE(hetpu::kmeans::parse_global_record(hetpu::kmeans::global_record_text(3, 17), ranks, version, error))
+        << error;
+    EXPECT_EQ(ranks, 3);
+    EXPECT_EQ(version, 17);
+    EXPECT_FALSE(hetpu::kmeans::parse_global_record("", ranks, version, error));
+    EXPECT_FALSE(hetpu::kmeans::parse_global_record("hetpu-kmeans-global 2\nranks 3\nversion 1\n", ranks, version, error));
+    EXPECT_FALSE(hetpu::kmeans::parse_global_record("hetpu-kmeans-global 1\nranks 0\nversion 1\n", ranks, version, error));
+    EXPECT_FALSE(error.empty());
+}

@@ -1,0 +1,58 @@
+#include "runtime/core/cluster.h"
+
+#include <cstdlib>
+#include <set>
+
+namespace hetpu {
+
+namespace {
+
+bool positive_int(const char *s, int &out)
+{
+    if (!s || !*s)
+        return false;
+    char *end = nullptr;
+    long v = std::strtol(s, &end, 10);
+    if (*end || v <= 0 || v > 1 << 24)
+        return false;
+    out = static_cast<int>(v);
+    return true;
+}
+
+}  // namespace
+
+MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &getenv_fn)
+{
+    MpiLaunch launch;
+    // Size-carrying variables first, so the size is known whenever it can be.
+    for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS", "PMIX_RANK"}) {
+        const char *v = getenv_fn(name);
+        if (!v || !*v)
+            continue;
+        launch.launched = true;
+        launch.variable = name;
+        int size = 1;
+        if (std::string(name) != "PMIX_RANK" && positive_int(v, size))
+            launch.size = size;
+        break;
+    }
+    return launch;
+}
+
+std::vector<PlannerWorker> planner_workers(const std::vector<ClusterPu> &pus)
+{
+    std::vector<PlannerWorker> out;
+    for (size_t g = 0; g < pus.size(); ++g)
+        out.push_back({static_cast<int>(g), pus[g].kind, "r" + std::to_string(pus[g].rank) + ":" + pus[g].name});
+    return out;
+}
+
+unsigned distinct_hosts(const std::vector<ClusterPu> &pus)
+{
+    std::set<std::string> hosts;
+    for (const auto &p : pus)
+        hosts.insert(p.host);
+    return static_cast<unsigned>(hosts.size());
+}
+
+}  // namespace hetpu
