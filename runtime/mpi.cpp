@@ -228,7 +228,7 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
         return -EINVAL;
     }
 
-    int rc = start_starpu(conf, argc, argv, &starpu_mpi_initialize, HelpAction::Return);
+    int rc = start_starpu(conf, argc, argv, &starpu_mpi_initialize, HelpAction::Return, WhenRunning::Refuse);
     // One rank failing (unknown name, no worker) must fail them all, not leave the others
     // waiting in the first collective of the job.
     int worst = rc < 0 ? rc : 0, global_worst = 0;
