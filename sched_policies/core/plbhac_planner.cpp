@@ -80,6 +80,8 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
     PlbhacOptions o = opt;
     double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
     double align = o.align_finish ? 1 : 0;
+    if (!parse_double(lookup("HETPU_PLBHAC_TRUST"), 0, 1e9, o.trust) || (o.trust > 0 && o.trust < 1))
+        return "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block (e.g. 4)";
     if (!parse_double(lookup("HETPU_PLBHAC_GAP_MS"), 0, 1e9, gap_ms))
         return "HETPU_PLBHAC_GAP_MS must be a number of milliseconds >= 0 (e.g. 400)";
     if (!parse_double(lookup("HETPU_PLBHAC_TAIL"), 0, 1, o.tail_fraction))
@@ -169,12 +171,20 @@ PlbhacPlanner::~PlbhacPlanner()
 {
     // Only what was learnt is handed on: a planner that never finished its training has
     // nothing the next job could use (and must not erase what an earlier job left).
-    if (!options_.memory || !trained_)
+    if (!trained_ || (!options_.memory && !options_.on_learnt))
         return;
     PlbhacMemory m;
     for (const auto &pu : pus_)
         m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi});
-    *options_.memory = std::move(m);
+    if (options_.on_learnt) {
+        try {
+            options_.on_learnt(m);
+        } catch (...) {
+            // Saving is a convenience: the run's result is unaffected by a failed save.
+        }
+    }
+    if (options_.memory)
+        *options_.memory = std::move(m);
 }
 
 uint64_t PlbhacPlanner::round_block(uint64_t x) const { return x / rules_.granule * rules_.granule; }
@@ -397,16 +407,36 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // solved while it was a step behind, and offsets valid at another PU's solve would then
     // size its block for someone else's queue (seen in simulation: blocks oscillating
     // between 0.4x and 2x and a 6 s block at the very end).
-    const bool align = options_.align_finish && w == remaining;
-    std::vector<std::unique_ptr<TimeCurve>> curves;
-    std::vector<PlbhacPu> input = solver_input(align, curves);
     PlbhacSolveOptions opt;
     opt.granule = static_cast<std::int64_t>(rules_.granule);
     try {
-        PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
-        for (size_t i = 0; i < pus_.size(); ++i)
-            solution_[i] = static_cast<uint64_t>(s.blocks[i]);
-        solve_times_.push_back(s.solve_time_s);
+        // Trust region: no PU gets a block beyond options_.trust times the largest size it has
+        // been measured at, because past that its model is an extrapolation, and the
+        // equal-finish solve turns one PU's extrapolation error into every other PU's
+        // block. A GPU whose advantage grows with the block size looks slow on training
+        // blocks (seen in simulation: 1,024-element blocks where it was 0.8x the CPU, 20x
+        // on millions); without the cap the first step gave the CPU two blocks of 150 s
+        // each in a job whose optimum is 100 s. With it the step shrinks until the most
+        // extrapolated PU is within that factor of what it has run, so the step sizes grow
+        // geometrically (as HDSS's adaptive phase does) while the models learn, and the
+        // cap stops binding once every PU has run blocks of its share's size.
+        // solve_times_ keeps one entry per step (the step's model evaluation, Algorithm 1),
+        // summing the re-solves of the trust region.
+        solve_times_.push_back(0.0);
+        for (int attempt = 0;; ++attempt) {
+            const bool align = options_.align_finish && w == remaining;
+            std::vector<std::unique_ptr<TimeCurve>> curves;
+            std::vector<PlbhacPu> input = solver_input(align, curves);
+            PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
+            for (size_t i = 0; i < pus_.size(); ++i)
+                solution_[i] = static_cast<uint64_t>(s.blocks[i]);
+            solve_times_.back() += s.solve_time_s;
+            const double over = trust_excess();
+            const uint64_t smaller = round_block(static_cast<uint64_t>(static_cast<double>(w) / over));
+            if (over <= 1.0 || attempt == 2 || smaller < rules_.min_block || smaller >= w)
+                break;
+            w = smaller;
+        }
     } catch (const std::exception &) {
         // Keep going on the previous solution (or an even split before the first one):
         // a failed solve must not stop the run.
@@ -438,6 +468,23 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     const uint64_t size = std::min(pu.min_block, remaining);
     pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
     return size;
+}
+
+// How far the current solution reaches beyond the trust region: the largest ratio of a
+// PU's block to options_.trust times its largest measured size (<= 1: inside). Blocks of a PU's
+// minimum size never count: they are the smallest thing it can be given.
+double PlbhacPlanner::trust_excess() const
+{
+    double over = 0;
+    if (options_.trust <= 0)
+        return over;
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const Pu &pu = *pus_[i];
+        if (solution_[i] <= pu.min_block || pu.size_hi <= 0)
+            continue;
+        over = std::max(over, static_cast<double>(solution_[i]) / (options_.trust * pu.size_hi));
+    }
+    return over;
 }
 
 bool PlbhacPlanner::solution_sums_to(uint64_t w) const
@@ -575,8 +622,10 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         bool all = true;
         for (const auto &p : pus_)
             all &= p->training_done >= 2;
-        if (all)
+        if (all) {
             trained_ = true;
+            training_end_s_ = now_s_;
+        }
     } else if (block.phase != "probe" && block.predicted_s - measured > options_.gap_threshold_s) {
         // (A probe is not part of a step's plan: its finishing early leaves no gap.)
         pu->pending_gap_s = block.predicted_s - measured;
