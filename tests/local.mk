@@ -55,3 +55,5 @@ tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
 
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
+# PLB-HAC models persisted across runs (sched_policies/core/plbhac_model_store.h).
+tests_unit_tests_SOURCES += tests/unit/plbhac_model_store_test.cpp
