@@ -57,3 +57,7 @@ TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 # PLB-HAC models persisted across runs (sched_policies/core/plbhac_model_store.h).
 tests_unit_tests_SOURCES += tests/unit/plbhac_model_store_test.cpp
+TESTS += tests/cli/models_cli.sh
+EXTRA_DIST += tests/cli/models_cli.sh
+# plb-hac saves its models under $HETPU_HOME: never into the user's during make check.
+AM_TESTS_ENVIRONMENT += export HETPU_HOME="$$STARPU_HOME/hetpu-home";

@@ -6,6 +6,7 @@
 
 #include "tools/calibrate/calibrate_command.h"
 #include "tools/mgb/mgb_command.h"
+#include "tools/models/models_command.h"
 #include "tools/pareto/pareto_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
@@ -23,6 +24,7 @@ void usage(FILE *out)
                "  pareto     Pareto-optimal time/energy workload distributions of a profile CSV\n"
                "  su         service units: rate, charge, compare charging models, report the ledger\n"
                "  mgb        the node-wide MGB GPU arbiter: status (reservations per device and process), reset\n"
+               "  models     PLB-HAC models saved across runs: list, show, clear\n"
                "  help       this text\n",
                out);
 }
@@ -50,6 +52,8 @@ int main(int argc, char **argv)
         return hetpu::su::su_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "mgb"))
         return hetpu::mgb_cli::mgb_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "models"))
+        return hetpu::models_cli::models_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {
         std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
                     STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);

@@ -21,3 +21,5 @@ tools_hetpu_LDADD += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la
 
 include tools/pareto/local.mk
 include tools/calibrate/local.mk
+# `hetpu models list|show|clear` (tools/models/): PLB-HAC models saved across runs.
+tools_hetpu_SOURCES += tools/models/models_command.cpp tools/models/models_command.h
