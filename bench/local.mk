@@ -27,3 +27,4 @@ noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
 bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
 EXTRA_DIST += bench/ckpt_plot.sh
+EXTRA_DIST += bench/plbhac_models_sim.sh bench/plbhac_node_limit.sh
