@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 
 #include "runtime/core/json_writer.h"
 
@@ -80,6 +81,10 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
     PlbhacOptions o = opt;
     double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
     double align = o.align_finish ? 1 : 0;
+    double warm_steps = o.warm_steps;
+    if (!parse_double(lookup("HETPU_PLBHAC_WARM_STEPS"), 1, 1e6, warm_steps) || warm_steps != std::floor(warm_steps))
+        return "HETPU_PLBHAC_WARM_STEPS must be a whole number of virtual steps >= 1 (e.g. 4)";
+    o.warm_steps = static_cast<unsigned>(warm_steps);
     if (!parse_double(lookup("HETPU_PLBHAC_TRUST"), 0, 1e9, o.trust) || (o.trust > 0 && o.trust < 1))
         return "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block (e.g. 4)";
     if (!parse_double(lookup("HETPU_PLBHAC_GAP_MS"), 0, 1e9, gap_ms))
@@ -377,8 +382,16 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // whose large blocks, sized by models fitted on training sizes, were mispredicted by
     // 10-20% and ended runs up to 8% later; recomputing each step as what is left over the
     // steps left, which changed nothing beyond noise.)
-    if (step_workload_ == 0)
-        step_workload_ = std::max<uint64_t>(remaining / std::max(1u, options_.steps), rules_.min_block);
+    // A warm start (saved models) may use other step counts (options_.warm_steps). Measured
+    // in simulation, second runs: MM on five machines 1.08x the optimum with 8 steps, 1.07x
+    // with 4; a growing-advantage GPU node 1.09x and 1.05x; but with a GPU slowed 2.5x
+    // mid-run (adapt_mm_m3) 1.14x with 8 steps and 1.81x with 4 (two queued quarter-job
+    // blocks sized before the slowdown). So the default stays 8, like cold starts, where
+    // fewer, larger steps sized by models fitted on training sizes lost 2-8% (session 3).
+    if (step_workload_ == 0) {
+        const unsigned steps = warm_started_ ? options_.warm_steps : options_.steps;
+        step_workload_ = std::max<uint64_t>(remaining / std::max(1u, steps), rules_.min_block);
+    }
     double workload = static_cast<double>(step_workload_);
     // The tail shrinks each step by (1 - alpha), down to a quarter of a regular step: the
     // point is to let the PUs finish together, and below that the blocks only buy
@@ -427,10 +440,25 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
             const bool align = options_.align_finish && w == remaining;
             std::vector<std::unique_ptr<TimeCurve>> curves;
             std::vector<PlbhacPu> input = solver_input(align, curves);
-            PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
-            for (size_t i = 0; i < pus_.size(); ++i)
-                solution_[i] = static_cast<uint64_t>(s.blocks[i]);
-            solve_times_.back() += s.solve_time_s;
+            try {
+                PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
+                for (size_t i = 0; i < pus_.size(); ++i)
+                    solution_[i] = static_cast<uint64_t>(s.blocks[i]);
+                solve_times_.back() += s.solve_time_s;
+            } catch (const std::exception &) {
+                if (attempt == 0)
+                    throw;
+                // A re-solve of a smaller step failed: the previous attempt's split,
+                // scaled to this step, is inside the trust region too (shares scale
+                // with the step for the near-linear curves the cap applies to).
+                ++solve_failures_;
+                const uint64_t before = std::accumulate(solution_.begin(), solution_.end(), uint64_t{0});
+                for (size_t i = 0; i < pus_.size(); ++i)
+                    solution_[i] = std::max(round_block(static_cast<uint64_t>(static_cast<double>(solution_[i]) * w /
+                                                                              std::max<uint64_t>(before, 1))),
+                                            pus_[i]->min_block);
+                break;
+            }
             const double over = trust_excess();
             const uint64_t smaller = round_block(static_cast<uint64_t>(static_cast<double>(w) / over));
             if (over <= 1.0 || attempt == 2 || smaller < rules_.min_block || smaller >= w)
@@ -438,12 +466,11 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
             w = smaller;
         }
     } catch (const std::exception &) {
-        // Keep going on the previous solution (or an even split before the first one):
-        // a failed solve must not stop the run.
+        // Keep going on the previous solution (or a split by measured speeds before the
+        // first one): a failed solve must not stop the run.
         ++solve_failures_;
         if (solved_step_ == 0)
-            for (auto &x : solution_)
-                x = std::max(round_block(w / pus_.size()), rules_.min_block);
+            split_by_rates(w);
     }
     solved_step_ = step;
     // A failed solve left the previous solution, whose shares do not add up to what is
@@ -468,6 +495,31 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     const uint64_t size = std::min(pu.min_block, remaining);
     pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
     return size;
+}
+
+// What the first step falls back on when Ipopt fails: shares proportional to each PU's
+// measured throughput at the largest size it has run (inside its measured range, where
+// the model is sound), within the trust region. An even split, the former fallback, gave
+// each CPU of a warm-started five-machine run as much as each GPU: 60k-element blocks of
+// 75 s in a 84 s job (seen in simulation, makespan 1.76x the optimum).
+void PlbhacPlanner::split_by_rates(uint64_t w)
+{
+    std::vector<double> rate(pus_.size(), 0.0);
+    double sum = 0;
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const Pu &pu = *pus_[i];
+        const double x = pu.size_hi > 0 ? pu.size_hi : static_cast<double>(x_init_);
+        const double t = predict(pu, static_cast<uint64_t>(x));
+        rate[i] = t > 0 && std::isfinite(t) ? x / t : 0.0;
+        sum += rate[i];
+    }
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const double share = sum > 0 ? rate[i] / sum : 1.0 / static_cast<double>(pus_.size());
+        uint64_t x = round_block(static_cast<uint64_t>(share * static_cast<double>(w)));
+        if (options_.trust > 0 && pus_[i]->size_hi > 0)
+            x = std::min(x, round_block(static_cast<uint64_t>(options_.trust * pus_[i]->size_hi)));
+        solution_[i] = std::max(x, pus_[i]->min_block);
+    }
 }
 
 // How far the current solution reaches beyond the trust region: the largest ratio of a

@@ -53,6 +53,11 @@ struct PlbhacOptions {
     // HETPU_PLBHAC_TRUST: a solve sizes a PU's block at most this many times the largest
     // block it has run (its model is an extrapolation beyond; see solve_step). 0: no cap.
     double trust = 4.0;
+    // HETPU_PLBHAC_WARM_STEPS: virtual steps for a planner that starts from saved models
+    // (memory). Its models were measured at the sizes of a whole run, so fewer steps cost
+    // fewer per-block overheads (launch, occupancy ramp) on a stable node; but larger
+    // blocks react later to a change. Default: as cold (see solve_step for measurements).
+    unsigned warm_steps = 8;
     uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
@@ -131,6 +136,7 @@ private:
     uint64_t final_block(Pu &pu, uint64_t remaining);
     bool solution_sums_to(uint64_t w) const;
     double trust_excess() const;
+    void split_by_rates(uint64_t w);
     void solve_step(unsigned step, uint64_t remaining);
     std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
     uint64_t largest_block_within(const Pu &pu, double seconds) const;

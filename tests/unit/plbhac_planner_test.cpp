@@ -983,3 +983,33 @@ TEST(PlbhacOptions, TrustIsAnOption)
     EXPECT_NE(plbhac_options_from_env(o, lookup).find("HETPU_PLBHAC_TRUST"), std::string::npos);
     EXPECT_EQ(o.trust, 8.0) << "unchanged on error";
 }
+
+TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
+{
+    // Models measured over a whole earlier run (sizes up to 400k): the first step of a
+    // warm-started planner is a quarter of the job (warm_steps = 4), not an eighth, and
+    // with steps = warm_steps the two agree (the option is what changes it).
+    const std::vector<double> spe{1e-4, 2.5e-5};
+    auto memory = std::make_shared<PlbhacMemory>();
+    for (int w = 0; w < 2; ++w) {
+        PlbhacPuMemory m;
+        m.worker = w;
+        for (double x : {4096.0, 50000.0, 100000.0, 200000.0, 400000.0})
+            EXPECT_EQ(m.exec.add(x, spe[w] * x), "");
+        m.size_lo = 4096;
+        m.size_hi = 400000;
+        memory->pus.push_back(std::move(m));
+    }
+    const uint64_t total = 1'000'000;
+    for (unsigned warm_steps : {4u, 8u}) {
+        PlbhacOptions o;
+        o.memory = std::make_shared<PlbhacMemory>(*memory);
+        o.warm_steps = warm_steps;
+        PlbhacPlanner p(workers(2), rules(total), o);
+        ASSERT_TRUE(p.warm_started());
+        const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
+        EXPECT_NEAR(static_cast<double>(b0 + b1), static_cast<double>(total) / warm_steps, 0.02 * total / warm_steps)
+            << "warm_steps " << warm_steps;
+        EXPECT_NEAR(static_cast<double>(b1) / b0, 4.0, 0.2);
+    }
+}

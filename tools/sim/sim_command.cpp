@@ -120,6 +120,7 @@ struct PlbhacFacts {
     bool known = false;
     double training_s = 0;
     bool warm_started = false;
+    unsigned solve_failures = 0;
 };
 
 std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const PlbhacFacts &plb)
@@ -135,7 +136,9 @@ std::string result_json(const SimResult &r, const Args &a, const Scenario &s, co
         .field("blocks", r.blocks)
         .field("planning_s", r.planning_s);
     if (plb.known)
-        j.field("training_s", plb.training_s).field("warm_started", plb.warm_started);
+        j.field("training_s", plb.training_s)
+            .field("warm_started", plb.warm_started)
+            .field("solve_failures", plb.solve_failures);
     j.begin_array("units");
     std::map<std::string, std::pair<double, double>> classes;  // class -> (idle, makespan-sum)
     for (const auto &u : r.units) {
@@ -251,7 +254,7 @@ int sim_command(int argc, char **argv)
             planner.on_trace = [&plan_trace](const PlbhacTraceRecord &r) { plan_trace << plbhac_trace_json(r) << '\n'; };
         }
         result = simulate(scenario, planner, {a.seed, a.planning_time});
-        plb_facts = {true, planner.training_s(), planner.warm_started()};
+        plb_facts = {true, planner.training_s(), planner.warm_started(), planner.solve_failures()};
         planner_ptr.reset();  // saves the models (on_learnt)
     } else if (a.policy == "hdss") {
         HdssOptions options;
