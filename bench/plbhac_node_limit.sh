@@ -9,7 +9,7 @@
 # Every run is verified (matmul: --verify; grn: precision/recall; kmeans: inertia).
 #   bench/plbhac_node_limit.sh BUILD_DIR [OUT_DIR]
 # Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"), POLICIES ("plb-hac eager ws
-# dmda"), GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
+# dmda"; plb-hac-prev = plb-hac without the trust region and without saved models), GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
 # the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
 # repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run.
 set -euo pipefail
@@ -34,11 +34,16 @@ trap 'rm -rf "$STARPU_HOME"' EXIT
 # config: a policy on the whole node, or cpu-alone / opencl-alone (eager on one worker).
 run() {  # app config [json]
   local app=$1 config=$2 json=${3:+--json $3} sched=$2 ncpu=1 nocl=1
+  local prev=()
   case "$config" in
     cpu-alone) sched=eager nocl=0 ;;
     opencl-alone) sched=eager ncpu=0 ;;
+    # The planner before issue 15: no trust region, no models read or saved (it trains
+    # every run; k-means still shares models between its iterations in one process).
+    plb-hac-prev) sched=plb-hac prev=(HETPU_PLBHAC_TRUST=0 HETPU_PLBHAC_MODELS=off) ;;
   esac
   export STARPU_NCPU=$ncpu STARPU_NOPENCL=$nocl STARPU_SCHED=$sched
+  [ ${#prev[@]} -gt 0 ] && export "${prev[@]}" || unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS
   case "$app" in
     mm3072) "$matmul" -n 3072 --verify $json ;;
     mm4096) "$matmul" -n 4096 --verify $json ;;
@@ -89,7 +94,7 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 configs = sys.argv[3:]
 lines = []
 def ok(r):
-    if "verified" in r:
+    if r.get("verified") is not None:
         return bool(r["verified"])
     if "edge_recall" in r:
         return r["edge_precision"] == 1.0 and r["edge_recall"] == 1.0

@@ -638,9 +638,20 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     if (done.exec_s > 0 && done.count > 0) {
         const size_t before = pu->exec.size();
         (void)pu->exec.add(static_cast<double>(done.count), done.exec_s);
-        // The model drops its history only when it accepts a new regime.
-        if (pu->exec.size() < before)
+        // The model drops its history only when it accepts a new regime. Its measured
+        // range is then that of the new run alone: narrow() and the trust region must see
+        // it, not the range of the dropped history (seen in simulation: a model restarted
+        // from two 54k-element blocks, with the range of a saved run up to 120k, was
+        // trusted with a curve fitted at one size and gave a 225k block predicted at 9.5 s
+        // that took 23 s; the next, queued, took 58 s).
+        if (pu->exec.size() < before) {
             pu->regime_changed = true;
+            pu->size_lo = pu->size_hi = 0;
+            for (const auto &pt : pu->exec.points()) {
+                pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, pt.first) : pt.first;
+                pu->size_hi = std::max(pu->size_hi, pt.first);
+            }
+        }
         // The model is rightly slow to believe one surprising block (a StarPU timing spike
         // must not move it), and with two blocks queued per PU the next block is already
         // sized when this one reports: a PU slowed 2.5x by a competing process would run

@@ -351,3 +351,42 @@ TEST(PlbhacModelStore, StaleModelsFromAFasterNodeAreCorrected)
     const StoreRun third = run_with_store(s, home.path, 3);
     EXPECT_LE(third.makespan_s, 1.03 * optimum);
 }
+
+TEST(PlbhacModelStore, AWarmRunFromModelsSavedUnderASlowdownStaysNearTheColdRun)
+{
+    // Fig. 6's situation twice: a GPU is slowed 2.5x by a competing process from 40% of the
+    // run on. The first run ends with that GPU's model in the slow regime and saves it; the
+    // second starts from it while the GPU is fast again (until the slowdown): the surprise
+    // hedge and the regime-change rule must bring the warm run near the cold one. (On the
+    // five-machine adapt_mm_m3 scenario this still fails for some seeds: see
+    // bench/README.md; this smaller node passes with and without dropping the saved
+    // history at the first miss, which was tried and not kept.)
+    sim::Scenario s;
+    s.workload = 20'000'000;
+    s.granule = 64;
+    auto unit = [](const char *name, const char *cls, double rate, double fixed) {
+        sim::UnitSpec u;
+        u.name = name;
+        u.unit_class = cls;
+        u.profile = {{1024, fixed + 1024 / rate}, {1 << 26, fixed + (1 << 26) / rate}};
+        u.noise = 0.02;
+        return u;
+    };
+    s.units = {unit("A.cpu", "cpu", 1e5, 0), unit("A.gpu0", "gpu", 1e6, 0.005), unit("B.gpu0", "gpu", 8e5, 0.005)};
+    s.units[1].slowdown = {{0.4 * optimum_of(s), 2.5}};
+    const auto workers = sim::planner_workers(s);
+    for (uint64_t seed : {1u, 2u, 3u}) {
+        auto memory = std::make_shared<PlbhacMemory>();
+        double makespan[2] = {0, 0};
+        for (int run = 0; run < 2; ++run) {
+            PlbhacOptions o;
+            o.memory = memory;
+            PlbhacPlanner p(workers, sim::block_rules(s), o);
+            EXPECT_EQ(p.warm_started(), run == 1);
+            makespan[run] = sim::simulate(s, p, {seed, false}).makespan_s;
+        }
+        std::printf("[ models   ] seed %u, slowdown in both runs: cold %.2f s, warm %.2f s\n",
+                    static_cast<unsigned>(seed), makespan[0], makespan[1]);
+        EXPECT_LE(makespan[1], 1.10 * makespan[0]) << "seed " << seed;
+    }
+}
