@@ -77,8 +77,15 @@ std::string read_file(const std::string &path, bool &missing)
 PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host, const std::vector<PlannerWorker> &workers)
 {
     PlbhacModelKey k{job, host, {}};
-    for (const auto &w : workers)
-        k.workers.push_back(std::to_string(w.id) + " " + w.name + " " + worker_kind_name(w.kind));
+    for (const auto &w : workers) {
+        // StarPU's worker names end with device details in parentheses, and PoCL's include
+        // the memory it reports, which follows the host's free RAM: "OpenCL 0
+        // (pthread-... 18.8 GiB)". Keyed on the full name, every run of the real test node
+        // wrote a new file and none was ever read again. The id and kind identify a worker
+        // of a configuration; the name before " (" says which it is to a reader.
+        const std::string name = w.name.substr(0, w.name.find(" ("));
+        k.workers.push_back(std::to_string(w.id) + " " + name + " " + worker_kind_name(w.kind));
+    }
     return k;
 }
 

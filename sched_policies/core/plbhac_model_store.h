@@ -38,7 +38,8 @@ constexpr int kPlbhacModelsVersion = 1;
 
 // Which models a file holds: a job on a worker set on a host. Workers are "<id> <name>
 // <kind>" in the order of the planner's workers (StarPU numbers them the same way for the
-// same configuration, and the memory matches PUs by id).
+// same configuration, and the memory matches PUs by id); the name without the details
+// StarPU puts in parentheses (PoCL's there include its free memory, which changes).
 struct PlbhacModelKey {
     std::string job;
     std::string host;

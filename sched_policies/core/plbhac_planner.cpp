@@ -81,6 +81,10 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
     PlbhacOptions o = opt;
     double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
     double align = o.align_finish ? 1 : 0;
+    double min_step_ms = o.min_step_s * 1e3;
+    if (!parse_double(lookup("HETPU_PLBHAC_MIN_STEP_MS"), 0, 1e9, min_step_ms))
+        return "HETPU_PLBHAC_MIN_STEP_MS must be a number of milliseconds >= 0 (e.g. 200)";
+    o.min_step_s = min_step_ms * 1e-3;
     double warm_steps = o.warm_steps;
     if (!parse_double(lookup("HETPU_PLBHAC_WARM_STEPS"), 1, 1e6, warm_steps) || warm_steps != std::floor(warm_steps))
         return "HETPU_PLBHAC_WARM_STEPS must be a whole number of virtual steps >= 1 (e.g. 4)";
@@ -389,7 +393,17 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // blocks sized before the slowdown). So the default stays 8, like cold starts, where
     // fewer, larger steps sized by models fitted on training sizes lost 2-8% (session 3).
     if (step_workload_ == 0) {
-        const unsigned steps = warm_started_ ? options_.warm_steps : options_.steps;
+        unsigned steps = warm_started_ ? options_.warm_steps : options_.steps;
+        // A job too short for its steps: each step costs a solve and fits (~5-15 ms) and a
+        // block per PU (launch, transfer set-up), so a step much shorter than
+        // min_step_s is mostly overhead (seen on the real node: k-means assignment passes
+        // of ~0.07 s cut into 8 steps and a tail, 16+ blocks per pass). The job's length
+        // is estimated from every PU's measured throughput at its largest block.
+        if (options_.min_step_s > 0) {
+            const double t = ideal_seconds(remaining);
+            if (t > 0)
+                steps = std::clamp(static_cast<unsigned>(t / options_.min_step_s), 1u, std::max(1u, steps));
+        }
         step_workload_ = std::max<uint64_t>(remaining / std::max(1u, steps), rules_.min_block);
     }
     double workload = static_cast<double>(step_workload_);
@@ -495,6 +509,21 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     const uint64_t size = std::min(pu.min_block, remaining);
     pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
     return size;
+}
+
+// Seconds for `w` elements if every PU ran at the throughput it showed at its largest
+// block (0 when none is known): the job's length, for choosing how many steps it can pay.
+double PlbhacPlanner::ideal_seconds(uint64_t w) const
+{
+    double rate = 0;
+    for (const auto &pu : pus_) {
+        if (pu->size_hi <= 0)
+            continue;
+        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
+        if (t > 0 && std::isfinite(t))
+            rate += pu->size_hi / t;
+    }
+    return rate > 0 ? static_cast<double>(w) / rate : 0.0;
 }
 
 // What the first step falls back on when Ipopt fails: shares proportional to each PU's

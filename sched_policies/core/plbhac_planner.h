@@ -58,6 +58,9 @@ struct PlbhacOptions {
     // fewer per-block overheads (launch, occupancy ramp) on a stable node; but larger
     // blocks react later to a change. Default: as cold (see solve_step for measurements).
     unsigned warm_steps = 8;
+    // HETPU_PLBHAC_MIN_STEP_MS: fewer steps when the job is too short for them: at most
+    // one step per min_step_s of the job's estimated length (0: always the step count).
+    double min_step_s = 0.2;
     uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
@@ -137,6 +140,7 @@ private:
     bool solution_sums_to(uint64_t w) const;
     double trust_excess() const;
     void split_by_rates(uint64_t w);
+    double ideal_seconds(uint64_t w) const;
     void solve_step(unsigned step, uint64_t remaining);
     std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
     uint64_t largest_block_within(const Pu &pu, double seconds) const;

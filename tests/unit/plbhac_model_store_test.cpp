@@ -165,6 +165,19 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
     EXPECT_TRUE(load_plbhac_models(path, key, warning).has_value()) << warning;
 }
 
+TEST(PlbhacModelStore, KeysIgnoreTheDeviceDetailsInWorkerNames)
+{
+    // PoCL's worker name carries the memory it reports, which follows free RAM.
+    const std::vector<PlannerWorker> a = {{0, WorkerKind::OpenCL, "OpenCL 0 (pthread-x86 18.8 GiB)"},
+                                          {1, WorkerKind::Cpu, "CPU 0"}};
+    std::vector<PlannerWorker> b = a;
+    b[0].name = "OpenCL 0 (pthread-x86 17.2 GiB)";
+    EXPECT_EQ(plbhac_model_key("km", "n", a), plbhac_model_key("km", "n", b));
+    EXPECT_EQ(plbhac_model_path("/h", plbhac_model_key("km", "n", a)), plbhac_model_path("/h", plbhac_model_key("km", "n", b)));
+    b[0].kind = WorkerKind::Cuda;
+    EXPECT_FALSE(plbhac_model_key("km", "n", a) == plbhac_model_key("km", "n", b)) << "another kind is another worker";
+}
+
 TEST(PlbhacModelStore, KeysNameDistinctFilesAndBadJobNamesNone)
 {
     const std::string home = "/h";
