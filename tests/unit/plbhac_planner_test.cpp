@@ -1013,3 +1013,27 @@ TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
         EXPECT_NEAR(static_cast<double>(b1) / b0, 4.0, 0.2);
     }
 }
+
+TEST(PlbhacSteps, AJobTooShortForItsStepsTakesFewer)
+{
+    // 1M elements at 5M and 10M elements/s: ~0.07 s of work after training, less than one
+    // min_step_s (0.2 s): one step, each PU one block ending together. With min_step_s = 0
+    // the job is cut into the configured 8 steps as before.
+    const std::vector<double> spe{2e-7, 1e-7};
+    const uint64_t total = 1'000'000;
+    for (double min_step_s : {0.2, 0.0}) {
+        PlbhacOptions o;
+        o.x_init = 4096;
+        o.trust = 0;
+        o.min_step_s = min_step_s;
+        PlbhacPlanner p(workers(2), rules(total), o);
+        train_linear(p, spe, total);
+        const uint64_t rem = total - 20000;
+        const uint64_t b0 = p.next_block(0, rem), b1 = p.next_block(1, rem);
+        if (min_step_s > 0)
+            EXPECT_EQ(b0 + b1, rem) << "one step: everything left";
+        else
+            EXPECT_NEAR(static_cast<double>(b0 + b1), rem / 8.0, 0.05 * rem / 8.0);
+        EXPECT_NEAR(static_cast<double>(b1) / b0, 2.0, 0.2);
+    }
+}
