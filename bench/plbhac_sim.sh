@@ -6,7 +6,8 @@
 #   traces/*.jsonl       per-block traces of plb-hac (seed 1) for every scenario
 #   summary.txt          makespan / optimum table, idle % per PU class, adaptability
 #   makespan_vs_machines.png, idle_per_class.png, adaptability.png
-# Usage: bench/plbhac_sim.sh BUILD_DIR [OUT_DIR]   (SEEDS=5 JOBS=nproc by default)
+# Usage: bench/plbhac_sim.sh BUILD_DIR [OUT_DIR]   (SEEDS=5 JOBS=nproc by default;
+#        SCENARIOS=GLOB, e.g. 'node_*', runs only the matching scenarios)
 set -euo pipefail
 
 build=${1:?usage: plbhac_sim.sh BUILD_DIR [OUT_DIR]}
@@ -26,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 # One job per line: scenario-name policy seed. The optimum is noise-free: one run.
 jobfile=$work/jobs
 : >"$jobfile"
-for f in "$scen_dir"/*.json; do
+for f in "$scen_dir"/${SCENARIOS:-*}.json; do
   name=$(basename "$f" .json)
   echo "$name optimum 1" >>"$jobfile"
   for policy in plb-hac hdss greedy; do
@@ -125,6 +126,37 @@ for a, n, suffix in [(a, n, suffix) for suffix, _ in sizes for a in apps for n i
         print(f"  {s:16s} plb-hac {100 * (r['plb-hac'] - 1):+6.1f}% (median {100 * (med - 1):+5.1f}%)  "
               f"{'<=10%' if ok10 else 'MISSES 10%'} {'<=5%' if ok5 else '>5%':>5s}  "
               f"{'beats hdss+greedy' if beats else 'does NOT beat ' + ('hdss ' if r['plb-hac'] >= r['hdss'] else '') + ('greedy' if r['plb-hac'] >= r['greedy'] else '')}")
+print()
+# Few-PU nodes (issue 15) and every other scenario outside the paper-like families.
+others = sorted({r["scenario"] for r in runs if r["machines"] == 0 and not r["adaptability"]})
+if others:
+    print("== few-PU nodes and other scenarios (mean makespan / optimum, ± standard deviation / optimum)")
+    print(f"{'scenario':26s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + "   best")
+    for s in others:
+        if (s, "optimum") not in by:
+            continue
+        opt = by[(s, "optimum")][0]["makespan_s"]
+        cells, rs = [], {}
+        for p in pol:
+            ms = [r["makespan_s"] for r in by[(s, p)]]
+            rs[p] = mean(ms) / opt
+            sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
+            cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
+        print(f"{s:26s} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"   {min(rs, key=rs.get)}")
+    print()
+print("Targets (issue 15), every scenario: plb-hac within 5% of the optimum, never more than 2% behind hdss or greedy")
+missed = 0
+for s in sorted({r["scenario"] for r in runs}):
+    if (s, "optimum") not in by or by[(s, "optimum")][0]["adaptability"]:
+        continue
+    r = {p: ratio(s, p) for p in pol}
+    ok5 = r["plb-hac"] <= 1.05
+    ok2 = r["plb-hac"] <= 1.02 * min(r["hdss"], r["greedy"])
+    if not (ok5 and ok2):
+        missed += 1
+        print(f"  MISSED {s:26s} plb-hac x{r['plb-hac']:.3f}  hdss x{r['hdss']:.3f}  greedy x{r['greedy']:.3f}"
+              f"{'' if ok5 else '  (>5% from the optimum)'}{'' if ok2 else '  (>2% behind hdss or greedy)'}")
+print(f"  {missed} of {len({r['scenario'] for r in runs if not r['adaptability']})} scenarios miss a target")
 print()
 print("Idle time per PU class, 5 machines (Fig. 5a): mean idle % of the makespan, H = hdss, P = plb-hac")
 classes = sorted({c["class"] for r in runs for c in r["classes"]})

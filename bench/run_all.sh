@@ -44,8 +44,12 @@ for suite in "${suites[@]}"; do
       "$build/bench/plbhac_solve_speed" | tee "$out/plbhac_solve_speed.txt"
       echo "== plbhac_sim: simulated machines A-E"
       bash "$top/bench/plbhac_sim.sh" "$build" "$out/plbhac_sim"
+      echo "== plbhac_models_sim: second runs from persisted models"
+      bash "$top/bench/plbhac_models_sim.sh" "$build" "$out/plbhac_models_sim"
       echo "== plbhac_matmul: the real CPU + OpenCL node"
-      bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul" ;;
+      bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul"
+      echo "== plbhac_node_limit: plb-hac vs the node's limit (sum of standalone throughputs)"
+      bash "$top/bench/plbhac_node_limit.sh" "$build" "$out/plbhac_node_limit" ;;
     pareto)
       echo "== pareto_speed: exact Pareto fronts"
       "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt"

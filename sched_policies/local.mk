@@ -31,6 +31,7 @@ hetpu_core_sources = \
 	sched_policies/core/plbhac_rounding.cpp sched_policies/core/plbhac_rounding.h \
 	sched_policies/core/plbhac_solve.cpp sched_policies/core/plbhac_solve.h \
 	sched_policies/core/plbhac_planner.cpp sched_policies/core/plbhac_planner.h \
+	sched_policies/core/plbhac_model_store.cpp sched_policies/core/plbhac_model_store.h \
 	sched_policies/core/hdss_planner.cpp sched_policies/core/hdss_planner.h \
 	perfmodels/core/curve_basis.cpp perfmodels/core/curve_basis.h \
 	perfmodels/core/curve_fit.cpp perfmodels/core/curve_fit.h \
@@ -39,3 +40,5 @@ hetpu_core_sources = \
 	perfmodels/core/observation_log.cpp perfmodels/core/observation_log.h \
 	perfmodels/core/online_model.cpp perfmodels/core/online_model.h \
 	perfmodels/core/transfer_model.cpp perfmodels/core/transfer_model.h
+# PLB-HAC's persisted models are JSON files (sched_policies/core/plbhac_model_store.cpp).
+runtime_libhetpu_core_la_CPPFLAGS += $(JSON_CFLAGS)

@@ -2,20 +2,27 @@
 // the earliest predicted finish when StarPU's perfmodel of their codelet is calibrated,
 // else through the central FIFO (first idle capable worker): never dropped or stranded.
 //
-// Options come from HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS,XINIT,ALIGN,KEEP_MODELS}. HETPU_TRACE=FILE appends
+// Options come from HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS,XINIT,ALIGN,TRUST,KEEP_MODELS,MODELS}.
+// HETPU_PLBHAC_MODELS=off stops the models being read from and saved to
+// $HETPU_HOME/plbhac-models/ (plbhac_model_store.h; `hetpu models` lists them). HETPU_TRACE=FILE appends
 // one JSON line per completed block (time, PU, size, predicted and measured duration,
 // phase, virtual step) so users can see what the scheduler did.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <memory>
 
+#include <unistd.h>
+
 #include "runtime/core/json_writer.h"
 #include "runtime/policy_registry.h"
 #include "sched_policies/central_queue.h"
+#include "sched_policies/core/plbhac_model_store.h"
 #include "sched_policies/core/plbhac_planner.h"
+#include "sched_policies/core/profile_store.h"
 
 namespace {
 
@@ -50,6 +57,84 @@ std::shared_ptr<hetpu::PlbhacMemory> memory_for(const std::string &job_name,
     return m;
 }
 
+// Models on disk (plbhac_model_store.h). A job's models are read when the process first
+// runs a job of that name on that worker set, and written when a job ends: at once the
+// first time (a crash later still leaves them), after that at most once a second, and
+// the latest at exit. An iterative app (k-means: 21 jobs a run) would otherwise pay an
+// fsync per iteration.
+class DiskModels {
+public:
+    ~DiskModels()
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (auto &[path, e] : entries_)
+            if (e.dirty)
+                write(path, e);
+    }
+
+    // Fills `memory` from the file when it is empty (the process's first job of this key).
+    void load(const std::string &path, const hetpu::PlbhacModelKey &key, hetpu::PlbhacMemory &memory)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        Entry &e = entries_[path];
+        if (e.loaded)
+            return;
+        e.loaded = true;
+        e.file.key = key;
+        std::string warning;
+        if (auto f = hetpu::load_plbhac_models(path, key, warning)) {
+            e.file.runs = f->runs;
+            if (memory.pus.empty())
+                memory = f->memory;
+        } else if (!warning.empty()) {
+            std::fprintf(stderr, "hetpu: plb-hac: %s\n", warning.c_str());
+        }
+    }
+
+    void learnt(const std::string &path, const hetpu::PlbhacMemory &memory)
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        Entry &e = entries_[path];
+        e.file.memory = memory;
+        ++e.file.runs;
+        e.dirty = true;
+        const double now = static_cast<double>(std::time(nullptr));
+        if (e.written_unix_s == 0 || now - e.written_unix_s >= 1.0)
+            write(path, e);
+    }
+
+private:
+    struct Entry {
+        bool loaded = false, dirty = false;
+        double written_unix_s = 0;
+        hetpu::PlbhacModelFile file;
+    };
+    static void write(const std::string &path, Entry &e)
+    {
+        e.file.saved_unix_s = static_cast<double>(std::time(nullptr));
+        e.written_unix_s = e.file.saved_unix_s;
+        e.dirty = false;
+        if (std::string why = hetpu::save_plbhac_models(path, e.file); !why.empty())
+            std::fprintf(stderr, "hetpu: plb-hac: models not saved: %s\n", why.c_str());
+    }
+    std::mutex mutex_;
+    std::map<std::string, Entry> entries_;
+};
+
+DiskModels &disk_models()
+{
+    static DiskModels models;
+    return models;
+}
+
+std::string host_name()
+{
+    char buf[256] = {0};
+    if (gethostname(buf, sizeof buf - 1) != 0)
+        return "unknown";
+    return buf;
+}
+
 std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::PlannerWorker> &workers,
                                                   const hetpu::BlockRules &rules)
 {
@@ -67,6 +152,23 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
     }
     if (!keep || std::strcmp(keep, "0"))
         options.memory = memory_for(rules.job_name, workers);
+    const char *models = std::getenv("HETPU_PLBHAC_MODELS");
+    if (models && *models && std::strcmp(models, "on") && std::strcmp(models, "off") && std::strcmp(models, "1") &&
+        std::strcmp(models, "0")) {
+        std::fprintf(stderr, "hetpu: plb-hac: HETPU_PLBHAC_MODELS must be on (read and save the models in "
+                             "$HETPU_HOME/plbhac-models, default) or off\n");
+        return nullptr;
+    }
+    const bool persist = !models || !*models || !std::strcmp(models, "on") || !std::strcmp(models, "1");
+    if (persist && options.memory) {
+        const hetpu::PlbhacModelKey key = hetpu::plbhac_model_key(rules.job_name, host_name(), workers);
+        const std::string path =
+            hetpu::plbhac_model_path(hetpu::hetpu_home([](const char *n) { return std::getenv(n); }), key);
+        if (!path.empty()) {
+            disk_models().load(path, key, *options.memory);
+            options.on_learnt = [path](const hetpu::PlbhacMemory &m) { disk_models().learnt(path, m); };
+        }
+    }
     auto planner = std::make_unique<hetpu::PlbhacPlanner>(workers, rules, options);
     if (const char *path = std::getenv("HETPU_TRACE"); path && *path) {
         auto trace = std::make_shared<TraceFile>();

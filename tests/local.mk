@@ -73,3 +73,9 @@ tests_programs_plain_starpu_mpi_LDADD = $(STARPUMPI_LIBS)
 endif
 TESTS += tests/cli/mpi_preload.sh
 EXTRA_DIST += tests/cli/mpi_preload.sh
+# PLB-HAC models persisted across runs (sched_policies/core/plbhac_model_store.h).
+tests_unit_tests_SOURCES += tests/unit/plbhac_model_store_test.cpp
+TESTS += tests/cli/models_cli.sh
+EXTRA_DIST += tests/cli/models_cli.sh
+# plb-hac saves its models under $HETPU_HOME: never into the user's during make check.
+AM_TESTS_ENVIRONMENT += export HETPU_HOME="$$STARPU_HOME/hetpu-home";

@@ -8,6 +8,7 @@
 #include "tools/batch/batch_command.h"
 #include "tools/mgb/mgb_command.h"
 #include "tools/mgb_sim/mgb_sim_command.h"
+#include "tools/models/models_command.h"
 #include "tools/pareto/pareto_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
@@ -27,6 +28,7 @@ void usage(FILE *out)
                "  mgb        the node-wide MGB GPU arbiter: status (reservations per device and process), reset\n"
                "  mgb-sim    simulate a batch of GPU jobs under sa, cg, mgb, mgb-exact or schedgpu (JSON scenario)\n"
                "  batch      run a file of shell commands N at a time (timeouts, exit status, throughput)\n"
+               "  models     PLB-HAC models saved across runs: list, show, clear\n"
                "  help       this text\n",
                out);
 }
@@ -58,6 +60,8 @@ int main(int argc, char **argv)
         return hetpu::mgb_sim::mgb_sim_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "batch"))
         return hetpu::batch::batch_command(argc - 2, argv + 2);
+    if (!std::strcmp(cmd, "models"))
+        return hetpu::models_cli::models_command(argc - 2, argv + 2);
     if (!std::strcmp(cmd, "version")) {
         std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
                     STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);

@@ -23,3 +23,5 @@ include tools/pareto/local.mk
 include tools/calibrate/local.mk
 include tools/mgb_sim/local.mk
 include tools/batch/local.mk
+# `hetpu models list|show|clear` (tools/models/): PLB-HAC models saved across runs.
+tools_hetpu_SOURCES += tools/models/models_command.cpp tools/models/models_command.h

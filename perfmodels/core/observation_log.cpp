@@ -23,6 +23,14 @@ void ObservationLog::drop_older(size_t keep)
         points_.pop_front();
 }
 
+std::vector<std::pair<double, double>> ObservationLog::points() const
+{
+    std::vector<std::pair<double, double>> out;
+    for (const Point &p : points_)
+        out.emplace_back(p.x, p.seconds);
+    return out;
+}
+
 double ObservationLog::min_x() const
 {
     double m = points_.empty() ? 0.0 : points_.front().x;

@@ -20,6 +20,8 @@
 
 #include <cstddef>
 #include <deque>
+#include <utility>
+#include <vector>
 
 namespace hetpu {
 
@@ -32,6 +34,8 @@ public:
     // online_model.h).
     void drop_older(size_t keep);
     size_t size() const { return points_.size(); }
+    // The points, oldest first (what a persisted model stores; see plbhac_model_store.h).
+    std::vector<std::pair<double, double>> points() const;
     bool empty() const { return points_.empty(); }
     double min_x() const;
     double max_x() const;

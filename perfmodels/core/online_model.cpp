@@ -45,6 +45,24 @@ std::string OnlineTimeModel::add(double x, double seconds)
     return "";
 }
 
+std::string OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points)
+{
+    OnlineTimeModel fresh(opt_);
+    for (const auto &[x, seconds] : points) {
+        if (!std::isfinite(x) || x <= 0.0 || !std::isfinite(seconds) || seconds <= 0.0) {
+            std::ostringstream os;
+            os << "execution model: stored point (" << x << " elements, " << seconds << " s) is not a measurement";
+            *this = OnlineTimeModel(opt_);
+            return os.str();
+        }
+        fresh.log_.add(x, seconds);
+    }
+    if (!fresh.log_.empty())
+        fresh.refit(true);
+    *this = std::move(fresh);
+    return "";
+}
+
 void OnlineTimeModel::refit(bool reselect)
 {
     const FitData data = log_.fit_data(true);

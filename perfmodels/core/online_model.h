@@ -69,6 +69,14 @@ public:
     size_t size() const { return log_.size(); }  // fitted points (held-back ones excluded)
     size_t held() const { return held_.size(); }
 
+    // The fitted points, oldest first, and the way back: a model rebuilt from them (the
+    // window and forgetting weights follow their order) fits the same curve. restore()
+    // bypasses the surprise rule, which judges new measurements against a model, not the
+    // model's own history; it validates like add() and returns "" or the first bad point,
+    // leaving the model empty then.
+    std::vector<std::pair<double, double>> points() const { return log_.points(); }
+    [[nodiscard]] std::string restore(const std::vector<std::pair<double, double>> &points);
+
     double predict(double x) const { return curve_.value(x); }
     double derivative(double x) const { return curve_.derivative(x); }
     const FittedCurve &curve() const { return curve_; }

@@ -34,6 +34,18 @@ std::string LinearTransferModel::add(double x, double seconds)
     return "";
 }
 
+std::string LinearTransferModel::restore(const std::vector<std::pair<double, double>> &points)
+{
+    LinearTransferModel fresh(opt_);
+    for (const auto &[x, seconds] : points)
+        if (std::string why = fresh.add(x, seconds); !why.empty()) {
+            *this = LinearTransferModel(opt_);
+            return why;
+        }
+    *this = std::move(fresh);
+    return "";
+}
+
 bool LinearTransferModel::ready() const
 {
     return log_.size() >= 2 && distinct_sizes(log_.fit_data(false).u) >= 2;

@@ -13,6 +13,8 @@
 #include "perfmodels/core/observation_log.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hetpu {
 
@@ -31,6 +33,10 @@ public:
 
     bool ready() const;  // at least two distinct sizes
     size_t size() const { return log_.size(); }
+    // Fitted points, oldest first, and a model rebuilt from them (see OnlineTimeModel).
+    std::vector<std::pair<double, double>> points() const { return log_.points(); }
+    [[nodiscard]] std::string restore(const std::vector<std::pair<double, double>> &points);
+
     double predict(double x) const;
     double derivative(double x) const;
     double slope() const { return a1_; }      // seconds per element

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 
 #include "runtime/core/json_writer.h"
 
@@ -80,6 +81,16 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
     PlbhacOptions o = opt;
     double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
     double align = o.align_finish ? 1 : 0;
+    double min_step_ms = o.min_step_s * 1e3;
+    if (!parse_double(lookup("HETPU_PLBHAC_MIN_STEP_MS"), 0, 1e9, min_step_ms))
+        return "HETPU_PLBHAC_MIN_STEP_MS must be a number of milliseconds >= 0 (e.g. 200)";
+    o.min_step_s = min_step_ms * 1e-3;
+    double warm_steps = o.warm_steps;
+    if (!parse_double(lookup("HETPU_PLBHAC_WARM_STEPS"), 1, 1e6, warm_steps) || warm_steps != std::floor(warm_steps))
+        return "HETPU_PLBHAC_WARM_STEPS must be a whole number of virtual steps >= 1 (e.g. 4)";
+    o.warm_steps = static_cast<unsigned>(warm_steps);
+    if (!parse_double(lookup("HETPU_PLBHAC_TRUST"), 0, 1e9, o.trust) || (o.trust > 0 && o.trust < 1))
+        return "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block (e.g. 4)";
     if (!parse_double(lookup("HETPU_PLBHAC_GAP_MS"), 0, 1e9, gap_ms))
         return "HETPU_PLBHAC_GAP_MS must be a number of milliseconds >= 0 (e.g. 400)";
     if (!parse_double(lookup("HETPU_PLBHAC_TAIL"), 0, 1, o.tail_fraction))
@@ -169,12 +180,20 @@ PlbhacPlanner::~PlbhacPlanner()
 {
     // Only what was learnt is handed on: a planner that never finished its training has
     // nothing the next job could use (and must not erase what an earlier job left).
-    if (!options_.memory || !trained_)
+    if (!trained_ || (!options_.memory && !options_.on_learnt))
         return;
     PlbhacMemory m;
     for (const auto &pu : pus_)
         m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi});
-    *options_.memory = std::move(m);
+    if (options_.on_learnt) {
+        try {
+            options_.on_learnt(m);
+        } catch (...) {
+            // Saving is a convenience: the run's result is unaffected by a failed save.
+        }
+    }
+    if (options_.memory)
+        *options_.memory = std::move(m);
 }
 
 uint64_t PlbhacPlanner::round_block(uint64_t x) const { return x / rules_.granule * rules_.granule; }
@@ -367,8 +386,26 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // whose large blocks, sized by models fitted on training sizes, were mispredicted by
     // 10-20% and ended runs up to 8% later; recomputing each step as what is left over the
     // steps left, which changed nothing beyond noise.)
-    if (step_workload_ == 0)
-        step_workload_ = std::max<uint64_t>(remaining / std::max(1u, options_.steps), rules_.min_block);
+    // A warm start (saved models) may use other step counts (options_.warm_steps). Measured
+    // in simulation, second runs: MM on five machines 1.08x the optimum with 8 steps, 1.07x
+    // with 4; a growing-advantage GPU node 1.09x and 1.05x; but with a GPU slowed 2.5x
+    // mid-run (adapt_mm_m3) 1.14x with 8 steps and 1.81x with 4 (two queued quarter-job
+    // blocks sized before the slowdown). So the default stays 8, like cold starts, where
+    // fewer, larger steps sized by models fitted on training sizes lost 2-8% (session 3).
+    if (step_workload_ == 0) {
+        unsigned steps = warm_started_ ? options_.warm_steps : options_.steps;
+        // A job too short for its steps: each step costs a solve and fits (~5-15 ms) and a
+        // block per PU (launch, transfer set-up), so a step much shorter than
+        // min_step_s is mostly overhead (seen on the real node: k-means assignment passes
+        // of ~0.07 s cut into 8 steps and a tail, 16+ blocks per pass). The job's length
+        // is estimated from every PU's measured throughput at its largest block.
+        if (options_.min_step_s > 0) {
+            const double t = ideal_seconds(remaining);
+            if (t > 0)
+                steps = std::clamp(static_cast<unsigned>(t / options_.min_step_s), 1u, std::max(1u, steps));
+        }
+        step_workload_ = std::max<uint64_t>(remaining / std::max(1u, steps), rules_.min_block);
+    }
     double workload = static_cast<double>(step_workload_);
     // The tail shrinks each step by (1 - alpha), down to a quarter of a regular step: the
     // point is to let the PUs finish together, and below that the blocks only buy
@@ -397,23 +434,57 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // solved while it was a step behind, and offsets valid at another PU's solve would then
     // size its block for someone else's queue (seen in simulation: blocks oscillating
     // between 0.4x and 2x and a 6 s block at the very end).
-    const bool align = options_.align_finish && w == remaining;
-    std::vector<std::unique_ptr<TimeCurve>> curves;
-    std::vector<PlbhacPu> input = solver_input(align, curves);
     PlbhacSolveOptions opt;
     opt.granule = static_cast<std::int64_t>(rules_.granule);
     try {
-        PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
-        for (size_t i = 0; i < pus_.size(); ++i)
-            solution_[i] = static_cast<uint64_t>(s.blocks[i]);
-        solve_times_.push_back(s.solve_time_s);
+        // Trust region: no PU gets a block beyond options_.trust times the largest size it has
+        // been measured at, because past that its model is an extrapolation, and the
+        // equal-finish solve turns one PU's extrapolation error into every other PU's
+        // block. A GPU whose advantage grows with the block size looks slow on training
+        // blocks (seen in simulation: 1,024-element blocks where it was 0.8x the CPU, 20x
+        // on millions); without the cap the first step gave the CPU two blocks of 150 s
+        // each in a job whose optimum is 100 s. With it the step shrinks until the most
+        // extrapolated PU is within that factor of what it has run, so the step sizes grow
+        // geometrically (as HDSS's adaptive phase does) while the models learn, and the
+        // cap stops binding once every PU has run blocks of its share's size.
+        // solve_times_ keeps one entry per step (the step's model evaluation, Algorithm 1),
+        // summing the re-solves of the trust region.
+        solve_times_.push_back(0.0);
+        for (int attempt = 0;; ++attempt) {
+            const bool align = options_.align_finish && w == remaining;
+            std::vector<std::unique_ptr<TimeCurve>> curves;
+            std::vector<PlbhacPu> input = solver_input(align, curves);
+            try {
+                PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
+                for (size_t i = 0; i < pus_.size(); ++i)
+                    solution_[i] = static_cast<uint64_t>(s.blocks[i]);
+                solve_times_.back() += s.solve_time_s;
+            } catch (const std::exception &) {
+                if (attempt == 0)
+                    throw;
+                // A re-solve of a smaller step failed: the previous attempt's split,
+                // scaled to this step, is inside the trust region too (shares scale
+                // with the step for the near-linear curves the cap applies to).
+                ++solve_failures_;
+                const uint64_t before = std::accumulate(solution_.begin(), solution_.end(), uint64_t{0});
+                for (size_t i = 0; i < pus_.size(); ++i)
+                    solution_[i] = std::max(round_block(static_cast<uint64_t>(static_cast<double>(solution_[i]) * w /
+                                                                              std::max<uint64_t>(before, 1))),
+                                            pus_[i]->min_block);
+                break;
+            }
+            const double over = trust_excess();
+            const uint64_t smaller = round_block(static_cast<uint64_t>(static_cast<double>(w) / over));
+            if (over <= 1.0 || attempt == 2 || smaller < rules_.min_block || smaller >= w)
+                break;
+            w = smaller;
+        }
     } catch (const std::exception &) {
-        // Keep going on the previous solution (or an even split before the first one):
-        // a failed solve must not stop the run.
+        // Keep going on the previous solution (or a split by measured speeds before the
+        // first one): a failed solve must not stop the run.
         ++solve_failures_;
         if (solved_step_ == 0)
-            for (auto &x : solution_)
-                x = std::max(round_block(w / pus_.size()), rules_.min_block);
+            split_by_rates(w);
     }
     solved_step_ = step;
     // A failed solve left the previous solution, whose shares do not add up to what is
@@ -438,6 +509,63 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     const uint64_t size = std::min(pu.min_block, remaining);
     pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
     return size;
+}
+
+// Seconds for `w` elements if every PU ran at the throughput it showed at its largest
+// block (0 when none is known): the job's length, for choosing how many steps it can pay.
+double PlbhacPlanner::ideal_seconds(uint64_t w) const
+{
+    double rate = 0;
+    for (const auto &pu : pus_) {
+        if (pu->size_hi <= 0)
+            continue;
+        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
+        if (t > 0 && std::isfinite(t))
+            rate += pu->size_hi / t;
+    }
+    return rate > 0 ? static_cast<double>(w) / rate : 0.0;
+}
+
+// What the first step falls back on when Ipopt fails: shares proportional to each PU's
+// measured throughput at the largest size it has run (inside its measured range, where
+// the model is sound), within the trust region. An even split, the former fallback, gave
+// each CPU of a warm-started five-machine run as much as each GPU: 60k-element blocks of
+// 75 s in a 84 s job (seen in simulation, makespan 1.76x the optimum).
+void PlbhacPlanner::split_by_rates(uint64_t w)
+{
+    std::vector<double> rate(pus_.size(), 0.0);
+    double sum = 0;
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const Pu &pu = *pus_[i];
+        const double x = pu.size_hi > 0 ? pu.size_hi : static_cast<double>(x_init_);
+        const double t = predict(pu, static_cast<uint64_t>(x));
+        rate[i] = t > 0 && std::isfinite(t) ? x / t : 0.0;
+        sum += rate[i];
+    }
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const double share = sum > 0 ? rate[i] / sum : 1.0 / static_cast<double>(pus_.size());
+        uint64_t x = round_block(static_cast<uint64_t>(share * static_cast<double>(w)));
+        if (options_.trust > 0 && pus_[i]->size_hi > 0)
+            x = std::min(x, round_block(static_cast<uint64_t>(options_.trust * pus_[i]->size_hi)));
+        solution_[i] = std::max(x, pus_[i]->min_block);
+    }
+}
+
+// How far the current solution reaches beyond the trust region: the largest ratio of a
+// PU's block to options_.trust times its largest measured size (<= 1: inside). Blocks of a PU's
+// minimum size never count: they are the smallest thing it can be given.
+double PlbhacPlanner::trust_excess() const
+{
+    double over = 0;
+    if (options_.trust <= 0)
+        return over;
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const Pu &pu = *pus_[i];
+        if (solution_[i] <= pu.min_block || pu.size_hi <= 0)
+            continue;
+        over = std::max(over, static_cast<double>(solution_[i]) / (options_.trust * pu.size_hi));
+    }
+    return over;
 }
 
 bool PlbhacPlanner::solution_sums_to(uint64_t w) const
@@ -539,9 +667,20 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     if (done.exec_s > 0 && done.count > 0) {
         const size_t before = pu->exec.size();
         (void)pu->exec.add(static_cast<double>(done.count), done.exec_s);
-        // The model drops its history only when it accepts a new regime.
-        if (pu->exec.size() < before)
+        // The model drops its history only when it accepts a new regime. Its measured
+        // range is then that of the new run alone: narrow() and the trust region must see
+        // it, not the range of the dropped history (seen in simulation: a model restarted
+        // from two 54k-element blocks, with the range of a saved run up to 120k, was
+        // trusted with a curve fitted at one size and gave a 225k block predicted at 9.5 s
+        // that took 23 s; the next, queued, took 58 s).
+        if (pu->exec.size() < before) {
             pu->regime_changed = true;
+            pu->size_lo = pu->size_hi = 0;
+            for (const auto &pt : pu->exec.points()) {
+                pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, pt.first) : pt.first;
+                pu->size_hi = std::max(pu->size_hi, pt.first);
+            }
+        }
         // The model is rightly slow to believe one surprising block (a StarPU timing spike
         // must not move it), and with two blocks queued per PU the next block is already
         // sized when this one reports: a PU slowed 2.5x by a competing process would run
@@ -575,8 +714,10 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         bool all = true;
         for (const auto &p : pus_)
             all &= p->training_done >= 2;
-        if (all)
+        if (all) {
             trained_ = true;
+            training_end_s_ = now_s_;
+        }
     } else if (block.phase != "probe" && block.predicted_s - measured > options_.gap_threshold_s) {
         // (A probe is not part of a step's plan: its finishing early leaves no gap.)
         pu->pending_gap_s = block.predicted_s - measured;

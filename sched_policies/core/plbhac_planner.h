@@ -50,6 +50,17 @@ struct PlbhacOptions {
     double tail_fraction = 0.7;     // HETPU_PLBHAC_TAIL (paper: 70%)
     double alpha = 0.1;             // HETPU_PLBHAC_ALPHA (paper: 0.1)
     unsigned steps = 8;             // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
+    // HETPU_PLBHAC_TRUST: a solve sizes a PU's block at most this many times the largest
+    // block it has run (its model is an extrapolation beyond; see solve_step). 0: no cap.
+    double trust = 4.0;
+    // HETPU_PLBHAC_WARM_STEPS: virtual steps for a planner that starts from saved models
+    // (memory). Its models were measured at the sizes of a whole run, so fewer steps cost
+    // fewer per-block overheads (launch, occupancy ramp) on a stable node; but larger
+    // blocks react later to a change. Default: as cold (see solve_step for measurements).
+    unsigned warm_steps = 8;
+    // HETPU_PLBHAC_MIN_STEP_MS: fewer steps when the job is too short for them: at most
+    // one step per min_step_s of the job's estimated length (0: always the step count).
+    double min_step_s = 0.2;
     uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
@@ -57,6 +68,10 @@ struct PlbhacOptions {
     // Read when the planner is built (a warm start when it holds a trained model for every
     // worker) and overwritten with the planner's models when it is destroyed. Null: none.
     std::shared_ptr<PlbhacMemory> memory;
+    // Called by the destructor with what this planner learnt (only when it finished
+    // training or was warm-started): the StarPU glue and `hetpu sim --models` save it to
+    // disk (plbhac_model_store.h). Must not throw.
+    std::function<void(const PlbhacMemory &)> on_learnt;
 };
 
 // Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
@@ -93,6 +108,9 @@ public:
     // Introspection (tests, reports).
     bool training() const { return !trained_; }
     bool warm_started() const { return warm_started_; }
+    // Seconds from the start of the job to the end of the training synchronisation (0 for
+    // a warm start; the latest completion so far while still training).
+    double training_s() const { return trained_ ? training_end_s_ : now_s_; }
     unsigned solved_step() const { return solved_step_; }
     const std::vector<double> &solve_times_s() const { return solve_times_; }
     uint64_t current_block(int worker) const;
@@ -120,6 +138,9 @@ private:
     uint64_t probe_block(Pu &pu, uint64_t remaining);
     uint64_t final_block(Pu &pu, uint64_t remaining);
     bool solution_sums_to(uint64_t w) const;
+    double trust_excess() const;
+    void split_by_rates(uint64_t w);
+    double ideal_seconds(uint64_t w) const;
     void solve_step(unsigned step, uint64_t remaining);
     std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
@@ -149,6 +170,7 @@ private:
     std::vector<double> solve_times_;
     unsigned solve_failures_ = 0;
     double now_s_ = 0;  // latest completion seen: next_block is asked right after one
+    double training_end_s_ = 0;
 };
 
 std::unique_ptr<BlockPlanner> make_plbhac_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules,

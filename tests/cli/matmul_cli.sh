@@ -83,7 +83,8 @@ done
 # On one PU the phases are deterministic (with two, a fast CPU may finish the whole job
 # while the OpenCL PU is still training): training x_init then 2 x_init, then the
 # execution phase's virtual steps, shrinking in the tail.
-STARPU_NCPU=0 HETPU_TRACE="$STARPU_HOME/one.trace" STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
+# (HETPU_PLBHAC_MIN_STEP_MS=0: a job this small would otherwise be planned as one step.)
+STARPU_NCPU=0 HETPU_PLBHAC_MIN_STEP_MS=0 HETPU_TRACE="$STARPU_HOME/one.trace" STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
     >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "plb-hac on one PU"; }
 python3 - "$STARPU_HOME/one.trace" <<'PY' || fail "plb-hac phases on one PU"
 import json, sys

@@ -8,3 +8,6 @@ export STARPU_HOME
 export HETPU_LEDGER="${HETPU_LEDGER:-$STARPU_HOME/ledger.sqlite}"
 trap 'rm -rf "$STARPU_HOME"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# plb-hac saves its models under $HETPU_HOME (plbhac_model_store.h): keep tests off the
+# user's, and every test run cold.
+export HETPU_HOME="$STARPU_HOME/hetpu-home"

@@ -189,6 +189,7 @@ TEST(PlbhacTraining, TheOneSynchronisationAndNoIdlenessMeanwhile)
 {
     PlbhacOptions o;
     o.x_init = 4096;
+    o.trust = 0;  // the paper's step sizes: the trust region (PlbhacTrust) would cap them here
     PlbhacPlanner p(workers(2), rules(10'000'000), o);
     std::vector<PlbhacTraceRecord> trace;
     p.on_trace = [&](const PlbhacTraceRecord &r) { trace.push_back(r); };
@@ -277,6 +278,7 @@ TEST(PlbhacSolve, FirstSolveEqualisesPredictedFinishTimes)
     const std::vector<double> spe{4e-5, 1e-5};
     PlbhacOptions o;
     o.x_init = 4096;
+    o.trust = 0;  // the paper's step sizes: the trust region (PlbhacTrust) would cap them here
     o.steps = 8;
     const uint64_t total = 4'000'000;
     PlbhacPlanner p(workers(2), rules(total), o);
@@ -381,6 +383,7 @@ TEST(PlbhacSteps, OnlyTheFirstPuToEnterAStepSolvesAndOnlyWithNewMeasurements)
     const std::vector<double> spe{2e-5, 1e-5};
     PlbhacOptions o;
     o.x_init = 4096;
+    o.trust = 0;  // the paper's step sizes: the trust region (PlbhacTrust) would cap them here
     o.gap_threshold_s = 1e9;
     const uint64_t total = 4'000'000;
     PlbhacPlanner p(workers(2), rules(total), o);
@@ -464,6 +467,7 @@ TEST(PlbhacGap, EarlyFinishBeyondThresholdGetsAGapBlockThatFillsIt)
     const std::vector<double> spe{1e-4, 2.5e-5};
     PlbhacOptions o;
     o.x_init = 4096;
+    o.trust = 0;  // the paper's step sizes: the trust region (PlbhacTrust) would cap them here
     const uint64_t total = 1'000'000;
     PlbhacPlanner p(workers(2), rules(total), o);
     std::vector<PlbhacTraceRecord> trace;
@@ -868,4 +872,168 @@ TEST(PlbhacSim, AdaptsToASlowdown)
                 r.makespan_s);
     EXPECT_LT(mean(after), 0.8 * mean(before));
     EXPECT_NEAR(mean(last) / mean(before), 0.54, 0.1) << "converged to the new speed";
+}
+
+// ---------------------------------------------------------------------------------------
+// Trust region (solve_step): no block beyond options.trust times the PU's largest measured one
+
+TEST(PlbhacTrust, FirstStepsStayWithinTrustTimesTheMeasuredSizesAndGrow)
+{
+    // Linear PUs trained on 4096-element blocks; a step of the 4M-element job would be
+    // ~500k elements. The first blocks must stay within 4x what each PU has run, and the
+    // blocks must grow from step to step as the measured range widens.
+    const std::vector<double> spe{4e-5, 1e-5};
+    PlbhacOptions o;
+    o.x_init = 4096;
+    o.gap_threshold_s = 1e9;
+    const uint64_t total = 4'000'000;
+    PlbhacPlanner p(workers(2), rules(total), o);
+    const std::vector<uint64_t> second = train_linear(p, spe, total);
+    uint64_t rem = total - 20000;
+    double hi[2] = {static_cast<double>(std::max<uint64_t>(4096, second[0])),
+                    static_cast<double>(std::max<uint64_t>(4096, second[1]))};
+    uint64_t prev_fast = 0;
+    for (int step = 0; step < 3; ++step) {
+        const uint64_t b0 = p.next_block(0, rem), b1 = p.next_block(1, rem);
+        ASSERT_GT(b0, 0u);
+        ASSERT_GT(b1, 0u);
+        EXPECT_LE(static_cast<double>(b0), 4.0 * hi[0] + 64) << "step " << step;
+        EXPECT_LE(static_cast<double>(b1), 4.0 * hi[1] + 64) << "step " << step;
+        EXPECT_NEAR(static_cast<double>(b1) / b0, 4.0, 0.4) << "still an equal-finish split";
+        EXPECT_GT(b1, prev_fast) << "steps grow while the cap binds";
+        prev_fast = b1;
+        p.block_done(done(0, b0, spe[0] * b0));
+        p.block_done(done(1, b1, spe[1] * b1));
+        hi[0] = std::max(hi[0], static_cast<double>(b0));
+        hi[1] = std::max(hi[1], static_cast<double>(b1));
+        rem -= b0 + b1;
+    }
+}
+
+namespace {
+
+// 1 CPU + 1 GPU whose advantage grows with the block size: 0.9x the CPU per element on
+// 1,024 elements, ~20x on large blocks (an occupancy ramp, as node_grow20_* in
+// bench/scenarios), 100M elements, ~100 s at the optimum.
+sim::Scenario growing_advantage_node()
+{
+    sim::Scenario s;
+    s.workload = 100'000'000;
+    s.granule = 64;
+    s.x_init = 1024;
+    const double cpu_spe = 1.0 / 50000, gpu_spe = cpu_spe / 20;
+    sim::UnitSpec cpu, gpu;
+    cpu.name = "A.cpu";
+    cpu.unit_class = "cpu";
+    cpu.noise = 0.03;
+    gpu.name = "A.gpu0";
+    gpu.unit_class = "gpu";
+    gpu.noise = 0.02;
+    gpu.latency_s = 0.005;
+    for (double x = 64; x <= (1 << 28); x *= 2) {
+        cpu.profile.push_back({x, x * cpu_spe});
+        const double u = std::min(x / 4096, 1.0);
+        gpu.profile.push_back({x, (x + 12 * 4096 * (2 * u - u * u)) * gpu_spe});
+    }
+    s.units = {cpu, gpu};
+    return s;
+}
+
+}  // namespace
+
+TEST(PlbhacTrust, AGpuThatLooksSlowInTrainingDoesNotLeaveTheCpuOvercommitted)
+{
+    // The training measures the GPU on ~1k-element blocks, where it is slower than the CPU.
+    // Without the trust region the first step hands the CPU two blocks longer than the
+    // whole optimal run (seen: 2-3x the optimum); with it the run stays near the optimum.
+    const sim::Scenario s = growing_advantage_node();
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
+    auto run = [&](double trust, uint64_t seed) {
+        PlbhacOptions o;
+        o.x_init = s.x_init;
+        o.trust = trust;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        return sim::simulate(s, p, {seed, false});
+    };
+    const sim::SimResult without = run(0, 1);
+    EXPECT_GT(without.makespan_s, 1.5 * opt.makespan_s) << "the scenario must show the failure it guards against";
+    for (uint64_t seed : {1u, 2u}) {
+        const sim::SimResult r = run(4.0, seed);
+        std::printf("[ sim      ] growing GPU advantage, seed %u: plb-hac x%.3f of the optimum (x%.3f without the "
+                    "trust region); CPU %llu elements (optimum %llu)\n",
+                    static_cast<unsigned>(seed), r.makespan_s / opt.makespan_s, without.makespan_s / opt.makespan_s,
+                    static_cast<unsigned long long>(r.units[0].elements), static_cast<unsigned long long>(opt.blocks[0]));
+        EXPECT_LE(r.makespan_s, 1.05 * opt.makespan_s) << "seed " << seed;
+        EXPECT_LE(static_cast<double>(r.units[0].elements), 1.1 * static_cast<double>(opt.blocks[0])) << "seed " << seed;
+    }
+}
+
+TEST(PlbhacOptions, TrustIsAnOption)
+{
+    PlbhacOptions o;
+    std::map<std::string, std::string> env{{"HETPU_PLBHAC_TRUST", "8"}};
+    auto lookup = [&](const char *n) -> const char * {
+        auto it = env.find(n);
+        return it == env.end() ? nullptr : it->second.c_str();
+    };
+    EXPECT_EQ(plbhac_options_from_env(o, lookup), "");
+    EXPECT_EQ(o.trust, 8.0);
+    env["HETPU_PLBHAC_TRUST"] = "0.5";
+    EXPECT_NE(plbhac_options_from_env(o, lookup).find("HETPU_PLBHAC_TRUST"), std::string::npos);
+    EXPECT_EQ(o.trust, 8.0) << "unchanged on error";
+}
+
+TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
+{
+    // Models measured over a whole earlier run (sizes up to 400k): the first step of a
+    // warm-started planner is a quarter of the job (warm_steps = 4), not an eighth, and
+    // with steps = warm_steps the two agree (the option is what changes it).
+    const std::vector<double> spe{1e-4, 2.5e-5};
+    auto memory = std::make_shared<PlbhacMemory>();
+    for (int w = 0; w < 2; ++w) {
+        PlbhacPuMemory m;
+        m.worker = w;
+        for (double x : {4096.0, 50000.0, 100000.0, 200000.0, 400000.0})
+            EXPECT_EQ(m.exec.add(x, spe[w] * x), "");
+        m.size_lo = 4096;
+        m.size_hi = 400000;
+        memory->pus.push_back(std::move(m));
+    }
+    const uint64_t total = 1'000'000;
+    for (unsigned warm_steps : {4u, 8u}) {
+        PlbhacOptions o;
+        o.memory = std::make_shared<PlbhacMemory>(*memory);
+        o.warm_steps = warm_steps;
+        PlbhacPlanner p(workers(2), rules(total), o);
+        ASSERT_TRUE(p.warm_started());
+        const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
+        EXPECT_NEAR(static_cast<double>(b0 + b1), static_cast<double>(total) / warm_steps, 0.02 * total / warm_steps)
+            << "warm_steps " << warm_steps;
+        EXPECT_NEAR(static_cast<double>(b1) / b0, 4.0, 0.2);
+    }
+}
+
+TEST(PlbhacSteps, AJobTooShortForItsStepsTakesFewer)
+{
+    // 1M elements at 5M and 10M elements/s: ~0.07 s of work after training, less than one
+    // min_step_s (0.2 s): one step, each PU one block ending together. With min_step_s = 0
+    // the job is cut into the configured 8 steps as before.
+    const std::vector<double> spe{2e-7, 1e-7};
+    const uint64_t total = 1'000'000;
+    for (double min_step_s : {0.2, 0.0}) {
+        PlbhacOptions o;
+        o.x_init = 4096;
+        o.trust = 0;
+        o.min_step_s = min_step_s;
+        PlbhacPlanner p(workers(2), rules(total), o);
+        train_linear(p, spe, total);
+        const uint64_t rem = total - 20000;
+        const uint64_t b0 = p.next_block(0, rem), b1 = p.next_block(1, rem);
+        if (min_step_s > 0)
+            EXPECT_EQ(b0 + b1, rem) << "one step: everything left";
+        else
+            EXPECT_NEAR(static_cast<double>(b0 + b1), rem / 8.0, 0.05 * rem / 8.0);
+        EXPECT_NEAR(static_cast<double>(b1) / b0, 2.0, 0.2);
+    }
 }

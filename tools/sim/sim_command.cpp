@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -11,6 +13,7 @@
 
 #include "runtime/core/json_writer.h"
 #include "sched_policies/core/hdss_planner.h"
+#include "sched_policies/core/plbhac_model_store.h"
 #include "sched_policies/core/plbhac_planner.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/simulator.h"
@@ -21,7 +24,7 @@ namespace {
 
 const char *kUsage =
     "usage: hetpu sim --scenario FILE --policy NAME [--seed S] [--block B] [--json]\n"
-    "                 [--trace FILE] [--plan-trace FILE] [--no-planning-time]\n"
+    "                 [--trace FILE] [--plan-trace FILE] [--no-planning-time] [--models DIR]\n"
     "  --policy      plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next)\n"
     "                or optimum (best static distribution, exact at granule resolution)\n"
     "                plb-hac reads HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS}; its x_init and\n"
@@ -32,10 +35,13 @@ const char *kUsage =
     "  --trace       write one JSON line per block (unit, offset, size, start, end)\n"
     "  --plan-trace  plb-hac only: one JSON line per completed block with its phase, virtual\n"
     "                step, predicted and measured seconds (the same records as HETPU_TRACE)\n"
-    "  --no-planning-time  do not charge the planner's measured time to the units\n";
+    "  --no-planning-time  do not charge the planner's measured time to the units\n"
+    "  --models DIR  plb-hac only: read the models of this scenario from DIR/plbhac-models\n"
+    "                (as HETPU_HOME; job = the scenario's file name, host \"sim\") and start\n"
+    "                from them instead of training; save the run's models there at the end\n";
 
 struct Args {
-    std::string scenario, policy, trace, plan_trace;
+    std::string scenario, policy, trace, plan_trace, models;
     uint64_t seed = 1;
     uint64_t block = 0;
     bool json = false;
@@ -82,6 +88,10 @@ std::string parse_args(int argc, char **argv, Args &a)
             const char *v = value("file");
             if (!v) return "--plan-trace needs a file";
             a.plan_trace = v;
+        } else if (opt == "--models") {
+            const char *v = value("dir");
+            if (!v) return "--models needs a directory";
+            a.models = v;
         } else if (opt == "--seed") {
             if (!parse_u64(value("n"), a.seed)) return "--seed needs a non-negative integer";
         } else if (opt == "--block") {
@@ -100,10 +110,20 @@ std::string parse_args(int argc, char **argv, Args &a)
         return "--policy NAME is required";
     if (!a.plan_trace.empty() && a.policy != "plb-hac")
         return "--plan-trace is for --policy plb-hac";
+    if (!a.models.empty() && a.policy != "plb-hac")
+        return "--models is for --policy plb-hac";
     return "";
 }
 
-std::string result_json(const SimResult &r, const Args &a, const Scenario &s)
+// plb-hac only: how long its training took and whether it started from saved models.
+struct PlbhacFacts {
+    bool known = false;
+    double training_s = 0;
+    bool warm_started = false;
+    unsigned solve_failures = 0;
+};
+
+std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const PlbhacFacts &plb)
 {
     JsonWriter j;
     j.begin_object()
@@ -115,6 +135,10 @@ std::string result_json(const SimResult &r, const Args &a, const Scenario &s)
         .field("makespan_s", r.makespan_s)
         .field("blocks", r.blocks)
         .field("planning_s", r.planning_s);
+    if (plb.known)
+        j.field("training_s", plb.training_s)
+            .field("warm_started", plb.warm_started)
+            .field("solve_failures", plb.solve_failures);
     j.begin_array("units");
     std::map<std::string, std::pair<double, double>> classes;  // class -> (idle, makespan-sum)
     for (const auto &u : r.units) {
@@ -173,6 +197,7 @@ int sim_command(int argc, char **argv)
 
     std::vector<SimulatedUnit> units(scenario.units.begin(), scenario.units.end());
     SimResult result;
+    PlbhacFacts plb_facts;
     if (a.policy == "optimum") {
         if (std::string why = optimum_refusal(units.size(), scenario.workload, scenario.granule); !why.empty()) {
             std::fprintf(stderr, "hetpu sim: --policy optimum: %s\n", why.c_str());
@@ -197,7 +222,32 @@ int sim_command(int argc, char **argv)
             std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
             return 2;
         }
-        PlbhacPlanner planner(planner_workers(scenario), block_rules(scenario), options);
+        // Saved models: the same store and key shape as the StarPU glue (plbhac.cpp).
+        const PlbhacModelKey key = plbhac_model_key(std::filesystem::path(a.scenario).stem().string(), "sim",
+                                                    planner_workers(scenario));
+        const std::string models_path = a.models.empty() ? "" : plbhac_model_path(a.models, key);
+        unsigned runs = 0;
+        if (!a.models.empty()) {
+            if (models_path.empty()) {
+                std::fprintf(stderr, "hetpu sim: the scenario's file name cannot name a models file\n");
+                return 2;
+            }
+            options.memory = std::make_shared<PlbhacMemory>();
+            std::string warning;
+            if (auto f = load_plbhac_models(models_path, key, warning)) {
+                options.memory->pus = f->memory.pus;
+                runs = f->runs;
+            } else if (!warning.empty()) {
+                std::fprintf(stderr, "hetpu sim: %s\n", warning.c_str());
+            }
+            options.on_learnt = [&](const PlbhacMemory &m) {
+                PlbhacModelFile f{key, runs + 1, static_cast<double>(std::time(nullptr)), m};
+                if (std::string why = save_plbhac_models(models_path, f); !why.empty())
+                    std::fprintf(stderr, "hetpu sim: models not saved: %s\n", why.c_str());
+            };
+        }
+        auto planner_ptr = std::make_unique<PlbhacPlanner>(planner_workers(scenario), block_rules(scenario), options);
+        PlbhacPlanner &planner = *planner_ptr;
         std::ofstream plan_trace;
         if (!a.plan_trace.empty()) {
             plan_trace.open(a.plan_trace);
@@ -208,6 +258,8 @@ int sim_command(int argc, char **argv)
             planner.on_trace = [&plan_trace](const PlbhacTraceRecord &r) { plan_trace << plbhac_trace_json(r) << '\n'; };
         }
         result = simulate(scenario, planner, {a.seed, a.planning_time});
+        plb_facts = {true, planner.training_s(), planner.warm_started(), planner.solve_failures()};
+        planner_ptr.reset();  // saves the models (on_learnt)
     } else if (a.policy == "hdss") {
         HdssOptions options;
         options.x_init = scenario.x_init;
@@ -238,9 +290,13 @@ int sim_command(int argc, char **argv)
         }
     }
     if (a.json)
-        std::printf("%s\n", result_json(result, a, scenario).c_str());
-    else
+        std::printf("%s\n", result_json(result, a, scenario, plb_facts).c_str());
+    else {
         print_summary(result, scenario);
+        if (plb_facts.known)
+            std::printf("  plb-hac training: %.4f s%s\n", plb_facts.training_s,
+                        plb_facts.warm_started ? " (started from saved models)" : "");
+    }
     return 0;
 }
 

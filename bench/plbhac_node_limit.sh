@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# plb-hac against the real CPU + OpenCL node's physical limit (issue 15): matmul (n = 3072
+# and 4096), grn and kmeans under plb-hac, eager, ws and calibrated dmda, and each PU alone
+# (eager on the CPU worker only, eager on the OpenCL worker only) in the same interleaved
+# rounds. The node's limit is the sum of the two standalone throughputs: as a makespan,
+# 1 / (1 / median_cpu_alone + 1 / median_opencl_alone). Reports per app the median, min and
+# max makespan of each configuration, its ratio to the limit (limit makespan / makespan,
+# 1.0 = the node's limit) and to eager, ws and dmda (median / median; below 1 is faster).
+# Every run is verified (matmul: --verify; grn: precision/recall; kmeans: inertia).
+#   bench/plbhac_node_limit.sh BUILD_DIR [OUT_DIR]
+# Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"), POLICIES ("plb-hac eager ws
+# dmda"; plb-hac-prev = plb-hac without the trust region and without saved models), GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
+# the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
+# repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run.
+set -euo pipefail
+build=${1:?usage: plbhac_node_limit.sh BUILD_DIR [OUT_DIR]}
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${2:-$top/results/bench/plbhac_node_limit}
+rounds=${ROUNDS:-3}
+apps=(${APPS:-mm3072 mm4096 grn kmeans})
+policies=(${POLICIES:-plb-hac eager ws dmda})
+grn_genes=${GRN_GENES:-250}
+km_n=${KM_N:-500000}
+km_iters=${KM_ITERS:-20}
+matmul=$build/apps/matmul/matmul grn=$build/apps/grn/grn km=$build/apps/kmeans/kmeans
+[ -x "$matmul" ] && [ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/matmul/matmul apps/grn/grn apps/kmeans/kmeans" >&2; exit 1; }
+mkdir -p "$out"
+export STARPU_OPENCL_ON_CPUS=1 STARPU_NCUDA=0 STARPU_SILENT=1
+export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
+export STARPU_HOME HETPU_HOME=$STARPU_HOME/hetpu-home HETPU_LEDGER=$STARPU_HOME/ledger.sqlite
+trap 'rm -rf "$STARPU_HOME"' EXIT
+
+# config: a policy on the whole node, or cpu-alone / opencl-alone (eager on one worker).
+run() {  # app config [json]
+  local app=$1 config=$2 json=${3:+--json $3} sched=$2 ncpu=1 nocl=1
+  local prev=()
+  case "$config" in
+    cpu-alone) sched=eager nocl=0 ;;
+    opencl-alone) sched=eager ncpu=0 ;;
+    # The planner before issue 15: no trust region, no models read or saved (it trains
+    # every run; k-means still shares models between its iterations in one process).
+    plb-hac-prev) sched=plb-hac prev=(HETPU_PLBHAC_TRUST=0 HETPU_PLBHAC_MODELS=off) ;;
+  esac
+  export STARPU_NCPU=$ncpu STARPU_NOPENCL=$nocl STARPU_SCHED=$sched
+  [ ${#prev[@]} -gt 0 ] && export "${prev[@]}" || unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS
+  case "$app" in
+    mm3072) "$matmul" -n 3072 --verify $json ;;
+    mm4096) "$matmul" -n 4096 --verify $json ;;
+    grn) "$grn" --generate "$grn_genes" --samples 100 --max-score 0.6 $json ;;
+    kmeans) "$km" --generate "$km_n" --dims 8 -k 16 --blobs 6 --sigma 10 --tol 0 --max-iter "$km_iters" $json ;;
+  esac
+}
+
+configs=("${policies[@]}" cpu-alone opencl-alone)
+runs=$out/runs.jsonl
+if [ -z "${SUMMARY_ONLY:-}" ]; then
+  : >"$runs"
+  echo "== node limit: ${apps[*]} under ${configs[*]}; $rounds interleaved rounds"
+  # Discarded runs: PoCL compiles the kernels; dmda calibrates its history models (three
+  # runs); plb-hac trains once and saves its models (later runs start from them).
+  for app in "${apps[@]}"; do
+    for c in "${configs[@]}"; do
+      warmups=1
+      case "$c" in dm*) warmups=3 ;; esac
+      for ((w = 0; w < warmups; w++)); do
+        printf 'warm-up %-7s %-13s %d/%d\n' "$app" "$c" "$((w + 1))" "$warmups"
+        run "$app" "$c" >"$out/last.log" 2>&1 || { cat "$out/last.log"; echo "warm-up $app under $c failed"; exit 1; }
+      done
+    done
+  done
+  for ((r = 0; r < rounds; r++)); do
+    for ((i = 0; i < ${#configs[@]}; i++)); do
+      c=${configs[$(((i + r) % ${#configs[@]}))]}
+      for app in "${apps[@]}"; do
+        printf 'round %d/%d %-7s %-13s ' "$((r + 1))" "$rounds" "$app" "$c"
+        run "$app" "$c" "$out/one.json" >"$out/last.log" 2>&1 || { cat "$out/last.log"; exit 1; }
+        python3 - "$out/one.json" "$app" "$c" "$runs" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+r["bench_app"], r["config"] = sys.argv[2], sys.argv[3]
+open(sys.argv[4], "a").write(json.dumps(r) + "\n")
+print("%.3f s" % r["makespan_s"])
+PY
+        rm -f "$out/one.json"
+      done
+    done
+  done
+fi
+
+python3 - "$runs" "$out/summary.txt" "${configs[@]}" <<'PY'
+import json, statistics as st, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+configs = sys.argv[3:]
+lines = []
+def ok(r):
+    if r.get("verified") is not None:
+        return bool(r["verified"])
+    if "edge_recall" in r:
+        return r["edge_precision"] == 1.0 and r["edge_recall"] == 1.0
+    return "inertia" in r
+for app in dict.fromkeys(r["bench_app"] for r in rows):
+    mine = [r for r in rows if r["bench_app"] == app]
+    med = {c: st.median(r["makespan_s"] for r in mine if r["config"] == c) for c in configs
+           if any(r["config"] == c for r in mine)}
+    limit = 1.0 / (1.0 / med["cpu-alone"] + 1.0 / med["opencl-alone"])
+    inertia = [r["inertia"] for r in mine if "inertia" in r]
+    lines.append(f"== {app}: node limit {limit:.3f} s (CPU alone {med['cpu-alone']:.3f} s, OpenCL alone "
+                 f"{med['opencl-alone']:.3f} s, medians)"
+                 + (f"; inertia spread {(max(inertia) - min(inertia)) / min(inertia):.1e}" if inertia else ""))
+    lines.append("%-13s %4s %9s %9s %9s %9s %8s %8s %8s %s" % ("config", "runs", "median_s", "min_s", "max_s",
+                 "vs_limit", "vs_eager", "vs_ws", "vs_dmda", "verified"))
+    for c in configs:
+        ms = [r["makespan_s"] for r in mine if r["config"] == c]
+        if not ms:
+            continue
+        m = st.median(ms)
+        rel = lambda p: ("%8.3f" % (m / med[p])) if p in med else "       -"
+        lines.append("%-13s %4d %9.3f %9.3f %9.3f %9.3f %s %s %s %s" % (
+            c, len(ms), m, min(ms), max(ms), limit / m, rel("eager"), rel("ws"), rel("dmda"),
+            all(ok(r) for r in mine if r["config"] == c)))
+    lines.append("")
+lines.append("vs_limit: node-limit makespan / median makespan (1.0 = the sum of the standalone throughputs);"
+             " vs_X: median / X's median (below 1 is faster)")
+text = "\n".join(lines)
+print(text)
+open(sys.argv[2], "w").write(text + "\n")
+PY
+echo "results: $out/"

@@ -1,0 +1,251 @@
+#include "sched_policies/core/plbhac_model_store.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+namespace hetpu {
+
+namespace {
+
+constexpr const char *kFormat = "hetpu-plbhac-models";
+
+bool valid_job_file_name(const std::string &job)
+{
+    if (job.empty() || job[0] == '.')
+        return false;
+    return std::all_of(job.begin(), job.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+}
+
+// FNV-1a, 64 bits: a stable name for a key (std::hash may differ between builds, and the
+// file must be found again by the next build of the program).
+uint64_t fnv1a(const std::string &s, uint64_t h = 1469598103934665603ull)
+{
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+nlohmann::json points_json(const std::vector<std::pair<double, double>> &points)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto &[x, s] : points)
+        a.push_back({x, s});
+    return a;
+}
+
+std::vector<std::pair<double, double>> points_from(const nlohmann::json &a, const char *what)
+{
+    if (!a.is_array())
+        throw std::runtime_error(std::string(what) + " must be an array of [elements, seconds]");
+    std::vector<std::pair<double, double>> out;
+    for (const auto &p : a) {
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number())
+            throw std::runtime_error(std::string(what) + " must be an array of [elements, seconds]");
+        out.emplace_back(p[0].get<double>(), p[1].get<double>());
+    }
+    return out;
+}
+
+std::string read_file(const std::string &path, bool &missing)
+{
+    std::ifstream in(path, std::ios::binary);
+    missing = !in;
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+}  // namespace
+
+PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host, const std::vector<PlannerWorker> &workers)
+{
+    PlbhacModelKey k{job, host, {}};
+    for (const auto &w : workers) {
+        // StarPU's worker names end with device details in parentheses, and PoCL's include
+        // the memory it reports, which follows the host's free RAM: "OpenCL 0
+        // (pthread-... 18.8 GiB)". Keyed on the full name, every run of the real test node
+        // wrote a new file and none was ever read again. The id and kind identify a worker
+        // of a configuration; the name before " (" says which it is to a reader.
+        const std::string name = w.name.substr(0, w.name.find(" ("));
+        k.workers.push_back(std::to_string(w.id) + " " + name + " " + worker_kind_name(w.kind));
+    }
+    return k;
+}
+
+std::string plbhac_models_dir(const std::string &home) { return home.empty() ? "" : home + "/plbhac-models"; }
+
+std::string plbhac_model_path(const std::string &home, const PlbhacModelKey &key)
+{
+    if (home.empty() || !valid_job_file_name(key.job))
+        return "";
+    uint64_t h = fnv1a(key.job);
+    h = fnv1a("\n" + key.host, h);
+    for (const auto &w : key.workers)
+        h = fnv1a("\n" + w, h);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return plbhac_models_dir(home) + "/" + key.job + "." + hex + ".json";
+}
+
+std::string plbhac_models_to_json(const PlbhacModelFile &file)
+{
+    nlohmann::json j;
+    j["format"] = kFormat;
+    j["version"] = kPlbhacModelsVersion;
+    j["job"] = file.key.job;
+    j["host"] = file.key.host;
+    j["workers"] = file.key.workers;
+    j["runs"] = file.runs;
+    j["saved_unix_s"] = file.saved_unix_s;
+    j["pus"] = nlohmann::json::array();
+    for (const auto &pu : file.memory.pus)
+        j["pus"].push_back({{"worker", pu.worker},
+                            {"exec", points_json(pu.exec.points())},
+                            {"transfer", points_json(pu.transfer.points())},
+                            {"size_lo", pu.size_lo},
+                            {"size_hi", pu.size_hi}});
+    return j.dump(1) + "\n";
+}
+
+std::string plbhac_models_from_json(const std::string &text, PlbhacModelFile &out)
+{
+    try {
+        const nlohmann::json j = nlohmann::json::parse(text);
+        if (!j.is_object() || j.value("format", std::string()) != kFormat)
+            return std::string("not a hetpu PLB-HAC models file (no \"format\": \"") + kFormat + "\")";
+        if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kPlbhacModelsVersion)
+            return "models file version " + (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
+                   ", this hetpu reads version " + std::to_string(kPlbhacModelsVersion);
+        PlbhacModelFile f;
+        f.key.job = j.at("job").get<std::string>();
+        f.key.host = j.at("host").get<std::string>();
+        f.key.workers = j.at("workers").get<std::vector<std::string>>();
+        f.runs = j.value("runs", 0u);
+        f.saved_unix_s = j.value("saved_unix_s", 0.0);
+        for (const auto &p : j.at("pus")) {
+            PlbhacPuMemory m;
+            m.worker = p.at("worker").get<int>();
+            if (std::string why = m.exec.restore(points_from(p.at("exec"), "exec")); !why.empty())
+                return why;
+            if (std::string why = m.transfer.restore(points_from(p.at("transfer"), "transfer")); !why.empty())
+                return why;
+            m.size_lo = p.at("size_lo").get<double>();
+            m.size_hi = p.at("size_hi").get<double>();
+            if (!(m.size_lo >= 0 && m.size_hi >= m.size_lo))
+                return "size_lo/size_hi of worker " + std::to_string(m.worker) + " are not a range";
+            f.memory.pus.push_back(std::move(m));
+        }
+        out = std::move(f);
+        return "";
+    } catch (const std::exception &e) {
+        return std::string("unreadable models file: ") + e.what();
+    }
+}
+
+std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &file)
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path target(path);
+    fs::create_directories(target.parent_path(), ec);
+    if (ec)
+        return "cannot create " + target.parent_path().string() + ": " + ec.message();
+    // Unique per process and per call, in the target's directory (rename is atomic only
+    // within one file system).
+    static std::atomic<unsigned> counter{0};
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    const std::string text = plbhac_models_to_json(file);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return "cannot write " + tmp + ": " + std::strerror(errno);
+    size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            return "cannot write " + tmp + ": " + why;
+        }
+        done += static_cast<size_t>(n);
+    }
+    // fsync before rename: otherwise a crash can leave the new name pointing at an empty
+    // file on some file systems (ext4 without auto_da_alloc, xfs).
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(tmp.c_str());
+        return "cannot write " + tmp + ": " + why;
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const std::string why = std::strerror(errno);
+        ::unlink(tmp.c_str());
+        return "cannot rename " + tmp + " to " + path + ": " + why;
+    }
+    return "";
+}
+
+std::optional<PlbhacModelFile> load_plbhac_models(const std::string &path, const PlbhacModelKey &key,
+                                                  std::string &warning)
+{
+    warning.clear();
+    bool missing = false;
+    const std::string text = read_file(path, missing);
+    if (missing)
+        return std::nullopt;
+    PlbhacModelFile f;
+    if (std::string why = plbhac_models_from_json(text, f); !why.empty()) {
+        warning = path + ": " + why + "; ignored (the run trains and rewrites it)";
+        return std::nullopt;
+    }
+    if (!(f.key == key)) {
+        warning = path + ": holds job '" + f.key.job + "' on host '" + f.key.host +
+                  "' with another worker set or host than this run; ignored (the run trains and rewrites it)";
+        return std::nullopt;
+    }
+    return f;
+}
+
+std::vector<PlbhacModelEntry> list_plbhac_models(const std::string &home)
+{
+    namespace fs = std::filesystem;
+    std::vector<PlbhacModelEntry> out;
+    std::error_code ec;
+    const std::string dir = plbhac_models_dir(home);
+    if (dir.empty() || !fs::is_directory(dir, ec))
+        return out;
+    for (const auto &e : fs::directory_iterator(dir, ec)) {
+        if (!e.is_regular_file(ec) || e.path().extension() != ".json")
+            continue;
+        PlbhacModelEntry entry;
+        entry.path = e.path().string();
+        bool missing = false;
+        PlbhacModelFile f;
+        entry.error = plbhac_models_from_json(read_file(entry.path, missing), f);
+        if (entry.error.empty())
+            entry.file = std::move(f);
+        out.push_back(std::move(entry));
+    }
+    std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) { return a.path < b.path; });
+    return out;
+}
+
+}  // namespace hetpu

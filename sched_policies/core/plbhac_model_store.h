@@ -1,0 +1,86 @@
+// PLB-HAC models that persist across runs: what a planner learnt about its PUs (the
+// measured points behind each execution and transfer model), saved per job name, worker
+// set and host under $HETPU_HOME/plbhac-models/, so that the next run of the same program
+// on the same node starts in the execution phase instead of training (StarPU's dmda keeps
+// its calibrated history in STARPU_HOME the same way). Pure C++, no StarPU.
+//
+// Why points and not fitted coefficients: a model rebuilt from its points goes on exactly
+// as the saved one would (same window, same forgetting order, same basis selection), and
+// the format does not change when the curve family does. Forgetting and the regime-change
+// rule (online_model.h) then keep a loaded model adaptive: if the node changed, the first
+// blocks miss their predictions, the planner hedges at once and the model restarts from
+// the new measurements after two of them.
+//
+// File format (JSON, one object): {"format": "hetpu-plbhac-models", "version": 1, "job",
+// "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
+// "pus": [{"worker", "exec": [[x, s], ...], "transfer": [[x, s], ...], "size_lo",
+// "size_hi"}]}. A file with another format name or version, another key (a copied
+// HETPU_HOME, a renamed file) or anything unparsable is ignored with a warning: the run
+// then trains, as without a file, and overwrites it when it ends.
+//
+// Writes are atomic: a temporary file in the same directory (unique per process and
+// call), flushed and fsync'ed, then rename(2)d over the target. Concurrent writers of the
+// same job never leave a torn file; the last rename wins, which is the right answer (each
+// holds a complete, equally valid model).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/core/block_planner.h"
+#include "sched_policies/core/plbhac_planner.h"
+
+namespace hetpu {
+
+constexpr int kPlbhacModelsVersion = 1;
+
+// Which models a file holds: a job on a worker set on a host. Workers are "<id> <name>
+// <kind>" in the order of the planner's workers (StarPU numbers them the same way for the
+// same configuration, and the memory matches PUs by id); the name without the details
+// StarPU puts in parentheses (PoCL's there include its free memory, which changes).
+struct PlbhacModelKey {
+    std::string job;
+    std::string host;
+    std::vector<std::string> workers;
+    bool operator==(const PlbhacModelKey &o) const { return job == o.job && host == o.host && workers == o.workers; }
+};
+
+PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host, const std::vector<PlannerWorker> &workers);
+
+struct PlbhacModelFile {
+    PlbhacModelKey key;
+    unsigned runs = 0;         // jobs that have saved into this file
+    double saved_unix_s = 0;   // when it was last written
+    PlbhacMemory memory;
+};
+
+// <home>/plbhac-models
+std::string plbhac_models_dir(const std::string &home);
+// <home>/plbhac-models/<job>.<16 hex digits of a hash of the whole key>.json; "" when home
+// is empty or the job name cannot be a file name (letters, digits, '_', '-', '.'; not
+// starting with '.').
+std::string plbhac_model_path(const std::string &home, const PlbhacModelKey &key);
+
+std::string plbhac_models_to_json(const PlbhacModelFile &file);
+// "" and `out` filled, or why the text is not a models file of this version.
+std::string plbhac_models_from_json(const std::string &text, PlbhacModelFile &out);
+
+// Atomic write (see above); creates the directories. Returns "" or the failure.
+std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &file);
+
+// The file's models when it exists, parses and holds `key`. A missing file is no warning
+// (first run); otherwise `warning` says why it was ignored.
+std::optional<PlbhacModelFile> load_plbhac_models(const std::string &path, const PlbhacModelKey &key,
+                                                  std::string &warning);
+
+// Every *.json under <home>/plbhac-models, sorted by path: parsed, or with the error.
+struct PlbhacModelEntry {
+    std::string path;
+    std::optional<PlbhacModelFile> file;
+    std::string error;
+};
+std::vector<PlbhacModelEntry> list_plbhac_models(const std::string &home);
+
+}  // namespace hetpu

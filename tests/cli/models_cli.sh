@@ -1,0 +1,38 @@
+#!/bin/sh
+# `hetpu models` and `hetpu sim --models` end to end: a first simulated run trains and saves
+# its models, a second starts from them (no training), `list`/`show` describe them, a
+# corrupt file is ignored with a warning (the run trains and rewrites it), `clear` removes.
+. "$(dirname "$0")/node_env.sh"
+tool="$HETPU_BUILDDIR/tools/hetpu"
+dir=$STARPU_HOME
+home=$dir/home
+cat >"$dir/pair.json" <<'JSON'
+{"workload": 400000, "granule": 64, "x_init": 2048,
+ "units": [{"name": "A.cpu", "profile": [[1024, 0.01], [1048576, 10.24]], "noise": 0.02},
+           {"name": "A.gpu0", "profile": [[1024, 0.006], [1048576, 1.05]], "transfer": [0.001, 1e-8], "noise": 0.02}]}
+JSON
+run() { "$tool" sim --scenario "$dir/pair.json" --policy plb-hac --seed "$1" --json --models "$home" 2>"$dir/err"; }
+run 1 >"$dir/r1.json" || fail "first run"
+run 2 >"$dir/r2.json" || fail "second run"
+python3 - "$dir/r1.json" "$dir/r2.json" <<'PY' || fail "second run did not start from the first run's models"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+assert not a["warm_started"] and a["training_s"] > 0, a
+assert b["warm_started"] and b["training_s"] == 0, b
+PY
+"$tool" models list --home "$home" >"$dir/list" || fail "models list"
+grep -q "^pair .* 2 .*A.cpu,A.gpu0" "$dir/list" || fail "models list: $(cat "$dir/list")"
+"$tool" models show pair --home "$home" >"$dir/show" || fail "models show"
+grep -q "worker 1 A.gpu0" "$dir/show" || fail "models show: $(cat "$dir/show")"
+if "$tool" models show nosuchjob --home "$home" 2>"$dir/err"; then fail "show of an unknown job succeeded"; fi
+f=$(ls "$home"/plbhac-models/pair.*.json)
+echo '{"format": "hetpu-plbhac-models", "version": 1, "job": ' >"$f"
+run 3 >"$dir/r3.json" || fail "run over a corrupt file"
+grep -q "ignored" "$dir/err" || fail "no warning for a corrupt file: $(cat "$dir/err")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["warm_started"], r' "$dir/r3.json" || fail "corrupt file used"
+run 4 >"$dir/r4.json" || fail "run after the rewrite"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["warm_started"], r' "$dir/r4.json" || fail "file not rewritten"
+if "$tool" models clear --home "$home" 2>"$dir/err"; then fail "clear without JOB or --all accepted"; fi
+"$tool" models clear pair --home "$home" >/dev/null || fail "models clear"
+[ -z "$(ls "$home/plbhac-models")" ] || fail "clear left files: $(ls "$home/plbhac-models")"
+echo "hetpu models: ok"
