@@ -10,10 +10,20 @@
 #include <starpu.h>
 #include <clblast_c.h>
 
+#include <mutex>
+
 #include "apps/matmul/gemm_shape.h"
 #include "apps/matmul/matmul_kernels.h"
 
 namespace {
+
+// CLBlast is not safe when two threads enter a routine at once: building a routine copies its
+// tuning database and fills its kernel cache, and two OpenCL workers doing that together
+// corrupted the heap (a crash inside clblast::Database's constructor, about one run in
+// thirty on a two-device PoCL node; upstream reports the same, CLBlast issue #486). Only the
+// enqueue is serialised: each worker waits for its own queue outside the lock, so the
+// devices still compute at the same time.
+std::mutex clblast_enqueue_mutex;
 
 template <typename T>
 void opencl_gemm(void *buffers[])
@@ -32,6 +42,7 @@ void opencl_gemm(void *buffers[])
     starpu_opencl_get_current_queue(&queue);
     cl_event event = nullptr;
     CLBlastStatusCode status;
+    std::unique_lock<std::mutex> enqueue_lock(clblast_enqueue_mutex);
     // beta = 0: CLBlast does not read C, whose device copy is uninitialised (mode W).
     if constexpr (sizeof(T) == sizeof(float))
         status = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
@@ -39,6 +50,7 @@ void opencl_gemm(void *buffers[])
     else
         status = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0,
                               a, a_off, lda, b, b_off, ldb, 0.0, c, c_off, ldc, &queue, &event);
+    enqueue_lock.unlock();
     if (status != CLBlastSuccess) {
         char worker[64];
         starpu_worker_get_name(starpu_worker_get_id(), worker, sizeof worker);
