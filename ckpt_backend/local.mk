@@ -67,3 +67,5 @@ tests_ckpt_crash_writer_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 tests_ckpt_crash_writer_LDADD = libhetpu_ckpt.la $(STARPU_LIBS)
 TESTS += tests/ckpt/crash.sh
 EXTRA_DIST += tests/ckpt/crash.sh
+pkgconfig_DATA += hetpu-ckpt.pc
+EXTRA_DIST += hetpu-ckpt.pc.in

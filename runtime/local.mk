@@ -36,6 +36,7 @@ libhetpu_la_LDFLAGS += $(STARPUMPI_LIBS)
 endif
 
 hetpuincludedir = $(includedir)/hetpu
+nodist_hetpuinclude_HEADERS = include/hetpu/version.h
 hetpuinclude_HEADERS = include/hetpu/hetpu.h include/hetpu/divisible.h include/hetpu/mpi.h
 
 # LD_PRELOAD=libhetpu-preload.so puts unmodified StarPU programs under hetpu policies.
@@ -52,3 +53,4 @@ endif
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = hetpu.pc
 EXTRA_DIST += hetpu.pc.in
+noinst_HEADERS += runtime/mpi_gather.h runtime/core/input_file.h

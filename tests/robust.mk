@@ -12,3 +12,5 @@ EXTRA_DIST += tests/cli/concurrent_start.sh
 
 TESTS += tests/cli/bad_input.sh
 EXTRA_DIST += tests/cli/bad_input.sh
+# The fuzz harnesses and their seed corpora (./run fuzz builds them with clang).
+EXTRA_DIST += tests/fuzz

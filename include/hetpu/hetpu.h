@@ -8,11 +8,11 @@
 
 #include <starpu.h>
 
+#include "hetpu/version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define HETPU_VERSION "0.1.0"
 
 /* Returned (positive) by hetpu_init() when STARPU_SCHED=help printed the policy list and
  * StarPU was therefore not started; the caller should exit successfully. */
