@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
 
 namespace {
 
@@ -226,26 +226,24 @@ int main(int argc, char **argv)
                     "       hook probe: %.1f ns per task (pre+post) against %.0f ns per task without accounting -> ratio %.4f\n",
                     policy.c_str(), tasks, reps, m_off, m_on, ratio, paired_ratio, per_task_ns, run_cost_ms, hook_ns, task_ns,
                     direct_ratio);
-        hetpu::JsonWriter w;
-        w.begin_object()
-            .field("bench", "accounting_overhead")
-            .field("policy", policy)
-            .field("tasks", tasks)
-            .field("reps", reps)
-            .field("median_off_s", m_off)
-            .field("median_on_s", m_on)
-            .field("ratio", ratio)
-            .field("paired_ratio", paired_ratio)
-            .field("target", 1.02)
-            .field("per_task_ns", per_task_ns)
-            .field("run_cost_ms", run_cost_ms)
-            .field("hook_ns", hook_ns)
-            .field("task_ns_off", task_ns)
-            .field("direct_ratio", direct_ratio)
-            .end_object();
+        const hetpu::JsonRecord w = {
+            {"bench", "accounting_overhead"},
+            {"policy", policy},
+            {"tasks", tasks},
+            {"reps", reps},
+            {"median_off_s", m_off},
+            {"median_on_s", m_on},
+            {"ratio", ratio},
+            {"paired_ratio", paired_ratio},
+            {"target", 1.02},
+            {"per_task_ns", per_task_ns},
+            {"run_cost_ms", run_cost_ms},
+            {"hook_ns", hook_ns},
+            {"task_ns_off", task_ns},
+            {"direct_ratio", direct_ratio}};
         if (!json_path.empty()) {
             if (FILE *f = std::fopen(json_path.c_str(), "a")) {
-                std::fprintf(f, "%s\n", w.str().c_str());
+                std::fprintf(f, "%s\n", hetpu::json_line(w).c_str());
                 std::fclose(f);
             } else {
                 std::perror(json_path.c_str());

@@ -6,7 +6,7 @@
 // widths 24 or 48 GB/s, 12 GB/s to the host); the checkpoint sizes are drawn from a skewed
 // (log-normal) distribution, not from the paper's RTM traces, which the seed does not include.
 #include "ckpt_backend/core/peer_schedule.h"
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
 
 #include <algorithm>
 #include <chrono>
@@ -91,13 +91,17 @@ int main(int argc, char **argv) {
     if (json) {
         FILE *f = std::fopen(json, "w");
         if (!f) { std::perror(json); return 1; }
-        hetpu::JsonWriter j;
-        j.begin_object().field("bench", "ckpt_peer").field("trials", counted)
-            .field("local_overhead_mean", sum_local / counted).field("local_overhead_worst", worst_local)
-            .field("greedy_overhead_mean", sum_greedy / counted).field("greedy_overhead_worst", worst_greedy)
-            .field("flow_us", t_flow / timed).field("greedy_us", t_greedy / timed).field("local_us", t_local / timed)
-            .end_object();
-        std::fprintf(f, "%s\n", j.str().c_str());
+        const hetpu::JsonRecord j = {
+            {"bench", "ckpt_peer"},
+            {"trials", counted},
+            {"local_overhead_mean", sum_local / counted},
+            {"local_overhead_worst", worst_local},
+            {"greedy_overhead_mean", sum_greedy / counted},
+            {"greedy_overhead_worst", worst_greedy},
+            {"flow_us", t_flow / timed},
+            {"greedy_us", t_greedy / timed},
+            {"local_us", t_local / timed}};
+        std::fprintf(f, "%s\n", hetpu::json_line(j).c_str());
         std::fclose(f);
     }
     return 0;

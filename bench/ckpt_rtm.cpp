@@ -9,7 +9,7 @@
 //     holding a quarter of the data: FIFO eviction, score eviction with no, one and all hints.
 // Results as JSON lines (--json FILE) and a table on stdout.
 #include "ckpt_backend/engine/engine.h"
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
 
 #include <algorithm>
 #include <chrono>
@@ -246,7 +246,7 @@ int main(int argc, char **argv) {
         own_dir = true;
     }
     std::FILE *json = o.json.empty() ? nullptr : std::fopen(o.json.c_str(), "w");
-    auto emit = [&](const hetpu::JsonWriter &j) { if (json) std::fprintf(json, "%s\n", j.str().c_str()); };
+    auto emit = [&](const hetpu::JsonRecord &j) { if (json) std::fprintf(json, "%s\n", hetpu::json_line(j).c_str()); };
 
     Workload w = make_workload(o);
     const Floors f = measure_floors(o, w);
@@ -255,10 +255,14 @@ int main(int argc, char **argv) {
     std::printf("floors: memcpy %.2f GB/s, disk write+fsync %.2f GB/s, disk read %.2f GB/s\n", f.memcpy_Bps / 1e9,
                 f.write_Bps / 1e9, f.read_Bps / 1e9);
     {
-        hetpu::JsonWriter j;
-        j.begin_object().field("bench", "ckpt_rtm").field("kind", "floors").field("versions", o.versions)
-            .field("total_bytes", static_cast<unsigned long long>(w.total)).field("memcpy_GBps", f.memcpy_Bps / 1e9)
-            .field("disk_write_GBps", f.write_Bps / 1e9).field("disk_read_GBps", f.read_Bps / 1e9).end_object();
+        const hetpu::JsonRecord j = {
+            {"bench", "ckpt_rtm"},
+            {"kind", "floors"},
+            {"versions", o.versions},
+            {"total_bytes", static_cast<unsigned long long>(w.total)},
+            {"memcpy_GBps", f.memcpy_Bps / 1e9},
+            {"disk_write_GBps", f.write_Bps / 1e9},
+            {"disk_read_GBps", f.read_Bps / 1e9}};
         emit(j);
     }
 
@@ -322,15 +326,22 @@ int main(int argc, char **argv) {
     std::printf("  (async: engine lock wait %.3f ms per checkpoint on average, %.3f ms at worst)\n",
                 lock_wait_total / async_block.size() * 1e3, lock_wait_max * 1e3);
     {
-        hetpu::JsonWriter j;
-        j.begin_object().field("bench", "ckpt_rtm").field("kind", "blocking").field("memcpy_floor_ms", floor_ms)
-            .field("memcpy_floor_median_ms", floor_med).field("memcpy_back_to_back_ms", b2b_ms)
-            .field("async_room_ms", async_ms).field("async_room_median_ms", async_med)
-            .field("sync_disk_ms", sync_ms).field("sync_disk_median_ms", sync_med)
-            .field("async_over_floor", async_ms / floor_ms).field("async_over_floor_median", async_med / floor_med)
-            .field("sync_over_async", sync_ms / async_ms).field("sync_over_async_median", sync_med / async_med)
-            .field("lock_wait_mean_ms", lock_wait_total / async_block.size() * 1e3).field("lock_wait_max_ms", lock_wait_max * 1e3)
-            .end_object();
+        const hetpu::JsonRecord j = {
+            {"bench", "ckpt_rtm"},
+            {"kind", "blocking"},
+            {"memcpy_floor_ms", floor_ms},
+            {"memcpy_floor_median_ms", floor_med},
+            {"memcpy_back_to_back_ms", b2b_ms},
+            {"async_room_ms", async_ms},
+            {"async_room_median_ms", async_med},
+            {"sync_disk_ms", sync_ms},
+            {"sync_disk_median_ms", sync_med},
+            {"async_over_floor", async_ms / floor_ms},
+            {"async_over_floor_median", async_med / floor_med},
+            {"sync_over_async", sync_ms / async_ms},
+            {"sync_over_async_median", sync_med / async_med},
+            {"lock_wait_mean_ms", lock_wait_total / async_block.size() * 1e3},
+            {"lock_wait_max_ms", lock_wait_max * 1e3}};
         emit(j);
     }
     std::system(("rm -rf '" + sync.local_dir + "' '" + room.local_dir + "'").c_str());
@@ -360,12 +371,18 @@ int main(int argc, char **argv) {
             const double hit = static_cast<double>(r.from_host) / (r.from_host + r.from_disk);
             std::printf("%-11s %-7s %-6s %10.2f %8.2f %9.0f%% %12.2f\n", ord.name, m.name, hints_name(m.h), r.Bps / 1e9,
                         r.Bps / fifo_Bps, hit * 100, r.forward_block_s * 1e3);
-            hetpu::JsonWriter j;
-            j.begin_object().field("bench", "ckpt_rtm").field("kind", "restore").field("order", ord.name)
-                .field("policy", m.name).field("hints", hints_name(m.h)).field("restore_GBps", r.Bps / 1e9)
-                .field("over_fifo", r.Bps / fifo_Bps).field("host_hit_fraction", hit)
-                .field("restore_wait_s", r.restore_s).field("forward_block_s", r.forward_block_s)
-                .field("cache_fraction", o.cache_fraction).end_object();
+            const hetpu::JsonRecord j = {
+                {"bench", "ckpt_rtm"},
+                {"kind", "restore"},
+                {"order", ord.name},
+                {"policy", m.name},
+                {"hints", hints_name(m.h)},
+                {"restore_GBps", r.Bps / 1e9},
+                {"over_fifo", r.Bps / fifo_Bps},
+                {"host_hit_fraction", hit},
+                {"restore_wait_s", r.restore_s},
+                {"forward_block_s", r.forward_block_s},
+                {"cache_fraction", o.cache_fraction}};
             emit(j);
         }
     }

@@ -24,7 +24,7 @@
 #include "apps/matmul/matmul_options.h"
 #include "apps/matmul/matmul_problem.h"
 #include "apps/matmul/matmul_report.h"
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
 
 namespace {
 
@@ -205,29 +205,27 @@ int main(int argc, char **argv)
                 policy.c_str(), workers, hetpu_gf, ratio, kTarget, pass ? "met" : "MISSED",
                 verified ? "" : "; WRONG RESULT");
 
-    hetpu::JsonWriter w;
-    w.begin_object()
-        .field("bench", "matmul_overhead")
-        .field("policy", policy.c_str())
-        .field("workers", workers)
-        .field("precision", "double")
-        .field("n", static_cast<unsigned long long>(n))
-        .field("block", static_cast<unsigned long long>(bo.block))
-        .field("reps", bo.reps)
-        .field("direct_s", direct_best)
-        .field("direct_gflops", direct_gf)
-        .field("hetpu_s", hetpu_best)
-        .field("hetpu_makespan_s", makespan_best)
-        .field("hetpu_gflops", hetpu_gf)
-        .field("ratio", ratio)
-        .field("target", kTarget)
-        .field("target_met", pass)
-        .field("verified", verified)
-        .end_object();
-    std::printf("%s\n", w.str().c_str());
+    const hetpu::JsonRecord w = {
+        {"bench", "matmul_overhead"},
+        {"policy", policy.c_str()},
+        {"workers", workers},
+        {"precision", "double"},
+        {"n", static_cast<unsigned long long>(n)},
+        {"block", static_cast<unsigned long long>(bo.block)},
+        {"reps", bo.reps},
+        {"direct_s", direct_best},
+        {"direct_gflops", direct_gf},
+        {"hetpu_s", hetpu_best},
+        {"hetpu_makespan_s", makespan_best},
+        {"hetpu_gflops", hetpu_gf},
+        {"ratio", ratio},
+        {"target", kTarget},
+        {"target_met", pass},
+        {"verified", verified}};
+    std::printf("%s\n", hetpu::json_line(w).c_str());
     if (!bo.json_path.empty()) {
         std::FILE *f = std::fopen(bo.json_path.c_str(), "a");
-        if (!f || std::fprintf(f, "%s\n", w.str().c_str()) < 0 || std::fclose(f) != 0) {
+        if (!f || std::fprintf(f, "%s\n", hetpu::json_line(w).c_str()) < 0 || std::fclose(f) != 0) {
             std::fprintf(stderr, "matmul_overhead: cannot write --json file '%s': %s\n", bo.json_path.c_str(),
                          std::strerror(errno));
             return 1;
