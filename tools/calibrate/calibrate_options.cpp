@@ -15,32 +15,6 @@
 
 namespace hetpu::calibrate {
 
-namespace {
-
-bool to_u64(const std::string &t, uint64_t &out)
-{
-    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    errno = 0;
-    char *end = nullptr;
-    const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-    if (errno || *end)
-        return false;
-    out = v;
-    return true;
-}
-
-bool to_double(const char *t, double &out)
-{
-    if (!t || !*t)
-        return false;
-    errno = 0;
-    char *end = nullptr;
-    out = std::strtod(t, &end);
-    return !errno && !*end && std::isfinite(out);
-}
-
-}  // namespace
 
 uint64_t default_dim(const std::string &app) { return app == "fft2d" ? 1024 : 512; }
 
@@ -53,15 +27,15 @@ std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
         const std::size_t c1 = item.find(':');
         if (c1 == std::string::npos) {
             uint64_t v = 0;
-            if (!to_u64(item, v) || v == 0)
+            if (!cli::parse_whole_number(item, v) || v == 0)
                 return "size '" + item + "' is not a positive integer";
             out.push_back(v);
             continue;
         }
         const std::size_t c2 = item.find(':', c1 + 1);
         uint64_t from = 0, to = 0, step = 0;
-        if (c2 == std::string::npos || !to_u64(item.substr(0, c1), from) ||
-            !to_u64(item.substr(c1 + 1, c2 - c1 - 1), to) || !to_u64(item.substr(c2 + 1), step) || from == 0 ||
+        if (c2 == std::string::npos || !cli::parse_whole_number(item.substr(0, c1), from) ||
+            !cli::parse_whole_number(item.substr(c1 + 1, c2 - c1 - 1), to) || !cli::parse_whole_number(item.substr(c2 + 1), step) || from == 0 ||
             step == 0 || to < from)
             return "size range '" + item + "' is not FROM:TO:STEP with 0 < FROM <= TO and STEP > 0";
         if ((to - from) / step >= 10000)
