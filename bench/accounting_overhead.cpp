@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 
 namespace {
 
@@ -152,31 +153,14 @@ int main(int argc, char **argv)
 {
     int tasks = 20000, reps = 7;
     std::string policies = "eager,dmda", json_path;
-    for (int i = 1; i < argc; ++i) {
-        auto value = [&]() -> const char * {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "accounting_overhead: %s needs a value\n", argv[i]);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (!std::strcmp(argv[i], "--tasks"))
-            tasks = std::atoi(value());
-        else if (!std::strcmp(argv[i], "--reps"))
-            reps = std::atoi(value());
-        else if (!std::strcmp(argv[i], "--policies"))
-            policies = value();
-        else if (!std::strcmp(argv[i], "--json"))
-            json_path = value();
-        else {
-            std::fprintf(stderr, "usage: accounting_overhead [--tasks N] [--reps R] [--policies eager,dmda] [--json FILE]\n");
-            return 2;
-        }
-    }
-    if (tasks < 1 || reps < 1) {
-        std::fprintf(stderr, "accounting_overhead: --tasks and --reps must be positive\n");
-        return 2;
-    }
+    CLI::App app{"Tiny tasks with and without the accounting hook in one process, and the hook's cost per task.",
+                 "accounting_overhead"};
+    app.add_option("--tasks", tasks, "tasks per run")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--reps", reps, "runs per policy and setting")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--policies", policies, "StarPU policies, comma-separated")->capture_default_str();
+    app.add_option("--json", json_path, "JSON lines to FILE")->type_name("FILE");
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
     setenv("HETPU_ACCOUNTING_QUIET", "1", 1);
     std::string temp_ledger;
     if (!std::getenv("HETPU_LEDGER")) {

@@ -10,6 +10,7 @@
 // Results as JSON lines (--json FILE) and a table on stdout.
 #include "ckpt_backend/engine/engine.h"
 #include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 
 #include <algorithm>
 #include <chrono>
@@ -212,32 +213,29 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
     return r;
 }
 
-int usage() {
-    std::fprintf(stderr,
-                 "usage: ckpt_rtm [--versions N] [--min-mib X] [--max-mib Y] [--compute-ms T]\n"
-                 "                [--cache-fraction F] [--dir DIR] [--json FILE] [--seed S]\n");
-    return 2;
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto next = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
-        const char *v = nullptr;
-        if (a == "--versions" && (v = next())) o.versions = std::atoi(v);
-        else if (a == "--min-mib" && (v = next())) o.min_bytes = static_cast<std::size_t>(std::atof(v) * (1 << 20));
-        else if (a == "--max-mib" && (v = next())) o.max_bytes = static_cast<std::size_t>(std::atof(v) * (1 << 20));
-        else if (a == "--compute-ms" && (v = next())) o.compute_ms = std::atof(v);
-        else if (a == "--cache-fraction" && (v = next())) o.cache_fraction = std::atof(v);
-        else if (a == "--dir" && (v = next())) o.dir = v;
-        else if (a == "--json" && (v = next())) o.json = v;
-        else if (a == "--seed" && (v = next())) o.seed = static_cast<unsigned>(std::atoi(v));
-        else return usage();
+    CLI::App app{"RTM-like checkpointing: blocking per checkpoint (asynchronous vs synchronous disk vs the memcpy "
+                 "floor) and restore throughput under FIFO and score eviction with no, one and all hints.",
+                 "ckpt_rtm"};
+    double min_mib = o.min_bytes / double(1 << 20), max_mib = o.max_bytes / double(1 << 20);
+    app.add_option("--versions", o.versions, "checkpoints in the forward pass")->capture_default_str()->check(CLI::Range(2, 1 << 20));
+    app.add_option("--min-mib", min_mib, "smallest checkpoint (MiB)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--max-mib", max_mib, "largest checkpoint (MiB)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--compute-ms", o.compute_ms, "compute between checkpoints (ms)")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--cache-fraction", o.cache_fraction, "host cache size over the data's")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--dir", o.dir, "where the local tier goes (default: a new directory in /var/tmp)");
+    app.add_option("--json", o.json, "JSON lines to FILE")->type_name("FILE");
+    app.add_option("--seed", o.seed, "workload seed")->capture_default_str();
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1)) return *rc;
+    o.min_bytes = static_cast<std::size_t>(min_mib * (1 << 20));
+    o.max_bytes = static_cast<std::size_t>(max_mib * (1 << 20));
+    if (o.max_bytes < o.min_bytes) {
+        std::fprintf(stderr, "ckpt_rtm: --max-mib %g is below --min-mib %g\n", max_mib, min_mib);
+        return 2;
     }
-    if (o.versions < 2 || o.min_bytes == 0 || o.max_bytes < o.min_bytes || o.cache_fraction <= 0) return usage();
     bool own_dir = false;
     if (o.dir.empty()) {
         char tmpl[] = "/var/tmp/hetpu-ckpt-rtm.XXXXXX";
