@@ -55,7 +55,7 @@ tools_su_libhetpu_su_la_SOURCES = \
 	tools/su/su_compare.cpp tools/su/su_compare.h \
 	tools/su/su_report.cpp tools/su/su_report.h
 tools_su_libhetpu_su_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
-tools_hetpu_LDADD += tools/su/libhetpu_su.la accounting_hook/libhetpu_accounting_core.la
+tools_hetpu_LDADD += tools/su/libhetpu_su.la accounting_hook/libhetpu_accounting_core.la runtime/libhetpu_core.la
 
 # End to end: hetpu su on the paper's system, the hook on real runs (matmul, preloaded
 # plain_starpu), concurrent runs, kill -9, corrupt ledger.

@@ -23,7 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 
 namespace {
 
@@ -152,31 +153,14 @@ int main(int argc, char **argv)
 {
     int tasks = 20000, reps = 7;
     std::string policies = "eager,dmda", json_path;
-    for (int i = 1; i < argc; ++i) {
-        auto value = [&]() -> const char * {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "accounting_overhead: %s needs a value\n", argv[i]);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (!std::strcmp(argv[i], "--tasks"))
-            tasks = std::atoi(value());
-        else if (!std::strcmp(argv[i], "--reps"))
-            reps = std::atoi(value());
-        else if (!std::strcmp(argv[i], "--policies"))
-            policies = value();
-        else if (!std::strcmp(argv[i], "--json"))
-            json_path = value();
-        else {
-            std::fprintf(stderr, "usage: accounting_overhead [--tasks N] [--reps R] [--policies eager,dmda] [--json FILE]\n");
-            return 2;
-        }
-    }
-    if (tasks < 1 || reps < 1) {
-        std::fprintf(stderr, "accounting_overhead: --tasks and --reps must be positive\n");
-        return 2;
-    }
+    CLI::App app{"Tiny tasks with and without the accounting hook in one process, and the hook's cost per task.",
+                 "accounting_overhead"};
+    app.add_option("--tasks", tasks, "tasks per run")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--reps", reps, "runs per policy and setting")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--policies", policies, "StarPU policies, comma-separated")->capture_default_str();
+    app.add_option("--json", json_path, "JSON lines to FILE")->type_name("FILE");
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
     setenv("HETPU_ACCOUNTING_QUIET", "1", 1);
     std::string temp_ledger;
     if (!std::getenv("HETPU_LEDGER")) {
@@ -226,26 +210,24 @@ int main(int argc, char **argv)
                     "       hook probe: %.1f ns per task (pre+post) against %.0f ns per task without accounting -> ratio %.4f\n",
                     policy.c_str(), tasks, reps, m_off, m_on, ratio, paired_ratio, per_task_ns, run_cost_ms, hook_ns, task_ns,
                     direct_ratio);
-        hetpu::JsonWriter w;
-        w.begin_object()
-            .field("bench", "accounting_overhead")
-            .field("policy", policy)
-            .field("tasks", tasks)
-            .field("reps", reps)
-            .field("median_off_s", m_off)
-            .field("median_on_s", m_on)
-            .field("ratio", ratio)
-            .field("paired_ratio", paired_ratio)
-            .field("target", 1.02)
-            .field("per_task_ns", per_task_ns)
-            .field("run_cost_ms", run_cost_ms)
-            .field("hook_ns", hook_ns)
-            .field("task_ns_off", task_ns)
-            .field("direct_ratio", direct_ratio)
-            .end_object();
+        const hetpu::JsonRecord w = {
+            {"bench", "accounting_overhead"},
+            {"policy", policy},
+            {"tasks", tasks},
+            {"reps", reps},
+            {"median_off_s", m_off},
+            {"median_on_s", m_on},
+            {"ratio", ratio},
+            {"paired_ratio", paired_ratio},
+            {"target", 1.02},
+            {"per_task_ns", per_task_ns},
+            {"run_cost_ms", run_cost_ms},
+            {"hook_ns", hook_ns},
+            {"task_ns_off", task_ns},
+            {"direct_ratio", direct_ratio}};
         if (!json_path.empty()) {
             if (FILE *f = std::fopen(json_path.c_str(), "a")) {
-                std::fprintf(f, "%s\n", w.str().c_str());
+                std::fprintf(f, "%s\n", hetpu::json_line(w).c_str());
                 std::fclose(f);
             } else {
                 std::perror(json_path.c_str());

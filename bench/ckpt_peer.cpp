@@ -6,7 +6,8 @@
 // widths 24 or 48 GB/s, 12 GB/s to the host); the checkpoint sizes are drawn from a skewed
 // (log-normal) distribution, not from the paper's RTM traces, which the seed does not include.
 #include "ckpt_backend/core/peer_schedule.h"
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,12 +47,12 @@ double time_us(F f, int reps) {
 
 int main(int argc, char **argv) {
     int trials = 2000;
-    const char *json = nullptr;
-    for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--trials") && i + 1 < argc) trials = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json = argv[++i];
-        else { std::fprintf(stderr, "usage: ckpt_peer [--trials N] [--json FILE]\n"); return 2; }
-    }
+    std::string json;
+    CLI::App app{"Peer balancing of checkpoint flushes on 8 simulated GPUs: min-time max-flow vs greedy vs local.",
+                 "ckpt_peer"};
+    app.add_option("--trials", trials, "random trials")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--json", json, "JSON lines to FILE")->type_name("FILE");
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1)) return *rc;
     std::mt19937 rng(1);
     std::lognormal_distribution<double> size_mb(std::log(100.0), 0.6);  // median 100 MB, skewed
     const double free_bytes = 128e6;
@@ -88,16 +89,20 @@ int main(int argc, char **argv) {
                 100 * sum_local / counted, 100 * worst_local, 100 * sum_greedy / counted, 100 * worst_greedy);
     std::printf("schedule computation: flow %.1f us, greedy %.2f us, local-only %.2f us (mean)\n", t_flow / timed,
                 t_greedy / timed, t_local / timed);
-    if (json) {
-        FILE *f = std::fopen(json, "w");
-        if (!f) { std::perror(json); return 1; }
-        hetpu::JsonWriter j;
-        j.begin_object().field("bench", "ckpt_peer").field("trials", counted)
-            .field("local_overhead_mean", sum_local / counted).field("local_overhead_worst", worst_local)
-            .field("greedy_overhead_mean", sum_greedy / counted).field("greedy_overhead_worst", worst_greedy)
-            .field("flow_us", t_flow / timed).field("greedy_us", t_greedy / timed).field("local_us", t_local / timed)
-            .end_object();
-        std::fprintf(f, "%s\n", j.str().c_str());
+    if (!json.empty()) {
+        FILE *f = std::fopen(json.c_str(), "w");
+        if (!f) { std::perror(json.c_str()); return 1; }
+        const hetpu::JsonRecord j = {
+            {"bench", "ckpt_peer"},
+            {"trials", counted},
+            {"local_overhead_mean", sum_local / counted},
+            {"local_overhead_worst", worst_local},
+            {"greedy_overhead_mean", sum_greedy / counted},
+            {"greedy_overhead_worst", worst_greedy},
+            {"flow_us", t_flow / timed},
+            {"greedy_us", t_greedy / timed},
+            {"local_us", t_local / timed}};
+        std::fprintf(f, "%s\n", hetpu::json_line(j).c_str());
         std::fclose(f);
     }
     return 0;

@@ -9,7 +9,8 @@
 //     holding a quarter of the data: FIFO eviction, score eviction with no, one and all hints.
 // Results as JSON lines (--json FILE) and a table on stdout.
 #include "ckpt_backend/engine/engine.h"
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 
 #include <algorithm>
 #include <chrono>
@@ -212,32 +213,29 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
     return r;
 }
 
-int usage() {
-    std::fprintf(stderr,
-                 "usage: ckpt_rtm [--versions N] [--min-mib X] [--max-mib Y] [--compute-ms T]\n"
-                 "                [--cache-fraction F] [--dir DIR] [--json FILE] [--seed S]\n");
-    return 2;
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto next = [&]() -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
-        const char *v = nullptr;
-        if (a == "--versions" && (v = next())) o.versions = std::atoi(v);
-        else if (a == "--min-mib" && (v = next())) o.min_bytes = static_cast<std::size_t>(std::atof(v) * (1 << 20));
-        else if (a == "--max-mib" && (v = next())) o.max_bytes = static_cast<std::size_t>(std::atof(v) * (1 << 20));
-        else if (a == "--compute-ms" && (v = next())) o.compute_ms = std::atof(v);
-        else if (a == "--cache-fraction" && (v = next())) o.cache_fraction = std::atof(v);
-        else if (a == "--dir" && (v = next())) o.dir = v;
-        else if (a == "--json" && (v = next())) o.json = v;
-        else if (a == "--seed" && (v = next())) o.seed = static_cast<unsigned>(std::atoi(v));
-        else return usage();
+    CLI::App app{"RTM-like checkpointing: blocking per checkpoint (asynchronous vs synchronous disk vs the memcpy "
+                 "floor) and restore throughput under FIFO and score eviction with no, one and all hints.",
+                 "ckpt_rtm"};
+    double min_mib = o.min_bytes / double(1 << 20), max_mib = o.max_bytes / double(1 << 20);
+    app.add_option("--versions", o.versions, "checkpoints in the forward pass")->capture_default_str()->check(CLI::Range(2, 1 << 20));
+    app.add_option("--min-mib", min_mib, "smallest checkpoint (MiB)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--max-mib", max_mib, "largest checkpoint (MiB)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--compute-ms", o.compute_ms, "compute between checkpoints (ms)")->capture_default_str()->check(CLI::NonNegativeNumber);
+    app.add_option("--cache-fraction", o.cache_fraction, "host cache size over the data's")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--dir", o.dir, "where the local tier goes (default: a new directory in /var/tmp)");
+    app.add_option("--json", o.json, "JSON lines to FILE")->type_name("FILE");
+    app.add_option("--seed", o.seed, "workload seed")->capture_default_str();
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1)) return *rc;
+    o.min_bytes = static_cast<std::size_t>(min_mib * (1 << 20));
+    o.max_bytes = static_cast<std::size_t>(max_mib * (1 << 20));
+    if (o.max_bytes < o.min_bytes) {
+        std::fprintf(stderr, "ckpt_rtm: --max-mib %g is below --min-mib %g\n", max_mib, min_mib);
+        return 2;
     }
-    if (o.versions < 2 || o.min_bytes == 0 || o.max_bytes < o.min_bytes || o.cache_fraction <= 0) return usage();
     bool own_dir = false;
     if (o.dir.empty()) {
         char tmpl[] = "/var/tmp/hetpu-ckpt-rtm.XXXXXX";
@@ -246,7 +244,7 @@ int main(int argc, char **argv) {
         own_dir = true;
     }
     std::FILE *json = o.json.empty() ? nullptr : std::fopen(o.json.c_str(), "w");
-    auto emit = [&](const hetpu::JsonWriter &j) { if (json) std::fprintf(json, "%s\n", j.str().c_str()); };
+    auto emit = [&](const hetpu::JsonRecord &j) { if (json) std::fprintf(json, "%s\n", hetpu::json_line(j).c_str()); };
 
     Workload w = make_workload(o);
     const Floors f = measure_floors(o, w);
@@ -255,10 +253,14 @@ int main(int argc, char **argv) {
     std::printf("floors: memcpy %.2f GB/s, disk write+fsync %.2f GB/s, disk read %.2f GB/s\n", f.memcpy_Bps / 1e9,
                 f.write_Bps / 1e9, f.read_Bps / 1e9);
     {
-        hetpu::JsonWriter j;
-        j.begin_object().field("bench", "ckpt_rtm").field("kind", "floors").field("versions", o.versions)
-            .field("total_bytes", static_cast<unsigned long long>(w.total)).field("memcpy_GBps", f.memcpy_Bps / 1e9)
-            .field("disk_write_GBps", f.write_Bps / 1e9).field("disk_read_GBps", f.read_Bps / 1e9).end_object();
+        const hetpu::JsonRecord j = {
+            {"bench", "ckpt_rtm"},
+            {"kind", "floors"},
+            {"versions", o.versions},
+            {"total_bytes", static_cast<unsigned long long>(w.total)},
+            {"memcpy_GBps", f.memcpy_Bps / 1e9},
+            {"disk_write_GBps", f.write_Bps / 1e9},
+            {"disk_read_GBps", f.read_Bps / 1e9}};
         emit(j);
     }
 
@@ -322,15 +324,22 @@ int main(int argc, char **argv) {
     std::printf("  (async: engine lock wait %.3f ms per checkpoint on average, %.3f ms at worst)\n",
                 lock_wait_total / async_block.size() * 1e3, lock_wait_max * 1e3);
     {
-        hetpu::JsonWriter j;
-        j.begin_object().field("bench", "ckpt_rtm").field("kind", "blocking").field("memcpy_floor_ms", floor_ms)
-            .field("memcpy_floor_median_ms", floor_med).field("memcpy_back_to_back_ms", b2b_ms)
-            .field("async_room_ms", async_ms).field("async_room_median_ms", async_med)
-            .field("sync_disk_ms", sync_ms).field("sync_disk_median_ms", sync_med)
-            .field("async_over_floor", async_ms / floor_ms).field("async_over_floor_median", async_med / floor_med)
-            .field("sync_over_async", sync_ms / async_ms).field("sync_over_async_median", sync_med / async_med)
-            .field("lock_wait_mean_ms", lock_wait_total / async_block.size() * 1e3).field("lock_wait_max_ms", lock_wait_max * 1e3)
-            .end_object();
+        const hetpu::JsonRecord j = {
+            {"bench", "ckpt_rtm"},
+            {"kind", "blocking"},
+            {"memcpy_floor_ms", floor_ms},
+            {"memcpy_floor_median_ms", floor_med},
+            {"memcpy_back_to_back_ms", b2b_ms},
+            {"async_room_ms", async_ms},
+            {"async_room_median_ms", async_med},
+            {"sync_disk_ms", sync_ms},
+            {"sync_disk_median_ms", sync_med},
+            {"async_over_floor", async_ms / floor_ms},
+            {"async_over_floor_median", async_med / floor_med},
+            {"sync_over_async", sync_ms / async_ms},
+            {"sync_over_async_median", sync_med / async_med},
+            {"lock_wait_mean_ms", lock_wait_total / async_block.size() * 1e3},
+            {"lock_wait_max_ms", lock_wait_max * 1e3}};
         emit(j);
     }
     std::system(("rm -rf '" + sync.local_dir + "' '" + room.local_dir + "'").c_str());
@@ -360,12 +369,18 @@ int main(int argc, char **argv) {
             const double hit = static_cast<double>(r.from_host) / (r.from_host + r.from_disk);
             std::printf("%-11s %-7s %-6s %10.2f %8.2f %9.0f%% %12.2f\n", ord.name, m.name, hints_name(m.h), r.Bps / 1e9,
                         r.Bps / fifo_Bps, hit * 100, r.forward_block_s * 1e3);
-            hetpu::JsonWriter j;
-            j.begin_object().field("bench", "ckpt_rtm").field("kind", "restore").field("order", ord.name)
-                .field("policy", m.name).field("hints", hints_name(m.h)).field("restore_GBps", r.Bps / 1e9)
-                .field("over_fifo", r.Bps / fifo_Bps).field("host_hit_fraction", hit)
-                .field("restore_wait_s", r.restore_s).field("forward_block_s", r.forward_block_s)
-                .field("cache_fraction", o.cache_fraction).end_object();
+            const hetpu::JsonRecord j = {
+                {"bench", "ckpt_rtm"},
+                {"kind", "restore"},
+                {"order", ord.name},
+                {"policy", m.name},
+                {"hints", hints_name(m.h)},
+                {"restore_GBps", r.Bps / 1e9},
+                {"over_fifo", r.Bps / fifo_Bps},
+                {"host_hit_fraction", hit},
+                {"restore_wait_s", r.restore_s},
+                {"forward_block_s", r.forward_block_s},
+                {"cache_fraction", o.cache_fraction}};
             emit(j);
         }
     }

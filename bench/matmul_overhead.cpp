@@ -12,6 +12,7 @@
 #include <cblas.h>
 
 #include <chrono>
+#include <optional>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -24,7 +25,8 @@
 #include "apps/matmul/matmul_options.h"
 #include "apps/matmul/matmul_problem.h"
 #include "apps/matmul/matmul_report.h"
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 
 namespace {
 
@@ -41,70 +43,33 @@ struct BenchOptions {
     bool enforce = false;
 };
 
-const char *const kUsage =
-    "usage: matmul_overhead [-n N] [--block B] [--reps R] [--seed S] [--json FILE] [--enforce]\n"
-    "Compare a direct single-threaded cblas_dgemm with the same product run by hetpu on\n"
-    "StarPU with one CPU worker (N x N x N, double, default N = 2048, B = 512, R = 3).\n"
-    "  --json FILE   also append the result line to FILE\n"
-    "  --enforce     exit 1 when hetpu/direct < 0.80\n";
-
-// Returns 0 to run, 1 after --help, 2 on bad input (message printed).
-int parse(int argc, char **argv, BenchOptions &o)
+// Returns nothing to run, else the exit status (0 after --help, 2 on bad input, printed).
+std::optional<int> parse(int argc, char **argv, BenchOptions &o)
 {
-    std::string error;
-    bool have_block = false;
-    for (int i = 1; i < argc; ++i) {
-        std::string_view a = argv[i];
-        auto value = [&](const char *name) -> const char * {
-            if (i + 1 >= argc) {
-                error = std::string("option ") + name + " needs a value (run with --help)";
-                return nullptr;
-            }
-            return argv[++i];
-        };
-        const char *v = nullptr;
-        uint64_t x = 0;
-        if (a == "-h" || a == "--help") {
-            std::fputs(kUsage, stdout);
-            return 1;
-        } else if (a == "--enforce") {
-            o.enforce = true;
-        } else if (a == "-n") {
-            if (!(v = value("-n")) || !parse_unsigned(v, "matrix size -n", 1, 65536, o.n, error))
-                break;
-        } else if (a == "--block") {
-            if (!(v = value("--block")) || !parse_unsigned(v, "block size --block", 1, kMaxDimension, o.block, error))
-                break;
-            have_block = true;
-        } else if (a == "--reps") {
-            if (!(v = value("--reps")) || !parse_unsigned(v, "repetition count --reps", 1, 1000, x, error))
-                break;
-            o.reps = static_cast<unsigned>(x);
-        } else if (a == "--seed") {
-            if (!(v = value("--seed")) || !parse_unsigned(v, "seed --seed", 0, UINT64_MAX, o.seed, error))
-                break;
-        } else if (a == "--json") {
-            if (!(v = value("--json")))
-                break;
-            o.json_path = v;
-        } else {
-            error = "unknown option '" + std::string(a) + "': run with --help for the list of options";
-            break;
+    CLI::App app{"Compare a direct single-threaded cblas_dgemm with the same product run by hetpu on StarPU with one "
+                 "CPU worker (N x N x N, double).",
+                 "matmul_overhead"};
+    app.add_option("-n", o.n, "matrix size")->capture_default_str()->check(CLI::Range(uint64_t{1}, uint64_t{65536}));
+    CLI::Option *block = app.add_option("--block", o.block, "columns per block")
+                             ->capture_default_str()
+                             ->check(CLI::Range(uint64_t{1}, uint64_t{kMaxDimension}));
+    app.add_option("--reps", o.reps, "repetitions (the best counts)")->capture_default_str()->check(CLI::Range(1u, 1000u));
+    app.add_option("--seed", o.seed, "matrix seed")->capture_default_str();
+    app.add_option("--json", o.json_path, "also append the result line to FILE")->type_name("FILE");
+    app.add_flag("--enforce", o.enforce, "exit 1 when hetpu/direct < 0.80");
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return rc;
+    if (o.block > o.n) {
+        if (block->count() > 0) {
+            std::fprintf(stderr,
+                         "matmul_overhead: --block %llu is larger than n = %llu: give a block of at most %llu columns\n",
+                         static_cast<unsigned long long>(o.block), static_cast<unsigned long long>(o.n),
+                         static_cast<unsigned long long>(o.n));
+            return 2;
         }
+        o.block = o.n;  // the default block does not fit a small n: one block
     }
-    if (error.empty() && o.block > o.n) {
-        if (have_block) {
-            error = "--block " + std::to_string(o.block) + " is larger than n = " + std::to_string(o.n) +
-                    ": give a block of at most " + std::to_string(o.n) + " columns";
-        } else {
-            o.block = o.n;  // the default block does not fit a small n: one block
-        }
-    }
-    if (!error.empty()) {
-        std::fprintf(stderr, "matmul_overhead: %s\n", error.c_str());
-        return 2;
-    }
-    return 0;
+    return std::nullopt;
 }
 
 double now_s()
@@ -117,8 +82,8 @@ double now_s()
 int main(int argc, char **argv)
 {
     BenchOptions bo;
-    if (int rc = parse(argc, argv, bo))
-        return rc == 1 ? 0 : rc;
+    if (std::optional<int> rc = parse(argc, argv, bo))
+        return *rc;
     const uint64_t n = bo.n;
     const int in = static_cast<int>(n);
 
@@ -205,29 +170,27 @@ int main(int argc, char **argv)
                 policy.c_str(), workers, hetpu_gf, ratio, kTarget, pass ? "met" : "MISSED",
                 verified ? "" : "; WRONG RESULT");
 
-    hetpu::JsonWriter w;
-    w.begin_object()
-        .field("bench", "matmul_overhead")
-        .field("policy", policy.c_str())
-        .field("workers", workers)
-        .field("precision", "double")
-        .field("n", static_cast<unsigned long long>(n))
-        .field("block", static_cast<unsigned long long>(bo.block))
-        .field("reps", bo.reps)
-        .field("direct_s", direct_best)
-        .field("direct_gflops", direct_gf)
-        .field("hetpu_s", hetpu_best)
-        .field("hetpu_makespan_s", makespan_best)
-        .field("hetpu_gflops", hetpu_gf)
-        .field("ratio", ratio)
-        .field("target", kTarget)
-        .field("target_met", pass)
-        .field("verified", verified)
-        .end_object();
-    std::printf("%s\n", w.str().c_str());
+    const hetpu::JsonRecord w = {
+        {"bench", "matmul_overhead"},
+        {"policy", policy.c_str()},
+        {"workers", workers},
+        {"precision", "double"},
+        {"n", static_cast<unsigned long long>(n)},
+        {"block", static_cast<unsigned long long>(bo.block)},
+        {"reps", bo.reps},
+        {"direct_s", direct_best},
+        {"direct_gflops", direct_gf},
+        {"hetpu_s", hetpu_best},
+        {"hetpu_makespan_s", makespan_best},
+        {"hetpu_gflops", hetpu_gf},
+        {"ratio", ratio},
+        {"target", kTarget},
+        {"target_met", pass},
+        {"verified", verified}};
+    std::printf("%s\n", hetpu::json_line(w).c_str());
     if (!bo.json_path.empty()) {
         std::FILE *f = std::fopen(bo.json_path.c_str(), "a");
-        if (!f || std::fprintf(f, "%s\n", w.str().c_str()) < 0 || std::fclose(f) != 0) {
+        if (!f || std::fprintf(f, "%s\n", hetpu::json_line(w).c_str()) < 0 || std::fclose(f) != 0) {
             std::fprintf(stderr, "matmul_overhead: cannot write --json file '%s': %s\n", bo.json_path.c_str(),
                          std::strerror(errno));
             return 1;

@@ -18,6 +18,8 @@
 //
 // Usage: pareto_speed [p:m,p:m,...] [reps]   (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200 3)
 //        pareto_speed --no-legacy [p:m,...] [reps]   (new implementation only)
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 #include "bench/pareto_legacy.h"
 #include "sched_policies/core/hepopta.h"
 #include "sched_policies/core/hpopta.h"
@@ -142,29 +144,43 @@ bool same_front(const std::vector<hetpu::Distribution> &a, const std::vector<het
 
 int main(int argc, char **argv)
 {
-    int arg = 1;
-    bool legacy = true;
-    if (arg < argc && std::strcmp(argv[arg], "--no-legacy") == 0) {
-        legacy = false;
-        ++arg;
-    }
+    bool no_legacy = false;
+    std::string config_text;
+    int reps = 3;
+    CLI::App app{"Time of the HEPOPTA, HTPOPTA and HPOPTA fronts at five workloads per (processors p, sizes m), "
+                 "against the previous implementation in the same run.",
+                 "pareto_speed"};
+    app.add_flag("--no-legacy", no_legacy, "skip the previous implementation");
+    app.add_option("configs", config_text, "p:m,p:m,... (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200)")
+        ->check(CLI::Validator(
+            [](std::string &v) -> std::string {
+                int p = 0, m = 0, used = 0;
+                for (const char *c = v.c_str(); *c;) {
+                    if (std::sscanf(c, "%d:%d%n", &p, &m, &used) != 2 || p < 1 || m < 1)
+                        return "'" + v + "' is not a list of p:m with p, m >= 1";
+                    c += used;
+                    if (*c == ',')
+                        ++c;
+                }
+                return "";
+            },
+            "P:M,..."));
+    app.add_option("reps", reps, "repetitions per front (the best counts)")->capture_default_str()->check(CLI::PositiveNumber);
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
+    const bool legacy = !no_legacy;
     std::vector<std::pair<int, int>> configs{{2, 500}, {4, 500}, {8, 100}, {8, 200}, {8, 500}, {16, 100}, {16, 200}};
-    if (arg < argc) {
+    if (!config_text.empty()) {
         configs.clear();
-        for (const char *s = argv[arg]; *s;) {
+        for (const char *c = config_text.c_str(); *c;) {
             int p = 0, m = 0, used = 0;
-            if (std::sscanf(s, "%d:%d%n", &p, &m, &used) != 2 || p < 1 || m < 1) {
-                std::fprintf(stderr, "usage: pareto_speed [--no-legacy] [p:m,p:m,...] [reps]\n");
-                return 2;
-            }
+            std::sscanf(c, "%d:%d%n", &p, &m, &used);
             configs.emplace_back(p, m);
-            s += used;
-            if (*s == ',')
-                ++s;
+            c += used;
+            if (*c == ',')
+                ++c;
         }
-        ++arg;
     }
-    const int reps = arg < argc ? std::max(1, std::atoi(argv[arg])) : 3;
     const double base_power_w = 50.0;
 
     std::printf("%3s %4s %5s %6s %5s | %9s %9s %9s %8s | %9s %9s %9s %8s | %6s %6s %6s %5s\n", "p", "m", "load",
@@ -214,20 +230,34 @@ int main(int argc, char **argv)
                 std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | (--no-legacy)\n", p, m, pct,
                             static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib);
             std::fflush(stdout);
-            char line[1024];
-            std::snprintf(line, sizeof line,
-                          "{\"bench\":\"pareto_speed\",\"p\":%d,\"m\":%d,\"load_pct\":%d,\"n\":%lld,\"front\":%zu,"
-                          "\"total_front\":%zu,\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,\"peak_bytes\":%zu,"
-                          "\"cells\":%lld,\"candidates\":%lld,\"table_bytes\":%lld,\"legacy\":%s,\"old_hpopta_s\":%.6f,"
-                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f,\"old_peak_bytes\":%zu,\"same_front\":%s,"
-                          "\"cpu\":{\"hpopta_s\":%.6f,\"hepopta_s\":%.6f,\"htpopta_s\":%.6f,\"old_hpopta_s\":%.6f,"
-                          "\"old_hepopta_s\":%.6f,\"old_htpopta_s\":%.6f}}",
-                          p, m, pct, static_cast<long long>(n), front.size(), tfront.size(), hp.s, he.s, ht.s, new_bytes,
-                          static_cast<long long>(st.cells_built), static_cast<long long>(st.candidates),
-                          static_cast<long long>(st.table_bytes), legacy ? "true" : "false", legacy ? ohp.s : 0.0,
-                          legacy ? ohe.s : 0.0, legacy ? oht.s : 0.0, old_bytes, same ? "true" : "false", hp.cpu, he.cpu,
-                          ht.cpu, legacy ? ohp.cpu : 0.0, legacy ? ohe.cpu : 0.0, legacy ? oht.cpu : 0.0);
-            json.emplace_back(line);
+            json.push_back(hetpu::json_line(
+                {{"bench", "pareto_speed"},
+                 {"p", p},
+                 {"m", m},
+                 {"load_pct", pct},
+                 {"n", static_cast<long long>(n)},
+                 {"front", front.size()},
+                 {"total_front", tfront.size()},
+                 {"hpopta_s", hp.s},
+                 {"hepopta_s", he.s},
+                 {"htpopta_s", ht.s},
+                 {"peak_bytes", new_bytes},
+                 {"cells", static_cast<long long>(st.cells_built)},
+                 {"candidates", static_cast<long long>(st.candidates)},
+                 {"table_bytes", static_cast<long long>(st.table_bytes)},
+                 {"legacy", legacy},
+                 {"old_hpopta_s", legacy ? ohp.s : 0.0},
+                 {"old_hepopta_s", legacy ? ohe.s : 0.0},
+                 {"old_htpopta_s", legacy ? oht.s : 0.0},
+                 {"old_peak_bytes", old_bytes},
+                 {"same_front", same},
+                 {"cpu",
+                  {{"hpopta_s", hp.cpu},
+                   {"hepopta_s", he.cpu},
+                   {"htpopta_s", ht.cpu},
+                   {"old_hpopta_s", legacy ? ohp.cpu : 0.0},
+                   {"old_hepopta_s", legacy ? ohe.cpu : 0.0},
+                   {"old_htpopta_s", legacy ? oht.cpu : 0.0}}}}));
         }
     }
     struct rusage ru;

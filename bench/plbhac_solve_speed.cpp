@@ -4,6 +4,8 @@
 // duration; the target is well under 10 ms for 8 PUs. Prints the median, min and max of
 // `reps` timed calls (after one untimed warm-up) per size, as a table then JSON lines.
 // Usage: plbhac_solve_speed [reps]   (default 200)
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 #include "sched_policies/core/plbhac_solve.h"
 
 #include <algorithm>
@@ -73,7 +75,11 @@ Row measure(int npu, int reps)
 
 int main(int argc, char **argv)
 {
-    const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 200;
+    int reps = 200;
+    CLI::App app{"Time of PLB-HAC's block-size solve (Ipopt) per virtual step.", "plbhac_solve_speed"};
+    app.add_option("reps", reps, "solves per case")->capture_default_str()->check(CLI::PositiveNumber);
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
     std::vector<Row> rows;
     for (int npu : {2, 4, 8})
         rows.push_back(measure(npu, reps));
@@ -83,8 +89,14 @@ int main(int argc, char **argv)
         std::printf("%4d %11.3f %9.3f %9.3f %6d %6d\n", r.pus, r.median_ms, r.min_ms, r.max_ms,
                     r.iterations, r.solves);
     for (const Row &r : rows)
-        std::printf("{\"bench\":\"plbhac_solve_speed\",\"pus\":%d,\"reps\":%d,\"median_ms\":%.4f,"
-                    "\"min_ms\":%.4f,\"max_ms\":%.4f,\"ipopt_iterations\":%d,\"nlp_solves\":%d}\n",
-                    r.pus, reps, r.median_ms, r.min_ms, r.max_ms, r.iterations, r.solves);
+        std::printf("%s\n", hetpu::json_line({{"bench", "plbhac_solve_speed"},
+                                              {"pus", r.pus},
+                                              {"reps", reps},
+                                              {"median_ms", r.median_ms},
+                                              {"min_ms", r.min_ms},
+                                              {"max_ms", r.max_ms},
+                                              {"ipopt_iterations", r.iterations},
+                                              {"nlp_solves", r.solves}})
+                                 .c_str());
     return 0;
 }

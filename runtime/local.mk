@@ -6,6 +6,8 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_planner.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
 	runtime/core/json_writer.cpp runtime/core/json_writer.h \
+	runtime/core/json_line.h runtime/core/trim.h \
+	runtime/core/gnuplot_png.cpp runtime/core/gnuplot_png.h \
 	runtime/core/cluster.cpp runtime/core/cluster.h \
 	$(hetpu_core_sources)
 

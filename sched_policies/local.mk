@@ -17,6 +17,7 @@ hetpu_core_sources = \
 	sched_policies/core/suffix_bounds.cpp sched_policies/core/suffix_bounds.h \
 	sched_policies/core/pareto_front.cpp sched_policies/core/pareto_front.h \
 	sched_policies/core/hpopta.cpp sched_policies/core/hpopta.h \
+	sched_policies/core/shifted_bits.h \
 	sched_policies/core/min_energy.cpp sched_policies/core/min_energy.h \
 	sched_policies/core/hepopta.cpp sched_policies/core/hepopta.h \
 	sched_policies/core/profile_csv.cpp sched_policies/core/profile_csv.h \

@@ -17,7 +17,6 @@
 
 #include <unistd.h>
 
-#include "runtime/core/json_writer.h"
 #include "runtime/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/core/plbhac_model_store.h"

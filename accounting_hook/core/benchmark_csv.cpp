@@ -1,4 +1,5 @@
 #include "accounting_hook/core/benchmark_csv.h"
+#include "runtime/core/trim.h"
 #include "runtime/core/input_file.h"
 
 #include <cmath>
@@ -6,17 +7,6 @@
 #include <sstream>
 
 namespace hetpu::accounting {
-
-namespace {
-
-std::string trim(const std::string &s)
-{
-    size_t b = s.find_first_not_of(" \t\r");
-    size_t e = s.find_last_not_of(" \t\r");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 std::vector<Benchmark> parse_benchmarks(const std::string &text, const std::string &source)
 {

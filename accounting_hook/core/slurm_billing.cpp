@@ -1,4 +1,5 @@
 #include "accounting_hook/core/slurm_billing.h"
+#include "runtime/core/trim.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,18 +13,14 @@ namespace hetpu::accounting {
 
 namespace {
 
+// slurm.conf quotes the whole weight list; the quotes come off with the spaces.
+constexpr const char *kSpaceOrQuote = " \t\"";
+
 std::string lower(std::string s)
 {
     for (char &c : s)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return s;
-}
-
-std::string trim(const std::string &s)
-{
-    size_t b = s.find_first_not_of(" \t\"");
-    size_t e = s.find_last_not_of(" \t\"");
-    return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
 double parse_number(const std::string &text, const std::string &item, char *suffix)
@@ -54,15 +51,15 @@ TresWeights parse_tres_billing_weights(const std::string &text)
     std::stringstream in(text);
     std::string item;
     while (std::getline(in, item, ',')) {
-        item = trim(item);
+        item = trim(item, kSpaceOrQuote);
         if (item.empty())
             continue;
         size_t eq = item.find('=');
         if (eq == std::string::npos)
             throw std::invalid_argument("TRESBillingWeights: '" + item + "' is not TRES=weight");
-        std::string name = lower(trim(item.substr(0, eq)));
+        std::string name = lower(trim(item.substr(0, eq), kSpaceOrQuote));
         char suffix;
-        double v = parse_number(trim(item.substr(eq + 1)), item, &suffix);
+        double v = parse_number(trim(item.substr(eq + 1), kSpaceOrQuote), item, &suffix);
         if (name == "cpu") {
             if (suffix)
                 throw std::invalid_argument("TRESBillingWeights: '" + item + "': only Mem takes a unit suffix");
@@ -83,7 +80,7 @@ TresWeights parse_tres_billing_weights(const std::string &text)
                 throw std::invalid_argument("TRESBillingWeights: '" + item + "': only Mem takes a unit suffix");
             w.gpu = v;
         } else {
-            throw std::invalid_argument("TRESBillingWeights: unknown TRES '" + trim(item.substr(0, eq)) +
+            throw std::invalid_argument("TRESBillingWeights: unknown TRES '" + trim(item.substr(0, eq), kSpaceOrQuote) +
                                         "' (this model knows CPU, Mem, GRES/gpu)");
         }
     }

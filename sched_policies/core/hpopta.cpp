@@ -1,6 +1,7 @@
 #include "sched_policies/core/hpopta.h"
 
 #include "sched_policies/core/cheapest_within.h"
+#include "sched_policies/core/shifted_bits.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -56,7 +57,7 @@ public:
                 next_[w] = reach_[w];  // idle
             for (Granules x : tab_.sizes(i))
                 if (tab_.time(i, x) <= limit)
-                    or_shifted(x, wlo, whi);
+                    or_shifted(next_, reach_, x, wlo, whi);
             reach_.swap(next_);
         }
         // The last processor only has to close the gap to n.
@@ -70,19 +71,6 @@ public:
     }
 
 private:
-    // next_[w] |= (reach_ << shift)[w] for words wlo..whi.
-    void or_shifted(Granules shift, std::size_t wlo, std::size_t whi)
-    {
-        const std::size_t ws = static_cast<std::size_t>(shift / 64);
-        const unsigned bs = static_cast<unsigned>(shift % 64);
-        for (std::size_t w = std::max(wlo, ws); w <= whi; ++w) {
-            std::uint64_t v = reach_[w - ws] << bs;
-            if (bs != 0 && w - ws >= 1)
-                v |= reach_[w - ws - 1] >> (64 - bs);
-            next_[w] |= v;
-        }
-    }
-
     const ProfileTable &tab_;
     std::size_t words_;
     std::vector<std::uint64_t> reach_, next_;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sched_policies/core/profile_table.h"
+#include "sched_policies/core/shifted_bits.h"
 
 namespace hetpu {
 
@@ -13,19 +14,6 @@ namespace {
 
 using detail::ProfileTable;
 using Bits = std::vector<std::uint64_t>;
-
-// dst[w] |= (src << shift)[w] for words wlo..whi.
-void or_shifted(Bits &dst, const Bits &src, Granules shift, std::size_t wlo, std::size_t whi)
-{
-    const std::size_t ws = static_cast<std::size_t>(shift / 64);
-    const unsigned bs = static_cast<unsigned>(shift % 64);
-    for (std::size_t j = std::max(wlo, ws); j <= whi; ++j) {
-        std::uint64_t v = src[j - ws] << bs;
-        if (bs != 0 && j - ws >= 1)
-            v |= src[j - ws - 1] >> (64 - bs);
-        dst[j] |= v;
-    }
-}
 
 // Can n be formed with every processor of `set` active at a point whose time lies in
 // [lo, hi] and every other processor idle?

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
 
 namespace hetpu {
 
@@ -113,19 +113,15 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
 
 std::string plbhac_trace_json(const PlbhacTraceRecord &r)
 {
-    JsonWriter j;
-    j.begin_object()
-        .field("policy", "plb-hac")
-        .field("time_s", r.time_s)
-        .field("worker", r.worker)
-        .field("worker_name", r.worker_name)
-        .field("size", static_cast<unsigned long long>(r.size))
-        .field("predicted_s", r.predicted_s)
-        .field("measured_s", r.measured_s)
-        .field("phase", r.phase)
-        .field("step", r.step)
-        .end_object();
-    return j.str();
+    return json_line({{"policy", "plb-hac"},
+                      {"time_s", r.time_s},
+                      {"worker", r.worker},
+                      {"worker_name", r.worker_name},
+                      {"size", r.size},
+                      {"predicted_s", r.predicted_s},
+                      {"measured_s", r.measured_s},
+                      {"phase", r.phase},
+                      {"step", r.step}});
 }
 
 PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options)

@@ -1,4 +1,5 @@
 #include "sched_policies/core/profile_csv.h"
+#include "runtime/core/trim.h"
 #include "runtime/core/input_file.h"
 
 #include <algorithm>
@@ -14,15 +15,6 @@
 namespace hetpu {
 
 namespace {
-
-std::string trim(const std::string &s)
-{
-    const char *ws = " \t\r";
-    const std::size_t b = s.find_first_not_of(ws);
-    if (b == std::string::npos)
-        return "";
-    return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
 
 [[noreturn]] void fail(const std::string &source, int line, const std::string &what)
 {

@@ -60,6 +60,12 @@ expect_error "quote.csv:2: unterminated quoted field" "$dir/quote.csv" 256
 expect_error "workload 1000 cannot be formed" "$dir/p.csv" 1000
 if "$tool" pareto --profiles "$dir/p.csv" --workload 1024 --processors cpu0 >/dev/null 2>"$dir/err"; then fail "unknown processor accepted"; fi
 grep -qF "p.csv:2: unknown processor 'gpu0'" "$dir/err" || fail "unknown processor message: $(cat "$dir/err")"
-if "$tool" pareto --profiles "$dir/p.csv" 2>"$dir/err"; then fail "missing --workload accepted"; fi
-grep -q -- "--workload N is required" "$dir/err" || fail "usage message"
+"$tool" pareto --profiles "$dir/p.csv" 2>"$dir/err"
+[ $? -eq 2 ] || fail "missing --workload: exit status 2 expected"
+grep -q -- "--workload is required" "$dir/err" || fail "usage message: $(cat "$dir/err")"
+# Both spellings of an option, and CLI11's --help.
+"$tool" pareto --profiles="$dir/p.csv" --workload=1024 --format=json >"$dir/eq.json" || fail "--name=value rejected"
+"$tool" pareto --profiles "$dir/p.csv" --workload 1024 --format json | cmp -s - "$dir/eq.json" || fail "--name=value differs from --name value"
+"$tool" pareto --help >"$dir/help" || fail "--help exit status"
+grep -q -- "--base-power" "$dir/help" || fail "--help lists no options: $(cat "$dir/help")"
 echo "hetpu pareto: ok"

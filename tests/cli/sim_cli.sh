@@ -32,5 +32,7 @@ grep -q "sizes must increase" "$dir/err" || fail "bad scenario message: $(cat "$
 if "$tool" sim --scenario "$dir/missing.json" --policy greedy 2>"$dir/err"; then fail "missing file accepted"; fi
 grep -q "cannot read" "$dir/err" || fail "missing file message"
 if "$tool" sim --scenario "$dir/scenario.json" --policy nope 2>"$dir/err"; then fail "unknown policy accepted"; fi
-grep -q "unknown policy 'nope'" "$dir/err" || fail "unknown policy message"
+grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
+"$tool" sim --scenario="$dir/scenario.json" --policy=greedy --seed=3 --json >"$dir/eq.json" || fail "--name=value rejected"
+"$tool" sim --help | grep -q -- "--no-planning-time" || fail "--help lists no options"
 echo "hetpu sim: ok"

@@ -339,7 +339,7 @@ int calibrate_command(int argc, char **argv)
 {
     Options options;
     if (std::string why = parse_options(argc, argv, options); !why.empty()) {
-        std::fprintf(stderr, "hetpu calibrate: %s\n%s", why.c_str(), usage().c_str());
+        std::fprintf(stderr, "hetpu calibrate: %s\nRun with --help for more information.\n", why.c_str());
         return 2;
     }
     if (options.help) {

@@ -1,5 +1,9 @@
 #include "tools/calibrate/calibrate_options.h"
 
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -7,34 +11,10 @@
 #include <cstring>
 #include <sstream>
 
+#include "tools/cli_args.h"
+
 namespace hetpu::calibrate {
 
-namespace {
-
-bool to_u64(const std::string &t, uint64_t &out)
-{
-    if (t.empty() || t.find_first_not_of("0123456789") != std::string::npos)
-        return false;
-    errno = 0;
-    char *end = nullptr;
-    const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-    if (errno || *end)
-        return false;
-    out = v;
-    return true;
-}
-
-bool to_double(const char *t, double &out)
-{
-    if (!t || !*t)
-        return false;
-    errno = 0;
-    char *end = nullptr;
-    out = std::strtod(t, &end);
-    return !errno && !*end && std::isfinite(out);
-}
-
-}  // namespace
 
 uint64_t default_dim(const std::string &app) { return app == "fft2d" ? 1024 : 512; }
 
@@ -47,15 +27,15 @@ std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
         const std::size_t c1 = item.find(':');
         if (c1 == std::string::npos) {
             uint64_t v = 0;
-            if (!to_u64(item, v) || v == 0)
+            if (!cli::parse_whole_number(item, v) || v == 0)
                 return "size '" + item + "' is not a positive integer";
             out.push_back(v);
             continue;
         }
         const std::size_t c2 = item.find(':', c1 + 1);
         uint64_t from = 0, to = 0, step = 0;
-        if (c2 == std::string::npos || !to_u64(item.substr(0, c1), from) ||
-            !to_u64(item.substr(c1 + 1, c2 - c1 - 1), to) || !to_u64(item.substr(c2 + 1), step) || from == 0 ||
+        if (c2 == std::string::npos || !cli::parse_whole_number(item.substr(0, c1), from) ||
+            !cli::parse_whole_number(item.substr(c1 + 1, c2 - c1 - 1), to) || !cli::parse_whole_number(item.substr(c2 + 1), step) || from == 0 ||
             step == 0 || to < from)
             return "size range '" + item + "' is not FROM:TO:STEP with 0 < FROM <= TO and STEP > 0";
         if ((to - from) / step >= 10000)
@@ -70,74 +50,87 @@ std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
     return "";
 }
 
+namespace {
+
+// A CLI11 check from a function that returns "" or what is wrong with the value (CLI11
+// prefixes the option's name).
+CLI::Validator check(std::function<std::string(const std::string &)> why)
+{
+    return CLI::Validator([why](std::string &v) { return why(v); }, "");
+}
+
+void describe_options(CLI::App &app, Options &o)
+{
+    app.description(
+        "Measures, on every StarPU worker at once (the paper's concurrent abstract processors, so contention is "
+        "included), the execution time and dynamic energy of one block of each size, repeating until both sample "
+        "means lie within a 95% Student-t interval of the requested precision. Writes the profile CSV `hetpu "
+        "pareto` and the hepopta/htpopta policies read (default $HETPU_HOME/profiles/<app>.csv), one row per "
+        "(processor, size) with the energy source of each point. STARPU_SCHED is ignored: calibration runs under "
+        "its own placement (one block per worker); HETPU_ENERGY=rapl|nvml|model|auto chooses the energy source.");
+    app.add_option("--app", o.app, "the app whose codelet is measured")
+        ->required()
+        ->type_name("matmul|fft2d")
+        ->check(check([](const std::string &v) {
+            return v == "matmul" || v == "fft2d" ? "" : "'" + v + "' is not an app calibrate knows (matmul, fft2d)";
+        }));
+    app.add_option_function<std::string>(
+           "--sizes", [&o](const std::string &v) { parse_sizes(v, o.sizes); },
+           "elements per processor: 64,128 or FROM:TO:STEP (matmul: columns of B and C; fft2d: rows)")
+        ->required()
+        ->type_name("LIST")
+        ->check(check([](const std::string &v) {
+            std::vector<uint64_t> sizes;
+            const std::string e = parse_sizes(v, sizes);
+            return e.empty() ? e : e + " (e.g. --sizes 64:1024:64)";
+        }));
+    app.add_option("--dim", o.dim, "matmul: m = k (default 512); fft2d: row length N (default 1024)")
+        ->check(CLI::Range(uint64_t{1}, uint64_t{65536}));
+    app.add_option("--precision", o.rule.precision, "relative half-width of the 95% interval, e.g. 0.1 for 10%")
+        ->capture_default_str()
+        ->check(check([](const std::string &v) {
+            double d = 0;
+            return cli::parse_real(v, d) && d > 0 && d < 1 ? "" : "needs a fraction in (0, 1), e.g. 0.1 for 10%";
+        }));
+    app.add_option("--min-reps", o.rule.min_reps, "repetitions at least (a confidence interval needs two)")
+        ->capture_default_str()
+        ->check(CLI::Range(2u, 100000u));
+    app.add_option("--max-reps", o.rule.max_reps, "repetitions at most")
+        ->capture_default_str()
+        ->check(CLI::Range(2u, 100000u));
+    app.add_option("--max-time", o.max_seconds, "per size: stop repeating once the processors were busy this long")
+        ->capture_default_str()
+        ->type_name("SECONDS")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--output", o.output, "the profile CSV (default $HETPU_HOME/profiles/<app>.csv)")
+        ->type_name("FILE.csv");
+    app.add_option("--cpu-tdp", o.cpu_tdp_w, "the model source's CPU TDP, used where no sensor (RAPL) exists")
+        ->capture_default_str()
+        ->type_name("WATTS")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--cores-per-socket", o.cores_per_socket, "the model source's cores per socket (default: the "
+                                                             "machine's)")
+        ->check(CLI::Range(1, 4096));
+    app.add_option("--gpu-tdp", o.gpu_tdp_w, "the model source's GPU TDP, used where no sensor (NVML) exists")
+        ->capture_default_str()
+        ->type_name("WATTS")
+        ->check(CLI::PositiveNumber);
+}
+
+}  // namespace
+
 std::string parse_options(int argc, const char *const *argv, Options &o)
 {
-    bool have_sizes = false;
-    for (int i = 0; i < argc; ++i) {
-        const std::string opt = argv[i];
-        if (opt == "-h" || opt == "--help") {
-            o.help = true;
-            return "";
-        }
-        const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
-        static const char *known[] = {"--app", "--sizes", "--dim", "--precision", "--min-reps", "--max-reps",
-                                      "--max-time", "--output", "--cpu-tdp", "--cores-per-socket", "--gpu-tdp"};
-        if (std::find_if(std::begin(known), std::end(known), [&](const char *k) { return opt == k; }) ==
-            std::end(known))
-            return "unknown option '" + opt + "'";
-        if (!v)
-            return opt + " needs a value";
-        ++i;
-        uint64_t u = 0;
-        double d = 0;
-        if (opt == "--app") {
-            o.app = v;
-            if (o.app != "matmul" && o.app != "fft2d")
-                return "--app '" + o.app + "' is not an app calibrate knows (matmul, fft2d)";
-        } else if (opt == "--sizes") {
-            if (std::string e = parse_sizes(v, o.sizes); !e.empty())
-                return "--sizes: " + e + " (e.g. --sizes 64:1024:64)";
-            have_sizes = true;
-        } else if (opt == "--dim") {
-            if (!to_u64(v, u) || u == 0 || u > 65536)
-                return "--dim needs an integer in [1, 65536]";
-            o.dim = u;
-        } else if (opt == "--precision") {
-            if (!to_double(v, d) || !(d > 0) || d >= 1)
-                return "--precision needs a fraction in (0, 1), e.g. 0.1 for 10%";
-            o.rule.precision = d;
-        } else if (opt == "--min-reps") {
-            if (!to_u64(v, u) || u < 2 || u > 100000)
-                return "--min-reps needs an integer >= 2 (a confidence interval needs two samples)";
-            o.rule.min_reps = static_cast<unsigned>(u);
-        } else if (opt == "--max-reps") {
-            if (!to_u64(v, u) || u < 2 || u > 100000)
-                return "--max-reps needs an integer in [2, 100000]";
-            o.rule.max_reps = static_cast<unsigned>(u);
-        } else if (opt == "--max-time") {
-            if (!to_double(v, d) || !(d > 0))
-                return "--max-time needs a positive number of seconds";
-            o.max_seconds = d;
-        } else if (opt == "--output") {
-            o.output = v;
-        } else if (opt == "--cpu-tdp") {
-            if (!to_double(v, d) || !(d > 0))
-                return "--cpu-tdp needs a positive number of watts";
-            o.cpu_tdp_w = d;
-        } else if (opt == "--cores-per-socket") {
-            if (!to_u64(v, u) || u == 0 || u > 4096)
-                return "--cores-per-socket needs a positive integer";
-            o.cores_per_socket = static_cast<int>(u);
-        } else {  // --gpu-tdp
-            if (!to_double(v, d) || !(d > 0))
-                return "--gpu-tdp needs a positive number of watts";
-            o.gpu_tdp_w = d;
-        }
+    CLI::App app{"", "hetpu calibrate"};
+    describe_options(app, o);
+    try {
+        cli::parse_or_throw(app, argc, argv);
+    } catch (const CLI::CallForHelp &) {
+        o.help = true;
+        return "";
+    } catch (const CLI::ParseError &e) {
+        return e.what();
     }
-    if (o.app.empty())
-        return "--app matmul|fft2d is required";
-    if (!have_sizes)
-        return "--sizes is required (e.g. --sizes 64:1024:64)";
     if (o.rule.min_reps > o.rule.max_reps)
         return "--min-reps " + std::to_string(o.rule.min_reps) + " is larger than --max-reps " +
                std::to_string(o.rule.max_reps);
@@ -148,21 +141,10 @@ std::string parse_options(int argc, const char *const *argv, Options &o)
 
 std::string usage()
 {
-    return "usage: hetpu calibrate --app matmul|fft2d --sizes LIST [--dim D] [--precision 0.1]\n"
-           "                       [--min-reps 3] [--max-reps 30] [--max-time 60] [--output FILE.csv]\n"
-           "                       [--cpu-tdp 100] [--cores-per-socket N] [--gpu-tdp 250]\n"
-           "Measures, on every StarPU worker at once (the paper's concurrent abstract processors, so\n"
-           "contention is included), the execution time and dynamic energy of one block of each\n"
-           "size, repeating until both sample means lie within a 95% Student-t interval of the\n"
-           "requested precision. Writes the profile CSV `hetpu pareto` and the hepopta/htpopta\n"
-           "policies read (default $HETPU_HOME/profiles/<app>.csv), one row per (processor, size)\n"
-           "with the energy source of each point.\n"
-           "  --sizes   elements per processor: 64,128 or FROM:TO:STEP (matmul: columns of B and C;\n"
-           "            fft2d: rows)\n"
-           "  --dim     matmul: m = k (default 512); fft2d: row length N (default 1024)\n"
-           "  --cpu-tdp, --cores-per-socket, --gpu-tdp: the model source's figures, used where no\n"
-           "            sensor (RAPL, NVML) exists; HETPU_ENERGY=rapl|nvml|model|auto chooses\n"
-           "STARPU_SCHED is ignored: calibration runs under its own placement (one block per worker).\n";
+    Options defaults;
+    CLI::App app{"", "hetpu calibrate"};
+    describe_options(app, defaults);
+    return app.help();
 }
 
 }  // namespace hetpu::calibrate

@@ -19,9 +19,11 @@ struct Args {
     bool json = false;
     std::string plot;  // PNG path, "" for none
     std::vector<std::string> processors;  // --processors: the expected set, "" for any
+    bool base_power_given = false;        // else htpopta takes P_S from the CSV
 };
 
-// Returns "" or the problem with the command line (argv without the subcommand).
+// Returns "" or the problem with the command line (argv without the subcommand), "help"
+// when --help was asked for. The options are CLI11's (tools/cli_args.h).
 std::string parse_args(int argc, const char *const *argv, Args &out);
 
 // Everything the command prints, computed from a parsed CSV (pure: no files, no gnuplot).

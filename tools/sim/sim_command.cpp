@@ -11,7 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
+#include "tools/cli_args.h"
 #include "sched_policies/core/hdss_planner.h"
 #include "sched_policies/core/plbhac_model_store.h"
 #include "sched_policies/core/plbhac_planner.h"
@@ -22,24 +23,6 @@ namespace hetpu::sim {
 
 namespace {
 
-const char *kUsage =
-    "usage: hetpu sim --scenario FILE --policy NAME [--seed S] [--block B] [--json]\n"
-    "                 [--trace FILE] [--plan-trace FILE] [--no-planning-time] [--models DIR]\n"
-    "  --policy      plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next)\n"
-    "                or optimum (best static distribution, exact at granule resolution)\n"
-    "                plb-hac reads HETPU_PLBHAC_{GAP_MS,TAIL,ALPHA,STEPS}; its x_init and\n"
-    "                hdss's are the scenario's x_init\n"
-    "  --block       greedy's block size in elements (default: the scenario's x_init,\n"
-    "                else workload / (4 * units))\n"
-    "  --json        one JSON object instead of the human summary\n"
-    "  --trace       write one JSON line per block (unit, offset, size, start, end)\n"
-    "  --plan-trace  plb-hac only: one JSON line per completed block with its phase, virtual\n"
-    "                step, predicted and measured seconds (the same records as HETPU_TRACE)\n"
-    "  --no-planning-time  do not charge the planner's measured time to the units\n"
-    "  --models DIR  plb-hac only: read the models of this scenario from DIR/plbhac-models\n"
-    "                (as HETPU_HOME; job = the scenario's file name, host \"sim\") and start\n"
-    "                from them instead of training; save the run's models there at the end\n";
-
 struct Args {
     std::string scenario, policy, trace, plan_trace, models;
     uint64_t seed = 1;
@@ -48,66 +31,40 @@ struct Args {
     bool planning_time = true;
 };
 
-bool parse_u64(const char *text, uint64_t &out)
+void describe_options(CLI::App &app, Args &a)
 {
-    if (!text || !*text || *text == '-')
-        return false;
-    char *end = nullptr;
-    errno = 0;
-    unsigned long long v = std::strtoull(text, &end, 10);
-    if (errno || *end)
-        return false;
-    out = v;
-    return true;
+    app.description("Simulate a block-planning policy on the machine a JSON scenario describes.");
+    app.add_option("--scenario", a.scenario, "the scenario (units, time curves, transfers, noise)")
+        ->required()
+        ->type_name("FILE");
+    app.add_option("--policy", a.policy,
+                   "plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next) or optimum (best static "
+                   "distribution, exact at granule resolution); plb-hac reads HETPU_PLBHAC_*, its x_init and "
+                   "hdss's are the scenario's")
+        ->required()
+        ->type_name("NAME")
+        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy", "optimum"}));
+    app.add_option("--seed", a.seed, "noise seed")->check(CLI::NonNegativeNumber);
+    app.add_option("--block", a.block,
+                   "greedy's block size in elements (default: the scenario's x_init, else workload / (4 * units))")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--json", a.json, "one JSON object instead of the human summary");
+    app.add_option("--trace", a.trace, "write one JSON line per block (unit, offset, size, start, end)")
+        ->type_name("FILE");
+    app.add_option("--plan-trace", a.plan_trace,
+                   "plb-hac only: one JSON line per completed block with its phase, virtual step, predicted and "
+                   "measured seconds (the same records as HETPU_TRACE)")
+        ->type_name("FILE");
+    app.add_flag("!--no-planning-time", a.planning_time, "do not charge the planner's measured time to the units");
+    app.add_option("--models", a.models,
+                   "plb-hac only: read the models of this scenario from DIR/plbhac-models (as HETPU_HOME; job = "
+                   "the scenario's file name, host \"sim\") and start from them; save the run's models there")
+        ->type_name("DIR");
 }
 
-// Returns "" or the problem with the command line.
-std::string parse_args(int argc, char **argv, Args &a)
+// What CLI11 cannot say: options that only one policy takes.
+std::string check_args(const Args &a)
 {
-    for (int i = 0; i < argc; ++i) {
-        std::string opt = argv[i];
-        auto value = [&](const char *what) -> const char * {
-            if (i + 1 >= argc)
-                return nullptr;
-            (void)what;
-            return argv[++i];
-        };
-        if (opt == "--scenario") {
-            const char *v = value("file");
-            if (!v) return "--scenario needs a file";
-            a.scenario = v;
-        } else if (opt == "--policy") {
-            const char *v = value("name");
-            if (!v) return "--policy needs a name";
-            a.policy = v;
-        } else if (opt == "--trace") {
-            const char *v = value("file");
-            if (!v) return "--trace needs a file";
-            a.trace = v;
-        } else if (opt == "--plan-trace") {
-            const char *v = value("file");
-            if (!v) return "--plan-trace needs a file";
-            a.plan_trace = v;
-        } else if (opt == "--models") {
-            const char *v = value("dir");
-            if (!v) return "--models needs a directory";
-            a.models = v;
-        } else if (opt == "--seed") {
-            if (!parse_u64(value("n"), a.seed)) return "--seed needs a non-negative integer";
-        } else if (opt == "--block") {
-            if (!parse_u64(value("n"), a.block) || a.block == 0) return "--block needs a positive integer";
-        } else if (opt == "--json") {
-            a.json = true;
-        } else if (opt == "--no-planning-time") {
-            a.planning_time = false;
-        } else {
-            return "unknown option '" + opt + "'";
-        }
-    }
-    if (a.scenario.empty())
-        return "--scenario FILE is required";
-    if (a.policy.empty())
-        return "--policy NAME is required";
     if (!a.plan_trace.empty() && a.policy != "plb-hac")
         return "--plan-trace is for --policy plb-hac";
     if (!a.models.empty() && a.policy != "plb-hac")
@@ -125,43 +82,32 @@ struct PlbhacFacts {
 
 std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const PlbhacFacts &plb)
 {
-    JsonWriter j;
-    j.begin_object()
-        .field("tool", "hetpu sim")
-        .field("scenario", a.scenario)
-        .field("policy", r.policy)
-        .field("seed", static_cast<unsigned long long>(a.seed))
-        .field("workload", static_cast<unsigned long long>(s.workload))
-        .field("makespan_s", r.makespan_s)
-        .field("blocks", r.blocks)
-        .field("planning_s", r.planning_s);
-    if (plb.known)
-        j.field("training_s", plb.training_s)
-            .field("warm_started", plb.warm_started)
-            .field("solve_failures", plb.solve_failures);
-    j.begin_array("units");
+    JsonRecord j = {{"tool", "hetpu sim"},         {"scenario", a.scenario},     {"policy", r.policy},
+                    {"seed", a.seed},                {"workload", s.workload},     {"makespan_s", r.makespan_s},
+                    {"blocks", r.blocks},            {"planning_s", r.planning_s}};
+    if (plb.known) {
+        j["training_s"] = plb.training_s;
+        j["warm_started"] = plb.warm_started;
+        j["solve_failures"] = plb.solve_failures;
+    }
+    JsonRecord &units = j["units"] = JsonRecord::array();
     std::map<std::string, std::pair<double, double>> classes;  // class -> (idle, makespan-sum)
     for (const auto &u : r.units) {
         const double idle_pct = r.makespan_s > 0 ? 100.0 * u.idle_s / r.makespan_s : 0.0;
-        j.begin_object()
-            .field("name", u.name)
-            .field("class", u.unit_class)
-            .field("blocks", u.blocks)
-            .field("elements", static_cast<unsigned long long>(u.elements))
-            .field("busy_s", u.busy_s)
-            .field("idle_s", u.idle_s)
-            .field("idle_pct", idle_pct)
-            .end_object();
+        units.push_back({{"name", u.name},
+                         {"class", u.unit_class},
+                         {"blocks", u.blocks},
+                         {"elements", u.elements},
+                         {"busy_s", u.busy_s},
+                         {"idle_s", u.idle_s},
+                         {"idle_pct", idle_pct}});
         classes[u.unit_class].first += u.idle_s;
         classes[u.unit_class].second += r.makespan_s;
     }
-    j.end_array();
-    j.begin_array("classes");
+    JsonRecord &by_class = j["classes"] = JsonRecord::array();
     for (const auto &[name, v] : classes)
-        j.begin_object().field("class", name).field("idle_pct", v.second > 0 ? 100.0 * v.first / v.second : 0.0).end_object();
-    j.end_array();
-    j.end_object();
-    return j.str();
+        by_class.push_back({{"class", name}, {"idle_pct", v.second > 0 ? 100.0 * v.first / v.second : 0.0}});
+    return json_line(j);
 }
 
 void print_summary(const SimResult &r, const Scenario &s)
@@ -179,12 +125,12 @@ void print_summary(const SimResult &r, const Scenario &s)
 int sim_command(int argc, char **argv)
 {
     Args a;
-    if (argc > 0 && (!std::strcmp(argv[0], "--help") || !std::strcmp(argv[0], "-h"))) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
-    if (std::string why = parse_args(argc, argv, a); !why.empty()) {
-        std::fprintf(stderr, "hetpu sim: %s\n%s", why.c_str(), kUsage);
+    CLI::App app{"", "hetpu sim"};
+    describe_options(app, a);
+    if (std::optional<int> rc = cli::parse_args(app, argc, argv))
+        return *rc;
+    if (std::string why = check_args(a); !why.empty()) {
+        std::fprintf(stderr, "hetpu sim: %s\nRun with --help for more information.\n", why.c_str());
         return 2;
     }
     Scenario scenario;
@@ -277,16 +223,13 @@ int sim_command(int argc, char **argv)
             return 1;
         }
         for (const auto &b : result.trace) {
-            JsonWriter j;
-            j.begin_object()
-                .field("policy", result.policy)
-                .field("unit", scenario.units[b.unit].name)
-                .field("offset", static_cast<unsigned long long>(b.offset))
-                .field("size", static_cast<unsigned long long>(b.count))
-                .field("start_s", b.start_s)
-                .field("end_s", b.end_s)
-                .end_object();
-            trace << j.str() << '\n';
+            trace << json_line({{"policy", result.policy},
+                                {"unit", scenario.units[b.unit].name},
+                                {"offset", b.offset},
+                                {"size", b.count},
+                                {"start_s", b.start_s},
+                                {"end_s", b.end_s}})
+                  << '\n';
         }
     }
     if (a.json)

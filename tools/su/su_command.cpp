@@ -39,7 +39,9 @@ const char *usage_text =
 
 int rate(int argc, char **argv)
 {
-    Options o(argc, argv, {"config", "partition"}, {"json"});
+    Options o(argc, argv, {"config", "partition"}, {"json"},
+              "hetpu su rate --config FILE [--partition NAME] [--json]: SU per node-hour of each partition "
+              "(Eq. 15) and the Slurm TRESBillingWeights that charge the same under PriorityFlags=MAX_TRES");
     AccountingConfig cfg = load_accounting_config(o.required("config"));
     std::vector<Partition> shown;
     if (o.has("partition"))
@@ -79,7 +81,9 @@ int rate(int argc, char **argv)
 
 int charge(int argc, char **argv)
 {
-    Options o(argc, argv, {"config", "partition", "nodes", "cores", "mem-gib", "gpus", "hours"}, {"json"});
+    Options o(argc, argv, {"config", "partition", "nodes", "cores", "mem-gib", "gpus", "hours"}, {"json"},
+              "hetpu su charge --config FILE --partition NAME --nodes N --cores C --mem-gib M --gpus G --hours H "
+              "[--json]: the charge of one job holding C cores, M GiB and G GPUs on each of N nodes");
     AccountingConfig cfg = load_accounting_config(o.required("config"));
     const Partition &p = cfg.choose(o.required("partition"));
     const int nodes = o.count("nodes", 1);
@@ -141,8 +145,12 @@ int su_command(int argc, char **argv)
         }
         std::fprintf(stderr, "hetpu su: unknown subcommand '%s'\n%s", sub.c_str(), usage_text);
         return 2;
+    } catch (const HelpRequested &e) {
+        std::fputs(e.what(), stdout);
+        return 0;
     } catch (const UsageError &e) {
-        std::fprintf(stderr, "hetpu su %s: %s\n%s", sub.c_str(), e.what(), usage_text);
+        std::fprintf(stderr, "hetpu su %s: %s\nRun 'hetpu su --help' for the subcommands and their options.\n",
+                     sub.c_str(), e.what());
         return 2;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "hetpu su %s: %s\n", sub.c_str(), e.what());

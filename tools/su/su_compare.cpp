@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <stdexcept>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 #include "accounting_hook/core/comparison_models.h"
 #include "accounting_hook/core/partition_config.h"
 #include "accounting_hook/core/su_model.h"
+#include "runtime/core/gnuplot_png.h"
 #include "tools/su/su_options.h"
 
 namespace hetpu::su {
@@ -59,42 +61,44 @@ void write_plot(const std::string &png, const Partition &cpu, const Partition &g
 {
     std::vector<double> grid = speedup_grid(max_speedup, 0.05);
     std::vector<DecisionRow> rows = energy_decisions(cpu, gpu, tables, grid);
-    FILE *gp = popen("gnuplot", "w");
-    if (!gp)
-        throw std::runtime_error("cannot run gnuplot for --plot (apt-get install gnuplot-nox)");
-    std::fprintf(gp, "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n", png.c_str());
-    std::fprintf(gp,
-                 "set title 'Application X: 1 h on a CPU node or 1/s h on a GPU node; the user picks the lower SU charge'\n"
-                 "set xlabel 'GPU speedup s'\nset ylabel 'energy of the job a user minimising SU runs (Wh)'\n"
-                 "set key bottom left box opaque\nset grid\nset offsets 0, 0, graph 0.08, 0\nset yrange [0:*]\n");
-    std::fprintf(gp, "$d << EOD\n");
+    std::string script = "set title 'Application X: 1 h on a CPU node or 1/s h on a GPU node; the user picks the "
+                         "lower SU charge'\nset xlabel 'GPU speedup s'\nset ylabel 'energy of the job a user "
+                         "minimising SU runs (Wh)'\nset key bottom left box opaque\nset grid\nset offsets 0, 0, "
+                         "graph 0.08, 0\nset yrange [0:*]\n$d << EOD\n";
+    char num[32];
     for (const DecisionRow &r : rows) {
-        std::fprintf(gp, "%g", r.speedup);
-        for (const Decision &d : r.by_model)
-            std::fprintf(gp, " %g", d.energy_wh);
-        std::fprintf(gp, " %g\n", r.least_energy.energy_wh);
+        std::snprintf(num, sizeof num, "%.17g", r.speedup);
+        script += num;
+        for (const Decision &d : r.by_model) {
+            std::snprintf(num, sizeof num, " %.17g", d.energy_wh);
+            script += num;
+        }
+        std::snprintf(num, sizeof num, " %.17g\n", r.least_energy.energy_wh);
+        script += num;
     }
-    std::fprintf(gp, "EOD\nplot ");
+    script += "EOD\nplot ";
     // SM and peak drawn wide underneath, energy-based narrow on top: where they coincide
     // all stay visible.
     const char *style[] = {"lw 6 lc rgb '#9ecae1'", "lw 3 dt 2 lc rgb '#31a354'", "lw 2 lc rgb '#e6550d'"};
     for (size_t i = 0; i < tables.size(); ++i) {
         char w[32];
         std::snprintf(w, sizeof w, "%.0f", std::round(tables[i].gpu_node_hour));
-        std::fprintf(gp, "$d using 1:%zu with lines %s title '%s (GPU node-hour %s SU)', ", i + 2,
-                     style[static_cast<int>(tables[i].model)], model_title(tables[i].model), w);
+        script += "$d using 1:" + std::to_string(i + 2) + " with lines " + style[static_cast<int>(tables[i].model)] +
+                  " title " + gnuplot_quoted(std::string(model_title(tables[i].model)) + " (GPU node-hour " + w + " SU)") +
+                  ", ";
     }
-    std::fprintf(gp, "$d using 1:%zu with lines lw 1 dt 3 lc rgb 'black' title 'least energy possible'\n", tables.size() + 2);
-    int rc = pclose(gp);
-    if (rc != 0)
-        throw std::runtime_error("gnuplot failed writing " + png + " (exit " + std::to_string(rc) + ")");
+    script += "$d using 1:" + std::to_string(tables.size() + 2) +
+              " with lines lw 1 dt 3 lc rgb 'black' title 'least energy possible'\n";
+    if (std::string why = gnuplot_png(script, png); !why.empty())
+        throw std::runtime_error("--plot " + png + ": " + why);
 }
 
 }  // namespace
 
 int compare_command(int argc, char **argv)
 {
-    Options o(argc, argv, {"config", "benchmarks", "cpu-partition", "gpu-partition", "plot", "max-speedup"}, {"json"});
+    Options o(argc, argv, {"config", "benchmarks", "cpu-partition", "gpu-partition", "plot", "max-speedup"}, {"json"},
+              "hetpu su compare --config FILE --benchmarks FILE.csv [--cpu-partition NAME] [--gpu-partition NAME] [--plot FILE.png] [--max-speedup S] [--json]: SM-based, peak-performance and energy-based GPU charges side by side and which node an SU-minimising user picks as speedup varies");
     AccountingConfig cfg = load_accounting_config(o.required("config"));
     std::vector<Benchmark> benchmarks = load_benchmarks(o.required("benchmarks"));
     const Partition &cpu = pick(cfg, o, "cpu-partition", false);

@@ -1,40 +1,30 @@
 #include "tools/su/su_options.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
+#include "tools/cli_args.h"
+
 namespace hetpu::su {
 
-Options::Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags)
+Options::Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags,
+                 const std::string &usage)
 {
-    for (int i = 0; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a.rfind("--", 0) != 0)
-            throw UsageError("unexpected argument '" + a + "'");
-        std::string name = a.substr(2), value;
-        bool inline_value = false;
-        if (size_t eq = name.find('='); eq != std::string::npos) {
-            value = name.substr(eq + 1);
-            name = name.substr(0, eq);
-            inline_value = true;
-        }
-        if (flags.count(name)) {
-            if (inline_value)
-                throw UsageError("--" + name + " takes no value");
-            flags_.insert(name);
-            continue;
-        }
-        if (!valued.count(name))
-            throw UsageError("unknown option --" + name);
-        if (!inline_value) {
-            if (i + 1 >= argc)
-                throw UsageError("--" + name + " needs a value");
-            value = argv[++i];
-        }
-        if (values_.count(name))
-            throw UsageError("--" + name + " given twice");
-        values_[name] = value;
+    CLI::App app{usage, "hetpu su"};
+    for (const std::string &name : valued)
+        app.add_option_function<std::string>("--" + name, [this, name](const std::string &v) { values_[name] = v; })
+            ->type_name("VALUE");
+    for (const std::string &name : flags)
+        app.add_flag_callback("--" + name, [this, name] { flags_.insert(name); });
+    try {
+        cli::parse_or_throw(app, argc, argv);
+    } catch (const CLI::CallForHelp &) {
+        throw HelpRequested(app.help());
+    } catch (const CLI::ParseError &e) {
+        throw UsageError(e.what());
     }
 }
 

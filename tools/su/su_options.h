@@ -1,5 +1,7 @@
-// Option parsing shared by the `hetpu su` subcommands: "--name value" pairs and "--flag"s,
-// each subcommand naming the ones it accepts, so a typo is an error rather than ignored.
+// Option parsing shared by the `hetpu su` subcommands, on CLI11: "--name value" or
+// "--name=value" pairs and "--flag"s, each subcommand naming the ones it accepts, so a typo is
+// an error rather than ignored. Values stay text until the subcommand asks for them as what
+// they must be (number, count), so every error names the option.
 #pragma once
 
 #include <map>
@@ -14,10 +16,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// --help was given: what() is the subcommand's help text.
+class HelpRequested : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 class Options {
 public:
-    // Throws UsageError naming an unknown option, a missing value or a repeated option.
-    Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags);
+    // Throws UsageError naming an unknown option, a missing value or a repeated option, and
+    // HelpRequested for --help. usage: the subcommand's synopsis and what it does.
+    Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags,
+            const std::string &usage = "");
 
     bool has(const std::string &name) const { return values_.count(name) || flags_.count(name); }
     std::string get(const std::string &name, const std::string &fallback = "") const;

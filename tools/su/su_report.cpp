@@ -52,7 +52,8 @@ nlohmann::json job_json(const JobRecord &j)
 
 int report_command(int argc, char **argv)
 {
-    Options o(argc, argv, {"ledger", "since", "by"}, {"json"});
+    Options o(argc, argv, {"ledger", "since", "by"}, {"json"},
+              "hetpu su report [--ledger FILE] [--since DATE] [--by user|partition|app] [--json]: the runs the accounting hook recorded (default ledger: $HETPU_LEDGER, else $XDG_DATA_HOME/hetpu/ledger.sqlite)");
     const std::string path =
         o.has("ledger") ? o.get("ledger") : default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
     const std::string since = o.get("since");
