@@ -157,8 +157,9 @@ TEST(ParetoCli, JsonNumbersRoundTripExactly)
             const double energy = energy_of(d, obj);
             EXPECT_EQ(j["front"][i]["energy_j"].get<double>(), energy) << i;
         }
-        if (obj == EnergyObjective::Total)
+        if (obj == EnergyObjective::Total) {
             EXPECT_EQ(j["base_power_w"].get<double>(), 1.0 / 3.0);
+        }
         EXPECT_EQ(j["metrics"]["t_opt_s"].get<double>(), r.metrics.t_opt_s);
         EXPECT_EQ(j["metrics"]["lb_energy_saving_pct"].get<double>(), r.metrics.lb_energy_saving_pct);
     }
