@@ -1,4 +1,4 @@
-# accounting_hook: energy-based SU accounting (seed 000) — pure model, ledger, StarPU hook.
+# accounting_hook: energy-based SU accounting (the accounting paper) — pure model, ledger, StarPU hook.
 # Appends to libhetpu_la_* (runtime/local.mk) and tools_hetpu_LDADD (tools/local.mk), so it
 # must stay included after those two in Makefile.am.
 

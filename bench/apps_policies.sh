@@ -17,9 +17,9 @@ grn_genes=${GRN_GENES:-250}
 grn_samples=${GRN_SAMPLES:-100}
 km_n=${KM_N:-500000}
 km_iters=${KM_ITERS:-20}
-grn=$build/apps/grn/grn
-km=$build/apps/kmeans/kmeans
-[ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/grn/grn apps/kmeans/kmeans" >&2; exit 1; }
+grn=$build/apps/grn/hetpu-grn
+km=$build/apps/kmeans/hetpu-kmeans
+[ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/grn/hetpu-grn apps/kmeans/hetpu-kmeans" >&2; exit 1; }
 mkdir -p "$out"
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
 export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}

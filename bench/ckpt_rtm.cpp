@@ -1,4 +1,4 @@
-// RTM-like checkpoint benchmark (seed 002): a forward pass produces a variable-size checkpoint
+// RTM-like checkpoint benchmark (the checkpointing paper): a forward pass produces a variable-size checkpoint
 // every few ms, a backward pass restores them in reverse (also sequential and irregular)
 // order with compute between restores. Reports, beside the physical floors measured in the
 // same run (memcpy bandwidth, disk write and read bandwidth with fsync and the page cache

@@ -10,7 +10,7 @@ set -euo pipefail
 build=$(cd "${1:?usage: mpi_slow_rank.sh BUILD_DIR [N] [REPS]}" && pwd)
 n=${2:-2048}
 reps=${3:-3}
-matmul=$build/apps/matmul/matmul
+matmul=$build/apps/matmul/hetpu-matmul
 [ -x "$matmul" ] || { echo "no $matmul" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-slowrank.XXXXXX")
 trap 'rm -rf "$work"' EXIT

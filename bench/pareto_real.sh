@@ -23,7 +23,7 @@ precision=${PRECISION:-0.1}
 max_reps=${MAX_REPS:-25}
 min_reps=${MIN_REPS:-5}
 tool=$build/tools/hetpu
-matmul=$build/apps/matmul/matmul
+matmul=$build/apps/matmul/hetpu-matmul
 mkdir -p "$out"
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
 export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}

@@ -18,7 +18,7 @@ adapt_n=${ADAPT_N:-8192}
 # thread). The CPU worker does ~90% of the work, so slowing it 2x moves the balanced split
 # by only ~8%; slowing the OpenCL worker halves its share, a change Fig. 6 can show.
 load_core=${LOAD_CORE:-1}
-matmul=$build/apps/matmul/matmul
+matmul=$build/apps/matmul/hetpu-matmul
 mkdir -p "$out"
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
 export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}

@@ -22,8 +22,8 @@ policies=(${POLICIES:-plb-hac eager ws dmda})
 grn_genes=${GRN_GENES:-250}
 km_n=${KM_N:-500000}
 km_iters=${KM_ITERS:-20}
-matmul=$build/apps/matmul/matmul grn=$build/apps/grn/grn km=$build/apps/kmeans/kmeans
-[ -x "$matmul" ] && [ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/matmul/matmul apps/grn/grn apps/kmeans/kmeans" >&2; exit 1; }
+matmul=$build/apps/matmul/hetpu-matmul grn=$build/apps/grn/hetpu-grn km=$build/apps/kmeans/hetpu-kmeans
+[ -x "$matmul" ] && [ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/matmul/hetpu-matmul apps/grn/hetpu-grn apps/kmeans/hetpu-kmeans" >&2; exit 1; }
 mkdir -p "$out"
 export STARPU_OPENCL_ON_CPUS=1 STARPU_NCUDA=0 STARPU_SILENT=1
 export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}

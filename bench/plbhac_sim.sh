@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PLB-HAC paper experiments (seed 004, Figs. 4, 5a, 6) in `hetpu sim`: every scenario in
+# PLB-HAC paper experiments (Figs. 4, 5a, 6) in `hetpu sim`: every scenario in
 # bench/scenarios/ under plb-hac, hdss, greedy (fixed blocks of x_init) and the exact static
 # optimum, over several seeds. Writes under OUT_DIR:
 #   runs.jsonl           one `hetpu sim --json` object per run (+ "app", "machines")

@@ -1,5 +1,5 @@
 // hepopta: divisible jobs get one block per processor, sized by a point of the exact
-// Pareto front of (execution time, dynamic energy) computed by HEPOPTA (seed 001) from the
+// Pareto front of (execution time, dynamic energy) computed by HEPOPTA from the
 // job's calibrated profiles; HETPU_TRADEOFF picks the point (pareto_policy.cpp). Ordinary
 // tasks are placed as under plb-hac (central_queue.h).
 #include "runtime/policy_registry.h"

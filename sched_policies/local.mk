@@ -9,7 +9,7 @@ hetpu_policy_sources = \
 	sched_policies/htpopta.cpp
 
 # Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
-# HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions (seed 001).
+# HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions.
 hetpu_core_sources = \
 	sched_policies/core/pareto_profiles.cpp sched_policies/core/pareto_profiles.h \
 	sched_policies/core/profile_table.cpp sched_policies/core/profile_table.h \

@@ -1,4 +1,4 @@
-// plb-hac: PLB-HAC (seed 004) for divisible jobs. Ordinary tasks go to the worker with
+// plb-hac: PLB-HAC for divisible jobs. Ordinary tasks go to the worker with
 // the earliest predicted finish when StarPU's perfmodel of their codelet is calibrated,
 // else through the central FIFO (first idle capable worker): never dropped or stranded.
 //

@@ -23,7 +23,7 @@ for policy in $policies; do
   printf '%-8s ' "$policy"
   trace=
   [ "$policy" = plb-hac ] && trace=$out/plbhac_trace.jsonl && rm -f "$trace"
-  if ! HETPU_TRACE=$trace STARPU_SCHED=$policy "$build/apps/matmul/matmul" -n "$n" --block "$block" --reps "$reps" --verify \
+  if ! HETPU_TRACE=$trace STARPU_SCHED=$policy "$build/apps/matmul/hetpu-matmul" -n "$n" --block "$block" --reps "$reps" --verify \
        --json "$jsonl" >"$out/$policy.log" 2>&1; then
     echo "FAILED (see $out/$policy.log)"; cat "$out/$policy.log"; exit 1
   fi
@@ -83,11 +83,11 @@ echo
 echo "grn and kmeans under plb-hac (each checked against its serial reference):"
 apps_json=$out/apps_plbhac.jsonl
 : >"$apps_json"
-if ! STARPU_SCHED=plb-hac "$build/apps/grn/grn" --generate 120 --samples 80 --max-score 0.6 --verify \
+if ! STARPU_SCHED=plb-hac "$build/apps/grn/hetpu-grn" --generate 120 --samples 80 --max-score 0.6 --verify \
      --json "$apps_json" --edges "$out/grn_edges.tsv" >"$out/grn.log" 2>&1; then
   echo "grn FAILED (see $out/grn.log)"; cat "$out/grn.log"; exit 1
 fi
-if ! STARPU_SCHED=plb-hac "$build/apps/kmeans/kmeans" --generate 200000 --dims 4 -k 8 --verify \
+if ! STARPU_SCHED=plb-hac "$build/apps/kmeans/hetpu-kmeans" --generate 200000 --dims 4 -k 8 --verify \
      --json "$apps_json" --centroids "$out/kmeans_centroids.csv" >"$out/kmeans.log" 2>&1; then
   echo "kmeans FAILED (see $out/kmeans.log)"; cat "$out/kmeans.log"; exit 1
 fi

@@ -1,4 +1,4 @@
-// The GPU-node charging schemes seed 000 compares in Section V, side by side with its own:
+// The GPU-node charging schemes the accounting paper compares in Section V, side by side with its own:
 //
 //   SM-based           w_g = GPUs per node x SMs per GPU                        (Eq. 17)
 //   peak performance   w_g = (GPU node peak FLOP/s / CPU node peak FLOP/s) x C    (Eq. 22)

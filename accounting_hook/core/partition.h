@@ -1,6 +1,6 @@
 // A partition as the accounting model sees it: identical nodes described by their cores,
 // memory, CPU sockets and GPUs, with the thermal design powers that set the GPU weight
-// (seed 000, Eq. 15) and the optional figures the comparison models of Section V need.
+// (the accounting paper, Eq. 15) and the optional figures the comparison models of Section V need.
 #pragma once
 
 #include <string>

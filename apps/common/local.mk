@@ -5,7 +5,8 @@ apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/text_table.cpp apps/common/text_table.h \
 	apps/common/option_scanner.cpp apps/common/option_scanner.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
-	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h
+	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
+	apps/common/output_file.h
 
 # The GPU needs each app's codelets declare to the mgb policies (include/hetpu/gpu_needs.h),
 # asked for the way the scheduler asks, on StarPU with one CPU worker.

@@ -41,10 +41,10 @@ if HETPU_CUDA
 hetpu_fft2d_libs += apps/fft2d/libfft2d_cuda.a $(CUDA_LIBS)
 endif
 
-bin_PROGRAMS += apps/fft2d/fft2d
-apps_fft2d_fft2d_SOURCES = apps/fft2d/fft2d_main.cpp
-apps_fft2d_fft2d_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-apps_fft2d_fft2d_LDADD = $(hetpu_fft2d_libs)
+bin_PROGRAMS += apps/fft2d/hetpu-fft2d
+apps_fft2d_hetpu_fft2d_SOURCES = apps/fft2d/fft2d_main.cpp
+apps_fft2d_hetpu_fft2d_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_fft2d_hetpu_fft2d_LDADD = $(hetpu_fft2d_libs)
 
 # Tests: the pure cores, and the app on the CPU + OpenCL node.
 check_PROGRAMS += tests/fft2d_unit_tests

@@ -52,8 +52,8 @@ if HETPU_CUDA
 hetpu_grn_libs += apps/grn/libgrn_cuda.a $(CUDA_LIBS)
 endif
 
-bin_PROGRAMS += apps/grn/grn
-apps_grn_grn_SOURCES = apps/grn/grn_main.cpp
-apps_grn_grn_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-apps_grn_grn_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
-apps_grn_grn_LDADD = $(hetpu_grn_libs)
+bin_PROGRAMS += apps/grn/hetpu-grn
+apps_grn_hetpu_grn_SOURCES = apps/grn/grn_main.cpp
+apps_grn_hetpu_grn_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_grn_hetpu_grn_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
+apps_grn_hetpu_grn_LDADD = $(hetpu_grn_libs)

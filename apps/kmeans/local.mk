@@ -50,11 +50,11 @@ if HETPU_CUDA
 hetpu_kmeans_libs += apps/kmeans/libkmeans_cuda.a $(CUDA_LIBS)
 endif
 
-bin_PROGRAMS += apps/kmeans/kmeans
-apps_kmeans_kmeans_SOURCES = apps/kmeans/kmeans_main.cpp
-apps_kmeans_kmeans_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-apps_kmeans_kmeans_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
-apps_kmeans_kmeans_LDADD = $(hetpu_kmeans_libs)
+bin_PROGRAMS += apps/kmeans/hetpu-kmeans
+apps_kmeans_hetpu_kmeans_SOURCES = apps/kmeans/kmeans_main.cpp
+apps_kmeans_hetpu_kmeans_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_kmeans_hetpu_kmeans_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
+apps_kmeans_hetpu_kmeans_LDADD = $(hetpu_kmeans_libs)
 
 # Unit tests of the apps' pure cores (grn, kmeans, apps/common): no StarPU.
 check_PROGRAMS += tests/apps_unit_tests

@@ -42,7 +42,7 @@ if HETPU_CUDA
 hetpu_matmul_libs += apps/matmul/libmatmul_cuda.a $(CUDA_LIBS)
 endif
 
-bin_PROGRAMS += apps/matmul/matmul
-apps_matmul_matmul_SOURCES = apps/matmul/matmul_main.cpp
-apps_matmul_matmul_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-apps_matmul_matmul_LDADD = $(hetpu_matmul_libs)
+bin_PROGRAMS += apps/matmul/hetpu-matmul
+apps_matmul_hetpu_matmul_SOURCES = apps/matmul/matmul_main.cpp
+apps_matmul_hetpu_matmul_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_matmul_hetpu_matmul_LDADD = $(hetpu_matmul_libs)

@@ -11,7 +11,7 @@ set -euo pipefail
 build=${1:?usage: real_batch.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: real_batch.sh BUILD_DIR OUT_DIR}
 mkdir -p "$out"
-hetpu=$build/tools/hetpu kmeans=$build/apps/kmeans/kmeans matmul=$build/apps/matmul/matmul
+hetpu=$build/tools/hetpu kmeans=$build/apps/kmeans/hetpu-kmeans matmul=$build/apps/matmul/hetpu-matmul
 for f in "$hetpu" "$kmeans" "$matmul"; do [ -x "$f" ] || { echo "real_batch.sh: missing $f (make it first)" >&2; exit 1; }; done
 
 # The global limit would override the per-device ones (see DESIGN.md).

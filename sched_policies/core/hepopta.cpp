@@ -1,4 +1,4 @@
-// HEPOPTA following seed 001 (Algorithms 1, 2 and 8-13, with the DESIGN.md erratum for
+// HEPOPTA following the HEPOPTA paper (Algorithms 1, 2 and 8-13, with the DESIGN.md erratum for
 // Algorithm 2's leaf case), reorganised for speed without changing what is computed. The
 // paper's solution tree memoises, per node, the Pareto set of the ways to place a given
 // workload on a range of processors; here those sets are built level by level in a flat

@@ -1,4 +1,4 @@
-// HEPOPTA and HTPOPTA (seed 001): every globally Pareto-optimal workload distribution for
+// HEPOPTA and HTPOPTA: every globally Pareto-optimal workload distribution for
 // (execution time, dynamic energy) and for (execution time, total energy) from discrete,
 // arbitrarily shaped per-processor profiles.
 #pragma once

@@ -1,5 +1,5 @@
 // HPOPTA: the time-optimal workload distribution (the single-objective building block that
-// seed 001 takes from its reference [32] and uses to seed HEPOPTA's energy threshold).
+// the HEPOPTA paper takes from its reference [32] and uses to seed HEPOPTA's energy threshold).
 #pragma once
 
 #include "sched_policies/core/pareto_profiles.h"

@@ -1,4 +1,4 @@
-// The load-balanced workload distribution that seed 001 compares its Pareto fronts with:
+// The load-balanced workload distribution that the HEPOPTA paper compares its Pareto fronts with:
 // "one with the minimum difference between the execution times of processors. The number of
 // active processors in load-balanced solutions may be less than the total number of
 // processors." Pure C++, no StarPU.

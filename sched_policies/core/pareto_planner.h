@@ -1,6 +1,6 @@
 // The block planner of the hepopta/htpopta policies: one block per chosen processor, sized
 // by one point of the exact Pareto front computed from the job's calibrated profiles
-// (seed 001). Pure C++, no StarPU: the policy files only read the environment and the file.
+// (the HEPOPTA paper). Pure C++, no StarPU: the policy files only read the environment and the file.
 #pragma once
 
 #include <cstdint>

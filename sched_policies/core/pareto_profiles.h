@@ -1,5 +1,5 @@
 // Discrete per-processor profiles and workload distributions: the data model shared by
-// HPOPTA, HEPOPTA and HTPOPTA (seed 001). Pure C++17, no StarPU.
+// HPOPTA, HEPOPTA and HTPOPTA. Pure C++17, no StarPU.
 //
 // A profile is a finite set of measured points (size, time, dynamic energy). Sizes are in
 // granule units (an integer number of the application's smallest divisible block), so a

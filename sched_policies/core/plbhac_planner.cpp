@@ -293,7 +293,7 @@ uint64_t PlbhacPlanner::training_block(Pu &pu)
     }
     if (pu.training_assigned == 1 && pu.training_done == 1) {
         // The fastest PU gets 2 x_init; the others 2 x_init R, R = t_fastest / t_p, so the
-        // second training blocks end close together (DESIGN.md erratum for seed 004).
+        // second training blocks end close together (DESIGN.md erratum for the PLB-HAC paper).
         double r = pu.info.id == first_finisher_ ? 1.0 : first_finish_s_ / std::max(pu.first_training_s, 1e-12);
         // An accelerator never gets less than x_init / 2: dominated by a fixed launch
         // latency when fed tiny blocks, a smaller second point would measure only the
@@ -387,7 +387,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // with 4; a growing-advantage GPU node 1.09x and 1.05x; but with a GPU slowed 2.5x
     // mid-run (adapt_mm_m3) 1.14x with 8 steps and 1.81x with 4 (two queued quarter-job
     // blocks sized before the slowdown). So the default stays 8, like cold starts, where
-    // fewer, larger steps sized by models fitted on training sizes lost 2-8% (session 3).
+    // fewer, larger steps sized by models fitted on training sizes lost 2-8%.
     if (step_workload_ == 0) {
         unsigned steps = warm_started_ ? options_.warm_steps : options_.steps;
         // A job too short for its steps: each step costs a solve and fits (~5-15 ms) and a

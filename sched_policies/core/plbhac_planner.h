@@ -1,4 +1,4 @@
-// PLB-HAC (seed 004): profile-based load balancing for a divisible job on heterogeneous
+// PLB-HAC: profile-based load balancing for a divisible job on heterogeneous
 // processing units, as a BlockPlanner the StarPU runner and `hetpu sim` both drive.
 //
 //   training   every PU gets x_init; the first to finish gets 2 x_init, every other PU p

@@ -1,4 +1,4 @@
-// PLB-HAC's model evaluation (seed 004, "solveEquationSystem"): from each PU's fitted time
+// PLB-HAC's model evaluation ("solveEquationSystem"): from each PU's fitted time
 // curves, the block sizes of the next virtual step, so that all PUs that get work are
 // predicted to finish at the same time.
 //

@@ -2,7 +2,7 @@
 // time of one block of x elements on one PU, with its first and second derivatives.
 //
 // This is deliberately a tiny interface rather than the fitted-curve classes themselves:
-// the curve fitting (seed 004, "determineModel") lives elsewhere and may change shape
+// the curve fitting ("determineModel") lives elsewhere and may change shape
 // (linear, quadratic, x log x, ...) without touching the solver. A fitted model only has
 // to be wrapped in an adapter that implements eval().
 #pragma once

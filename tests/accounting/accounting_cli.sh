@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../cli/node_env.sh"
 examples="$here/../../accounting_hook/examples"
 tool="$HETPU_BUILDDIR/tools/hetpu"
-matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
+matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
 prog="$HETPU_BUILDDIR/tests/programs/plain_starpu"
 preload="$HETPU_BUILDDIR/.libs/libhetpu-preload.so"
 for f in "$tool" "$matmul" "$prog" "$preload"; do [ -e "$f" ] || fail "missing $f"; done

@@ -46,7 +46,7 @@ done
 # A second run on a checkpoint directory in use is refused with the holder's PID. The
 # holder is stopped (SIGSTOP) once its first version is on disk, so it holds the lock
 # for as long as the test needs, however fast or slow the machine.
-km="$HETPU_BUILDDIR/apps/kmeans/kmeans"
+km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 ck=$d/ckpt
 # The run of kmeans_restart.sh: at least 50 iterations, so it is far from done when stopped.
 "$km" --generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000 --tol 0 --max-iter 3000 \

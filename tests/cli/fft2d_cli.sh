@@ -6,7 +6,7 @@
 # worker can take all 32), so the run that must mix both implementations is a plb-hac
 # run: its planner hands each worker a training block of its own, whatever the load.
 . "$(dirname "$0")/node_env.sh"
-fft2d="$HETPU_BUILDDIR/apps/fft2d/fft2d"
+fft2d="$HETPU_BUILDDIR/apps/fft2d/hetpu-fft2d"
 [ -x "$fft2d" ] || fail "$fft2d not built"
 have_clfft=0
 grep -q '^#define HETPU_HAVE_CLFFT 1' "$HETPU_BUILDDIR/config.h" && have_clfft=1

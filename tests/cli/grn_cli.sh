@@ -6,7 +6,7 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/node_env.sh"
 
-grn="$HETPU_BUILDDIR/apps/grn/grn"
+grn="$HETPU_BUILDDIR/apps/grn/hetpu-grn"
 [ -x "$grn" ] || fail "$grn not built"
 command -v python3 >/dev/null 2>&1 || fail "python3 is needed to parse the JSON lines"
 have_opencl=0

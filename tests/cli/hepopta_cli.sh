@@ -5,8 +5,8 @@
 # split; bad settings are clear errors; fft2d runs under hepopta too.
 . "$(dirname "$0")/node_env.sh"
 tool="$HETPU_BUILDDIR/tools/hetpu"
-matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
-fft2d="$HETPU_BUILDDIR/apps/fft2d/fft2d"
+matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
+fft2d="$HETPU_BUILDDIR/apps/fft2d/hetpu-fft2d"
 grep -q '^#define HETPU_HAVE_OPENCL 1' "$HETPU_BUILDDIR/config.h" || { echo "no OpenCL codelets: skipped"; exit 77; }
 dir=$STARPU_HOME
 export HETPU_HOME="$dir/home"

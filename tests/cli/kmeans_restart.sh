@@ -8,7 +8,7 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/node_env.sh"
 
-km="$HETPU_BUILDDIR/apps/kmeans/kmeans"
+km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 [ -x "$km" ] || fail "$km not built"
 command -v python3 >/dev/null 2>&1 || fail "python3 is needed to parse the JSON lines"
 d=$STARPU_HOME

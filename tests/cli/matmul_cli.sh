@@ -6,7 +6,7 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/node_env.sh"
 
-matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
+matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
 [ -x "$matmul" ] || fail "$matmul not built"
 command -v python3 >/dev/null 2>&1 || fail "python3 is needed to parse the JSON lines (apt-get install python3; ./run installs it)"
 have_opencl=0

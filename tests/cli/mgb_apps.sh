@@ -12,10 +12,10 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/node_env.sh"
 command -v python3 >/dev/null 2>&1 || fail "python3 is needed to parse the JSON lines"
-matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
-grn="$HETPU_BUILDDIR/apps/grn/grn"
-kmeans="$HETPU_BUILDDIR/apps/kmeans/kmeans"
-fft2d="$HETPU_BUILDDIR/apps/fft2d/fft2d"
+matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
+grn="$HETPU_BUILDDIR/apps/grn/hetpu-grn"
+kmeans="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
+fft2d="$HETPU_BUILDDIR/apps/fft2d/hetpu-fft2d"
 for f in "$matmul" "$grn" "$kmeans" "$fft2d"; do [ -x "$f" ] || fail "$f not built"; done
 grep -q '^#define HETPU_HAVE_OPENCL 1' "$HETPU_BUILDDIR/config.h" || { echo "no OpenCL codelets: skipped"; exit 77; }
 

@@ -8,8 +8,8 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/mpi_env.sh"
 
-grn="$HETPU_BUILDDIR/apps/grn/grn"
-km="$HETPU_BUILDDIR/apps/kmeans/kmeans"
+grn="$HETPU_BUILDDIR/apps/grn/hetpu-grn"
+km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 [ -x "$grn" ] && [ -x "$km" ] || fail "grn or kmeans not built"
 
 for ranks in 2 3; do
@@ -57,7 +57,7 @@ if [ "$have_opencl" = 1 ]; then
 fi
 
 # fft2d stays single-node: on 2 ranks it refuses clearly instead of running two copies.
-fft="$HETPU_BUILDDIR/apps/fft2d/fft2d"
+fft="$HETPU_BUILDDIR/apps/fft2d/hetpu-fft2d"
 if [ -x "$fft" ]; then
     hetpu_mpirun -np 2 -x STARPU_SCHED=greedy "$rank_home" "$fft" -n 64 >"$STARPU_HOME/out" 2>&1 && fail "fft2d on 2 ranks must refuse"
     grep -q "runs on one node only" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "fft2d's refusal is not clear"; }

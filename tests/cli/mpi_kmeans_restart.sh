@@ -8,7 +8,7 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/mpi_env.sh"
 
-km="$HETPU_BUILDDIR/apps/kmeans/kmeans"
+km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 [ -x "$km" ] || fail "$km not built"
 command -v setsid >/dev/null 2>&1 && command -v pkill >/dev/null 2>&1 || { echo "SKIP: no setsid or pkill"; exit 77; }
 d=$STARPU_HOME

@@ -8,7 +8,7 @@ HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/mpi_env.sh"
 
-matmul="$HETPU_BUILDDIR/apps/matmul/matmul"
+matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
 [ -x "$matmul" ] || fail "$matmul not built"
 
 run_case() {  # run_case RANKS POLICY N

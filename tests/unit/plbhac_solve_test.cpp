@@ -1,4 +1,4 @@
-// PLB-HAC block-size solve (seed 004, system (3)): analytic linear split, equal finish
+// PLB-HAC block-size solve (system (3)): analytic linear split, equal finish
 // times with non-linear curves, leaving out useless PUs, granule rounding, minimum blocks,
 // and clear errors when Ipopt fails.
 #include "sched_policies/core/plbhac_rounding.h"

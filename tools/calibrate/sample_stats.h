@@ -1,4 +1,4 @@
-// When to stop repeating a measurement: seed 001's methodology (its Algorithms 5-6,
+// When to stop repeating a measurement: the HEPOPTA paper's methodology (its Algorithms 5-6,
 // MeanUsingTtest / CalAccuracy): repeat until the sample mean lies within a Student-t
 // confidence interval whose half-width is at most `precision` of the mean, with at least
 // `min_reps` and at most `max_reps` repetitions. Pure C++ (GSL's t quantile).

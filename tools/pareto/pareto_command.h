@@ -1,6 +1,6 @@
 // `hetpu pareto`: the globally Pareto-optimal workload distributions of a profile CSV
 // (HEPOPTA for dynamic energy, HTPOPTA for total energy), the load-balanced distribution
-// and seed 001's metrics, as a table or JSON, optionally plotted with gnuplot.
+// and the HEPOPTA paper's metrics, as a table or JSON, optionally plotted with gnuplot.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Seed 000, Tables II, III and IV and Fig. 1, recomputed from Table I and the benchmark
+// The accounting paper, Tables II, III and IV and Fig. 1, recomputed from Table I and the benchmark
 // ratios. Every charge must equal the printed one; every cost ratio must be the printed
 // figure at the printed precision. Three printed ratios (AMBER in II and IV, Chroma in III)
 // are the exact quotient truncated where the rest of the paper rounds (12.75 -> 12.7,

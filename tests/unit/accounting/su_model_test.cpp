@@ -1,4 +1,4 @@
-// Eq. 1, Eq. 9 (with the erratum fixed) and Eq. 15 of seed 000.
+// Eq. 1, Eq. 9 (with the erratum fixed) and Eq. 15 of the accounting paper.
 #include <gtest/gtest.h>
 
 #include <stdexcept>

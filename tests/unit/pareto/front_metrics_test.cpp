@@ -1,4 +1,4 @@
-// Seed 001's metrics on a hand-made front whose answers are worked out below.
+// The HEPOPTA paper's metrics on a hand-made front whose answers are worked out below.
 #include <gtest/gtest.h>
 
 #include "sched_policies/core/front_metrics.h"
