@@ -32,7 +32,9 @@
 #include "accounting_hook/core/run_charge.h"
 #include "accounting_hook/core/slurm_allocation.h"
 #include "accounting_hook/local_node.h"
+#include "runtime/core/finite_number.h"
 #include "runtime/mpi_gather.h"
+#include "runtime/opencl_on_cpu.h"
 #include "perfmodels/energy/energy_source.h"
 
 namespace hetpu::accounting {
@@ -183,10 +185,6 @@ RunState &state()
 
 void warn(const std::string &msg) { std::fprintf(stderr, "hetpu accounting: %s\n", msg.c_str()); }
 
-// OpenCL devices are CPUs under PoCL (STARPU_OPENCL_ON_CPUS / _ONLY_ON_CPUS): their energy
-// is CPU energy and they hold no GPU.
-bool opencl_runs_on_cpus() { return env_true("STARPU_OPENCL_ON_CPUS") || env_true("STARPU_OPENCL_ONLY_ON_CPUS"); }
-
 // The partition of the config file if one is given (a bad one is reported and the node is
 // detected instead: the run must not fail over its bill), else this node.
 void choose_partition(RunState &s, int gpus_driven)
@@ -211,10 +209,8 @@ void choose_partition(RunState &s, int gpus_driven)
         s.partition = detect_local_node(gpus_driven, starpu_get_hwloc_topology());
     }
     if (const char *g = std::getenv("HETPU_GRID_GCO2E_PER_KWH"); g && *g) {
-        char *end = nullptr;
-        double v = std::strtod(g, &end);
-        if (end != g && *end == '\0' && v >= 0)
-            s.grid_gco2e_per_kwh = v;
+        if (const std::optional<double> v = finite_number(g); v && *v >= 0)
+            s.grid_gco2e_per_kwh = *v;
         else
             warn(std::string("HETPU_GRID_GCO2E_PER_KWH='") + g + "' is not a non-negative number (gCO2e per kWh); ignored");
     }
@@ -391,7 +387,7 @@ void run_started(const char *policy_name)
         s.start = g_start_requested;
         s.policy = policy_name ? policy_name : "?";
         s.pid = getpid();
-        s.opencl_on_cpu = opencl_runs_on_cpus();
+        s.opencl_on_cpu = opencl_workers_run_on_cpu();
         s.nworkers = std::min<int>(static_cast<int>(starpu_worker_get_count()), STARPU_NMAXWORKERS);
         int gpus = 0;
         for (int w = 0; w < s.nworkers; ++w) {

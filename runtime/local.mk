@@ -7,6 +7,7 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
 	runtime/core/json_writer.cpp runtime/core/json_writer.h \
 	runtime/core/json_line.h runtime/core/trim.h \
+	runtime/core/finite_number.cpp runtime/core/finite_number.h \
 	runtime/core/gnuplot_png.cpp runtime/core/gnuplot_png.h \
 	runtime/core/cluster.cpp runtime/core/cluster.h \
 	$(hetpu_core_sources)
@@ -22,6 +23,7 @@ libhetpu_la_SOURCES = \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
 	runtime/divisible_run.cpp \
 	runtime/mpi.cpp runtime/mpi_state.h \
+	runtime/opencl_on_cpu.cpp runtime/opencl_on_cpu.h \
 	runtime/sched_lib_exports.cpp \
 	$(hetpu_policy_sources)
 libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)

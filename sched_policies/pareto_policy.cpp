@@ -15,6 +15,7 @@
 
 #include "sched_policies/core/pareto_planner.h"
 #include "sched_policies/core/profile_store.h"
+#include "runtime/core/finite_number.h"
 
 namespace hetpu {
 
@@ -89,14 +90,13 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
     if (objective == EnergyObjective::Total) {
         const char *bp = std::getenv("HETPU_BASE_POWER");
         if (bp && *bp) {
-            char *end = nullptr;
-            errno = 0;
-            options.base_power_w = std::strtod(bp, &end);
-            if (errno || *end || !std::isfinite(options.base_power_w) || options.base_power_w < 0) {
+            const std::optional<double> watts = finite_number(bp);
+            if (!watts || *watts < 0) {
                 std::fprintf(stderr, "hetpu: %s: HETPU_BASE_POWER='%s' is not a number of watts >= 0 (e.g. 90)\n",
                              policy, bp);
                 return nullptr;
             }
+            options.base_power_w = *watts;
         } else if (profiles.base_power_w >= 0) {
             options.base_power_w = profiles.base_power_w;
         } else {

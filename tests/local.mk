@@ -38,7 +38,8 @@ tests_unit_tests_SOURCES = \
 	tests/unit/curve_transfer_model_test.cpp \
 	tests/unit/plbhac_planner_test.cpp \
 	tests/unit/hdss_planner_test.cpp \
-	tests/unit/energy_source_test.cpp
+	tests/unit/energy_source_test.cpp \
+	tests/unit/finite_number_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/core (JsonWriter), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)

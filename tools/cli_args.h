@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/finite_number.h"
+
 namespace hetpu::cli {
 
 // Parses argv[0..argc) into app; throws CLI11's ParseError (CallForHelp after --help), for
@@ -42,14 +44,10 @@ inline bool parse_whole_number(const std::string &text, std::uint64_t &out)
 // A finite real number, the whole text.
 inline bool parse_real(const std::string &text, double &out)
 {
-    if (text.empty())
+    const std::optional<double> v = finite_number(text);
+    if (!v)
         return false;
-    errno = 0;
-    char *end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (errno || *end || !std::isfinite(v))
-        return false;
-    out = v;
+    out = *v;
     return true;
 }
 

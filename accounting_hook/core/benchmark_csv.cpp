@@ -1,5 +1,6 @@
 #include "accounting_hook/core/benchmark_csv.h"
 #include "runtime/core/trim.h"
+#include "runtime/core/finite_number.h"
 #include "runtime/core/input_file.h"
 
 #include <cmath>
@@ -32,15 +33,10 @@ std::vector<Benchmark> parse_benchmarks(const std::string &text, const std::stri
         first_row = false;
         if (app.empty())
             throw std::invalid_argument(where + "the application name is empty");
-        size_t used = 0;
-        double r = 0;
-        try {
-            r = std::stod(ratio, &used);
-        } catch (const std::exception &) {
-            used = 0;
-        }
-        if (used == 0 || used != ratio.size() || !std::isfinite(r))
+        const std::optional<double> parsed = finite_number(ratio);
+        if (!parsed)
             throw std::invalid_argument(where + "perf_ratio '" + ratio + "' of " + app + " is not a number");
+        const double r = *parsed;
         if (!(r > 0))
             throw std::invalid_argument(where + "perf_ratio of " + app + " must be positive (CPU nodes per GPU node)");
         out.push_back({app, r});

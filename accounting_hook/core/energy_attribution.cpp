@@ -16,7 +16,7 @@ struct DeviceSplit {
 double share(const BusyByType &b, const DeviceSplit &split, double joules)
 {
     if (split.busy > 0)
-        return joules * b.busy_s / split.busy;
+        return energy::busy_share(joules, b.busy_s, split.busy);
     return split.workers > 0 ? joules * b.workers / split.workers : 0;
 }
 

@@ -1,5 +1,6 @@
 #include "apps/common/text_table.h"
 
+#include "runtime/core/finite_number.h"
 #include "runtime/core/input_file.h"
 
 #include <cerrno>
@@ -77,18 +78,10 @@ bool looks_numeric(std::string_view field)
 
 bool parse_number(std::string_view field, double &out)
 {
-    field = trim(field);
-    if (field.empty())
+    const std::optional<double> v = finite_number(trim(field));
+    if (!v)
         return false;
-    const std::string buf(field);  // strtod needs a terminator; numerals may be long
-    char *end = nullptr;
-    errno = 0;
-    const double v = std::strtod(buf.c_str(), &end);
-    // Underflow (ERANGE with a subnormal or zero result) is still the nearest double, a
-    // value like any other; overflow gives +-HUGE_VAL, which isfinite rejects.
-    if (end != buf.c_str() + buf.size() || !std::isfinite(v))
-        return false;
-    out = v;
+    out = *v;
     return true;
 }
 

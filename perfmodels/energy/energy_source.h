@@ -74,4 +74,11 @@ EnergySelection open_energy_sources(const PowerModel &model, const char *forced 
 // drawn idle over the same time (the paper's dynamic energy, E_total - P_static * t).
 double dynamic_joules(double joules_before, double joules_after, double idle_w, double seconds);
 
+// A sensor measures a whole device and cannot tell concurrent users apart: each user's share
+// of the device's joules is its part of the device's busy time (0 when nothing was busy).
+inline double busy_share(double device_joules, double busy_s, double device_busy_s)
+{
+    return device_busy_s > 0 ? device_joules * busy_s / device_busy_s : 0.0;
+}
+
 }  // namespace hetpu::energy

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "runtime/core/json_line.h"
+#include "runtime/core/finite_number.h"
 
 namespace hetpu {
 
@@ -64,12 +65,10 @@ bool parse_double(const char *text, double lo, double hi, double &out)
 {
     if (!text || !*text)
         return true;
-    char *end = nullptr;
-    errno = 0;
-    double v = std::strtod(text, &end);
-    if (errno || *end || !std::isfinite(v) || v < lo || v > hi)
+    const std::optional<double> v = finite_number(text);
+    if (!v || *v < lo || *v > hi)
         return false;
-    out = v;
+    out = *v;
     return true;
 }
 

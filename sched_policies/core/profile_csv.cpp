@@ -1,5 +1,6 @@
 #include "sched_policies/core/profile_csv.h"
 #include "runtime/core/trim.h"
+#include "runtime/core/finite_number.h"
 #include "runtime/core/input_file.h"
 
 #include <algorithm>
@@ -81,14 +82,10 @@ bool parse_size(const std::string &text, std::uint64_t &out)
 
 bool parse_double(const std::string &text, double &out)
 {
-    if (text.empty())
+    const std::optional<double> v = finite_number(text);
+    if (!v)
         return false;
-    errno = 0;
-    char *end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    if (errno == ERANGE || *end || !std::isfinite(v))
-        return false;
-    out = v;
+    out = *v;
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sched_policies/core/front_metrics.h"
+#include "runtime/core/finite_number.h"
 
 namespace hetpu {
 
@@ -24,11 +25,9 @@ std::string parse_tradeoff(const std::string &text, Tradeoff &out)
     const std::string prefix = "slowdown<=";
     if (text.compare(0, prefix.size(), prefix) == 0 && text.size() > prefix.size() + 1 && text.back() == '%') {
         const std::string num = text.substr(prefix.size(), text.size() - prefix.size() - 1);
-        errno = 0;
-        char *end = nullptr;
-        const double v = std::strtod(num.c_str(), &end);
-        if (!errno && *end == '\0' && std::isfinite(v) && v >= 0 && num.find_first_of(" \t") == std::string::npos) {
-            out = {Tradeoff::Slowdown, v / 100.0};
+        const std::optional<double> v = finite_number(num);
+        if (v && *v >= 0) {
+            out = {Tradeoff::Slowdown, *v / 100.0};
             return "";
         }
     }

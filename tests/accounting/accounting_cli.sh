@@ -58,7 +58,7 @@ grep -q "bad.toml:4: unknown key 'gpu_tdp'" "$err" || { cat "$err"; fail "bad co
 
 # --- the hook on real runs -------------------------------------------------------------
 STARPU_SCHED=dmda "$matmul" -n 128 --block 32 --verify >"$out" 2>"$err" || { cat "$err"; fail "matmul run"; }
-grep -q "hetpu accounting: matmul (policy dmda)" "$err" || { cat "$err"; fail "no summary for matmul"; }
+grep -q "hetpu accounting: hetpu-matmul (policy dmda)" "$err" || { cat "$err"; fail "no summary for matmul"; }
 grep -q "recorded as job 1 in $HETPU_LEDGER" "$err" || { cat "$err"; fail "matmul not recorded"; }
 LD_PRELOAD=$preload STARPU_SCHED=greedy "$prog" >"$out" 2>"$err" || { cat "$err"; fail "preloaded run"; }
 grep -q "50 tasks done" "$out" || fail "preloaded program did not finish"
@@ -67,7 +67,7 @@ grep -q "50 tasks done" "$out" || fail "preloaded program did not finish"
 python3 - "$out" <<'PY' || fail "ledger rows (see above)"
 import json, sys
 jobs = [json.loads(l) for l in open(sys.argv[1])]
-assert [j["app"] for j in jobs] == ["matmul", "plain_starpu"], jobs
+assert [j["app"] for j in jobs] == ["hetpu-matmul", "plain_starpu"], jobs
 assert [j["policy"] for j in jobs] == ["dmda", "greedy"], jobs
 for j in jobs:
     assert j["su"] > 0 and j["wall_s"] > 0, j
@@ -76,11 +76,11 @@ for j in jobs:
     tasks = sum(w["tasks"] for w in j["workers"])
     assert all(w["energy_source"] for w in j["workers"]), j
     assert {w["type"] for w in j["workers"]} == {"cpu", "opencl"}, j
-    assert tasks == (4 if j["app"] == "matmul" else 50), (j["app"], tasks)
+    assert tasks == (4 if j["app"] == "hetpu-matmul" else 50), (j["app"], tasks)
 PY
-"$tool" su report >"$out" && grep -q "matmul" "$out" && grep -q "plain_starpu" "$out" && grep -q "^2 jobs" "$out" \
+"$tool" su report >"$out" && grep -q "hetpu-matmul" "$out" && grep -q "plain_starpu" "$out" && grep -q "^2 jobs" "$out" \
     || { cat "$out"; fail "su report table"; }
-"$tool" su report --by app >"$out" && grep -q "^matmul  *1 " "$out" || { cat "$out"; fail "su report --by app"; }
+"$tool" su report --by app >"$out" && grep -q "^hetpu-matmul  *1 " "$out" || { cat "$out"; fail "su report --by app"; }
 
 # A hetpu policy and a quiet run; HETPU_ACCOUNTING=0 adds nothing.
 LD_PRELOAD=$preload STARPU_SCHED=plb-hac HETPU_ACCOUNTING_QUIET=1 "$prog" >"$out" 2>"$err" || fail "plb-hac run"

@@ -21,6 +21,7 @@
 #include "apps/matmul/matmul_codelets.h"
 #include "apps/matmul/matmul_job.h"
 #include "config.h"
+#include "runtime/opencl_on_cpu.h"
 #include "runtime/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/core/pareto_planner.h"
@@ -103,23 +104,6 @@ private:
     std::unique_ptr<fft2d::Problem> problem_;
 };
 
-bool opencl_runs_on_cpu()
-{
-#ifdef HETPU_HAVE_OPENCL
-    for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
-        if (starpu_worker_get_type(static_cast<int>(w)) != STARPU_OPENCL_WORKER)
-            continue;
-        cl_device_id device;
-        starpu_opencl_get_device(starpu_worker_get_devid(static_cast<int>(w)), &device);
-        cl_device_type type = 0;
-        if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, nullptr) == CL_SUCCESS &&
-            !(type & CL_DEVICE_TYPE_CPU))
-            return false;
-    }
-#endif
-    return true;
-}
-
 // Idle power of each sensor-covered device, sampled before any work (the sensor's share
 // that is not dynamic energy).
 double idle_power(energy::EnergySource &src, energy::Device d)
@@ -150,7 +134,7 @@ int run_calibration(const Options &options)
         runner = std::move(fft);
     }
 
-    const bool ocl_on_cpu = opencl_runs_on_cpu();
+    const bool ocl_on_cpu = opencl_workers_run_on_cpu();
     const int cores = options.cores_per_socket > 0
                           ? options.cores_per_socket
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -254,7 +238,7 @@ int run_calibration(const Options &options)
                 if (energy::EnergySource *src = energy.for_device(d))
                     readings.push_back({d, src->name(), src->measured(), before[static_cast<int>(d)], src->joules(d),
                                         idle_w[static_cast<int>(d)]});
-            const std::vector<ProcessorEnergy> e = attribute_energy(runs, readings, elapsed, model, ocl_on_cpu);
+            const std::vector<ProcessorEnergy> e = attribute_repetition_energy(runs, readings, elapsed, model, ocl_on_cpu);
             for (std::size_t i = 0; i < names.size(); ++i) {
                 pt.times[i].add(runs[i].busy_s);
                 pt.energies[i].add(e[i].dynamic_j);

@@ -4,7 +4,7 @@
 
 namespace hetpu::calibrate {
 
-std::vector<ProcessorEnergy> attribute_energy(const std::vector<ProcessorRun> &runs,
+std::vector<ProcessorEnergy> attribute_repetition_energy(const std::vector<ProcessorRun> &runs,
                                               const std::vector<DeviceReading> &readings, double elapsed_s,
                                               const energy::PowerModel &model, bool opencl_on_cpu)
 {
@@ -27,7 +27,7 @@ std::vector<ProcessorEnergy> attribute_energy(const std::vector<ProcessorRun> &r
         const double dynamic = std::max(
             0.0, energy::dynamic_joules(r.joules_before, r.joules_after, r.idle_w, elapsed_s));
         for (std::size_t i : on_device)
-            out[i] = {busy_total > 0 ? dynamic * runs[i].busy_s / busy_total : 0.0, r.source};
+            out[i] = {energy::busy_share(dynamic, runs[i].busy_s, busy_total), r.source};
     }
     return out;
 }

@@ -39,7 +39,7 @@ struct ProcessorEnergy {
 // `readings`: one per device that has processors; `elapsed_s`: wall time of the repetition.
 // A processor whose device has no reading gets 0 J and source "none". Negative sensor
 // figures (noise on an idle-dominated interval) are clamped to 0.
-std::vector<ProcessorEnergy> attribute_energy(const std::vector<ProcessorRun> &runs,
+std::vector<ProcessorEnergy> attribute_repetition_energy(const std::vector<ProcessorRun> &runs,
                                               const std::vector<DeviceReading> &readings, double elapsed_s,
                                               const energy::PowerModel &model, bool opencl_on_cpu);
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/core/finite_number.h"
 #include "tools/cli_args.h"
 
 namespace hetpu::su {
@@ -45,10 +46,10 @@ std::string Options::required(const std::string &name) const
 double Options::number(const std::string &name, double min) const
 {
     const std::string text = required(name);
-    char *end = nullptr;
-    double v = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || *end != '\0' || !std::isfinite(v))
+    const std::optional<double> parsed = finite_number(text);
+    if (!parsed)
         throw UsageError("--" + name + " '" + text + "' is not a number");
+    const double v = *parsed;
     if (v < min)
     {
         char buf[32];

@@ -71,7 +71,7 @@ TEST(EnergyAttribution, ModelChargesEachProcessorItsOwnBusyTime)
                                       {energy::WorkerType::cuda, 0.5}};
     std::vector<DeviceReading> readings = {{energy::Device::cpu, "model", false, 0, 0, 0},
                                            {energy::Device::gpu, "model", false, 0, 0, 0}};
-    auto e = attribute_energy(runs, readings, 3.0, model, true);
+    auto e = attribute_repetition_energy(runs, readings, 3.0, model, true);
     EXPECT_DOUBLE_EQ(e[0].dynamic_j, 17.5 * 2.0);
     EXPECT_DOUBLE_EQ(e[1].dynamic_j, 17.5 * 1.0);
     EXPECT_DOUBLE_EQ(e[2].dynamic_j, 170.0 * 0.5);
@@ -85,14 +85,14 @@ TEST(EnergyAttribution, SensorDynamicEnergyIsSplitByBusyTime)
                                       {energy::WorkerType::cuda, 1.0}};
     // CPU package: 500 J over 4 s with 50 W idle -> 300 J dynamic, 3:1 between cpu and PoCL.
     std::vector<DeviceReading> readings = {{energy::Device::cpu, "rapl", true, 1000, 1500, 50}};
-    auto e = attribute_energy(runs, readings, 4.0, model, true);
+    auto e = attribute_repetition_energy(runs, readings, 4.0, model, true);
     EXPECT_DOUBLE_EQ(e[0].dynamic_j, 225.0);
     EXPECT_DOUBLE_EQ(e[1].dynamic_j, 75.0);
     EXPECT_EQ(e[0].source, "rapl");
     EXPECT_EQ(e[2].source, "none");  // no reading covers the GPU
     // Idle-dominated noise never gives negative energy.
     readings[0].joules_after = 1100;
-    EXPECT_EQ(attribute_energy(runs, readings, 4.0, model, true)[0].dynamic_j, 0.0);
+    EXPECT_EQ(attribute_repetition_energy(runs, readings, 4.0, model, true)[0].dynamic_j, 0.0);
 }
 
 TEST(CalibrateOptions, SizesRangesAndErrors)
