@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +65,64 @@ inline std::optional<int> parse_args(CLI::App &app, int argc, const char *const 
         return rc == 0 ? 0 : 2;
     }
     return std::nullopt;
+}
+
+// A command with subcommands (`hetpu`, `hetpu su`): each subcommand parses its own
+// arguments, so this level only picks one and hands it every argument after its name,
+// --help included.
+struct Subcommand {
+    const char *name;
+    const char *summary;
+    std::function<int(int, char **)> run;
+};
+
+// Runs the subcommand argv[0] names with argv[1..argc). `--help`, `-h` and `help` print the
+// list (exit 0); no argument prints it to stderr (exit 2); an unknown name is named (exit 2).
+inline int run_subcommand(const std::string &program, const std::string &description,
+                          const std::vector<Subcommand> &commands, int argc, char **argv)
+{
+    CLI::App app{description, program};
+    app.require_subcommand(1);
+    const Subcommand *chosen = nullptr;
+    for (const Subcommand &c : commands) {
+        CLI::App *sub = app.add_subcommand(c.name, c.summary);
+        sub->prefix_command();
+        sub->set_help_flag();
+        sub->callback([&chosen, &c] { chosen = &c; });
+    }
+    bool help = false;
+    app.add_subcommand("help", "this text")->allow_extras()->callback([&help] { help = true; });
+    // Rendered before parsing: afterwards CLI11 renders the chosen subcommand's help instead.
+    const std::string usage = app.help();
+    if (argc < 1) {
+        std::fputs(usage.c_str(), stderr);
+        return 2;
+    }
+    try {
+        parse_or_throw(app, argc, argv);
+    } catch (const CLI::CallForHelp &) {
+        help = true;
+    } catch (const CLI::ParseError &e) {
+        // CLI11 would say "a subcommand is required"; name what was typed instead.
+        if (!chosen && argv[0][0] != '-') {
+            std::fprintf(stderr, "%s: unknown command '%s' (%s --help lists them)\n", program.c_str(), argv[0],
+                         program.c_str());
+            return 2;
+        }
+        std::fprintf(stderr, "%s: %s\nRun '%s --help' for the commands.\n", program.c_str(), e.what(),
+                     program.c_str());
+        return 2;
+    }
+    if (help || !chosen) {
+        std::fputs(usage.c_str(), stdout);
+        return 0;
+    }
+    std::vector<std::string> rest = app.get_subcommands().front()->remaining();
+    std::vector<char *> args;
+    for (std::string &a : rest)
+        args.push_back(a.data());
+    args.push_back(nullptr);
+    return chosen->run(static_cast<int>(rest.size()), args.data());
 }
 
 }  // namespace hetpu::cli

@@ -12,6 +12,7 @@
 #include "accounting_hook/core/partition_config.h"
 #include "accounting_hook/core/slurm_billing.h"
 #include "accounting_hook/core/su_model.h"
+#include "tools/cli_args.h"
 #include "tools/su/su_compare.h"
 #include "tools/su/su_options.h"
 #include "tools/su/su_report.h"
@@ -22,26 +23,16 @@ namespace {
 
 using namespace hetpu::accounting;
 
-const char *usage_text =
-    "usage: hetpu su <subcommand> [options]\n"
-    "  rate    --config FILE [--partition NAME] [--json]\n"
-    "          SU per node-hour of each partition (Eq. 15) and the Slurm TRESBillingWeights\n"
-    "          that charge the same under PriorityFlags=MAX_TRES\n"
-    "  charge  --config FILE --partition NAME --nodes N --cores C --mem-gib M --gpus G --hours H [--json]\n"
-    "          the charge of one job holding C cores, M GiB and G GPUs on each of N nodes\n"
-    "  compare --config FILE --benchmarks FILE.csv [--cpu-partition NAME] [--gpu-partition NAME]\n"
-    "          [--plot FILE.png] [--max-speedup S] [--json]\n"
-    "          SM-based, peak-performance and energy-based GPU charges side by side (the paper's\n"
-    "          Tables II-IV) and which node an SU-minimising user picks as speedup varies (Fig. 1)\n"
-    "  report  [--ledger FILE] [--since DATE] [--by user|partition|app] [--json]\n"
-    "          the runs the accounting hook recorded (default ledger: $HETPU_LEDGER, else\n"
-    "          $XDG_DATA_HOME/hetpu/ledger.sqlite)\n";
+const OptionSpec config_option{"config", "FILE", "the partitions' TOML description (required)"};
+const OptionSpec json_option{"json", "", "one JSON line per result instead of a table"};
+
 
 int rate(int argc, char **argv)
 {
-    Options o(argc, argv, {"config", "partition"}, {"json"},
-              "hetpu su rate --config FILE [--partition NAME] [--json]: SU per node-hour of each partition "
-              "(Eq. 15) and the Slurm TRESBillingWeights that charge the same under PriorityFlags=MAX_TRES");
+    Options o("rate", argc, argv,
+              {config_option, {"partition", "NAME", "only this partition (default: all)"}, json_option},
+              "SU per node-hour of each partition (Eq. 15 of the accounting paper) and the Slurm "
+              "TRESBillingWeights that charge the same under PriorityFlags=MAX_TRES.");
     AccountingConfig cfg = load_accounting_config(o.required("config"));
     std::vector<Partition> shown;
     if (o.has("partition"))
@@ -81,9 +72,16 @@ int rate(int argc, char **argv)
 
 int charge(int argc, char **argv)
 {
-    Options o(argc, argv, {"config", "partition", "nodes", "cores", "mem-gib", "gpus", "hours"}, {"json"},
-              "hetpu su charge --config FILE --partition NAME --nodes N --cores C --mem-gib M --gpus G --hours H "
-              "[--json]: the charge of one job holding C cores, M GiB and G GPUs on each of N nodes");
+    Options o("charge", argc, argv,
+              {config_option,
+               {"partition", "NAME", "the partition the job ran on (required)"},
+               {"nodes", "N", "nodes held (required, >= 1)"},
+               {"cores", "C", "cores held on each node (required)"},
+               {"mem-gib", "M", "GiB of memory held on each node (required)"},
+               {"gpus", "G", "GPUs held on each node (required)"},
+               {"hours", "H", "wall time in hours (required)"},
+               json_option},
+              "The charge of one job holding C cores, M GiB and G GPUs on each of N nodes for H hours.");
     AccountingConfig cfg = load_accounting_config(o.required("config"));
     const Partition &p = cfg.choose(o.required("partition"));
     const int nodes = o.count("nodes", 1);
@@ -125,37 +123,33 @@ int charge(int argc, char **argv)
 
 int su_command(int argc, char **argv)
 {
-    if (argc < 1) {
-        std::fputs(usage_text, stderr);
-        return 2;
-    }
-    const std::string sub = argv[0];
-    try {
-        if (sub == "rate")
-            return rate(argc - 1, argv + 1);
-        if (sub == "charge")
-            return charge(argc - 1, argv + 1);
-        if (sub == "compare")
-            return compare_command(argc - 1, argv + 1);
-        if (sub == "report")
-            return report_command(argc - 1, argv + 1);
-        if (sub == "help" || sub == "--help" || sub == "-h") {
-            std::fputs(usage_text, stdout);
-            return 0;
-        }
-        std::fprintf(stderr, "hetpu su: unknown subcommand '%s'\n%s", sub.c_str(), usage_text);
-        return 2;
-    } catch (const HelpRequested &e) {
-        std::fputs(e.what(), stdout);
-        return 0;
-    } catch (const UsageError &e) {
-        std::fprintf(stderr, "hetpu su %s: %s\nRun 'hetpu su --help' for the subcommands and their options.\n",
-                     sub.c_str(), e.what());
-        return 2;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "hetpu su %s: %s\n", sub.c_str(), e.what());
-        return 1;
-    }
+    // Usage errors exit 2 with the subcommand named, other failures (a bad file) 1.
+    auto guarded = [](const char *name, int (*run)(int, char **)) {
+        return [name, run](int n, char **args) {
+            try {
+                return run(n, args);
+            } catch (const HelpRequested &e) {
+                std::fputs(e.what(), stdout);
+                return 0;
+            } catch (const UsageError &e) {
+                std::fprintf(stderr, "hetpu su %s: %s\nRun 'hetpu su %s --help' for its options.\n", name, e.what(),
+                             name);
+                return 2;
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "hetpu su %s: %s\n", name, e.what());
+                return 1;
+            }
+        };
+    };
+    return cli::run_subcommand(
+        "hetpu su", "Service units: energy-based rates and charges, charging models compared, the ledger.",
+        {{"rate", "SU per node-hour of each partition and the equivalent Slurm TRESBillingWeights",
+          guarded("rate", rate)},
+         {"charge", "the charge of one job holding cores, memory and GPUs on N nodes", guarded("charge", charge)},
+         {"compare", "SM-based, peak-performance and energy-based GPU charges side by side",
+          guarded("compare", compare_command)},
+         {"report", "the runs the accounting hook recorded in the ledger", guarded("report", report_command)}},
+        argc, argv);
 }
 
 }  // namespace hetpu::su

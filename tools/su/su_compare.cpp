@@ -97,8 +97,16 @@ void write_plot(const std::string &png, const Partition &cpu, const Partition &g
 
 int compare_command(int argc, char **argv)
 {
-    Options o(argc, argv, {"config", "benchmarks", "cpu-partition", "gpu-partition", "plot", "max-speedup"}, {"json"},
-              "hetpu su compare --config FILE --benchmarks FILE.csv [--cpu-partition NAME] [--gpu-partition NAME] [--plot FILE.png] [--max-speedup S] [--json]: SM-based, peak-performance and energy-based GPU charges side by side and which node an SU-minimising user picks as speedup varies");
+    Options o("compare", argc, argv,
+              {{"config", "FILE", "the partitions' TOML description (required)"},
+               {"benchmarks", "FILE.csv", "application,perf_ratio rows: CPU nodes that equal one GPU node (required)"},
+               {"cpu-partition", "NAME", "the CPU partition (default: the only one without GPUs)"},
+               {"gpu-partition", "NAME", "the GPU partition (default: the only one with GPUs)"},
+               {"plot", "FILE.png", "plot the cheaper node per speedup with gnuplot"},
+               {"max-speedup", "S", "the largest GPU speedup of the decision grid (default 20, >= 1)"},
+               {"json", "", "JSON lines instead of tables"}},
+              "SM-based, peak-performance and energy-based GPU charges side by side (the accounting "
+              "paper's Tables II-IV) and which node an SU-minimising user picks as speedup varies (Fig. 1).");
     AccountingConfig cfg = load_accounting_config(o.required("config"));
     std::vector<Benchmark> benchmarks = load_benchmarks(o.required("benchmarks"));
     const Partition &cpu = pick(cfg, o, "cpu-partition", false);

@@ -11,15 +11,19 @@
 
 namespace hetpu::su {
 
-Options::Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags,
-                 const std::string &usage)
+Options::Options(const std::string &command, int argc, char **argv, const std::vector<OptionSpec> &options,
+                 const std::string &description)
 {
-    CLI::App app{usage, "hetpu su"};
-    for (const std::string &name : valued)
-        app.add_option_function<std::string>("--" + name, [this, name](const std::string &v) { values_[name] = v; })
-            ->type_name("VALUE");
-    for (const std::string &name : flags)
-        app.add_flag_callback("--" + name, [this, name] { flags_.insert(name); });
+    CLI::App app{description, "hetpu su " + command};
+    for (const OptionSpec &o : options) {
+        const std::string name = o.name;
+        if (o.value.empty())
+            app.add_flag_callback("--" + name, [this, name] { flags_.insert(name); }, o.help);
+        else
+            app.add_option_function<std::string>(
+                   "--" + name, [this, name](const std::string &v) { values_[name] = v; }, o.help)
+                ->type_name(o.value);
+    }
     try {
         cli::parse_or_throw(app, argc, argv);
     } catch (const CLI::CallForHelp &) {

@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace hetpu::su {
 
@@ -22,12 +23,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// An option's name (without "--"), what its value looks like ("FILE"; empty for a flag) and
+// what it does, for --help.
+struct OptionSpec {
+    std::string name;
+    std::string value;
+    std::string help;
+};
+
 class Options {
 public:
     // Throws UsageError naming an unknown option, a missing value or a repeated option, and
-    // HelpRequested for --help. usage: the subcommand's synopsis and what it does.
-    Options(int argc, char **argv, const std::set<std::string> &valued, const std::set<std::string> &flags,
-            const std::string &usage = "");
+    // HelpRequested for --help. command: "rate", ...; description: what it does.
+    Options(const std::string &command, int argc, char **argv, const std::vector<OptionSpec> &options,
+            const std::string &description);
 
     bool has(const std::string &name) const { return values_.count(name) || flags_.count(name); }
     std::string get(const std::string &name, const std::string &fallback = "") const;

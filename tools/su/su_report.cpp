@@ -52,8 +52,12 @@ nlohmann::json job_json(const JobRecord &j)
 
 int report_command(int argc, char **argv)
 {
-    Options o(argc, argv, {"ledger", "since", "by"}, {"json"},
-              "hetpu su report [--ledger FILE] [--since DATE] [--by user|partition|app] [--json]: the runs the accounting hook recorded (default ledger: $HETPU_LEDGER, else $XDG_DATA_HOME/hetpu/ledger.sqlite)");
+    Options o("report", argc, argv,
+              {{"ledger", "FILE", "the ledger (default: $HETPU_LEDGER, else $XDG_DATA_HOME/hetpu/ledger.sqlite)"},
+               {"since", "DATE", "only runs that started on or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS])"},
+               {"by", "user|partition|app", "totals per user, partition or application"},
+               {"json", "", "JSON lines instead of a table"}},
+              "The runs the accounting hook recorded, with their service units and energy.");
     const std::string path =
         o.has("ledger") ? o.get("ledger") : default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
     const std::string since = o.get("since");
