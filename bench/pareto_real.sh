@@ -67,7 +67,7 @@ for app in matmul fft2d; do
   echo "== $app ${args[*]} under hepopta: HETPU_TRADEOFF energy / slowdown<=5% / time, $rounds interleaved rounds"
   for ((r = 0; r < rounds; r++)); do
     for t in "${tradeoffs[@]}"; do
-      STARPU_SCHED=hepopta HETPU_TRADEOFF=$t "$build/apps/$app/$app" "${args[@]}" --verify --reps 3 \
+      STARPU_SCHED=hepopta HETPU_TRADEOFF=$t "$build/apps/$app/hetpu-$app" "${args[@]}" --verify --reps 3 \
         --json /dev/stdout 2>>"$out/hepopta_stderr.txt" | grep '^{' | tail -n +2 |
         while read -r line; do printf '{"tradeoff":"%s","run":%s}\n' "$t" "$line"; done >>"$runs"
     done

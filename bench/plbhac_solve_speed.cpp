@@ -76,12 +76,17 @@ Row measure(int npu, int reps)
 int main(int argc, char **argv)
 {
     int reps = 200;
-    CLI::App app{"Time of PLB-HAC's block-size solve (Ipopt) per virtual step.", "plbhac_solve_speed"};
+    std::vector<int> pu_counts = {2, 4, 8};
+    CLI::App app{"Time of PLB-HAC's block-size solve per virtual step.", "plbhac_solve_speed"};
     app.add_option("reps", reps, "solves per case")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--pus", pu_counts, "PU counts to measure (e.g. --pus 8,64,256,1024)")
+        ->delimiter(',')
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
         return *rc;
     std::vector<Row> rows;
-    for (int npu : {2, 4, 8})
+    for (int npu : pu_counts)
         rows.push_back(measure(npu, reps));
     std::printf("%4s %11s %9s %9s %6s %6s\n", "PUs", "median_ms", "min_ms", "max_ms", "iters",
                 "solves");

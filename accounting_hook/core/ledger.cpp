@@ -3,9 +3,13 @@
 #include <sqlite3.h>
 
 #include <cctype>
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <system_error>
+#include <thread>
+
+#include <unistd.h>
 
 namespace hetpu::accounting {
 
@@ -28,13 +32,29 @@ const char *schema_sql =
     " model_energy_j REAL NOT NULL, PRIMARY KEY (job_id, worker_type));"
     "CREATE INDEX IF NOT EXISTS jobs_recorded_at ON jobs(recorded_at);";
 
+// SQLite refused a lock without waiting (see Ledger::Ledger); the failed step can be retried.
+class LedgerBusy : public LedgerError {
+public:
+    using LedgerError::LedgerError;
+};
+
+// The error of db's last call, as the type that says whether a retry can succeed.
+[[noreturn]] void throw_sqlite_error(sqlite3 *db, std::string msg = {})
+{
+    if (msg.empty())
+        msg = sqlite3_errmsg(db);
+    if ((sqlite3_errcode(db) & 0xff) == SQLITE_BUSY)
+        throw LedgerBusy(msg);
+    throw LedgerError(msg);
+}
+
 // A prepared statement that finalizes itself.
 class Statement {
 public:
     Statement(sqlite3 *db, const char *sql) : db_(db)
     {
         if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-            throw LedgerError(sqlite3_errmsg(db));
+            throw_sqlite_error(db);
     }
     ~Statement() { sqlite3_finalize(stmt_); }
     Statement(const Statement &) = delete;
@@ -73,7 +93,7 @@ public:
             return true;
         if (rc == SQLITE_DONE)
             return false;
-        throw LedgerError(sqlite3_errmsg(db_));
+        throw_sqlite_error(db_);
     }
     std::string text(int col) const
     {
@@ -88,7 +108,7 @@ private:
     void check(int rc)
     {
         if (rc != SQLITE_OK)
-            throw LedgerError(sqlite3_errmsg(db_));
+            throw_sqlite_error(db_);
     }
     sqlite3 *db_;
     sqlite3_stmt *stmt_ = nullptr;
@@ -151,6 +171,48 @@ std::string normalise_since(const std::string &since)
     return out + "Z";
 }
 
+// Reads the schema version and, for a writer, enters WAL and creates the schema. Returns
+// true for a read-only ledger (nothing to set up).
+bool Ledger::open_schema(bool read_only)
+{
+    long long version;
+    {
+        Statement v(db_, "PRAGMA user_version");  // finalized at once: WAL cannot be entered in a read
+        v.step();
+        version = v.integer(0);
+    }
+    if (version > ledger_schema_version)
+        throw LedgerError("schema version " + std::to_string(version) + " is newer than this hetpu's (" +
+                          std::to_string(ledger_schema_version) + "); use a newer hetpu or another HETPU_LEDGER");
+    if (read_only) {
+        if (version == 0)
+            throw LedgerError("not a hetpu ledger (no schema)");
+        return true;
+    }
+    // WAL lets readers (hetpu su report) run beside writers; NORMAL sync is durable against
+    // a killed process, which is what a job ledger has to survive.
+    exec("PRAGMA journal_mode=WAL");  // persistent; a no-op once the file is in WAL mode
+    exec("PRAGMA synchronous=NORMAL");
+    // Every job opens, writes one transaction and closes: a checkpoint (two fsyncs) on
+    // each close would cost more than the job's row. SQLite's auto-checkpoint (every
+    // 1000 pages) keeps the WAL bounded instead.
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    if (version == 0) {
+        // Two jobs may create the ledger at once: IMMEDIATE serialises them, IF NOT EXISTS
+        // makes the loser's pass harmless.
+        exec("BEGIN IMMEDIATE");
+        try {
+            exec(schema_sql);
+            exec(("PRAGMA user_version=" + std::to_string(ledger_schema_version)).c_str());
+            exec("COMMIT");
+        } catch (...) {
+            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+    return false;
+}
+
 Ledger::Ledger(const std::string &path, bool read_only) : path_(path)
 {
     if (!read_only) {
@@ -173,39 +235,20 @@ Ledger::Ledger(const std::string &path, bool read_only) : path_(path)
     }
     sqlite3_busy_timeout(db_, busy_timeout_ms);
     try {
-        long long version;
-        {
-            Statement v(db_, "PRAGMA user_version");  // finalized at once: WAL cannot be entered in a read
-            v.step();
-            version = v.integer(0);
-        }
-        if (version > ledger_schema_version)
-            throw LedgerError("schema version " + std::to_string(version) + " is newer than this hetpu's (" +
-                              std::to_string(ledger_schema_version) + "); use a newer hetpu or another HETPU_LEDGER");
-        if (read_only) {
-            if (version == 0)
-                throw LedgerError("not a hetpu ledger (no schema)");
-            return;
-        }
-        // WAL lets readers (hetpu su report) run beside writers; NORMAL sync is durable against
-        // a killed process, which is what a job ledger has to survive.
-        exec("PRAGMA journal_mode=WAL");  // persistent; a no-op once the file is in WAL mode
-        exec("PRAGMA synchronous=NORMAL");
-        // Every job opens, writes one transaction and closes: a checkpoint (two fsyncs) on
-        // each close would cost more than the job's row. SQLite's auto-checkpoint (every
-        // 1000 pages) keeps the WAL bounded instead.
-        sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-        if (version == 0) {
-            // Two jobs may create the ledger at once: IMMEDIATE serialises them, IF NOT EXISTS
-            // makes the loser's pass harmless.
-            exec("BEGIN IMMEDIATE");
+        // SQLite answers SQLITE_BUSY at once, without its busy handler, where waiting could
+        // deadlock: two new connections both switching the file to WAL, each holding the
+        // shared lock the other needs released. Every step below is idempotent, so the loser
+        // backs off and starts over, within the same bound as the busy timeout.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+        for (int attempt = 0;; ++attempt) {
             try {
-                exec(schema_sql);
-                exec(("PRAGMA user_version=" + std::to_string(ledger_schema_version)).c_str());
-                exec("COMMIT");
-            } catch (...) {
-                sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-                throw;
+                if (open_schema(read_only))
+                    return;
+                break;
+            } catch (const LedgerBusy &) {
+                if (std::chrono::steady_clock::now() > deadline)
+                    throw;
+                std::this_thread::sleep_for(std::chrono::milliseconds(1 + (attempt * 7 + getpid()) % 20));
             }
         }
     } catch (const LedgerError &e) {
@@ -227,9 +270,9 @@ void Ledger::exec(const char *sql) const
 {
     char *err = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-        std::string msg = err ? err : sqlite3_errmsg(db_);
+        std::string msg = err ? err : "";
         sqlite3_free(err);
-        throw LedgerError(msg);
+        throw_sqlite_error(db_, msg);
     }
 }
 

@@ -58,6 +58,7 @@ public:
 
 private:
     void exec(const char *sql) const;
+    bool open_schema(bool read_only);
     [[noreturn]] void fail(const std::string &what) const;
     std::string path_;
     sqlite3 *db_ = nullptr;

@@ -30,7 +30,7 @@ echo '{"workload": 1000000000000, "granule": 1, "units": [{"name": "u", "profile
 # --json on a full disk: every app fails and says so (the lines were once lost with exit 0).
 export STARPU_SCHED=eager
 for app in matmul fft2d grn kmeans; do
-    bin="$HETPU_BUILDDIR/apps/$app/$app"
+    bin="$HETPU_BUILDDIR/apps/$app/hetpu-$app"
     [ -x "$bin" ] || fail "$bin not built"
     case $app in
         matmul) args="-n 64 --block 32" ;;
