@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of the accounting hook (see accounting_hook.h). The hot path is the two exec
 // hooks: each touches only the calling worker's own slot (no lock, no allocation, no
 // shared cache line), so accounting costs two clock reads per task.

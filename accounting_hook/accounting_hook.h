@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The accounting hook: StarPU glue between hetpu's policy resolution (runtime/init.cpp) and
 // the pure accounting core. Every StarPU run started through hetpu_init() or the preload
 // library is charged: the resolved policy (hetpu's or a StarPU built-in) is copied with its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # accounting_hook: energy-based SU accounting (the accounting paper) — pure model, ledger, StarPU hook.
 # Appends to libhetpu_la_* (runtime/local.mk) and tools_hetpu_LDADD (tools/local.mk), so it
 # must stay included after those two in Makefile.am.

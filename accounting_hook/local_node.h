@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The partition a run is charged against when no config names one: this node, as hwloc
 // sees it. hwloc knows cores, sockets and memory but not power, so the TDPs are stated
 // assumptions that the summary prints; a site sets real figures in a partition config.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // accounting_overhead: what does the accounting hook cost per task? In one process, StarPU is
 // started R times with accounting off and R times with it on (alternating, so drift and
 // neighbours hit both alike); each start runs N tiny tasks (an empty CPU codelet, no data)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # grn and kmeans on the real CPU + OpenCL node (StarPU, PoCL) under plb-hac, dmda, eager,
 # greedy and hdss: runs interleaved (each round rotates the policy order, apps alternate)
 # so machine noise hits every policy alike; median and spread per app and policy, and the

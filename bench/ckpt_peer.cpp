@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Checkpoint load balancing across 8 GPUs (seed slides 18-20, MASCOTS'21) in simulation:
 // each GPU checkpoints a variable-size region with 128 MB of free cache; remainders go to
 // peers over NVLink or to the host. Blocking time of the local-only baseline and the greedy

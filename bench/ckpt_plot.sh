@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Plots bench/ckpt_rtm's JSON lines: restore throughput per order and mode (grouped bars).
 #   bash bench/ckpt_plot.sh results/bench/ckpt_rtm.jsonl [OUT.png]
 set -euo pipefail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // RTM-like checkpoint benchmark (the checkpointing paper): a forward pass produces a variable-size checkpoint
 // every few ms, a backward pass restores them in reverse (also sequential and irregular)
 // order with compute between restores. Reports, beside the physical floors measured in the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Benchmarks (run by `./run bench`); not installed.
 
 # hetpu + StarPU (1 CPU worker) vs direct single-threaded cblas_dgemm on the same matrices.

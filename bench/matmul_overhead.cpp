@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // matmul_overhead: what does running a GEMM through hetpu + StarPU cost compared with
 // calling BLAS directly? In one process and on the same matrices:
 //   1. cblas_dgemm on the whole problem, OpenBLAS single-threaded, best of R;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Scale-out in simulation: one planner on rank 0 for clusters of 8, 64, 256 and 1024 PUs
 # (bench/scenarios/gen_cluster_scaling.py: nodes of the invented machine types A-E, network
 # latency and bandwidth in every remote PU's transfer cost). For plb-hac, hdss and greedy:

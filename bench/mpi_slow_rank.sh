@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A real 3-rank run on this machine where one rank is much slower: ranks 0 and 1 have one
 # CPU worker (OpenBLAS), rank 2 only the PoCL OpenCL worker (CLBlast on PoCL, one thread).
 # matmul under plb-hac (one planner on rank 0) against a static even split (greedy with

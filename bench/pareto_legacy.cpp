@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The exact Pareto cores as they were before the flat-layout rewrite (hetpu commit 61768f6),
 // kept verbatim, only renamed into namespace hetpu_legacy, so that bench/pareto_speed can
 // measure the speed-up against them in the same run on the same instances. Not used

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The exact Pareto cores as they were before the flat-layout rewrite, kept only so that
 // bench/pareto_speed measures its speed-up against them in the same run (see the .cpp).
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # HEPOPTA on real profiles of the CPU + OpenCL node (StarPU, PoCL): calibrate matmul and
 # fft2d with `hetpu calibrate`, compute their Pareto fronts, the load-balanced point and the
 # paper's metrics with `hetpu pareto` (PNG fronts like the paper's Fig. 6/9), then run

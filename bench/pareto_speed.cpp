@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Speed of the exact Pareto cores (HPOPTA, HEPOPTA, HTPOPTA) on random non-monotone
 // profiles, against the previous implementation (bench/pareto_legacy.cpp) measured in the
 // same run on the same instances. Prints a human table, then one JSON line per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # PLB-HAC on the real CPU + OpenCL node (StarPU, PoCL): matmul under plb-hac, dmda, dmdas,
 # eager, greedy and hdss, interleaved so machine noise hits every policy alike; median and
 # spread per policy and the ratio of medians to dmda. Then an adaptability run: a

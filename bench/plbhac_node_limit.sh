@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # plb-hac against the real CPU + OpenCL node's physical limit (issue 15): matmul (n = 3072
 # and 4096), grn and kmeans under plb-hac, eager, ws and calibrated dmda, and each PU alone
 # (eager on the CPU worker only, eager on the OpenCL worker only) in the same interleaved

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # PLB-HAC paper experiments (Figs. 4, 5a, 6) in `hetpu sim`: every scenario in
 # bench/scenarios/ under plb-hac, hdss, greedy (fixed blocks of x_init) and the exact static
 # optimum, over several seeds. Writes under OUT_DIR:

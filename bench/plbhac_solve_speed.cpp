@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Speed of PLB-HAC's block-size solve (plbhac_solve: Ipopt on system (3), then granule
 // rounding) for 2, 4 and 8 PUs with a mix of non-linear curves. The scheduler runs this
 // once per virtual step on the first idle worker, so it must stay far below a block's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Benchmarks, run by `./run bench [SUITE...]` (default: all). Results are JSON lines and
 # plots under results/bench/, figures reported as ratios against a baseline measured in
 # the same run (the machines are shared and noisy; absolute times mean little).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ckpt_backend: build fragment (included from Makefile.am).
 
 # Pure cores: arena, region life cycle, eviction, peer balancing, manifest (no StarPU).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue for the checkpoint engine: protected handles are captured by read
 // acquisitions (starpu_data_acquire_cb, so the capture is ordered after the tasks already
 // submitted and before later writers) and restored by write acquisitions. The acquisition

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A checkpoint disk tier offered to StarPU as an out-of-core memory node
 // (struct starpu_disk_ops): StarPU can evict data from main memory into the same directory
 // (and capacity) the checkpoint tier lives in. One file per allocation, synchronous pread /

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An application outside hetpu's tree, built only from what `make install` puts in place:
  *   cc saxpy_divisible.c $(pkg-config --cflags --libs hetpu) -o saxpy_divisible
  *   STARPU_SCHED=plb-hac ./saxpy_divisible [elements]

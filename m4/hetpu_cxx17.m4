@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: LGPL-2.1-or-later
 dnl Require C++17: the pure cores use std::optional, structured bindings and if-constexpr.
 AC_DEFUN([AX_CXX_COMPILE_STDCXX_17_LOCAL], [
   AC_LANG_PUSH([C++])

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # perfmodels: energy sources (RAPL, NVML, model) in the pure core library; the online curve
 # models (perfmodels/core) are listed with the policy cores in sched_policies/local.mk.
 hetpu_core_sources += \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of the divisible-workload runner: turns the dispatcher's assignments into
 // tasks and feeds completions (timed by StarPU's profiling) back to it. All decisions
 // live in runtime/core/block_dispatcher.cpp.

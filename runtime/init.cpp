@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu_init()/hetpu_shutdown() and the policy resolution they share with the preload
 // library. StarPU's own resolution cannot be used: a known name in STARPU_SCHED beats
 // conf.sched_policy, and an unknown one silently falls back to a default policy.

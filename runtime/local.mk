@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Pure C++ cores: never include starpu.h, unit-tested without StarPU.
 noinst_LTLIBRARIES += runtime/libhetpu_core.la
 runtime_libhetpu_core_la_SOURCES = \

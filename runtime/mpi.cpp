@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu_init_mpi() and the MPI state shared by the multi-rank divisible runner. Compiled
 // in every build: without StarPU-MPI the process is rank 0 of 1 and hetpu_init_mpi()
 // says how to get MPI support.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The few MPI facts and collectives other modules of libhetpu (accounting, checkpoints)
 // need, without MPI's headers: they compile the same with or without MPI support.
 #pragma once

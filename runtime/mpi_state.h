@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What the rest of libhetpu needs to know about an MPI launch started by hetpu_init_mpi().
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu's scheduling policies, each registered by its own file at load time:
 //
 //   static struct starpu_sched_policy greedy_policy = { .init_sched = ..., .policy_name = "greedy", ... };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libhetpu-preload.so: puts an unmodified StarPU program under a hetpu policy.
 //
 //   LD_PRELOAD=libhetpu-preload.so STARPU_SCHED=greedy ./any_starpu_program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The entry points StarPU 1.4 looks up when STARPU_SCHED_LIB names a library:
 //   STARPU_SCHED_LIB=libhetpu.so STARPU_SCHED=greedy ./program
 // StarPU 1.3 ignores STARPU_SCHED_LIB; use hetpu_init() or the preload library there.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Starting StarPU under a policy chosen by name: shared by hetpu_init() and by the
 // preload library's starpu_init()/starpu_initialize() interposers.
 #pragma once

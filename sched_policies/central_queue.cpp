@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A central queue shared by all workers, each worker taking the first task it can
 // execute: the scheduling of ordinary (non-divisible) tasks for hetpu's policies. The queue
 // is ordered by starpu_task priority, highest first, and FIFO within one priority, as

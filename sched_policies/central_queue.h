@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The central queue (by priority, then FIFO) shared by hetpu's policies for ordinary tasks (see
 // central_queue.cpp). A policy file builds its ops table from it and adds its name,
 // description and block planner.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // greedy: the baseline of the PLB-HAC paper. The workload is cut into fixed-size pieces
 // and the first idle processing unit takes the next piece.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hdss: the HDSS baseline of the PLB-HAC paper for divisible jobs (adaptive phase with
 // growing blocks and least-squares weights, then decreasing weighted blocks); ordinary
 // tasks are placed as under plb-hac (central_queue.h). HETPU_HDSS_XINIT sets the first

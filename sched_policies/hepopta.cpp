@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hepopta: divisible jobs get one block per processor, sized by a point of the exact
 // Pareto front of (execution time, dynamic energy) computed by HEPOPTA from the
 // job's calibrated profiles; HETPU_TRADEOFF picks the point (pareto_policy.cpp). Ordinary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // htpopta: like hepopta, with the front of (execution time, total energy = dynamic +
 // P_S x time) computed by HTPOPTA; P_S from HETPU_BASE_POWER or the profile's
 // base_power_w (pareto_policy.cpp).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # One file per policy; each registers itself with HETPU_REGISTER_POLICY.
 hetpu_policy_sources = \
 	sched_policies/central_queue.cpp sched_policies/central_queue.h \

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Environment: HETPU_HOME (profiles under $HETPU_HOME/profiles/<job>.csv, default
 // ~/.local/share/hetpu; computed fronts kept under $HETPU_HOME/fronts, HETPU_FRONT_CACHE=0
 // to always search), HETPU_TRADEOFF (time | energy | slowdown<=X%, default

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What the hepopta and htpopta policies share: reading the job's profiles, the trade-off
 // and the base power from the environment, and the fallback when there are no profiles.
 #pragma once

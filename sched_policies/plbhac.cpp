@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // plb-hac: PLB-HAC for divisible jobs. Ordinary tasks go to the worker with
 // the earliest predicted finish when StarPU's perfmodel of their codelet is calibrated,
 // else through the central FIFO (first idle capable worker): never dropped or stranded.

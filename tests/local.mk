@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # make check: pure-core unit tests (no StarPU), integration tests on a real StarPU node
 # (1 CPU worker + 1 OpenCL worker on PoCL), and shell tests of the programs.
 AM_TESTS_ENVIRONMENT = \

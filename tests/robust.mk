@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Robustness tests (issue 18): concurrent start-up, task priorities, bad input, the
 # checkpoint directory lock. A fragment of its own so the other local.mk files stay as they are.
 

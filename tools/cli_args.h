@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Parsing a `hetpu <command>` subcommand's arguments with CLI11, the same way everywhere.
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The main demonstration: matmul on a heterogeneous node (1 CPU worker + 1 OpenCL worker)
 # under hetpu's and StarPU's policies, every run verified, then a comparison table and a
 # plot. Called by `./run demo`, which sets up the node's environment.

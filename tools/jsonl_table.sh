@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Summarize app result files (JSON lines, one object per run) as a table: per policy,
 # the best run (smallest makespan), its GFLOP/s, verification, and how the columns were
 # shared among worker types.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The simulator behind `hetpu sim`: pure C++ (no StarPU), driving the same dispatcher and
 # planners as the StarPU runner.
 noinst_LTLIBRARIES += tools/libhetpu_sim.la

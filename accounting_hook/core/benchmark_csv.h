@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The `hetpu su compare` input: rows "application,perf_ratio" (CPU nodes needed to equal one
 // GPU node). '#' starts a comment; a first row "application,perf_ratio" is a header.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The GPU-node charging schemes the accounting paper compares in Section V, side by side with its own:
 //
 //   SM-based           w_g = GPUs per node x SMs per GPU                        (Eq. 17)

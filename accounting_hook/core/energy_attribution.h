@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Turning per-worker-type busy time into energy per worker type, with the source named.
 //
 // A sensor (RAPL, NVML) measures a whole device; the hook knows how long each worker type

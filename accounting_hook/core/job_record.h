@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One charged run: what the ledger stores and `hetpu su report` reads back.
 #pragma once
 

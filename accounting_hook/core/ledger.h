@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The durable record of every charged run: an SQLite file shared by all jobs of a user (or
 // a site). Several jobs finish at once and jobs get killed, so:
 //   - WAL journal + a busy timeout: concurrent writers queue instead of failing;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A partition as the accounting model sees it: identical nodes described by their cores,
 // memory, CPU sockets and GPUs, with the thermal design powers that set the GPU weight
 // (the accounting paper, Eq. 15) and the optional figures the comparison models of Section V need.

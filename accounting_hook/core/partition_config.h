@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The accounting configuration file (TOML): one table per partition, plus optional
 // site settings.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One ledger row for a multi-rank (MPI) job: every rank charges what its own process held
 // (or, under Slurm, task 0 the whole allocation), rank 0 gathers those records and merges
 // them. Pure C++ (no MPI): the glue moves the records as the text of to_wire().

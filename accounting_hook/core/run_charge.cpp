@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "accounting_hook/core/run_charge.h"
 
 #include <algorithm>

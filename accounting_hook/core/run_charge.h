@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The charge for one finished run, and the one-screen summary that explains it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What Slurm allocated to the job this process runs in, read from the SLURM_* variables
 // that srun/sbatch export. The SU charge is for what a job holds, not what it touches,
 // so when these are present they beat the process's own usage.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Slurm's TRESBillingWeights, so a centre can put its current scheme next to this model.
 //
 //   TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=48"

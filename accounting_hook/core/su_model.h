@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The energy-based service-unit model of the accounting paper (Section IV):
 //
 //   cost(n, w, t, fc, fg, fm) = w * t * sum_{i=1..n} max(fc_i, fg_i, fm_i)        (Eq. 1)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The run record shared by the grn and kmeans apps: matmul's JSON-line keys (app, policy,
 // precision, block, planner, rep, makespan_s, gflops, verified, workers) plus each app's
 // own fields, written by a callback. Pure C++ (the StarPU glue fills WorkerRecords).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue shared by the apps: hetpu's per-job worker report as app WorkerRecords.
 #pragma once
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # apps/common: pieces the grn and kmeans apps share (text tables with line-numbered
 # errors, the JSON run record, a platform-independent generator). Pure C++.
 noinst_LTLIBRARIES += apps/common/libhetpu_apps_common.la

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The command-line walk the grn and kmeans apps share: "--name value", "--name=value" and
 // flags, checked against a table of known options, each handed to the app's own handler.
 // Pure C++, no StarPU.

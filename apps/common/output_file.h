@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Output the user asked for (--json lines, the summary on stdout) that cannot be written is
 // an error, not a silent loss: a full disk used to leave an empty --json file and exit 0,
 // because the error surfaced at fflush (unchecked) and fclose then had nothing left to fail.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The StarPU part of an app's main(): start hetpu (and StarPU), build the app's codelets,
 // run, and always tear down in the reverse order, turning every failure into a message
 // and an exit status. Header-only glue: the apps' pure cores never include it.

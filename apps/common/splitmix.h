@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // splitmix64: a tiny generator whose whole state is one 64-bit word (so a checkpoint can
 // save it) and whose sequence is the same on every platform, unlike the standard
 // library's distributions.

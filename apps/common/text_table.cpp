@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/common/text_table.h"
 
 #include "runtime/core/finite_number.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reading numeric tables from delimited text files (CSV, TSV or blank-separated), shared by
 // the grn and kmeans apps. Pure C++. Every rejected file yields one message naming the
 // file, the line (1-based, as an editor shows it) and how to fix it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The StarPU codelet of fft2d: forward 1D FFTs of a block of rows, with implementations for
 // every device kind hetpu was built with and a history-based performance model.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA implementation of the fft2d row codelet: cuFFT batched Z2Z transforms in place on
 // the worker's stream. Always compiled when nvcc is found (so toolkit breakage shows up at
 // build time); the StarPU entry points exist only when StarPU itself has CUDA, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/fft2d/fft2d_job.h"
 
 #include <hetpu/hetpu.h>

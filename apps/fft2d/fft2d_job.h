@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of one fft2d repetition: two divisible jobs named "fft2d" (the hepopta
 // policies read $HETPU_HOME/profiles/fft2d.csv for both). The row phase divides the M rows
 // (FFTs of length N); the matrix is transposed on the host; the column phase divides its N

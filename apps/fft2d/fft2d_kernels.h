@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The per-device implementations behind the fft2d row codelet. One STARPU_VECTOR buffer
  * (STARPU_RW) holding `rows` consecutive rows of complex doubles, each of `length`
  * elements; cl_arg points to the row length (uint64_t). Each transforms every row in place

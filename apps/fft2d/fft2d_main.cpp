@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // fft2d: forward 2D FFT of an M x N complex matrix, rows then columns divided into blocks
 // by hetpu. The policy comes from STARPU_SCHED:
 //   STARPU_SCHED=hepopta HETPU_TRADEOFF=energy fft2d -n 2048 --verify --json results.jsonl

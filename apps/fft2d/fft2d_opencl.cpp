@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCL implementation of the fft2d row codelet: clFFT batched 1D transforms in place on
 // the buffer StarPU placed on the worker's device. Built only with clFFT
 // (HETPU_HAVE_CLFFT). StarPU 1.3 runs OpenCL codelets synchronously, so the transform

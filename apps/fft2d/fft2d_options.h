@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Command line of the fft2d app (forward 2D FFT of an M x N complex double matrix). Pure
 // C++: parsed and unit-tested without StarPU.
 #pragma once

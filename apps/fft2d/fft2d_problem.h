@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The matrix of one fft2d run, the transposition between its two phases, and the
 // verification against one FFTW 2D transform of the whole matrix. Pure C++ (FFTW, no
 // StarPU). Storage is row-major, so the rows [offset, offset + count) are one contiguous

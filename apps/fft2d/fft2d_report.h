@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What one fft2d repetition produced and its two renderings, with the same keys as matmul's
 // (apps/matmul/matmul_report.h) so the same tools read both: the JSON line and the human
 // summary. Pure C++.

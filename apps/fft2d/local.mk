@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # fft2d: 2D FFT, rows then (after a transposition) columns divided into blocks by hetpu's
 # divisible runner. CPU: FFTW; OpenCL: clFFT; CUDA: cuFFT.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU codelet of the grn search: one block of candidate subsets scored against every
 // target. CPU (OpenMP parallel task), OpenCL and CUDA implementations share the scoring
 // code of grn_score.h and give bit-identical results.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA implementation of the grn block codelet: one thread per (target, lane) running
 // grn_lane_best() from grn_score.h (its arithmetic uses __d*_rn, so nvcc does not contract
 // it into FMA and the scores equal the CPU codelet's bit for bit). Always compiled when

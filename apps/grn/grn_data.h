@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Expression data of the grn app: reading a genes x samples table, the three-level
 // discretisation, and a generator of time series from a planted random ternary network
 // (the ground truth for precision and recall). Pure C++.

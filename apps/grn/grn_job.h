@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of one grn search: the discretised data and tables are registered once
 // (read-only, copied to each device once), each block of candidate subsets gets an output
 // buffer of its own, and the blocks' outputs are merged once the job is done.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The per-device implementations behind the grn block codelet. Buffers: the discretised
  * levels (STARPU_VECTOR of genes*samples uint8, R), m ln m (STARPU_VECTOR of doubles, R),
  * H(Y) per target (STARPU_VECTOR of genes doubles, R), and the block's output

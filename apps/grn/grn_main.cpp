@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // grn: gene regulatory network inference by exhaustive search, the candidate predictor
 // subsets divided among the processing units by hetpu under the policy in STARPU_SCHED:
 //   STARPU_SCHED=plb-hac grn --generate 200 --samples 80 --max-score 0.6 --verify

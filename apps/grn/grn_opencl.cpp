@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCL implementation of the grn block codelet: one work-item per (target, lane), each
 // running grn_lane_best() from grn_score.h, whose text is compiled into the program
 // (grn_score_cl.inc is generated from the header at build time), so the OpenCL device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Command line of the grn app. Pure C++: parsed and unit-tested without StarPU.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The GRN criterion function and the subset enumeration, written once in the subset of C
  * that C++, OpenCL C and CUDA all accept: the CPU codelet and the reference include this
  * header, the OpenCL program is built from its text (grn_score_cl.inc is generated from

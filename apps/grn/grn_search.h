@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The exhaustive search of the grn app: for every target gene, every predictor subset of
 // cardinality k scored by the criterion of grn_score.h; the lowest score (ties: lowest
 // subset rank) wins. Pure C++. The divisible elements are the C(genes, k) subsets in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # grn: gene regulatory network inference by exhaustive search; the candidate predictor
 # subsets are the divisible elements.
 

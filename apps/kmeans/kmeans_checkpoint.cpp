@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu/ckpt.h first: it wraps StarPU 1.3's starpu_disk.h for C++ (see the header).
 #include <hetpu/ckpt.h>
 #include <hetpu/mpi.h>

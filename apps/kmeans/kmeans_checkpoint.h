@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // --checkpoint-every / --restart for kmeans: the IterationState goes through hetpu's
 // checkpoint backend (include/hetpu/ckpt.h) as a protected host buffer, one version per
 // checkpointed iteration under the name "kmeans". Thin glue: the bytes are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The bytes of a kmeans checkpoint: one IterationState plus a fingerprint of the run's input,
 // in a buffer whose size depends only on k and d. Pure C++ (no StarPU), unit-tested.
 //

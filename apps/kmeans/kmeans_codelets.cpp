@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/kmeans/kmeans_codelets.h"
 
 #include <hetpu/gpu_needs.h>

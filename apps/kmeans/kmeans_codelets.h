@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU codelet of the kmeans assignment step: CPU (OpenMP parallel task), OpenCL and
 // CUDA implementations with bit-identical results, and a history-based perfmodel.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA implementation of the kmeans assignment codelet: the same two kernels as the
 // OpenCL one (labels, then the partial result summed in point order). nvcc would contract
 // a*b+c into FMA; __dmul_rn/__dadd_rn keep every operation separately rounded so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Points of a k-means run: reading (CSV/TSV text, or hetpu's binary format for large runs),
 // writing, and a generator of Gaussian blobs with known centres. Pure C++.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of one kmeans assignment pass: the points are the divisible elements; each
 // block registers its slice of the points, its slice of the labels and a partial result
 // of its own, and the partials are reduced in point order once the job is done.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The per-device implementations behind the kmeans assignment codelet. Buffers: the
  * block's points (STARPU_VECTOR of count*d doubles, R), the centroids (STARPU_VECTOR of
  * k*d doubles, R), the block's partial result (STARPU_VECTOR of k*d + k + 1 doubles:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Lloyd's k-means with greedy k-means++ initialisation. Pure C++: the assignment step is
 // a callback, so the same loop drives the StarPU run (one divisible job per pass) and the
 // straightforward serial reference the tests compare with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // kmeans: Lloyd's k-means whose assignment step runs as one divisible job per iteration,
 // under whatever policy STARPU_SCHED names:
 //   STARPU_SCHED=plb-hac kmeans --generate 200000 --dims 4 -k 8 --verify --json runs.jsonl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCL implementation of the kmeans assignment codelet: one kernel labels the points
 // (one work-item per point), a second sums the block's partial result with one work-item
 // per (cluster, dimension) sum, per cluster count and for the inertia, each looping over

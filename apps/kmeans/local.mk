@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # kmeans: Lloyd's k-means, each iteration's assignment step one divisible job over the points.
 
 # Every floating-point operation of the assignment is rounded separately (no FMA

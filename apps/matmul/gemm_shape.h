@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The GEMM dimensions of one matmul block, read once from the codelet's STARPU_MATRIX
 // buffers (A, B block, C block) for every device implementation. StarPU's matrix interface
 // calls the contiguous dimension nx (rows, column-major) and the other ny (columns).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # matmul: C = A x B, columns of B and C divided into blocks by hetpu's divisible runner.
 
 # Pure cores (options, matrices + verification, result lines): no StarPU, unit-tested.

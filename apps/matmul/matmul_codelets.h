@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU codelets of the matmul app: one per precision, three STARPU_MATRIX buffers
 // (A: R, B block: R, C block: W), implementations for every device kind hetpu was built
 // with, and a history-based performance model so that dmda and friends can calibrate.

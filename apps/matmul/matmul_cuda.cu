@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA implementation of the matmul codelets: cuBLAS GEMM on StarPU's per-worker cuBLAS
 // handle and stream. Always compiled when nvcc is found (so toolkit breakage shows up at
 // build time); the StarPU entry points exist only when StarPU itself has CUDA, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of one matmul repetition: registers A once, hands hetpu's divisible runner
 // a fill_task that registers the B and C column blocks of each block it generates, and
 // converts the runner's report into the app's RunRecord.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The per-device implementations behind the matmul codelets (StarPU codelet signature:
 // buffers are A (R), the B block (R) and the C block (W), all STARPU_MATRIX; C = A x B).
 // Each device file defines its own; matmul_codelets.cpp registers those that were built.

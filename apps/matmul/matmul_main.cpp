@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // matmul: C = A x B with the columns of B and C divided into blocks by hetpu. The policy
 // comes from STARPU_SCHED, so comparing policies is one environment variable apart:
 //   STARPU_SCHED=dmda matmul -n 4096 --verify --json results.jsonl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCL implementation of the matmul codelets: CLBlast's GEMM on the buffers StarPU has
 // placed on the worker's device. Built only when configure found CLBlast
 // (HETPU_HAVE_OPENCL). StarPU 1.3 runs OpenCL codelets synchronously (no

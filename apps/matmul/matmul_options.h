@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Command line of the matmul app (C = A x B). Pure C++: parsed and unit-tested without
 // StarPU. Every rejected input yields one message that names the problem and the fix.
 #pragma once

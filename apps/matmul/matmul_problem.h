@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The matrices of one matmul run and their verification. Pure C++ (no StarPU, no BLAS).
 //
 // Storage is column-major: A is m x k, B is k x n, C is m x n, and column j of B or C is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What one matmul repetition produced, and its two renderings: the JSON line written to
 // --json files (one object per line, read by the plotting tools) and the human summary.
 // Pure C++: the StarPU glue converts hetpu's run report into a RunRecord.

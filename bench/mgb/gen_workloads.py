@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """W1-W8 job mixes of the MGB paper (C. Chen, C. Porter, S. Pande, "Effective GPU Sharing
 Under Compiler Guidance", Table I) as `hetpu mgb-sim` scenarios, and the neural-network
 workloads of its Section V-E.

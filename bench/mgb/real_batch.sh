@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu batch` on the real two-device PoCL node (two OpenCL devices with unequal memory
 # limits, one CPU worker): a queue of kmeans and matmul jobs of different footprints run
 # under sa, cg and mgb, the jobs of one batch sharing the devices through the node-wide

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The MGB paper's evaluation (C. Chen, C. Porter, S. Pande, "Effective GPU Sharing Under
 Compiler Guidance", Section V) reproduced with `hetpu mgb-sim` on W1-W8 mixes from
 gen_workloads.py, several generator seeds:

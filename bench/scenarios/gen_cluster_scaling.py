@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Scale-out scenarios for `hetpu sim` (bench/mpi_scaling_sim.sh): matrix multiplication on
 clusters of 8, 64, 256 and 1024 PUs built from the invented machine types A-E of
 gen_scenarios.py (nodes cycle A, B, C, D, E; the last node is cut to reach the PU count),

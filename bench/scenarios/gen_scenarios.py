@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the PLB-HAC simulation scenarios (bench/scenarios/*.json) used by
 bench/plbhac_sim.sh. Run from anywhere: python3 bench/scenarios/gen_scenarios.py
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Variable-size arena allocator for one cache tier (host memory, GPU memory).
 //
 // Checkpoint regions have arbitrary sizes, so a tier is one contiguous byte range handed out

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Crash-safe file writes for the persistent tiers: a file either exists with its complete
 // contents or does not exist under its final name. The bytes go to a temporary name in the
 // same directory, are fsynced, renamed over the final name, and the directory is fsynced so

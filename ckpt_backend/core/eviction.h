@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Choosing which cached regions to drop when a tier has no free block large enough.
 //
 // Both policies work on the tier's address layout because the arena is variable-size: freeing

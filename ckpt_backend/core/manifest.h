@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Per-version manifest of a persistent tier: which regions a checkpoint version holds, their
 // sizes and xxHash (XXH3-64) checksums. A version exists on a tier exactly when its manifest
 // does; the manifest is written (durably, see durable_file.h) only after every region file of

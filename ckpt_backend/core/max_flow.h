@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dinic's max-flow, generic over the capacity type (double for the parametric search on
 // time, int64 for the whole-byte schedule). Small dense graphs: a few dozen nodes.
 #pragma once

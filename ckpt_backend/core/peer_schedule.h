@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Checkpoint load balancing across the memory nodes of one machine (seed slides 15-17, 46,
 // 49, 60-61, MASCOTS'21).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Life cycle of one checkpoint region inside one cache tier (seed slide 32: one state
 // machine for both the checkpoint and the restore direction, so a region written by a
 // checkpoint can serve a restore without a round trip through the disk).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Checkpoint backend configuration, read from TOML (key names follow VELOC's where the
 // concept is the same: scratch = node-local directory, persistent = remote/PFS directory,
 // max_versions, chksum -> checksums):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The multi-tier checkpoint engine (no StarPU): host cache arena -> node-local directory ->
 // remote directory, with background flush threads per tier boundary, restore-hint driven
 // eviction and prefetch, and crash-consistent versions on the disk tiers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hetpu checkpoint backend: asynchronous multi-tier checkpoints of StarPU data.
  *
  * The application protects its data handles (or plain host buffers), then checkpoints them

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Divisible workloads: one large data-parallel job cut into blocks whose sizes are chosen
  * at run time (the model of the PLB-HAC and HEPOPTA papers).
  *

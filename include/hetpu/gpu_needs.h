@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hetpu GPU task needs: what an accelerator task asks of a device, for the MGB policies
  * (mgb, mgb-exact, sa, cg), after C. Chen, C. Porter, S. Pande, "Effective GPU Sharing
  * Under Compiler Guidance". The policies never place a task on a device that cannot hold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* hetpu: StarPU extension modules for heterogeneous nodes.
  *
  * Start StarPU through hetpu_init() instead of starpu_init() and the policy named in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Scale-out: one hetpu job across the ranks of an MPI launch (mpirun, srun) on StarPU-MPI.
  *
  * A program started by an MPI launcher calls hetpu_init_mpi() instead of hetpu_init() on

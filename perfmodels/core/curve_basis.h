@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The candidate functions f_i of PLB-HAC's execution-time model F_p(x) = sum a_i f_i(x)
 // (paper section 3.1: x, x^2, x^3, e^x, ln x, x e^x, x ln x), plus a constant term that
 // models a fixed per-block overhead (kernel launch, task submission) that none of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Robust, weighted least-squares fit of y ~ sum_j c_j f_j(u) for one fixed set of basis
 // functions, with the leave-one-out (PRESS) error that curve_select.h uses to compare sets.
 //

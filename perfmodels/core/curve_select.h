@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Choosing which basis functions F_p uses. The paper fits the whole set by least squares;
 // with the handful of points PLB-HAC has after training (2, then one more per block) that is
 // ill-posed (7 unknowns, 2 equations), and with more points a full fit of 8 strongly

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A fitted model t(x) = sum_j c_j f_j(x / s), made safe to evaluate anywhere x >= 0.
 //
 // Scaling: s is the largest size in the fitting window, so the observed sizes map to

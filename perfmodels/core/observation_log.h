@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The measurements behind one PU's model: a bounded window of (size, seconds) points, newest
 // last, with exponential forgetting by age.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC's per-PU execution-time model F_p(x) (paper section 3.1), refined online: every
 // finished block adds a point and the curve is refitted (robust, forgetting, subset chosen
 // by leave-one-out error; see observation_log.h, curve_fit.h, curve_select.h, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC's transfer-time model G_p(x) = a1*x + a2 (paper eq. 2): a1 ~ inverse bandwidth,
 // a2 ~ latency. Fitted with the same forgetting and robust weighting as the execution model
 // (a congested link is a timing spike too), but on absolute residuals, because transfer

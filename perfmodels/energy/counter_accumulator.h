@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Turns a hardware energy counter that wraps (RAPL's energy_uj restarts at
 // max_energy_range_uj, every minute or so on a busy socket) into a monotone total.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Energy sources: one interface over RAPL (powercap sysfs), NVML (dlopen) and a model
 // (busy time x per-worker-type power) for machines without sensors. Pure C++, no StarPU:
 // the accounting hook and `hetpu calibrate` feed busy time in and read joules out, and every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A scripted energy source for tests of whatever consumes energy figures (accounting,
 // calibration): readings are set by the test, never measured.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Energy estimated from busy time when no sensor exists (CI, most laptops, PoCL): every worker
 // draws its idle power for the whole run and its active power while it runs a task. The
 // figures come from a PowerModel (TDP defaults or a partition config), and reports say

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GPU energy from NVIDIA's NVML, loaded with dlopen so hetpu neither needs the driver to build
 // nor fails without it. Uses nvmlDeviceGetTotalEnergyConsumption (mJ since driver load, Volta
 // and later); a GPU without that counter has its power (nvmlDeviceGetPowerUsage, mW)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A background thread that calls a function at a fixed period until destroyed. Sensor
 // sources use it so no counter wrap is missed and so power can be integrated when a GPU
 // has no energy counter.

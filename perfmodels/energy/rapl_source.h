@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // CPU energy from Intel/AMD RAPL through the Linux powercap sysfs tree: every package zone
 // (intel-rapl:N) plus its DRAM subzone when present, summed. Counters wrap, so a sampler
 // thread reads them often enough to see each wrap.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Cutting a divisible range [0, total) into consecutive blocks that respect the job's
 // granule and minimum block size. Pure C++, no StarPU.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The bookkeeping of a divisible run: which blocks to submit now, and to which worker,
 // so that every element is processed exactly once and every worker always has a block
 // queued behind the one it is running. Pure C++; the StarPU glue turns the returned

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What a hetpu policy plugs into the divisible-workload runner to choose block sizes
 // (and, optionally, the worker of each block). Pure C++: PLB-HAC, HEPOPTA and friends
 // implement this interface and are unit-tested without StarPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Pure pieces of the scale-out (StarPU-MPI) runner, kept free of MPI and StarPU so they
 // are unit-tested alone: how an MPI launch is recognised, how the PUs of every rank form
 // one list for one planner, and the adapter that lets a fixed-block planner (built-in

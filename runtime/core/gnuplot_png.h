@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Drawing a PNG with gnuplot, the one way every hetpu command does it: the script goes to
 // gnuplot's standard input (data inline as `$name << EOD` blocks, no temporary files), the
 // image is written beside its destination and renamed into place only when gnuplot succeeded,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reading a whole file that the user named. One place decides what a clear message is: a
 // directory opens fine with std::ifstream and reads as empty, which used to surface as
 // "not valid JSON" or "the file is empty" far from the real mistake.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One JSON-lines record from an nlohmann object. ordered_json keeps the fields in the order
 // they are added (a record reads like its schema); numbers are printed in the shortest form
 // that parses back to the same double, so a consumer can compare them exactly. Text that is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A small streaming JSON writer for the one-object-per-line result files (JSON lines).
 // Hand-written because a result line needs only objects, arrays, strings and numbers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "runtime/core/policy_catalog.h"
 
 #include <algorithm>

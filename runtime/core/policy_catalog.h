@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The list of scheduling policies a user may name in STARPU_SCHED, and the messages built
 // from it. Pure C++: the StarPU glue fills it from hetpu's registry and from
 // starpu_sched_get_predefined_policies().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Text without the given characters at either end (by default spaces, tabs and the carriage
 // return of a CRLF line), for every hand-read text format.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The least-energy distribution under a makespan cap: the shared last step of HPOPTA
 // (cap = optimal makespan) and of the minimum-energy distribution (cap = the least
 // makespan any minimum-energy distribution has). Internal to the Pareto cores.

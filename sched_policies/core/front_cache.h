@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Computed Pareto fronts kept on disk, so that every run of the same job with the same
 // calibrated profiles does not search again: the hepopta/htpopta policies pay the search
 // once per (profile file, its content, workload, objective, base power, processors).

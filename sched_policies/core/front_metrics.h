@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The figures the HEPOPTA paper reports for a Pareto front (Section 9 and the text of Fig. 6/9): the
 // two ends, how much they improve on the load-balanced distribution, and what a 5% loss in
 // one objective buys in the other. Pure C++, no StarPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/core/hdss_planner.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // HDSS (Belviranli et al., the PLB-HAC paper's baseline): two phases.
 //   adaptive    every PU processes blocks of growing size (x_init, 2 x_init, 4 x_init...,
 //               `adaptive_blocks` of them); its weight is its throughput, estimated by least

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // HEPOPTA following the HEPOPTA paper (Algorithms 1, 2 and 8-13, with the DESIGN.md erratum for
 // Algorithm 2's leaf case), reorganised for speed without changing what is computed. The
 // paper's solution tree memoises, per node, the Pareto set of the ways to place a given

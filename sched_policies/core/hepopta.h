@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // HEPOPTA and HTPOPTA: every globally Pareto-optimal workload distribution for
 // (execution time, dynamic energy) and for (execution time, total energy) from discrete,
 // arbitrarily shaped per-processor profiles.

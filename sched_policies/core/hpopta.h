@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // HPOPTA: the time-optimal workload distribution (the single-objective building block that
 // the HEPOPTA paper takes from its reference [32] and uses to seed HEPOPTA's energy threshold).
 #pragma once

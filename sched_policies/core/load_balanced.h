@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The load-balanced workload distribution that the HEPOPTA paper compares its Pareto fronts with:
 // "one with the minimum difference between the execution times of processors. The number of
 // active processors in load-balanced solutions may be less than the total number of

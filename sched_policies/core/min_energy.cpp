@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/core/min_energy.h"
 
 #include "sched_policies/core/cheapest_within.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The minimum-dynamic-energy workload distribution: the other end of the HEPOPTA front
 // from HPOPTA's time-optimal one.
 #pragma once

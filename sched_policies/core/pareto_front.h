@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reducing a set of evaluated distributions to a 2-D Pareto front: one concept shared by
 // HEPOPTA (time vs dynamic energy) and HTPOPTA (time vs total energy).
 #pragma once

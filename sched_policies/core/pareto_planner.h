@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The block planner of the hepopta/htpopta policies: one block per chosen processor, sized
 // by one point of the exact Pareto front computed from the job's calibrated profiles
 // (the HEPOPTA paper). Pure C++, no StarPU: the policy files only read the environment and the file.

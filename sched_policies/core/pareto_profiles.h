@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Discrete per-processor profiles and workload distributions: the data model shared by
 // HPOPTA, HEPOPTA and HTPOPTA. Pure C++17, no StarPU.
 //

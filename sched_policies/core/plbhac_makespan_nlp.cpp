@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/core/plbhac_makespan_nlp.h"
 
 // Ipopt 3.11's headers trigger -Wunused-parameter under -Wextra; they are not ours to fix,

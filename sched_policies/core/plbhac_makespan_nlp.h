@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The continuous core of PLB-HAC's model evaluation (system (3)), solved with
 // Ipopt as the paper does: split a workload of W elements among k PUs with time curves
 // T_p so that the predicted makespan is minimal,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC models that persist across runs: what a planner learnt about its PUs (the
 // measured points behind each execution and transfer model), saved per job name, worker
 // set and host under $HETPU_HOME/plbhac-models/, so that the next run of the same program

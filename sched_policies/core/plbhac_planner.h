@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC: profile-based load balancing for a divisible job on heterogeneous
 // processing units, as a BlockPlanner the StarPU runner and `hetpu sim` both drive.
 //

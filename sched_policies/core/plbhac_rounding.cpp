@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/core/plbhac_rounding.h"
 
 #include <algorithm>

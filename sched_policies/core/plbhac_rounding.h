@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Rounding PLB-HAC's continuous block sizes to whole granules without losing or inventing
 // work: Ipopt returns real-valued shares, StarPU needs integer blocks that are multiples of
 // the application's granule (a matrix row, a gene, ...), and the blocks of one step must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC's model evaluation ("solveEquationSystem"): from each PU's fitted time
 // curves, the block sizes of the next virtual step, so that all PUs that get work are
 // predicted to finish at the same time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The one thing the PLB-HAC block-size solve needs from a performance model: the predicted
 // time of one block of x elements on one PU, with its first and second derivatives.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/core/profile_csv.h"
 #include "runtime/core/trim.h"
 #include "runtime/core/finite_number.h"

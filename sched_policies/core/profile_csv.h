@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The profile CSV that `hetpu calibrate` writes and `hetpu pareto` and the hepopta/htpopta
 // policies read: one row per measured point,
 //

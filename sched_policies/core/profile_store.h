@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Where calibrated profiles live: $HETPU_HOME/profiles/<job>.csv, written by
 // `hetpu calibrate` and read by the hepopta/htpopta policies. Pure C++, no StarPU.
 #pragma once

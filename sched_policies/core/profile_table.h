@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dense O(1) lookup of the profiles, restricted to sizes 0..n (the paper's ReadFunc).
 // Internal to the Pareto cores: HPOPTA and HEPOPTA index it by (processor, size) in their
 // inner loops, where scanning the point lists would cost a factor m. One flat array per

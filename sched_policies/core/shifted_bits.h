@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The inner step of the subset-sum searches (HPOPTA's time limit, the load-balanced time
 // window): the partial sums reachable with one more processor are those reachable before,
 // shifted by each of its sizes. Bit s of a word vector is set when sum s is reachable.

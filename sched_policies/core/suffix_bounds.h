@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Lower bounds for the processors *after* a cell of HEPOPTA's table.
 //
 // Cell (c, s) of the table holds the Pareto set of the ways to place s granules on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Which point of a Pareto front a run uses (HETPU_TRADEOFF of the hepopta/htpopta
 // policies). Pure C++, no StarPU.
 #pragma once

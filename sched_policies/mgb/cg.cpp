@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // cg: core-to-GPU, the MGB paper's packing baseline: tasks go round robin to the devices,
 // at most HETPU_CG_RATIO (default 2) at a time on each, blind to memory: co-located tasks
 // may together exceed a device (the paper's crashes; under StarPU, eviction stalls). Like

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCL exposes no warp or SM limits the way CUDA does. An OpenCL device is described with
 // its compute units as SMs, CUDA's usual per-SM limits (64 warps of 32, 32 blocks), and its
 // local memory per compute unit as shared memory: the same order of magnitude as the GPUs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The accelerators of the running StarPU, as MGB devices: one per accelerator memory node
 // (CUDA or OpenCL), with the workers that run on it, a key that names the same physical
 // device in every process of the node, and its GpuSpec.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The needs declared through include/hetpu/gpu_needs.h. Codelets and tasks are the
 // application's structs, which hetpu must not extend, so the declarations live in two maps
 // keyed by their addresses. A per-task entry is consumed when the task is scheduled (its

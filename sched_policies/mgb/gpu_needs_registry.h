@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The scheduler's side of include/hetpu/gpu_needs.h.
 #pragma once
 

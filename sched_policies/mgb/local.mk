@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # MGB's StarPU policies (mgb, mgb-exact, sa, cg): thin glue over sched_policies/mgb/core,
 # the needs API (include/hetpu/gpu_needs.h) and device discovery.
 libhetpu_la_SOURCES += \

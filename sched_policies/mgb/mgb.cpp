@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // mgb: MGB's Alg. 3 (Chen, Porter, Pande, "Effective GPU Sharing Under Compiler Guidance",
 // with the erratum in the design notes): memory is a hard constraint, compute a soft one; an
 // accelerator task goes to the memory-feasible device with the fewest warps in use. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // mgb-exact: MGB's Alg. 2: emulates the hardware's round-robin placement of thread blocks on
 // SMs; memory and compute are both hard constraints, so co-located kernels never
 // oversubscribe a device (least kernel slowdown), at the price of tasks waiting longer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // See mgb_scheduler.h. Locking: one policy mutex guards the scheduler's state; the Ledger's
 // own lock (a process-shared mutex with the arbiter) is taken inside it, never the other
 // way round, and StarPU is never called with the Ledger locked. Workers are woken after

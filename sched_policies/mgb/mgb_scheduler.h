@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The StarPU side of MGB GPU packing, shared by the mgb, mgb-exact, sa and cg policies:
 // they differ only in the placement Algorithm of the pure core (sched_policies/mgb/core).
 //

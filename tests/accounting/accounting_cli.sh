@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Accounting end to end: `hetpu su` on the paper's Table I system, and the hook charging
 # real runs on the test node (1 CPU + 1 OpenCL worker on PoCL) into a private ledger —
 # matmul (hetpu_init) and an unmodified StarPU program (preload library), under dmda and

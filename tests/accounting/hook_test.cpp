@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The accounting hook on a real StarPU node (1 CPU + 1 OpenCL worker via PoCL): the wrapped
 // policy's own exec hooks still run once per task, every task is counted, busy time is
 // positive, and HETPU_ACCOUNTING=0 leaves the policy alone and the ledger empty.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The C API on a real StarPU node (1 CPU worker + 1 OpenCL worker with its own memory node):
 // captures are ordered with the tasks around them, restores reach the device copies.
 #include <hetpu/ckpt.h>

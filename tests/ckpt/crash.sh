@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Kill a checkpointing process with SIGKILL at random moments, 30 times; after each kill the
 # newest complete version must restore with verified checksums and never be older than a
 # version the writer was told is durable.

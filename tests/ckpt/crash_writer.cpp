@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Crash-consistency test program (driven by crash.sh).
 //   crash_writer write DIR   resume from the latest version and checkpoint forever; after
 //                            every 4th version, wait until it is durable on the local tier

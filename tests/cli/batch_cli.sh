@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu batch`: a job that fails, one that hangs past the timeout, one that crashes (a
 # signal), ones that succeed; N at a time; the job's whole process group ends with it.
 # Nothing here depends on timing luck: the timeout only has to outlast `true` and `echo`.

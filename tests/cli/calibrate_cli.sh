@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu calibrate` on the heterogeneous test node: matmul and fft2d profiles for every
 # worker, written under $HETPU_HOME/profiles/, naming the energy source of each point (the
 # model here: no sensor), readable by `hetpu pareto`; bad options are clear errors.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Five threads of an unmodified StarPU program call starpu_init() at once, 100 rounds,
 # under libhetpu-preload.so: every round must run the policy named in STARPU_SCHED (it
 # once fell back to StarPU's lws in about half of the rounds), for a hetpu policy and a

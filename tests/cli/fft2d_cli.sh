@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The fft2d app on the heterogeneous test node: verified against FFTW's 2D transform on the
 # CPU worker alone, on the OpenCL (clFFT) worker alone (so the two implementations agree
 # with the same reference to 1e-10 relative), and on both under greedy with JSON lines.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The grn app end to end on the heterogeneous test node (1 CPU + 1 OpenCL worker on PoCL):
 # recovery of a planted network, scores identical to the serial reference on the mixed,
 # CPU-only and OpenCL-only nodes, input round trip, and line-numbered errors.

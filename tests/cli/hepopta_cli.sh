@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The hepopta and htpopta policies on the heterogeneous test node: matmul's blocks follow
 # the point of the front `hetpu pareto` computes from the same profiles for each
 # HETPU_TRADEOFF; without profiles the policy says so and falls back to a load-balanced

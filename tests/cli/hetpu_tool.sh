@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 . "$(dirname "$0")/node_env.sh"
 tool="$HETPU_BUILDDIR/tools/hetpu"
 "$tool" policies >"$STARPU_HOME/out" || fail "hetpu policies failed"

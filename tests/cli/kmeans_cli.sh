@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The kmeans app end to end on the heterogeneous test node (1 CPU + 1 OpenCL worker on
 # PoCL): runs that match the serial reference under fixed-block policies and plb-hac,
 # bit-identical results from the CPU-only and OpenCL-only nodes, the binary format, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # kmeans --checkpoint-every / --restart on the heterogeneous test node (1 CPU + 1 OpenCL
 # worker on PoCL): a run checkpointing every iteration is killed with SIGKILL once a
 # checkpoint has reached the directory, restarted with --restart, and must end with the

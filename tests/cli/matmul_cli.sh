@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The matmul app end to end on the heterogeneous test node (1 CPU + 1 OpenCL worker on
 # PoCL): verified runs under greedy, dmda and eager with JSON lines that parse and show
 # both worker kinds at work, and clear failures for bad input and unknown policies.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The four apps (matmul, grn, kmeans, fft2d) under the MGB policies, each run verified by
 # the app itself (--verify, "verified": true in its JSON line):
 #   1. mgb on the CPU + OpenCL test node (1 CPU worker + 1 PoCL device);

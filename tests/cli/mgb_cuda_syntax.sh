@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Debian's StarPU has no CUDA workers, so the MGB glue's `#ifdef STARPU_USE_CUDA` paths
 # (SM counts, per-SM limits and PCI bus ids from cudaDeviceProp) are compiled by nobody in
 # a normal build. Compile them here against the CUDA toolkit's headers, as a StarPU built

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # MGB on a real heterogeneous node: two OpenCL devices (PoCL) with unequal memory limits and
 # one CPU worker. Tasks of 12 MiB overflow the 8 MiB device: the mgb policies must never
 # place one there, and must complete with verified results, through hetpu_init() and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu mgb status|reset` when no arbiter segment exists (a unique name, so a real arbiter
 # of the user running the tests is never looked at or removed).
 . "$(dirname "$0")/node_env.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu models` and `hetpu sim --models` end to end: a first simulated run trains and saves
 # its models, a second starts from them (no training), `list`/`show` describe them, a
 # corrupt file is ignored with a warning (the run trains and rewrites it), `clear` removes.

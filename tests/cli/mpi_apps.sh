@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # grn and kmeans over 2 and 3 MPI ranks and over heterogeneous ranks (MPMD, one with the
 # PoCL OpenCL worker), verified on rank 0 against their serial references under plb-hac,
 # hdss and greedy: one JSON line, every rank ran blocks.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the multi-rank shell tests: skips (77) without MPI support or mpirun, and
 # defines hetpu_mpirun, which launches ranks on this one machine the way that works here:
 # oversubscribed, unbound (bound ranks hung with 4 ranks), StarPU's workers unbound too,

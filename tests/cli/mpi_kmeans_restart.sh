@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # kmeans checkpoints on 3 MPI ranks: each rank checkpoints into <dir>/rank<r>, rank 0 writes
 # the global record once a version is durable on every rank. The whole mpirun (launcher
 # and ranks) is killed with SIGKILL mid-run; --restart on 3 ranks resumes from the global

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # matmul over 2 and 3 MPI ranks on this machine: one planner on rank 0, blocks run on every
 # rank, results verified on rank 0 against the reference product, one JSON line with
 # "ranks" and each worker's rank and host. Also heterogeneous ranks (an MPMD launch whose

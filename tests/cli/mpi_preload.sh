@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # An unmodified StarPU-MPI program (starpu_mpi_init_conf, linked against StarPU-MPI only)
 # runs on 2 ranks under LD_PRELOAD=libhetpu-preload.so with a hetpu policy on every rank;
 # ranks asking for different policies stop the job with a message naming them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the shell tests: the heterogeneous test node (1 CPU worker + 1 OpenCL worker
 # on PoCL), a private StarPU home, and the build directory.
 : "${HETPU_BUILDDIR:?HETPU_BUILDDIR must point at the build directory}"

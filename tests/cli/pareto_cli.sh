@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu pareto` end to end: table and JSON output on a small CSV, total energy with a base
 # power, the PNG plot, and one clear error (with the line number) per kind of bad input.
 . "$(dirname "$0")/node_env.sh"

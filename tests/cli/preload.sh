@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # An unmodified StarPU program (linked against StarPU only) runs under a hetpu policy
 # through LD_PRELOAD=libhetpu-preload.so.
 . "$(dirname "$0")/node_env.sh"

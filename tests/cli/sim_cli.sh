@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu sim` end to end: JSON output for greedy and optimum on a small scenario, the
 # optimum never worse than greedy, and clear errors for bad scenarios and options.
 . "$(dirname "$0")/node_env.sh"

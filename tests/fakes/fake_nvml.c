@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A stand-in for libnvidia-ml.so.1 so the NVML source is tested on machines without a GPU.
  * Two GPUs. FAKE_NVML_MODE=counter (default): each GPU's energy counter starts at 5000 mJ and
  * rises 1000 mJ per read. FAKE_NVML_MODE=power: no energy counter, constant 250 W draw. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan, the parsers' sources
 # compiled in, so they are instrumented too) and runs each for SECONDS: first over the seed
 # corpus and the regression inputs (tests/fuzz/<target>/), then fuzzing from them.

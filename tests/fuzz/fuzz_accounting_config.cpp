@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: the accounting hook's partition config (TOML), its benchmarks CSV and
 // Slurm's TRESBillingWeights. ConfigError and std::invalid_argument are their documented errors.
 #include <cstdint>

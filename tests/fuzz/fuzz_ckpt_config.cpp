@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: the checkpoint backend's TOML config and its size strings. Both return
 // an error code with a message; no exception may escape (the C API promises 0 or -errno).
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: checkpoint manifests read back from disk (a torn or foreign file must be
 // refused with a message) and kmeans checkpoint headers.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: the calibrated profiles read by hepopta/htpopta and `hetpu pareto`.
 // ProfileCsvError and InvalidProfileError are the documented errors.
 #include <cstdint>

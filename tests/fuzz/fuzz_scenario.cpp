@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: `hetpu sim` scenarios (JSON). A ScenarioError is the clear error the
 // tool prints; any other exception escaping is a finding (6e666 once aborted the tool).
 #include <cstdint>

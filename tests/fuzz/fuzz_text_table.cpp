@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: the apps' delimited numeric tables (kmeans points, grn expression
 // matrices), with and without row names. The parser reports through its return value only.
 #include <cstdint>

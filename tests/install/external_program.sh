@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # make installcheck: an application outside the tree, built from the installed headers and
 # libraries through pkg-config alone (`pkg-config --cflags --libs hetpu`), runs under
 # plb-hac and computes the right answer. Also checks hetpu-ckpt.pc and that the programs

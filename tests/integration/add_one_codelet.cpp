@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tests/integration/add_one_codelet.h"
 
 #include "config.h"

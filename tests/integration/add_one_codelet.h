@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A test codelet with CPU and OpenCL implementations: y[i] += 1 on a vector block.
 // Processing a block twice (or never) leaves a value other than 1 behind, so a run
 // that covers every element exactly once is easy to check.

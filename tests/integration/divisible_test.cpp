@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu_divisible_run() on a real StarPU node (1 CPU + 1 OpenCL worker via PoCL).
 #include <hetpu/divisible.h>
 #include <hetpu/hetpu.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu_init() policy resolution on a real StarPU node (1 CPU + 1 OpenCL worker via PoCL).
 #include <hetpu/hetpu.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The MGB policies (mgb, mgb-exact, sa, cg) on the test node (1 CPU worker + 1 OpenCL
 // worker on PoCL): ordinary tasks of every kind run exactly once, divisible jobs run with
 // fixed blocks, a task too large for the device runs on the CPU, and the needs API.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Ordinary (non-divisible) tasks under hetpu's policies: with and without a StarPU
 // performance model, every task runs exactly once and the program never hangs; queued
 // tasks run by priority, FIFO within one priority.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Several threads of an unmodified StarPU program call starpu_init() at the same instant
  * (StarPU allows it and counts the calls), repeatedly. Run under libhetpu-preload.so, every
  * round must start StarPU under the policy named in STARPU_SCHED; the program prints how

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An ordinary StarPU program whose OpenCL tasks each need a large vector on the device:
  * on a node where one device is smaller than a task, StarPU's own policies may put a task
  * there and retry eviction forever. The MGB tests run it under mgb, mgb-exact, sa, cg and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An ordinary StarPU program that knows nothing about hetpu: it is linked against StarPU
  * only. The preload test runs it under LD_PRELOAD=libhetpu-preload.so to show that any
  * StarPU program can be put under a hetpu policy by name. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An ordinary StarPU-MPI program that knows nothing about hetpu (linked against StarPU-MPI
  * only): every rank runs a few tasks and rank 1 sends a vector to rank 0. The preload test
  * runs it on 2 ranks under LD_PRELOAD=libhetpu-preload.so. */

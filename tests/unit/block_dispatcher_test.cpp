@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "runtime/core/block_dispatcher.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The pure parts of the multi-rank runner: recognising an MPI launch, one PU list for the
 // planner, and the adapter that gives fixed-block planners a PU per block so that every
 // rank is guaranteed blocks.

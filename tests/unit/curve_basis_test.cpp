@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The basis functions and their derivatives (the solver's exact derivatives rest on them).
 #include "perfmodels/core/curve_basis.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // OnlineTimeModel as the scheduler uses it: timing spikes, a PU that slows down, exact
 // derivatives for the solver, safe extrapolation, and rejected input.
 #include "perfmodels/core/online_model.h"

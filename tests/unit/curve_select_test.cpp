@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Fitting and subset selection on their own: known curves are recovered, the subset stays
 // small when points are few, and the number of terms never outruns the distinct sizes.
 #include "perfmodels/core/curve_select.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // LinearTransferModel: G_p(x) = a1*x + a2 with zero-time transfers, spikes and bad input.
 #include "perfmodels/core/transfer_model.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Energy sources: counter wrap-around, RAPL over a fake powercap tree, NVML through a fake
 // libnvidia-ml (counter and power-integration paths), the model's arithmetic, and the
 // selection rules of HETPU_ENERGY.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // HDSS baseline (Belviranli et al., as the PLB-HAC paper implements it): adaptive phase of
 // doubling blocks, one synchronisation, least-squares weights, decreasing weighted
 // completion blocks. Scripted measurements, no StarPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The matmul command line: valid forms parse to the right values, and every bad input is
 // rejected with a message that names the offending option or value.
 #include "apps/matmul/matmul_options.h"

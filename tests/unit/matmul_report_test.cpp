@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The matmul result line: one JSON object with the documented fields, "verified" null
 // when not checked, and GFLOP/s computed as 2*m*n*k / makespan.
 #include "apps/matmul/matmul_report.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Verification of C = A x B: a correct product passes in both precisions, and wrong
 // results are caught: NaN (never computed) entries and columns always, a wrong column
 // always (every column is sampled), a single wrong entry whenever its row is checked.

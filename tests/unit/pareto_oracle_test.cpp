@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // HPOPTA / min-energy / HEPOPTA / HTPOPTA against two oracles written independently of the cores:
 //  * an exhaustive enumerator of every distribution (small instances), and
 //  * a forward dynamic programme over (processor prefix, partial sum) that keeps the full

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC models that persist across runs (sched_policies/core/plbhac_model_store.h): round
 // trip, files that must be ignored (corrupt, other version, other key), atomic writes under
 // concurrent writers, and a second simulated run that starts from the first run's models.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC planner (sections 3.1-3.3 and Algorithm 1; DESIGN.md erratum for the
 // training ratio) on scripted measurements: the planner is driven directly with chosen
 // BlockDone timings, or through the simulator with noise-free or seeded units. No StarPU,

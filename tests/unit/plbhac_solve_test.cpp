@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC block-size solve (system (3)): analytic linear split, equal finish
 // times with non-linear curves, leaving out useless PUs, granule rounding, minimum blocks,
 // and clear errors when Ipopt fails.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The simulator behind `hetpu sim`: scenario parsing, unit timing, the exact static
 // optimum (checked against brute force), and event-driven runs with known answers.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A queue of independent shell commands run N at a time, like the worker pool of the MGB
 // paper's evaluation (C. Chen, C. Porter, S. Pande, "Effective GPU Sharing Under Compiler
 // Guidance", Section V-A): every job is queued at t = 0, each worker takes the next one.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu batch` (tools/batch/): a queue of shell commands run N at a time, with per-job
 # timeout (process-group kill), exit status, crash and timing records. No StarPU.
 noinst_LTLIBRARIES += tools/libhetpu_batch.la

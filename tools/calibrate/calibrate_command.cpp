@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu calibrate`: the StarPU side. Every worker that can run the app's codelet gets one
 // block of the same size at the same time (a divisible job of size x times the workers,
 // cut by a planner that hands each worker x), StarPU's profiling gives each block's

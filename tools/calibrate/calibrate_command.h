@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu calibrate`: time and dynamic-energy profiles of an app's codelet on every worker,
 // written as the CSV `hetpu pareto` and the hepopta/htpopta policies read.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Command line of `hetpu calibrate`. Pure C++.
 #pragma once
 

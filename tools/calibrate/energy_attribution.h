@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dynamic energy of each abstract processor in one calibration repetition, where all the
 // processors ran one block concurrently (the paper's methodology, so contention is in the
 // figures). Pure C++.

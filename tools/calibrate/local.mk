@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu calibrate` (tools/calibrate/): pure cores (statistics, energy attribution, options,
 # CSV writer) and the StarPU glue driving the apps' codelets.
 noinst_LTLIBRARIES += tools/libhetpu_calibrate_core.la

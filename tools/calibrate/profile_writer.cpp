@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/calibrate/profile_writer.h"
 
 #include <cerrno>

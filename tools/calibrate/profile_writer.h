@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The profile CSV `hetpu calibrate` writes (read by profile_csv.h): comment lines saying
 // how it was made, "# base_power_w=" (P_S for HTPOPTA), then
 // processor,size,time_s,energy_j,energy_source,reps,time_rel_ci,energy_rel_ci. Pure C++.

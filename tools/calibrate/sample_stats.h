@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // When to stop repeating a measurement: the HEPOPTA paper's methodology (its Algorithms 5-6,
 // MeanUsingTtest / CalAccuracy): repeat until the sample mean lies within a Student-t
 // confidence interval whose half-width is at most `precision` of the mean, with at least

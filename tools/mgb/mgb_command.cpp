@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu mgb status|reset`: what the node-wide MGB arbiter holds, read from its shared
 // segment under its lock (a consistent snapshot), without registering as a user of it.
 #include "tools/mgb/mgb_command.h"

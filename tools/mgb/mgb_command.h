@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu mgb`: the node-wide MGB arbiter from the command line.
 //
 //   hetpu mgb status [--json] [--arbiter NAME]   devices, reservations and processes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu mgb-sim` (tools/mgb_sim/): a batch of GPU jobs on a simulated node, placed by the
 # MGB core itself (sched_policies/mgb/core), no StarPU. Linked into tools/hetpu.
 noinst_LTLIBRARIES += tools/libhetpu_mgb_sim.la

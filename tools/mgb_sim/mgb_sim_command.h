@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu mgb-sim`: a batch of GPU jobs on a simulated node under sa, cg, mgb, mgb-exact or
 // schedgpu, driven by the MGB core (see simulator.h for the model).
 #pragma once

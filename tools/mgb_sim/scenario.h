@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A batch of GPU jobs on one node, for `hetpu mgb-sim` (the evaluation setting of C. Chen,
 // C. Porter, S. Pande, "Effective GPU Sharing Under Compiler Guidance", Section V): GPUs, a
 // pool of workers, and jobs all queued at t = 0. Read from JSON:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Discrete-event simulation of a batch of GPU jobs on one node under a placement policy,
 // driven by the very MGB core the StarPU policies use (sched_policies/mgb/core: the Ledger's
 // ledger_place / ledger_release and the WaitQueue). Nothing here re-implements Alg. 2, Alg. 3,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu models`: the PLB-HAC models saved across runs (sched_policies/core/plbhac_model_store.h).
 //
 //   hetpu models list  [--home DIR] [--json]        one line per saved job/worker set/host

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu pareto` (tools/pareto/) and the tests of the Pareto tooling: the profile CSV, the
 # load-balanced distribution, the paper's metrics, the trade-off choice and the planner of
 # the hepopta/htpopta policies (cores in sched_policies/core/).

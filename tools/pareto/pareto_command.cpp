@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/pareto/pareto_command.h"
 
 #include <algorithm>

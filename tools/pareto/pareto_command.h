@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu pareto`: the globally Pareto-optimal workload distributions of a profile CSV
 // (HEPOPTA for dynamic energy, HTPOPTA for total energy), the load-balanced distribution
 // and the HEPOPTA paper's metrics, as a table or JSON, optionally plotted with gnuplot.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The paper's "Optimum" line: the best static distribution, one block per unit (possibly
 // empty), with no overheads, noise or slowdown. Exact at granule resolution.
 #pragma once

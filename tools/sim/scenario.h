@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A simulated machine for `hetpu sim`: processing units described by measured-looking
 // time curves, transfer costs, noise and slowdowns, read from a JSON scenario:
 //

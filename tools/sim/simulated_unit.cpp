@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/sim/simulated_unit.h"
 
 #include <algorithm>

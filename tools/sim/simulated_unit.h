@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // How long a simulated processing unit takes for a block, from its scenario description.
 #pragma once
 

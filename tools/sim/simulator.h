@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Discrete-event simulation of a divisible run: the same BlockDispatcher and planners the
 // StarPU runner uses, driving simulated units instead of StarPU workers. Lets the papers'
 // multi-machine experiments be reproduced at any scale, deterministically for a seed.

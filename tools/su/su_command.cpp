@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu su` dispatch plus the two small subcommands, rate and charge. compare and report
 // live in their own files.
 #include "tools/su/su_command.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu su`: the accounting model from the command line.
 //
 //   hetpu su rate    --config FILE [--partition NAME] [--json]

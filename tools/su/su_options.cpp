@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/su/su_options.h"
 
 #include <CLI/CLI.hpp>

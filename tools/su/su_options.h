@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Option parsing shared by the `hetpu su` subcommands, on CLI11: "--name value" or
 // "--name=value" pairs and "--flag"s, each subcommand naming the ones it accepts, so a typo is
 // an error rather than ignored. Values stay text until the subcommand asks for them as what

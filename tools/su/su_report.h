@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `hetpu su report`: what the ledger holds, per job or totalled by user, partition or app.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The arbiter's JSON-lines trace (see grant_trace.h).
 #include "sched_policies/mgb/arbiter/grant_trace.h"
 

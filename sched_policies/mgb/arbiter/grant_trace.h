@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A trace of the arbiter's decisions: one JSON object per line (HETPU_MGB_TRACE=path), for
 // plots of node-wide device occupancy over time and for checking that no device was ever
 // overcommitted. Several processes may append to the same file: it is opened with

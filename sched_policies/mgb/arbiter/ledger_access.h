@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Where a process's MGB Ledger lives: in its own memory (LocalLedger) or in the node-wide
 // arbiter's shared memory (NodeArbiter, node_arbiter.h). The policies see only this
 // interface, so placement code is the same whether or not processes share devices.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The node-wide MGB arbiter (POSIX shared memory, robust mutex) and the process-local
 # ledger behind the same interface, plus the grant trace (HETPU_MGB_TRACE). No StarPU.
 noinst_LTLIBRARIES += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The node-wide MGB arbiter: a Ledger in POSIX shared memory under a process-shared robust
 // mutex (see node_arbiter.h for the contract).
 //

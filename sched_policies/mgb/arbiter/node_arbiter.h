@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The node-wide MGB arbiter: one Ledger in a POSIX shared-memory segment that every hetpu
 // process of the same user on the node maps, guarded by a process-shared robust mutex.
 // A process killed while holding the mutex (even by SIGKILL) never deadlocks the others:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // MGB's placement state and algorithms. Everything here runs under the caller's lock (a
 // process-shared mutex when the Ledger is in the arbiter's segment): no allocation, no
 // exceptions, bounded loops, and every mutation is a plain store into the POD Ledger.

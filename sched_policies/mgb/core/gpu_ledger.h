@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The node's accelerators and every task placed on them: MGB's scheduler state
 // (Chen, Porter, Pande, "Effective GPU Sharing Under Compiler Guidance", Alg. 2 and 3) and
 // the two baselines the paper compares against (SA, CG).

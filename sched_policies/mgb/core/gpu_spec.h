@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What the MGB placement algorithms (Chen, Porter, Pande, "Effective GPU Sharing Under
 // Compiler Guidance") need to know about one accelerator: its memory and the per-SM limits
 // that decide how many thread blocks of a kernel can be resident at once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Which data a process's tasks hold on each device. A handle used by several tasks placed
 // on the same device occupies its memory once, so a task is charged only for the handles
 // that no other queued or running task of the process already holds there.

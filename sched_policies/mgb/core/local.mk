@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # MGB's pure core (no StarPU): device specs and presets, task footprints, the Ledger with
 # Alg. 2, Alg. 3, SA and CG, and the wait queue. Unit-tested without StarPU.
 noinst_LTLIBRARIES += sched_policies/mgb/core/libhetpu_mgb_core.la

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The resources one accelerator task asks for, as MGB's compiler probe conveys them:
 // device memory, and the launch configuration that decides its compute footprint.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/mgb/core/wait_queue.h"
 
 #include <algorithm>

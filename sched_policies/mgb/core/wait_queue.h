@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Tasks that fit no device yet, started in arrival order with backfilling and an aging
 // bound. When resources free, the queue is walked oldest first; a task that still does not
 // fit is passed over and a later one that fits may start (backfilling keeps devices busy).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Device energy split among worker types by busy time, every figure with its source.
 #include <gtest/gtest.h>
 

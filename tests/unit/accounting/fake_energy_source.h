@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A scripted energy source for the accounting tests: fixed joules per device, and a record
 // of the busy time it was fed.
 #pragma once

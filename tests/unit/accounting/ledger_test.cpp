@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The SQLite ledger: round trip, reports, clear errors, and the two properties a shared
 // ledger needs — concurrent writer processes all land, and a writer killed with SIGKILL at
 // any instant leaves no partial job.

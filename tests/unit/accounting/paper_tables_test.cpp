@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The accounting paper, Tables II, III and IV and Fig. 1, recomputed from Table I and the benchmark
 // ratios. Every charge must equal the printed one; every cost ratio must be the printed
 // figure at the printed precision. Three printed ratios (AMBER in II and IV, Chroma in III)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The TOML partition file: the format, defaults, and errors that name file, line, key.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One ledger row per multi-rank job: merging the ranks' records.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The charge of a finished run: process usage vs Slurm allocation, carbon, the summary.
 #include <gtest/gtest.h>
 

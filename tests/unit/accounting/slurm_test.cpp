@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Slurm's TRESBillingWeights (with and without MAX_TRES) and the SLURM_* allocation.
 #include <gtest/gtest.h>
 

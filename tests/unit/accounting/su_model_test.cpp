@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Eq. 1, Eq. 9 (with the erratum fixed) and Eq. 15 of the accounting paper.
 #include <gtest/gtest.h>
 

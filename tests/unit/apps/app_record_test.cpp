@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The apps' JSON line: matmul's keys in order, null for what was not measured, the app's
 // own fields before the workers, and per-worker totals summed over several jobs.
 #include "apps/common/app_record.h"

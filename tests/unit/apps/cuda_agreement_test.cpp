@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA kernels of grn and kmeans against the CPU codelets' cores, bit for bit. Built
 // whenever nvcc exists (the kernels' launch functions need no StarPU with CUDA); the
 // program exits 77 (skipped) when no CUDA device is present.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The GPU needs the four apps declare to hetpu's mgb policies (include/hetpu/gpu_needs.h):
 // each codelet's callback, reached the way the scheduler reaches it (hetpu_gpu_needs_of on
 // a task of that codelet), gives the expected launch and scratch for a known block. StarPU

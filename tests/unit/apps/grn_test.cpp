@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // grn cores: subset enumeration, the penalised criterion against a hand computation, the
 // discretisation rule, blocked CPU scoring against the reference search (bit for bit),
 // and recovery of a planted network.

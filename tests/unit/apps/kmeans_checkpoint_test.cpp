@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // kmeans checkpoint bytes: a state survives the round trip bit for bit and continues the run
 // exactly; checkpoints of another k, d, seed or data set, of another format, or corrupted,
 // are refused with a message saying what differs. Also the checkpoint options.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // kmeans cores: options, the binary format, blob generation, the assignment kernel and
 // the Lloyd loop against an independent brute-force check.
 #include <gtest/gtest.h>

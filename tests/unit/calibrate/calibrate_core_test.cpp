@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu calibrate's pure cores: the stopping rule against hand-computed Student-t
 // intervals, energy attribution for the model and for a sensor, options, and the CSV
 // (read back by the profile reader).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // fft2d's pure cores: options, the transposition, the verification (accepts the row-column
 // algorithm the app runs, rejects a wrong row) and the JSON line (matmul's keys).
 #include <gtest/gtest.h>

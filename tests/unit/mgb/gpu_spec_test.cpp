@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include <gtest/gtest.h>
 
 #include "sched_policies/mgb/core/gpu_spec.h"

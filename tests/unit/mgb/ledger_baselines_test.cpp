@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The paper's baselines: SA (single assignment: one task per device, first idle device)
 // and CG (core-to-GPU: round robin, at most cg_ratio tasks per device). Both are blind to
 // memory, so CG can overcommit a device: the crash risk the paper reports for it.

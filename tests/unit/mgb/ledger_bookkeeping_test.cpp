@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The Ledger's bookkeeping: devices, grant ids and slots, release, processes, reclaim of
 // dead processes, and rebuilding the derived counters from the grants.
 #include <gtest/gtest.h>

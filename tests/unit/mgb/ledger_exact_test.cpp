@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Alg. 2 (Algorithm::Exact): the hardware's round-robin block placement, memory and
 // compute both hard, first fit over devices. Every expectation below is computed by hand
 // on the toy device of ledger_test_util.h (4 SMs x 8 warps x 4 blocks, 100 bytes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Helpers shared by the MGB ledger tests: small hand-checkable device specs and a heap
 // Ledger (it is ~0.35 MB, too big for a test's stack).
 #pragma once

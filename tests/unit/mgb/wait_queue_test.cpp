@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // WaitQueue: arrival order, backfilling past tasks that do not fit, and the aging bound
 // that keeps a large task from starving behind a stream of small ones.
 #include <gtest/gtest.h>

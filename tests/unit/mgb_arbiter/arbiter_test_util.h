@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Helpers of the arbiter tests: unique segment names, forked children, and pipes to
 // synchronise with them. Nothing here sleeps: every wait is on a pipe or on waitpid, so the
 // tests hold on a loaded machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GrantTrace: JSON lines appended by several threads and processes to one file.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // LocalLedger: the process-local Ledger behind the LedgerAccess interface.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // NodeArbiter: the Ledger in POSIX shared memory, shared by processes (forked children
 // here) that race to create it, die holding its lock, or die holding grants.
 #include <gtest/gtest.h>

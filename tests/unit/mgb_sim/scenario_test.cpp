@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Scenario parsing for `hetpu mgb-sim`: presets, expansion of counts and repeats, and
 // errors that name the offending field and how to fix it.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The job-mix simulator on hand-checked tiny scenarios, plus invariants on a larger mix:
 // determinism per seed, CG's overcommit crashes, the memory-aware policies never crash.
 #include <gtest/gtest.h>

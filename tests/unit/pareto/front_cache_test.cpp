@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The on-disk front cache of the hepopta/htpopta policies: exact round trip, atomic
 // replacement, and every kind of bad file ignored with one warning; then the planner
 // reading a front back instead of searching.

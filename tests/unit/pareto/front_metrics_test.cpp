@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The HEPOPTA paper's metrics on a hand-made front whose answers are worked out below.
 #include <gtest/gtest.h>
 

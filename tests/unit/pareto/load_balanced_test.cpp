@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The load-balanced distribution against brute force on seeded random small instances.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The hepopta/htpopta planner: worker naming, the chosen point per trade-off, and a whole
 // divisible run through the dispatcher giving one block per chosen worker.
 #include <gtest/gtest.h>

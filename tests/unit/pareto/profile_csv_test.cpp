@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The profile CSV reader: accepted forms, and one clear error (with its line) per defect.
 #include <gtest/gtest.h>
 
