@@ -64,7 +64,7 @@ inline uint64_t ticks()
 // asynchronous worker (OpenCL/CUDA pipelines) may start several tasks before the first ends.
 struct alignas(64) WorkerSlot {
     static constexpr unsigned ring = 4;
-    std::atomic<uint64_t> busy_ticks{0};  // relaxed: read after the workers stopped
+    std::atomic<uint64_t> busy_ticks{0};   // relaxed: read after the workers stopped
     std::atomic<uint64_t> profiled_ns{0};  // tasks StarPU's profiling timed, in ns
     std::atomic<uint64_t> tasks{0};
     struct {
@@ -213,7 +213,8 @@ void choose_partition(RunState &s, int gpus_driven)
         if (const std::optional<double> v = finite_number(g); v && *v >= 0)
             s.grid_gco2e_per_kwh = *v;
         else
-            warn(std::string("HETPU_GRID_GCO2E_PER_KWH='") + g + "' is not a non-negative number (gCO2e per kWh); ignored");
+            warn(std::string("HETPU_GRID_GCO2E_PER_KWH='") + g +
+                 "' is not a non-negative number (gCO2e per kWh); ignored");
     }
 }
 
@@ -224,10 +225,12 @@ void open_energy(RunState &s)
     const double cpu_tdp = p.cpu_tdp_w > 0 ? p.cpu_tdp_w : assumed_cpu_core_w * p.cores_per_socket();
     energy::PowerModel model = energy::PowerModel::from_tdp(cpu_tdp, p.cores_per_socket(), gpu_tdp);
     try {
-        s.energy = std::make_unique<energy::EnergySelection>(energy::open_energy_sources(model, nullptr, s.opencl_on_cpu));
+        s.energy =
+            std::make_unique<energy::EnergySelection>(energy::open_energy_sources(model, nullptr, s.opencl_on_cpu));
     } catch (const std::exception &e) {
         warn(std::string(e.what()) + " — using the model");
-        s.energy = std::make_unique<energy::EnergySelection>(energy::open_energy_sources(model, "model", s.opencl_on_cpu));
+        s.energy =
+            std::make_unique<energy::EnergySelection>(energy::open_energy_sources(model, "model", s.opencl_on_cpu));
     }
     s.model = nullptr;
     for (auto &src : s.energy->sources)
@@ -274,7 +277,8 @@ void finish_locked(RunState &s)
     const uint64_t now_ticks = ticks();
     const double wall_s = std::chrono::duration<double>(now - s.start).count();
     const double calibration_s = std::chrono::duration<double>(now - s.started).count();
-    const double s_per_tick = now_ticks > s.started_ticks ? calibration_s / static_cast<double>(now_ticks - s.started_ticks) : 0;
+    const double s_per_tick =
+        now_ticks > s.started_ticks ? calibration_s / static_cast<double>(now_ticks - s.started_ticks) : 0;
     std::vector<BusyByType> busy;
     int cores_in_use = 0, gpus_in_use = 0;
     for (energy::WorkerType t : {energy::WorkerType::cpu, energy::WorkerType::opencl, energy::WorkerType::cuda}) {
@@ -313,8 +317,8 @@ void finish_locked(RunState &s)
     } catch (const std::exception &e) {
         warn(std::string(e.what()) + " — charging what the process used instead");
     }
-    in.workers = attribute_energy(busy, s.energy->for_device(energy::Device::cpu), s.energy->for_device(energy::Device::gpu),
-                                  s.model, s.opencl_on_cpu);
+    in.workers = attribute_energy(busy, s.energy->for_device(energy::Device::cpu),
+                                  s.energy->for_device(energy::Device::gpu), s.model, s.opencl_on_cpu);
     JobRecord job = charge_run(in);
 
     // A multi-rank (MPI) job is one job: rank 0 merges every rank's charge into one ledger

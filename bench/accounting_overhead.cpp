@@ -208,24 +208,24 @@ int main(int argc, char **argv)
         const double direct_ratio = 1 + hook_ns / task_ns;
         std::printf("%-6s %d tiny tasks, median of %d: off %.4f s, on %.4f s, ratio %.4f (paired %.4f; target < 1.02), "
                     "%+.0f ns per task; start + shutdown %+.1f ms per run\n"
-                    "       hook probe: %.1f ns per task (pre+post) against %.0f ns per task without accounting -> ratio %.4f\n",
-                    policy.c_str(), tasks, reps, m_off, m_on, ratio, paired_ratio, per_task_ns, run_cost_ms, hook_ns, task_ns,
-                    direct_ratio);
-        const hetpu::JsonRecord w = {
-            {"bench", "accounting_overhead"},
-            {"policy", policy},
-            {"tasks", tasks},
-            {"reps", reps},
-            {"median_off_s", m_off},
-            {"median_on_s", m_on},
-            {"ratio", ratio},
-            {"paired_ratio", paired_ratio},
-            {"target", 1.02},
-            {"per_task_ns", per_task_ns},
-            {"run_cost_ms", run_cost_ms},
-            {"hook_ns", hook_ns},
-            {"task_ns_off", task_ns},
-            {"direct_ratio", direct_ratio}};
+                    "       hook probe: %.1f ns per task (pre+post) against %.0f ns per task without accounting -> "
+                    "ratio %.4f\n",
+                    policy.c_str(), tasks, reps, m_off, m_on, ratio, paired_ratio, per_task_ns, run_cost_ms, hook_ns,
+                    task_ns, direct_ratio);
+        const hetpu::JsonRecord w = {{"bench", "accounting_overhead"},
+                                     {"policy", policy},
+                                     {"tasks", tasks},
+                                     {"reps", reps},
+                                     {"median_off_s", m_off},
+                                     {"median_on_s", m_on},
+                                     {"ratio", ratio},
+                                     {"paired_ratio", paired_ratio},
+                                     {"target", 1.02},
+                                     {"per_task_ns", per_task_ns},
+                                     {"run_cost_ms", run_cost_ms},
+                                     {"hook_ns", hook_ns},
+                                     {"task_ns_off", task_ns},
+                                     {"direct_ratio", direct_ratio}};
         if (!json_path.empty()) {
             if (FILE *f = std::fopen(json_path.c_str(), "a")) {
                 std::fprintf(f, "%s\n", hetpu::json_line(w).c_str());

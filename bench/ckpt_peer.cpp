@@ -23,37 +23,46 @@ using namespace hetpu::ckpt;
 
 namespace {
 
-PeerProblem dgx1_like() {
+PeerProblem dgx1_like()
+{
     const int n = 8;
     PeerProblem p;
     p.link_bw.assign(n, std::vector<double>(n, 0));
     p.host_bw.assign(n, 12e9);
     auto link = [&](int a, int b, double bw) { p.link_bw[a][b] = p.link_bw[b][a] = bw; };
     for (int q = 0; q < 8; q += 4) {
-        link(q + 0, q + 1, 24e9); link(q + 0, q + 2, 24e9); link(q + 0, q + 3, 48e9);
-        link(q + 1, q + 2, 48e9); link(q + 1, q + 3, 24e9); link(q + 2, q + 3, 24e9);
+        link(q + 0, q + 1, 24e9);
+        link(q + 0, q + 2, 24e9);
+        link(q + 0, q + 3, 48e9);
+        link(q + 1, q + 2, 48e9);
+        link(q + 1, q + 3, 24e9);
+        link(q + 2, q + 3, 24e9);
     }
-    for (int i = 0; i < 4; ++i) link(i, i + 4, 48e9);
+    for (int i = 0; i < 4; ++i)
+        link(i, i + 4, 48e9);
     return p;
 }
 
-template <typename F>
-double time_us(F f, int reps) {
+template <typename F> double time_us(F f, int reps)
+{
     auto t = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) f();
+    for (int i = 0; i < reps; ++i)
+        f();
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count() / reps;
 }
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int trials = 2000;
     std::string json;
     CLI::App app{"Peer balancing of checkpoint flushes on 8 simulated GPUs: min-time max-flow vs greedy vs local.",
                  "ckpt_peer"};
     app.add_option("--trials", trials, "random trials")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--json", json, "JSON lines to FILE")->type_name("FILE");
-    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1)) return *rc;
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
     std::mt19937 rng(1);
     std::lognormal_distribution<double> size_mb(std::log(100.0), 0.6);  // median 100 MB, skewed
     const double free_bytes = 128e6;
@@ -66,11 +75,14 @@ int main(int argc, char **argv) {
         p.spare.assign(8, 0);
         for (int i = 0; i < 8; ++i) {
             const double ckpt = size_mb(rng) * 1e6;
-            if (ckpt > free_bytes) p.remainder[i] = static_cast<std::uint64_t>(ckpt - free_bytes);
-            else p.spare[i] = static_cast<std::uint64_t>(free_bytes - ckpt);
+            if (ckpt > free_bytes)
+                p.remainder[i] = static_cast<std::uint64_t>(ckpt - free_bytes);
+            else
+                p.spare[i] = static_cast<std::uint64_t>(free_bytes - ckpt);
         }
         PeerSchedule flow = schedule_min_time_max_flow(p), greedy = schedule_greedy(p), local = schedule_local_only(p);
-        if (!flow.feasible || flow.time <= 0) continue;  // nothing to balance in this trial
+        if (!flow.feasible || flow.time <= 0)
+            continue;  // nothing to balance in this trial
         ++counted;
         const double g = greedy.time / flow.time - 1, l = local.time / flow.time - 1;
         sum_greedy += g;
@@ -84,25 +96,29 @@ int main(int argc, char **argv) {
         }
     }
     const int timed = std::min(trials, 200);
-    std::printf("8 GPUs (DGX-1-like links), 128 MB free each, log-normal checkpoints (median 100 MB); %d trials with a remainder\n",
+    std::printf("8 GPUs (DGX-1-like links), 128 MB free each, log-normal checkpoints (median 100 MB); %d trials with a "
+                "remainder\n",
                 counted);
-    std::printf("blocking overhead vs min-time max-flow: local-only +%.0f%% (worst +%.0f%%), greedy +%.0f%% (worst +%.0f%%)\n",
-                100 * sum_local / counted, 100 * worst_local, 100 * sum_greedy / counted, 100 * worst_greedy);
+    std::printf(
+        "blocking overhead vs min-time max-flow: local-only +%.0f%% (worst +%.0f%%), greedy +%.0f%% (worst +%.0f%%)\n",
+        100 * sum_local / counted, 100 * worst_local, 100 * sum_greedy / counted, 100 * worst_greedy);
     std::printf("schedule computation: flow %.1f us, greedy %.2f us, local-only %.2f us (mean)\n", t_flow / timed,
                 t_greedy / timed, t_local / timed);
     if (!json.empty()) {
         FILE *f = std::fopen(json.c_str(), "w");
-        if (!f) { std::perror(json.c_str()); return 1; }
-        const hetpu::JsonRecord j = {
-            {"bench", "ckpt_peer"},
-            {"trials", counted},
-            {"local_overhead_mean", sum_local / counted},
-            {"local_overhead_worst", worst_local},
-            {"greedy_overhead_mean", sum_greedy / counted},
-            {"greedy_overhead_worst", worst_greedy},
-            {"flow_us", t_flow / timed},
-            {"greedy_us", t_greedy / timed},
-            {"local_us", t_local / timed}};
+        if (!f) {
+            std::perror(json.c_str());
+            return 1;
+        }
+        const hetpu::JsonRecord j = {{"bench", "ckpt_peer"},
+                                     {"trials", counted},
+                                     {"local_overhead_mean", sum_local / counted},
+                                     {"local_overhead_worst", worst_local},
+                                     {"greedy_overhead_mean", sum_greedy / counted},
+                                     {"greedy_overhead_worst", worst_greedy},
+                                     {"flow_us", t_flow / timed},
+                                     {"greedy_us", t_greedy / timed},
+                                     {"local_us", t_local / timed}};
         std::fprintf(f, "%s\n", hetpu::json_line(j).c_str());
         std::fclose(f);
     }

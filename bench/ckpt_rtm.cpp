@@ -35,35 +35,40 @@ namespace {
 struct Options {
     int versions = 32;
     std::size_t min_bytes = 1u << 20, max_bytes = 5u << 20;
-    double compute_ms = 5.0;      // work between checkpoints / restores
-    double cache_fraction = 0.25; // host cache size for the restore runs, of the total
+    double compute_ms = 5.0;       // work between checkpoints / restores
+    double cache_fraction = 0.25;  // host cache size for the restore runs, of the total
     std::string dir;
     std::string json;
     unsigned seed = 1;
 };
 
-double seconds_since(Clock::time_point t) {
-    return std::chrono::duration<double>(Clock::now() - t).count();
-}
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-void compute(double ms) {  // the GPU computes; the host thread is idle meanwhile
+void compute(double ms)
+{  // the GPU computes; the host thread is idle meanwhile
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }
 
-char *touched_buffer(std::size_t bytes) {
+char *touched_buffer(std::size_t bytes)
+{
     void *p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) { std::perror("mmap"); std::exit(1); }
+    if (p == MAP_FAILED) {
+        std::perror("mmap");
+        std::exit(1);
+    }
     ::madvise(p, bytes, MADV_HUGEPAGE);
     std::memset(p, 0, bytes);
     return static_cast<char *>(p);
 }
 
-double median(std::vector<double> v) {
+double median(std::vector<double> v)
+{
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-std::string fresh_dir(const Options &o, const std::string &tag) {
+std::string fresh_dir(const Options &o, const std::string &tag)
+{
     std::string d = o.dir + "/" + tag;
     std::system(("rm -rf '" + d + "'").c_str());
     ::mkdir(d.c_str(), 0755);
@@ -72,11 +77,12 @@ std::string fresh_dir(const Options &o, const std::string &tag) {
 
 struct Workload {
     std::vector<std::size_t> sizes;
-    std::vector<char *> data;   // the application's wavefield snapshots
+    std::vector<char *> data;  // the application's wavefield snapshots
     std::size_t total = 0, largest = 0;
 };
 
-Workload make_workload(const Options &o) {
+Workload make_workload(const Options &o)
+{
     Workload w;
     std::mt19937 rng(o.seed);
     for (int v = 0; v < o.versions; ++v) {
@@ -87,15 +93,19 @@ Workload make_workload(const Options &o) {
     }
     for (std::size_t s : w.sizes) {
         char *p = touched_buffer(s);
-        for (std::size_t i = 0; i < s; i += 64) p[i] = static_cast<char>(i * 7 + s);
+        for (std::size_t i = 0; i < s; i += 64)
+            p[i] = static_cast<char>(i * 7 + s);
         w.data.push_back(p);
     }
     return w;
 }
 
-struct Floors { double memcpy_Bps, write_Bps, read_Bps; };
+struct Floors {
+    double memcpy_Bps, write_Bps, read_Bps;
+};
 
-Floors measure_floors(const Options &o, const Workload &w) {
+Floors measure_floors(const Options &o, const Workload &w)
+{
     Floors f{};
     // memcpy floor: each checkpoint into its own pre-touched destination, as an ideal host
     // cache would place it (copying into one reused buffer would measure the CPU cache).
@@ -138,7 +148,8 @@ Floors measure_floors(const Options &o, const Workload &w) {
     return f;
 }
 
-EngineConfig base_config(const std::string &dir) {
+EngineConfig base_config(const std::string &dir)
+{
     EngineConfig c;
     c.local_dir = dir;
     c.drop_page_cache = true;  // restores from disk must pay the disk, not the page cache
@@ -146,10 +157,14 @@ EngineConfig base_config(const std::string &dir) {
     return c;
 }
 
-std::unique_ptr<Engine> start(const EngineConfig &c) {
+std::unique_ptr<Engine> start(const EngineConfig &c)
+{
     std::unique_ptr<Engine> e;
     std::string err;
-    if (Engine::create(c, &e, &err)) { std::fprintf(stderr, "ckpt_rtm: %s\n", err.c_str()); std::exit(1); }
+    if (Engine::create(c, &e, &err)) {
+        std::fprintf(stderr, "ckpt_rtm: %s\n", err.c_str());
+        std::exit(1);
+    }
     // The benchmark measures steady state: wait for the background initialisation.
     auto t = Clock::now();
     while (e->host_ready_bytes() < c.host_bytes && seconds_since(t) < 30)
@@ -158,16 +173,21 @@ std::unique_ptr<Engine> start(const EngineConfig &c) {
 }
 
 // Forward pass; returns per-checkpoint blocking seconds.
-std::vector<double> forward(Engine &e, const Options &o, const Workload &w) {
+std::vector<double> forward(Engine &e, const Options &o, const Workload &w)
+{
     std::vector<double> blocked;
     for (int v = 0; v < o.versions; ++v) {
         compute(o.compute_ms);
         std::string err;
         auto t = Clock::now();
         int rc = e.begin("rtm", v, {{"wavefield", w.sizes[v]}}, &err);
-        if (!rc) rc = e.capture("rtm", v, 0, w.data[v], &err);
+        if (!rc)
+            rc = e.capture("rtm", v, 0, w.data[v], &err);
         blocked.push_back(seconds_since(t));
-        if (rc) { std::fprintf(stderr, "ckpt_rtm: checkpoint %d: %s\n", v, err.c_str()); std::exit(1); }
+        if (rc) {
+            std::fprintf(stderr, "ckpt_rtm: checkpoint %d: %s\n", v, err.c_str());
+            std::exit(1);
+        }
     }
     return blocked;
 }
@@ -175,22 +195,28 @@ std::vector<double> forward(Engine &e, const Options &o, const Workload &w) {
 enum class Hints { None, One, All };
 const char *hints_name(Hints h) { return h == Hints::None ? "none" : h == Hints::One ? "one" : "all"; }
 
-struct RestoreResult { double restore_s, forward_block_s, Bps; std::uint64_t from_host, from_disk; };
+struct RestoreResult {
+    double restore_s, forward_block_s, Bps;
+    std::uint64_t from_host, from_disk;
+};
 
 RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy policy, Hints hints,
-                          const std::vector<int> &order, const std::string &tag) {
+                          const std::vector<int> &order, const std::string &tag)
+{
     EngineConfig c = base_config(fresh_dir(o, tag));
     c.eviction = policy;
     c.host_bytes = static_cast<std::uint64_t>(w.total * o.cache_fraction);
     auto e = start(c);
     std::string err;
     std::vector<std::int64_t> all(order.begin(), order.end());
-    if (hints == Hints::All) e->prefetch_hint("rtm", all, &err);
+    if (hints == Hints::All)
+        e->prefetch_hint("rtm", all, &err);
     auto fb = forward(*e, o, w);
     RestoreResult r{};
     r.forward_block_s = std::accumulate(fb.begin(), fb.end(), 0.0);
     char *dst = touched_buffer(w.largest);
-    if (hints == Hints::One) e->prefetch_hint("rtm", {all[0]}, &err);
+    if (hints == Hints::One)
+        e->prefetch_hint("rtm", {all[0]}, &err);
     std::size_t bytes = 0;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const int v = order[i];
@@ -201,8 +227,12 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
         }
         r.restore_s += seconds_since(t);
         bytes += w.sizes[v];
-        if (std::memcmp(dst, w.data[v], w.sizes[v]) != 0) { std::fprintf(stderr, "ckpt_rtm: restore %d differs\n", v); std::exit(1); }
-        if (hints == Hints::One && i + 1 < order.size()) e->prefetch_hint("rtm", {all[i + 1]}, &err);
+        if (std::memcmp(dst, w.data[v], w.sizes[v]) != 0) {
+            std::fprintf(stderr, "ckpt_rtm: restore %d differs\n", v);
+            std::exit(1);
+        }
+        if (hints == Hints::One && i + 1 < order.size())
+            e->prefetch_hint("rtm", {all[i + 1]}, &err);
         compute(o.compute_ms);
     }
     r.Bps = bytes / r.restore_s;
@@ -216,21 +246,31 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     Options o;
     CLI::App app{"RTM-like checkpointing: blocking per checkpoint (asynchronous vs synchronous disk vs the memcpy "
                  "floor) and restore throughput under FIFO and score eviction with no, one and all hints.",
                  "ckpt_rtm"};
     double min_mib = o.min_bytes / double(1 << 20), max_mib = o.max_bytes / double(1 << 20);
-    app.add_option("--versions", o.versions, "checkpoints in the forward pass")->capture_default_str()->check(CLI::Range(2, 1 << 20));
-    app.add_option("--min-mib", min_mib, "smallest checkpoint (MiB)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--versions", o.versions, "checkpoints in the forward pass")
+        ->capture_default_str()
+        ->check(CLI::Range(2, 1 << 20));
+    app.add_option("--min-mib", min_mib, "smallest checkpoint (MiB)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_option("--max-mib", max_mib, "largest checkpoint (MiB)")->capture_default_str()->check(CLI::PositiveNumber);
-    app.add_option("--compute-ms", o.compute_ms, "compute between checkpoints (ms)")->capture_default_str()->check(CLI::NonNegativeNumber);
-    app.add_option("--cache-fraction", o.cache_fraction, "host cache size over the data's")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("--compute-ms", o.compute_ms, "compute between checkpoints (ms)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--cache-fraction", o.cache_fraction, "host cache size over the data's")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     app.add_option("--dir", o.dir, "where the local tier goes (default: a new directory in /var/tmp)");
     app.add_option("--json", o.json, "JSON lines to FILE")->type_name("FILE");
     app.add_option("--seed", o.seed, "workload seed")->capture_default_str();
-    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1)) return *rc;
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
     o.min_bytes = static_cast<std::size_t>(min_mib * (1 << 20));
     o.max_bytes = static_cast<std::size_t>(max_mib * (1 << 20));
     if (o.max_bytes < o.min_bytes) {
@@ -240,12 +280,18 @@ int main(int argc, char **argv) {
     bool own_dir = false;
     if (o.dir.empty()) {
         char tmpl[] = "/var/tmp/hetpu-ckpt-rtm.XXXXXX";
-        if (!::mkdtemp(tmpl)) { std::perror("mkdtemp"); return 1; }
+        if (!::mkdtemp(tmpl)) {
+            std::perror("mkdtemp");
+            return 1;
+        }
         o.dir = tmpl;
         own_dir = true;
     }
     std::FILE *json = o.json.empty() ? nullptr : std::fopen(o.json.c_str(), "w");
-    auto emit = [&](const hetpu::JsonRecord &j) { if (json) std::fprintf(json, "%s\n", hetpu::json_line(j).c_str()); };
+    auto emit = [&](const hetpu::JsonRecord &j) {
+        if (json)
+            std::fprintf(json, "%s\n", hetpu::json_line(j).c_str());
+    };
 
     Workload w = make_workload(o);
     const Floors f = measure_floors(o, w);
@@ -254,14 +300,13 @@ int main(int argc, char **argv) {
     std::printf("floors: memcpy %.2f GB/s, disk write+fsync %.2f GB/s, disk read %.2f GB/s\n", f.memcpy_Bps / 1e9,
                 f.write_Bps / 1e9, f.read_Bps / 1e9);
     {
-        const hetpu::JsonRecord j = {
-            {"bench", "ckpt_rtm"},
-            {"kind", "floors"},
-            {"versions", o.versions},
-            {"total_bytes", static_cast<unsigned long long>(w.total)},
-            {"memcpy_GBps", f.memcpy_Bps / 1e9},
-            {"disk_write_GBps", f.write_Bps / 1e9},
-            {"disk_read_GBps", f.read_Bps / 1e9}};
+        const hetpu::JsonRecord j = {{"bench", "ckpt_rtm"},
+                                     {"kind", "floors"},
+                                     {"versions", o.versions},
+                                     {"total_bytes", static_cast<unsigned long long>(w.total)},
+                                     {"memcpy_GBps", f.memcpy_Bps / 1e9},
+                                     {"disk_write_GBps", f.write_Bps / 1e9},
+                                     {"disk_read_GBps", f.read_Bps / 1e9}};
         emit(j);
     }
 
@@ -292,9 +337,13 @@ int main(int argc, char **argv) {
             std::string err;
             t = Clock::now();
             int rc = e->begin("rtm", v, {{"wavefield", w.sizes[v]}}, &err);
-            if (!rc) rc = e->capture("rtm", v, 0, w.data[v], &err);
+            if (!rc)
+                rc = e->capture("rtm", v, 0, w.data[v], &err);
             async_block.push_back(seconds_since(t));
-            if (rc) { std::fprintf(stderr, "ckpt_rtm: checkpoint %d: %s\n", v, err.c_str()); return 1; }
+            if (rc) {
+                std::fprintf(stderr, "ckpt_rtm: checkpoint %d: %s\n", v, err.c_str());
+                return 1;
+            }
         }
         const EngineStats st = e->stats();
         lock_wait_max = std::max(lock_wait_max, st.capture_lock_wait_max_s);
@@ -302,9 +351,12 @@ int main(int argc, char **argv) {
         e.reset();
         ::munmap(ideal, w.total);
     }
-    auto mean_ms = [](const std::vector<double> &v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size() * 1e3; };
+    auto mean_ms = [](const std::vector<double> &v) {
+        return std::accumulate(v.begin(), v.end(), 0.0) / v.size() * 1e3;
+    };
     double b2b_ms = 0;
-    for (std::size_t s : w.sizes) b2b_ms += s / f.memcpy_Bps * 1e3;
+    for (std::size_t s : w.sizes)
+        b2b_ms += s / f.memcpy_Bps * 1e3;
     b2b_ms /= o.versions;
     EngineConfig sync = base_config(fresh_dir(o, "sync"));
     sync.host_bytes = 0;  // no host tier: every checkpoint is written and fsynced before returning
@@ -325,22 +377,21 @@ int main(int argc, char **argv) {
     std::printf("  (async: engine lock wait %.3f ms per checkpoint on average, %.3f ms at worst)\n",
                 lock_wait_total / async_block.size() * 1e3, lock_wait_max * 1e3);
     {
-        const hetpu::JsonRecord j = {
-            {"bench", "ckpt_rtm"},
-            {"kind", "blocking"},
-            {"memcpy_floor_ms", floor_ms},
-            {"memcpy_floor_median_ms", floor_med},
-            {"memcpy_back_to_back_ms", b2b_ms},
-            {"async_room_ms", async_ms},
-            {"async_room_median_ms", async_med},
-            {"sync_disk_ms", sync_ms},
-            {"sync_disk_median_ms", sync_med},
-            {"async_over_floor", async_ms / floor_ms},
-            {"async_over_floor_median", async_med / floor_med},
-            {"sync_over_async", sync_ms / async_ms},
-            {"sync_over_async_median", sync_med / async_med},
-            {"lock_wait_mean_ms", lock_wait_total / async_block.size() * 1e3},
-            {"lock_wait_max_ms", lock_wait_max * 1e3}};
+        const hetpu::JsonRecord j = {{"bench", "ckpt_rtm"},
+                                     {"kind", "blocking"},
+                                     {"memcpy_floor_ms", floor_ms},
+                                     {"memcpy_floor_median_ms", floor_med},
+                                     {"memcpy_back_to_back_ms", b2b_ms},
+                                     {"async_room_ms", async_ms},
+                                     {"async_room_median_ms", async_med},
+                                     {"sync_disk_ms", sync_ms},
+                                     {"sync_disk_median_ms", sync_med},
+                                     {"async_over_floor", async_ms / floor_ms},
+                                     {"async_over_floor_median", async_med / floor_med},
+                                     {"sync_over_async", sync_ms / async_ms},
+                                     {"sync_over_async_median", sync_med / async_med},
+                                     {"lock_wait_mean_ms", lock_wait_total / async_block.size() * 1e3},
+                                     {"lock_wait_max_ms", lock_wait_max * 1e3}};
         emit(j);
     }
     std::system(("rm -rf '" + sync.local_dir + "' '" + room.local_dir + "'").c_str());
@@ -351,12 +402,19 @@ int main(int argc, char **argv) {
     std::reverse_copy(sequential.begin(), sequential.end(), reverse.begin());
     irregular = sequential;
     std::shuffle(irregular.begin(), irregular.end(), std::mt19937(o.seed + 1));
-    struct Mode { const char *name; EvictionPolicy p; Hints h; };
+    struct Mode {
+        const char *name;
+        EvictionPolicy p;
+        Hints h;
+    };
     const Mode modes[] = {{"fifo", EvictionPolicy::Fifo, Hints::None},
                           {"score", EvictionPolicy::Score, Hints::None},
                           {"score", EvictionPolicy::Score, Hints::One},
                           {"score", EvictionPolicy::Score, Hints::All}};
-    struct Order { const char *name; const std::vector<int> *v; };
+    struct Order {
+        const char *name;
+        const std::vector<int> *v;
+    };
     const Order orders[] = {{"reverse", &reverse}, {"sequential", &sequential}, {"irregular", &irregular}};
     std::printf("\nrestore throughput, host cache = %.0f%% of the data (GB/s of application wait; x = vs FIFO)\n",
                 o.cache_fraction * 100);
@@ -365,27 +423,30 @@ int main(int argc, char **argv) {
     for (const Order &ord : orders) {
         double fifo_Bps = 0;
         for (const Mode &m : modes) {
-            RestoreResult r = restore_run(o, w, m.p, m.h, *ord.v, std::string("r_") + ord.name + "_" + m.name + hints_name(m.h));
-            if (m.p == EvictionPolicy::Fifo) fifo_Bps = r.Bps;
+            RestoreResult r =
+                restore_run(o, w, m.p, m.h, *ord.v, std::string("r_") + ord.name + "_" + m.name + hints_name(m.h));
+            if (m.p == EvictionPolicy::Fifo)
+                fifo_Bps = r.Bps;
             const double hit = static_cast<double>(r.from_host) / (r.from_host + r.from_disk);
             std::printf("%-11s %-7s %-6s %10.2f %8.2f %9.0f%% %12.2f\n", ord.name, m.name, hints_name(m.h), r.Bps / 1e9,
                         r.Bps / fifo_Bps, hit * 100, r.forward_block_s * 1e3);
-            const hetpu::JsonRecord j = {
-                {"bench", "ckpt_rtm"},
-                {"kind", "restore"},
-                {"order", ord.name},
-                {"policy", m.name},
-                {"hints", hints_name(m.h)},
-                {"restore_GBps", r.Bps / 1e9},
-                {"over_fifo", r.Bps / fifo_Bps},
-                {"host_hit_fraction", hit},
-                {"restore_wait_s", r.restore_s},
-                {"forward_block_s", r.forward_block_s},
-                {"cache_fraction", o.cache_fraction}};
+            const hetpu::JsonRecord j = {{"bench", "ckpt_rtm"},
+                                         {"kind", "restore"},
+                                         {"order", ord.name},
+                                         {"policy", m.name},
+                                         {"hints", hints_name(m.h)},
+                                         {"restore_GBps", r.Bps / 1e9},
+                                         {"over_fifo", r.Bps / fifo_Bps},
+                                         {"host_hit_fraction", hit},
+                                         {"restore_wait_s", r.restore_s},
+                                         {"forward_block_s", r.forward_block_s},
+                                         {"cache_fraction", o.cache_fraction}};
             emit(j);
         }
     }
-    if (json) std::fclose(json);
-    if (own_dir) std::system(("rm -rf '" + o.dir + "'").c_str());
+    if (json)
+        std::fclose(json);
+    if (own_dir)
+        std::system(("rm -rf '" + o.dir + "'").c_str());
     return 0;
 }

@@ -54,7 +54,9 @@ std::optional<int> parse(int argc, char **argv, BenchOptions &o)
     CLI::Option *block = app.add_option("--block", o.block, "columns per block")
                              ->capture_default_str()
                              ->check(CLI::Range(uint64_t{1}, uint64_t{kMaxDimension}));
-    app.add_option("--reps", o.reps, "repetitions (the best counts)")->capture_default_str()->check(CLI::Range(1u, 1000u));
+    app.add_option("--reps", o.reps, "repetitions (the best counts)")
+        ->capture_default_str()
+        ->check(CLI::Range(1u, 1000u));
     app.add_option("--seed", o.seed, "matrix seed")->capture_default_str();
     app.add_option("--json", o.json_path, "also append the result line to FILE")->type_name("FILE");
     app.add_flag("--enforce", o.enforce, "exit 1 when hetpu/direct < 0.80");
@@ -62,10 +64,10 @@ std::optional<int> parse(int argc, char **argv, BenchOptions &o)
         return rc;
     if (o.block > o.n) {
         if (block->count() > 0) {
-            std::fprintf(stderr,
-                         "matmul_overhead: --block %llu is larger than n = %llu: give a block of at most %llu columns\n",
-                         static_cast<unsigned long long>(o.block), static_cast<unsigned long long>(o.n),
-                         static_cast<unsigned long long>(o.n));
+            std::fprintf(
+                stderr, "matmul_overhead: --block %llu is larger than n = %llu: give a block of at most %llu columns\n",
+                static_cast<unsigned long long>(o.block), static_cast<unsigned long long>(o.n),
+                static_cast<unsigned long long>(o.n));
             return 2;
         }
         o.block = o.n;  // the default block does not fit a small n: one block
@@ -73,10 +75,7 @@ std::optional<int> parse(int argc, char **argv, BenchOptions &o)
     return std::nullopt;
 }
 
-double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 }  // namespace
 
@@ -149,8 +148,8 @@ int main(int argc, char **argv)
             hetpu_best = t;
             makespan_best = report.makespan_s;
         }
-        std::fprintf(stderr, "hetpu (%s, %s, %u blocks) rep %u/%u: %.4f s, %.2f GFLOP/s\n", policy.c_str(),
-                     workers, report.blocks, r + 1, bo.reps, t, gflops(n, n, n, t));
+        std::fprintf(stderr, "hetpu (%s, %s, %u blocks) rep %u/%u: %.4f s, %.2f GFLOP/s\n", policy.c_str(), workers,
+                     report.blocks, r + 1, bo.reps, t, gflops(n, n, n, t));
         if (r == 0)
             hetpu_ok = verify(p).ok();
     }
@@ -171,23 +170,22 @@ int main(int argc, char **argv)
                 policy.c_str(), workers, hetpu_gf, ratio, kTarget, pass ? "met" : "MISSED",
                 verified ? "" : "; WRONG RESULT");
 
-    const hetpu::JsonRecord w = {
-        {"bench", "matmul_overhead"},
-        {"policy", policy.c_str()},
-        {"workers", workers},
-        {"precision", "double"},
-        {"n", static_cast<unsigned long long>(n)},
-        {"block", static_cast<unsigned long long>(bo.block)},
-        {"reps", bo.reps},
-        {"direct_s", direct_best},
-        {"direct_gflops", direct_gf},
-        {"hetpu_s", hetpu_best},
-        {"hetpu_makespan_s", makespan_best},
-        {"hetpu_gflops", hetpu_gf},
-        {"ratio", ratio},
-        {"target", kTarget},
-        {"target_met", pass},
-        {"verified", verified}};
+    const hetpu::JsonRecord w = {{"bench", "matmul_overhead"},
+                                 {"policy", policy.c_str()},
+                                 {"workers", workers},
+                                 {"precision", "double"},
+                                 {"n", static_cast<unsigned long long>(n)},
+                                 {"block", static_cast<unsigned long long>(bo.block)},
+                                 {"reps", bo.reps},
+                                 {"direct_s", direct_best},
+                                 {"direct_gflops", direct_gf},
+                                 {"hetpu_s", hetpu_best},
+                                 {"hetpu_makespan_s", makespan_best},
+                                 {"hetpu_gflops", hetpu_gf},
+                                 {"ratio", ratio},
+                                 {"target", kTarget},
+                                 {"target_met", pass},
+                                 {"verified", verified}};
     std::printf("%s\n", hetpu::json_line(w).c_str());
     if (!bo.json_path.empty()) {
         std::FILE *f = std::fopen(bo.json_path.c_str(), "a");

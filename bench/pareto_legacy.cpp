@@ -21,19 +21,17 @@
 // Internal to the Pareto cores: HPOPTA and HEPOPTA index it by (processor, size) in their
 // inner loops, where scanning the point lists would cost a factor m.
 
-
-
 namespace hetpu_legacy {
 using hetpu::Distribution;
 using hetpu::EnergyObjective;
+using hetpu::evaluate_distribution;
 using hetpu::Granules;
 using hetpu::InvalidProfileError;
 using hetpu::kMaxParetoWorkload;
+using hetpu::pareto_front;
 using hetpu::ProcessorProfile;
 using hetpu::ProfilePoint;
 using hetpu::UnreachableWorkloadError;
-using hetpu::evaluate_distribution;
-using hetpu::pareto_front;
 using hetpu::validate_base_power;
 namespace detail {
 
@@ -65,13 +63,11 @@ private:
 }  // namespace hetpu_legacy
 // ---- profile_table.cpp
 
-
 namespace hetpu_legacy {
 namespace detail {
 
 ProfileTable::ProfileTable(const std::vector<ProcessorProfile> &profiles, Granules n)
-    : n_(n), sizes_(profiles.size()),
-      time_(profiles.size(), std::vector<double>(static_cast<std::size_t>(n) + 1, 0.0)),
+    : n_(n), sizes_(profiles.size()), time_(profiles.size(), std::vector<double>(static_cast<std::size_t>(n) + 1, 0.0)),
       energy_(profiles.size(), std::vector<double>(static_cast<std::size_t>(n) + 1, 0.0))
 {
     for (std::size_t i = 0; i < profiles.size(); ++i) {
@@ -99,8 +95,6 @@ ProfileTable::ProfileTable(const std::vector<ProcessorProfile> &profiles, Granul
 // differences between partial times below min_time(c, r) (the prefix is at least that
 // slow, so such differences never reach the makespan). Internal to the Pareto cores.
 
-
-
 namespace hetpu_legacy {
 namespace detail {
 
@@ -125,12 +119,10 @@ private:
 }  // namespace hetpu_legacy
 // ---- prefix_bounds.cpp
 
-
 namespace hetpu_legacy {
 namespace detail {
 
-PrefixBounds::PrefixBounds(const ProfileTable &tab, double max_energy, double max_time)
-    : n_(tab.workload())
+PrefixBounds::PrefixBounds(const ProfileTable &tab, double max_energy, double max_time) : n_(tab.workload())
 {
     const int p = tab.procs();
     const double inf = std::numeric_limits<double>::infinity();
@@ -164,8 +156,6 @@ PrefixBounds::PrefixBounds(const ProfileTable &tab, double max_energy, double ma
 // (cap = optimal makespan) and of the minimum-energy distribution (cap = the least
 // makespan any minimum-energy distribution has). Internal to the Pareto cores.
 
-
-
 namespace hetpu_legacy {
 namespace detail {
 
@@ -182,7 +172,6 @@ std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap);
 }  // namespace detail
 }  // namespace hetpu_legacy
 // ---- cheapest_within.cpp
-
 
 namespace hetpu_legacy {
 namespace detail {
@@ -248,10 +237,7 @@ std::string proc_label(const std::vector<ProcessorProfile> &profiles, std::size_
     return os.str();
 }
 
-bool is_idle_point(const ProfilePoint &pt)
-{
-    return pt.size == 0 && pt.time_s == 0.0 && pt.energy_j == 0.0;
-}
+bool is_idle_point(const ProfilePoint &pt) { return pt.size == 0 && pt.time_s == 0.0 && pt.energy_j == 0.0; }
 
 }  // namespace
 
@@ -262,10 +248,8 @@ void legacy_validate_profiles(const std::vector<ProcessorProfile> &profiles, Gra
     if (n < 0)
         throw InvalidProfileError("pareto: workload n=" + std::to_string(n) + " is negative");
     if (n > kMaxParetoWorkload)
-        throw InvalidProfileError("pareto: workload n=" + std::to_string(n) +
-                                  " granules exceeds the limit " +
-                                  std::to_string(kMaxParetoWorkload) +
-                                  "; use a coarser granule");
+        throw InvalidProfileError("pareto: workload n=" + std::to_string(n) + " granules exceeds the limit " +
+                                  std::to_string(kMaxParetoWorkload) + "; use a coarser granule");
     for (std::size_t i = 0; i < profiles.size(); ++i) {
         std::vector<Granules> sizes;
         sizes.reserve(profiles[i].points.size());
@@ -286,15 +270,13 @@ void legacy_validate_profiles(const std::vector<ProcessorProfile> &profiles, Gra
         std::sort(sizes.begin(), sizes.end());
         auto dup = std::adjacent_find(sizes.begin(), sizes.end());
         if (dup != sizes.end())
-            throw InvalidProfileError("pareto: " + proc_label(profiles, i) + ": size " +
-                                      std::to_string(*dup) + " appears more than once");
+            throw InvalidProfileError("pareto: " + proc_label(profiles, i) + ": size " + std::to_string(*dup) +
+                                      " appears more than once");
     }
 }
-}
+}  // namespace hetpu_legacy
 
 // ---- hpopta.cpp
-
-
 
 namespace hetpu_legacy {
 
@@ -352,9 +334,8 @@ Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n)
     times.erase(std::unique(times.begin(), times.end()), times.end());
 
     if (!reachable_within(tab, times.back()))
-        throw UnreachableWorkloadError(
-            "pareto: workload n=" + std::to_string(n) +
-            " granules cannot be formed as a sum of one profile size (or 0) per processor");
+        throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
+                                       " granules cannot be formed as a sum of one profile size (or 0) per processor");
     // Smallest index whose time makes n reachable; reachability is monotone in the limit.
     std::size_t lo = 0, hi = times.size() - 1;
     while (lo < hi) {
@@ -373,8 +354,6 @@ Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n)
 
 }  // namespace hetpu_legacy
 // ---- min_energy.cpp
-
-
 
 namespace hetpu_legacy {
 
@@ -410,9 +389,8 @@ Distribution min_energy_distribution(const std::vector<ProcessorProfile> &profil
         t.swap(t_next);
     }
     if (e[n] == inf)
-        throw UnreachableWorkloadError(
-            "pareto: workload n=" + std::to_string(n) +
-            " granules cannot be formed as a sum of one profile size (or 0) per processor");
+        throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
+                                       " granules cannot be formed as a sum of one profile size (or 0) per processor");
     // Pass 2: the active-count tie rule, exact only with time as a cap (cheapest_within.h).
     return evaluate_distribution(profiles, detail::cheapest_within(tab, t[n]));
 }
@@ -446,8 +424,6 @@ Distribution min_energy_distribution(const std::vector<ProcessorProfile> &profil
 //    removes P only if t_Q <= t_P and (e_Q < e_P, or e_Q == e_P and k_Q <= k_P). Extra
 //    entries appear only on exact energy ties, at most p + 1 per energy value.
 
-
-
 namespace hetpu_legacy {
 
 namespace {
@@ -457,11 +433,11 @@ using detail::ProfileTable;
 
 // One memoised partial solution for node (c, w): the paper's <eng, time, part, P#, key>.
 struct Entry {
-    double e;        // dynamic energy on processors c..p-1
-    double t;        // makespan on processors c..p-1, clamped (see file comment)
-    Granules part;   // size given to processor c
+    double e;            // dynamic energy on processors c..p-1
+    double t;            // makespan on processors c..p-1, clamped (see file comment)
+    Granules part;       // size given to processor c
     std::int32_t child;  // index of the partial solution in PMem[c+1][w-part]; -1 at the leaf
-    std::int32_t k;  // active processors among c..p-1
+    std::int32_t k;      // active processors among c..p-1
 };
 
 class Kernel {
@@ -471,11 +447,9 @@ public:
           // Sums of up to 2p non-negative terms carry a relative rounding error below
           // 2p * DBL_EPSILON; widening eps by more keeps HPOPTA's own solution (whose energy
           // is eps summed in canonical order) from being pruned when summed in another.
-          eps_(eps * (1.0 + 8.0 * p_ * DBL_EPSILON)), tau_(tau), bounds_(tab, eps_, tau),
-          stats_(stats), pmem_(static_cast<std::size_t>(p_) * (n_ + 1)),
-          done_(static_cast<std::size_t>(p_) * (n_ + 1), 0)
+          eps_(eps * (1.0 + 8.0 * p_ * DBL_EPSILON)), tau_(tau), bounds_(tab, eps_, tau), stats_(stats),
+          pmem_(static_cast<std::size_t>(p_) * (n_ + 1)), done_(static_cast<std::size_t>(p_) * (n_ + 1), 0)
     {
-
         // E_c sorted by energy (Algorithm 1 line 15), points above eps removed (Figure 12),
         // idle first. Size thresholds sigma (Algorithm 8) from the largest usable sizes.
         order_.resize(p_);
@@ -488,9 +462,8 @@ public:
                     order_[c].push_back(x);
                     largest = std::max(largest, x);
                 }
-            std::stable_sort(order_[c].begin() + 1, order_[c].end(), [&](Granules a, Granules b) {
-                return tab_.energy(c, a) < tab_.energy(c, b);
-            });
+            std::stable_sort(order_[c].begin() + 1, order_[c].end(),
+                             [&](Granules a, Granules b) { return tab_.energy(c, a) < tab_.energy(c, b); });
             sigma_[c] = sigma_[c + 1] + largest;
         }
     }
@@ -508,8 +481,7 @@ public:
             // Leaf (erratum): a solution iff the last processor can take all of w within
             // the thresholds.
             if (tab_.has(c, w) && tab_.energy(c, w) + prefix_e <= eps_ && tab_.time(c, w) <= tau_)
-                cell.push_back(Entry{tab_.energy(c, w), std::max(floor_t, tab_.time(c, w)), w, -1,
-                                     w > 0 ? 1 : 0});
+                cell.push_back(Entry{tab_.energy(c, w), std::max(floor_t, tab_.time(c, w)), w, -1, w > 0 ? 1 : 0});
             return cell;
         }
         ++stats_.cells_built;
@@ -602,8 +574,7 @@ private:
     static double insert(std::vector<Entry> &set, const Entry &cand)
     {
         const double none = std::numeric_limits<double>::infinity();
-        auto pos = std::lower_bound(set.begin(), set.end(), cand.e,
-                                    [](const Entry &a, double e) { return a.e < e; });
+        auto pos = std::lower_bound(set.begin(), set.end(), cand.e, [](const Entry &a, double e) { return a.e < e; });
         if (pos != set.begin()) {
             auto q = pos - 1;
             while (q != set.begin() && (q - 1)->e == q->e)
@@ -645,8 +616,7 @@ private:
 
 }  // namespace
 
-std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n,
-                                  ParetoStats *stats)
+std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n, ParetoStats *stats)
 {
     // hpopta() validates and throws UnreachableWorkloadError, so past it a front exists.
     const Distribution fastest = hpopta(profiles, n);
@@ -664,13 +634,13 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
         sols.push_back(evaluate_distribution(profiles, kernel.distribution(root)));
     // Re-filter on the canonically evaluated figures: the kernel summed energies in another
     // order, and the report must be consistent with the numbers it prints.
-    sols.push_back(fastest);  // both ends of the front are known; adding them is a cheap
-    sols.push_back(cheapest); // safety net against rounding at the thresholds
+    sols.push_back(fastest);   // both ends of the front are known; adding them is a cheap
+    sols.push_back(cheapest);  // safety net against rounding at the thresholds
     return pareto_front(std::move(sols), EnergyObjective::Dynamic);
 }
 
-std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n,
-                                  double base_power_w, ParetoStats *stats)
+std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
+                                  ParetoStats *stats)
 {
     validate_base_power(base_power_w);
     std::vector<Distribution> front = hepopta(profiles, n, stats);

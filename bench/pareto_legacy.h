@@ -20,12 +20,10 @@ struct ParetoStats {
 };
 
 hetpu::Distribution hpopta(const std::vector<hetpu::ProcessorProfile> &profiles, hetpu::Granules n);
-hetpu::Distribution min_energy_distribution(const std::vector<hetpu::ProcessorProfile> &profiles,
-                                            hetpu::Granules n);
-std::vector<hetpu::Distribution> hepopta(const std::vector<hetpu::ProcessorProfile> &profiles,
-                                         hetpu::Granules n, ParetoStats *stats = nullptr);
-std::vector<hetpu::Distribution> htpopta(const std::vector<hetpu::ProcessorProfile> &profiles,
-                                         hetpu::Granules n, double base_power_w,
+hetpu::Distribution min_energy_distribution(const std::vector<hetpu::ProcessorProfile> &profiles, hetpu::Granules n);
+std::vector<hetpu::Distribution> hepopta(const std::vector<hetpu::ProcessorProfile> &profiles, hetpu::Granules n,
                                          ParetoStats *stats = nullptr);
+std::vector<hetpu::Distribution> htpopta(const std::vector<hetpu::ProcessorProfile> &profiles, hetpu::Granules n,
+                                         double base_power_w, ParetoStats *stats = nullptr);
 
 }  // namespace hetpu_legacy

@@ -166,7 +166,9 @@ int main(int argc, char **argv)
                 return "";
             },
             "P:M,..."));
-    app.add_option("reps", reps, "repetitions per front (the best counts)")->capture_default_str()->check(CLI::PositiveNumber);
+    app.add_option("reps", reps, "repetitions per front (the best counts)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
         return *rc;
     const bool legacy = !no_legacy;
@@ -184,9 +186,9 @@ int main(int argc, char **argv)
     }
     const double base_power_w = 50.0;
 
-    std::printf("%3s %4s %5s %6s %5s | %9s %9s %9s %8s | %9s %9s %9s %8s | %6s %6s %6s %5s\n", "p", "m", "load",
-                "n", "front", "hpopta_s", "hepopta_s", "htpopta_s", "new_MiB", "old_hp_s", "old_he_s", "old_ht_s",
-                "old_MiB", "x_hp", "x_he", "x_ht", "same");
+    std::printf("%3s %4s %5s %6s %5s | %9s %9s %9s %8s | %9s %9s %9s %8s | %6s %6s %6s %5s\n", "p", "m", "load", "n",
+                "front", "hpopta_s", "hepopta_s", "htpopta_s", "new_MiB", "old_hp_s", "old_he_s", "old_ht_s", "old_MiB",
+                "x_hp", "x_he", "x_ht", "same");
     std::vector<std::string> json;
     bool all_same = true;
     for (auto [p, m] : configs) {
@@ -222,43 +224,42 @@ int main(int argc, char **argv)
             const std::size_t old_bytes = std::max({ohp.bytes, ohe.bytes, oht.bytes});
             const double mib = 1024.0 * 1024.0;
             if (legacy)
-                std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | %9.5f %9.4f %9.4f %8.2f | %6.1f %6.1f "
-                            "%6.1f %5s\n",
-                            p, m, pct, static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib,
-                            ohp.s, ohe.s, oht.s, old_bytes / mib, ohp.s / hp.s, ohe.s / he.s, oht.s / ht.s,
-                            same ? "yes" : "NO");
+                std::printf(
+                    "%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | %9.5f %9.4f %9.4f %8.2f | %6.1f %6.1f "
+                    "%6.1f %5s\n",
+                    p, m, pct, static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib, ohp.s, ohe.s,
+                    oht.s, old_bytes / mib, ohp.s / hp.s, ohe.s / he.s, oht.s / ht.s, same ? "yes" : "NO");
             else
                 std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | (--no-legacy)\n", p, m, pct,
                             static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib);
             std::fflush(stdout);
-            json.push_back(hetpu::json_line(
-                {{"bench", "pareto_speed"},
-                 {"p", p},
-                 {"m", m},
-                 {"load_pct", pct},
-                 {"n", static_cast<long long>(n)},
-                 {"front", front.size()},
-                 {"total_front", tfront.size()},
-                 {"hpopta_s", hp.s},
-                 {"hepopta_s", he.s},
-                 {"htpopta_s", ht.s},
-                 {"peak_bytes", new_bytes},
-                 {"cells", static_cast<long long>(st.cells_built)},
-                 {"candidates", static_cast<long long>(st.candidates)},
-                 {"table_bytes", static_cast<long long>(st.table_bytes)},
-                 {"legacy", legacy},
-                 {"old_hpopta_s", legacy ? ohp.s : 0.0},
-                 {"old_hepopta_s", legacy ? ohe.s : 0.0},
-                 {"old_htpopta_s", legacy ? oht.s : 0.0},
-                 {"old_peak_bytes", old_bytes},
-                 {"same_front", same},
-                 {"cpu",
-                  {{"hpopta_s", hp.cpu},
-                   {"hepopta_s", he.cpu},
-                   {"htpopta_s", ht.cpu},
-                   {"old_hpopta_s", legacy ? ohp.cpu : 0.0},
-                   {"old_hepopta_s", legacy ? ohe.cpu : 0.0},
-                   {"old_htpopta_s", legacy ? oht.cpu : 0.0}}}}));
+            json.push_back(hetpu::json_line({{"bench", "pareto_speed"},
+                                             {"p", p},
+                                             {"m", m},
+                                             {"load_pct", pct},
+                                             {"n", static_cast<long long>(n)},
+                                             {"front", front.size()},
+                                             {"total_front", tfront.size()},
+                                             {"hpopta_s", hp.s},
+                                             {"hepopta_s", he.s},
+                                             {"htpopta_s", ht.s},
+                                             {"peak_bytes", new_bytes},
+                                             {"cells", static_cast<long long>(st.cells_built)},
+                                             {"candidates", static_cast<long long>(st.candidates)},
+                                             {"table_bytes", static_cast<long long>(st.table_bytes)},
+                                             {"legacy", legacy},
+                                             {"old_hpopta_s", legacy ? ohp.s : 0.0},
+                                             {"old_hepopta_s", legacy ? ohe.s : 0.0},
+                                             {"old_htpopta_s", legacy ? oht.s : 0.0},
+                                             {"old_peak_bytes", old_bytes},
+                                             {"same_front", same},
+                                             {"cpu",
+                                              {{"hpopta_s", hp.cpu},
+                                               {"hepopta_s", he.cpu},
+                                               {"htpopta_s", ht.cpu},
+                                               {"old_hpopta_s", legacy ? ohp.cpu : 0.0},
+                                               {"old_hepopta_s", legacy ? ohe.cpu : 0.0},
+                                               {"old_htpopta_s", legacy ? oht.cpu : 0.0}}}}));
         }
     }
     struct rusage ru;

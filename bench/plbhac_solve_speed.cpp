@@ -26,8 +26,8 @@ public:
     hetpu::TimeEval eval(double x) const override
     {
         const double lx = std::log(x);
-        return hetpu::TimeEval{l_ + b_ * x + a_ * x * x + c_ * x * lx,
-                               b_ + 2 * a_ * x + c_ * (lx + 1), 2 * a_ + c_ / x};
+        return hetpu::TimeEval{l_ + b_ * x + a_ * x * x + c_ * x * lx, b_ + 2 * a_ * x + c_ * (lx + 1),
+                               2 * a_ + c_ / x};
     }
 
 private:
@@ -89,11 +89,9 @@ int main(int argc, char **argv)
     std::vector<Row> rows;
     for (int npu : pu_counts)
         rows.push_back(measure(npu, reps));
-    std::printf("%4s %11s %9s %9s %6s %6s\n", "PUs", "median_ms", "min_ms", "max_ms", "iters",
-                "solves");
+    std::printf("%4s %11s %9s %9s %6s %6s\n", "PUs", "median_ms", "min_ms", "max_ms", "iters", "solves");
     for (const Row &r : rows)
-        std::printf("%4d %11.3f %9.3f %9.3f %6d %6d\n", r.pus, r.median_ms, r.min_ms, r.max_ms,
-                    r.iterations, r.solves);
+        std::printf("%4d %11.3f %9.3f %9.3f %6d %6d\n", r.pus, r.median_ms, r.min_ms, r.max_ms, r.iterations, r.solves);
     for (const Row &r : rows)
         std::printf("%s\n", hetpu::json_line({{"bench", "plbhac_solve_speed"},
                                               {"pus", r.pus},
@@ -103,6 +101,6 @@ int main(int argc, char **argv)
                                               {"max_ms", r.max_ms},
                                               {"ipopt_iterations", r.iterations},
                                               {"nlp_solves", r.solves}})
-                                 .c_str());
+                                .c_str());
     return 0;
 }

@@ -29,8 +29,8 @@ extern "C" {
 // public header) function; without a figure StarPU's transfer model has nothing for the node.
 // Bandwidth in MB/s, latency in microseconds.
 extern "C" void _starpu_save_bandwidth_and_latency_disk(double bandwidth_write, double bandwidth_read,
-                                                        double latency_write, double latency_read,
-                                                        unsigned node, const char *name);
+                                                        double latency_write, double latency_read, unsigned node,
+                                                        const char *name);
 
 namespace {
 
@@ -45,12 +45,14 @@ struct DiskObject {
     bool owned;  // created by alloc (removed by free) or opened (kept by close)
 };
 
-int full_pwrite(int fd, const void *buf, size_t size, off_t offset) {
+int full_pwrite(int fd, const void *buf, size_t size, off_t offset)
+{
     const char *p = static_cast<const char *>(buf);
     while (size > 0) {
         ssize_t n = ::pwrite(fd, p, size, offset);
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             return -errno;
         }
         p += n;
@@ -60,38 +62,46 @@ int full_pwrite(int fd, const void *buf, size_t size, off_t offset) {
     return 0;
 }
 
-ssize_t full_pread(int fd, void *buf, size_t size, off_t offset) {
+ssize_t full_pread(int fd, void *buf, size_t size, off_t offset)
+{
     char *p = static_cast<char *>(buf);
     size_t done = 0;
     while (done < size) {
         ssize_t n = ::pread(fd, p + done, size - done, offset + static_cast<off_t>(done));
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             return -errno;
         }
-        if (n == 0) break;
+        if (n == 0)
+            break;
         done += static_cast<size_t>(n);
     }
     return static_cast<ssize_t>(done);
 }
 
-void *disk_plug(void *parameter, starpu_ssize_t) {
+void *disk_plug(void *parameter, starpu_ssize_t)
+{
     const char *dir = static_cast<const char *>(parameter);
     struct stat st;
-    if (!dir || ::stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return nullptr;
+    if (!dir || ::stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return nullptr;
     auto *base = new (std::nothrow) DiskBase;
-    if (base) base->dir = dir;
+    if (base)
+        base->dir = dir;
     return base;
 }
 
 void disk_unplug(void *base) { delete static_cast<DiskBase *>(base); }
 
-void *disk_alloc(void *base_, size_t size) {
+void *disk_alloc(void *base_, size_t size)
+{
     auto *base = static_cast<DiskBase *>(base_);
-    const std::string path = base->dir + "/.starpu-ooc." + std::to_string(::getpid()) + "." +
-                             std::to_string(base->next.fetch_add(1));
+    const std::string path =
+        base->dir + "/.starpu-ooc." + std::to_string(::getpid()) + "." + std::to_string(base->next.fetch_add(1));
     int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) return nullptr;
+    if (fd < 0)
+        return nullptr;
     if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
         ::close(fd);
         ::unlink(path.c_str());
@@ -100,59 +110,73 @@ void *disk_alloc(void *base_, size_t size) {
     return new (std::nothrow) DiskObject{fd, path, true};
 }
 
-void disk_free(void *, void *obj_, size_t) {
+void disk_free(void *, void *obj_, size_t)
+{
     auto *obj = static_cast<DiskObject *>(obj_);
     ::close(obj->fd);
-    if (obj->owned) ::unlink(obj->path.c_str());
+    if (obj->owned)
+        ::unlink(obj->path.c_str());
     delete obj;
 }
 
-void *disk_open(void *base_, void *pos, size_t) {
+void *disk_open(void *base_, void *pos, size_t)
+{
     auto *base = static_cast<DiskBase *>(base_);
     const std::string path = base->dir + "/" + static_cast<const char *>(pos);
     int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) return nullptr;
+    if (fd < 0)
+        return nullptr;
     return new (std::nothrow) DiskObject{fd, path, false};
 }
 
-void disk_close(void *, void *obj_, size_t) {
+void disk_close(void *, void *obj_, size_t)
+{
     auto *obj = static_cast<DiskObject *>(obj_);
     ::close(obj->fd);
     delete obj;
 }
 
-int disk_read(void *, void *obj, void *buf, off_t offset, size_t size) {
+int disk_read(void *, void *obj, void *buf, off_t offset, size_t size)
+{
     return static_cast<int>(full_pread(static_cast<DiskObject *>(obj)->fd, buf, size, offset));
 }
 
-int disk_write(void *, void *obj, const void *buf, off_t offset, size_t size) {
+int disk_write(void *, void *obj, const void *buf, off_t offset, size_t size)
+{
     return full_pwrite(static_cast<DiskObject *>(obj)->fd, buf, size, offset);
 }
 
-int disk_full_read(void *, void *obj_, void **ptr, size_t *size, unsigned dst_node) {
+int disk_full_read(void *, void *obj_, void **ptr, size_t *size, unsigned dst_node)
+{
     auto *obj = static_cast<DiskObject *>(obj_);
     struct stat st;
-    if (::fstat(obj->fd, &st) != 0) return -errno;
+    if (::fstat(obj->fd, &st) != 0)
+        return -errno;
     *size = static_cast<size_t>(st.st_size);
     *ptr = reinterpret_cast<void *>(starpu_malloc_on_node_flags(dst_node, *size, 0));
-    if (!*ptr && *size) return -ENOMEM;
+    if (!*ptr && *size)
+        return -ENOMEM;
     ssize_t n = full_pread(obj->fd, *ptr, *size, 0);
     return n < 0 ? static_cast<int>(n) : 0;
 }
 
-int disk_full_write(void *, void *obj_, void *ptr, size_t size) {
+int disk_full_write(void *, void *obj_, void *ptr, size_t size)
+{
     auto *obj = static_cast<DiskObject *>(obj_);
     int rc = full_pwrite(obj->fd, ptr, size, 0);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     return ::ftruncate(obj->fd, static_cast<off_t>(size)) == 0 ? 0 : -errno;
 }
 
 // Times an 8 MiB write+fsync and read of a scratch file in the tier directory.
-int disk_bandwidth(unsigned node, void *base_) {
+int disk_bandwidth(unsigned node, void *base_)
+{
     auto *base = static_cast<DiskBase *>(base_);
     const size_t size = 8u << 20;
     void *obj = disk_alloc(base, size);
-    if (!obj) return 0;
+    if (!obj)
+        return 0;
     std::vector<char> buf(size, 1);
     const int fd = static_cast<DiskObject *>(obj)->fd;
     auto t0 = std::chrono::steady_clock::now();
@@ -165,7 +189,8 @@ int disk_bandwidth(unsigned node, void *base_) {
     ok = ok && full_pwrite(fd, &one, 1, 0) == 0;
     auto t4 = std::chrono::steady_clock::now();
     disk_free(base, obj, size);
-    if (!ok) return 0;
+    if (!ok)
+        return 0;
     auto us = [](auto a, auto b) { return std::chrono::duration<double, std::micro>(b - a).count(); };
     const double mb = size / 1e6;
     _starpu_save_bandwidth_and_latency_disk(mb / (us(t0, t1) / 1e6), mb / (us(t1, t2) / 1e6), us(t3, t4), us(t3, t4),
@@ -199,12 +224,17 @@ struct starpu_disk_ops hetpu_ckpt_disk_ops = {
     /* free_request */ nullptr,
 };
 
-int hetpu_ckpt_register_disk_node(const char *directory, int64_t size) {
-    if (!directory) return -EINVAL;
+int hetpu_ckpt_register_disk_node(const char *directory, int64_t size)
+{
+    if (!directory)
+        return -EINVAL;
     struct stat st;
-    if (::stat(directory, &st) != 0) return -errno;
-    if (!S_ISDIR(st.st_mode)) return -ENOTDIR;
-    if (size >= 0 && size < STARPU_DISK_SIZE_MIN) return -EINVAL;
+    if (::stat(directory, &st) != 0)
+        return -errno;
+    if (!S_ISDIR(st.st_mode))
+        return -ENOTDIR;
+    if (size >= 0 && size < STARPU_DISK_SIZE_MIN)
+        return -EINVAL;
     // StarPU keeps the parameter pointer only for plug(), which copies it.
     return starpu_disk_register(&hetpu_ckpt_disk_ops, const_cast<char *>(directory), size);
 }

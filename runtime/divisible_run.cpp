@@ -298,19 +298,20 @@ int parse_block_env(uint64_t &block)
     errno = 0;
     unsigned long long v = std::strtoull(env, &end, 10);
     if (errno || *end || v == 0 || env[0] == '-') {
-        std::fprintf(stderr, "hetpu: HETPU_BLOCK='%s' is not a positive number of elements; unset it or give e.g. HETPU_BLOCK=256\n", env);
+        std::fprintf(
+            stderr,
+            "hetpu: HETPU_BLOCK='%s' is not a positive number of elements; unset it or give e.g. HETPU_BLOCK=256\n",
+            env);
         return -EINVAL;
     }
     block = v;
     return 0;
 }
 
-
 // The job's planner: the policy's own (plb-hac, hdss, ...), else fixed blocks of
 // HETPU_BLOCK or the job's default size. `workers` are the PUs the planner sees.
-int make_job_planner(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &workers,
-                     const BlockRules &rules, const char *label, std::unique_ptr<BlockPlanner> &planner,
-                     uint64_t &fixed_block)
+int make_job_planner(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &workers, const BlockRules &rules,
+                     const char *label, std::unique_ptr<BlockPlanner> &planner, uint64_t &fixed_block)
 {
     fixed_block = 0;
     const RegisteredPolicy *policy = running_hetpu_policy();
@@ -353,9 +354,8 @@ void fill_report_header(hetpu_divisible_report &report, const Run &run, double m
 void wait_until_done(Run &run)
 {
     std::unique_lock<std::mutex> lock(run.mutex);
-    run.changed.wait(lock, [&] {
-        return run.dispatcher->finished() && run.busy_callbacks == 0 && run.pending_writebacks == 0;
-    });
+    run.changed.wait(
+        lock, [&] { return run.dispatcher->finished() && run.busy_callbacks == 0 && run.pending_writebacks == 0; });
 }
 
 #ifdef HETPU_HAVE_MPI
@@ -518,8 +518,9 @@ private:
             rc = block_buffers(job, task, rb->buffers);
         discard_unsubmitted(task);
         if (rc != 0) {
-            std::fprintf(stderr, "hetpu: %s: block [%llu, %llu) for rank %d: %s\n", job.name ? job.name : "divisible job",
-                         (unsigned long long)a.offset, (unsigned long long)(a.offset + a.count), pu.rank,
+            std::fprintf(stderr, "hetpu: %s: block [%llu, %llu) for rank %d: %s\n",
+                         job.name ? job.name : "divisible job", (unsigned long long)a.offset,
+                         (unsigned long long)(a.offset + a.count), pu.rank,
                          rc == -ENOTSUP ? "per-block buffers must be read or written (not scratch or reduction) "
                                           "to travel between ranks"
                                         : std::strerror(rc < 0 ? -rc : rc));
@@ -558,8 +559,9 @@ private:
             RemoteBlock &rb = *it->second;
             rb.done = d;
             if (d.error != 0) {
-                std::fprintf(stderr, "hetpu: block [%llu, %llu) failed on rank %d: %s\n", (unsigned long long)rb.a.offset,
-                             (unsigned long long)(rb.a.offset + rb.a.count), status.MPI_SOURCE, std::strerror(-d.error));
+                std::fprintf(stderr, "hetpu: block [%llu, %llu) failed on rank %d: %s\n",
+                             (unsigned long long)rb.a.offset, (unsigned long long)(rb.a.offset + rb.a.count),
+                             status.MPI_SOURCE, std::strerror(-d.error));
                 unregister_all(rb.buffers);
                 fail(run_, rb.a, d.error);
                 remote_.erase(it);
@@ -581,8 +583,8 @@ private:
             for (size_t i = 0; i < rb.buffers.handles.size(); ++i)
                 if (rb.buffers.outbound[i])
                     starpu_mpi_irecv_detached(rb.buffers.handles[i], status.MPI_SOURCE,
-                                              block_data_tag(d.seq, rb.buffers.index[i]), MPI_COMM_WORLD, result_arrived,
-                                              new ResultArrival{&run_, &rb, d.seq});
+                                              block_data_tag(d.seq, rb.buffers.index[i]), MPI_COMM_WORLD,
+                                              result_arrived, new ResultArrival{&run_, &rb, d.seq});
         }
     }
 
@@ -710,8 +712,9 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run)
                 // The task reads these handles, so StarPU orders it after the receives.
                 for (size_t i = 0; i < b->buffers.handles.size(); ++i)
                     if (b->buffers.inbound[i])
-                        starpu_mpi_irecv_detached(b->buffers.handles[i], 0, block_data_tag(b->assign.seq, b->buffers.index[i]),
-                                                  MPI_COMM_WORLD, served_input_arrived, b);
+                        starpu_mpi_irecv_detached(b->buffers.handles[i], 0,
+                                                  block_data_tag(b->assign.seq, b->buffers.index[i]), MPI_COMM_WORLD,
+                                                  served_input_arrived, b);
                 task->callback_func = served_block_finished;
                 task->callback_arg = b;
                 if (b->assign.worker >= 0) {
@@ -744,8 +747,9 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run)
             progressed = true;
             for (size_t i = 0; i < b->buffers.handles.size(); ++i)
                 if (b->buffers.outbound[i])
-                    starpu_mpi_isend_detached(b->buffers.handles[i], 0, block_data_tag(b->assign.seq, b->buffers.index[i]),
-                                              MPI_COMM_WORLD, nullptr, nullptr);
+                    starpu_mpi_isend_detached(b->buffers.handles[i], 0,
+                                              block_data_tag(b->assign.seq, b->buffers.index[i]), MPI_COMM_WORLD,
+                                              nullptr, nullptr);
             send_done(b->done);
             {
                 std::lock_guard<std::mutex> lock(totals_run.mutex);
@@ -787,7 +791,8 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
             status = make_job_planner(job, workers, rules, label, planner, fixed_block);
             if (status == 0) {
                 run.planner_places = planner->assigns_workers();
-                run.planner = run.planner_places ? std::move(planner) : std::make_unique<PerPuPlanner>(std::move(planner));
+                run.planner =
+                    run.planner_places ? std::move(planner) : std::make_unique<PerPuPlanner>(std::move(planner));
             }
         }
     }
@@ -843,7 +848,7 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
             r.workerid = pus[g].local_worker;
             r.type = pus[g].kind == WorkerKind::OpenCL ? STARPU_OPENCL_WORKER
                      : pus[g].kind == WorkerKind::Cuda ? STARPU_CUDA_WORKER
-                                                      : STARPU_CPU_WORKER;
+                                                       : STARPU_CPU_WORKER;
             std::snprintf(r.name, sizeof r.name, "%s", pus[g].name.c_str());
             r.blocks = t.blocks;
             r.elements = t.elements;

@@ -267,15 +267,9 @@ extern "C" const char *hetpu_policy_name(void)
     return hetpu::state().started ? hetpu::state().policy_name.c_str() : nullptr;
 }
 
-extern "C" int hetpu_policy_is_hetpu(void)
-{
-    return hetpu::running_hetpu_policy() != nullptr;
-}
+extern "C" int hetpu_policy_is_hetpu(void) { return hetpu::running_hetpu_policy() != nullptr; }
 
-extern "C" void hetpu_print_policies(FILE *out)
-{
-    std::fputs(hetpu::build_policy_catalog().help_text().c_str(), out);
-}
+extern "C" void hetpu_print_policies(FILE *out) { std::fputs(hetpu::build_policy_catalog().help_text().c_str(), out); }
 
 extern "C" int hetpu_describe_workers(char *buf, size_t size)
 {

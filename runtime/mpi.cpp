@@ -28,7 +28,7 @@ namespace hetpu {
 namespace {
 
 struct MpiState {
-    bool active = false;         // hetpu_init_mpi() succeeded and StarPU-MPI runs
+    bool active = false;           // hetpu_init_mpi() succeeded and StarPU-MPI runs
     bool initialised_mpi = false;  // hetpu called MPI_Init_thread, so it finalises
     int rank = 0;
     int size = 1;
@@ -191,8 +191,10 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
         MPI_Query_thread(&provided);
     }
     if (provided < MPI_THREAD_MULTIPLE) {
-        std::fprintf(stderr, "hetpu: the MPI library gives thread level %d, hetpu needs MPI_THREAD_MULTIPLE (hetpu's "
-                             "control messages and StarPU-MPI's progress thread both call MPI)\n", provided);
+        std::fprintf(stderr,
+                     "hetpu: the MPI library gives thread level %d, hetpu needs MPI_THREAD_MULTIPLE (hetpu's "
+                     "control messages and StarPU-MPI's progress thread both call MPI)\n",
+                     provided);
         release_mpi();
         return -ENOTSUP;
     }
@@ -205,8 +207,10 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
         const char *v = std::getenv(var);
         if (v && *v) {
             if (std::atoi(v) != s.rank) {
-                std::fprintf(stderr, "hetpu: MPI says rank %d but %s=%s: MPI calls reach a stub MPI library loaded "
-                                     "before the real one (link the MPI library first)\n", s.rank, var, v);
+                std::fprintf(stderr,
+                             "hetpu: MPI says rank %d but %s=%s: MPI calls reach a stub MPI library loaded "
+                             "before the real one (link the MPI library first)\n",
+                             s.rank, var, v);
                 std::abort();
             }
             break;

@@ -44,5 +44,5 @@ struct PolicyRegistrar {
 
 }  // namespace hetpu
 
-#define HETPU_REGISTER_POLICY(policy, factory) \
+#define HETPU_REGISTER_POLICY(policy, factory)                                                                         \
     static ::hetpu::PolicyRegistrar hetpu_registrar_##policy((policy), (factory))

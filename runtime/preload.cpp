@@ -32,8 +32,8 @@ template <typename Fn> Fn real_symbol(const char *name)
 {
     void *sym = dlsym(RTLD_NEXT, name);
     if (!sym) {
-        std::fprintf(stderr, "hetpu-preload: cannot find StarPU's %s (%s); is the program linked against StarPU?\n", name,
-                     dlerror());
+        std::fprintf(stderr, "hetpu-preload: cannot find StarPU's %s (%s); is the program linked against StarPU?\n",
+                     name, dlerror());
         std::abort();
     }
     return reinterpret_cast<Fn>(sym);
@@ -48,7 +48,8 @@ int real_starpu_initialize(struct starpu_conf *conf, int *argc, char ***argv)
 
 }  // namespace
 
-extern "C" __attribute__((visibility("default"))) int starpu_initialize(struct starpu_conf *conf, int *argc, char ***argv)
+extern "C" __attribute__((visibility("default"))) int starpu_initialize(struct starpu_conf *conf, int *argc,
+                                                                        char ***argv)
 {
     if (hetpu::inside_start_starpu())
         return real_starpu_initialize(conf, argc, argv);
@@ -107,8 +108,10 @@ void check_same_policy(MPI_Comm comm)
         msg += " rank " + std::to_string(r) + " '" + n + "'";
     }
     if (!same) {
-        std::fprintf(stderr, "hetpu-preload: the ranks run different policies:%s; give every rank the same STARPU_SCHED "
-                             "(mpirun -x STARPU_SCHED=...)\n", msg.c_str());
+        std::fprintf(stderr,
+                     "hetpu-preload: the ranks run different policies:%s; give every rank the same STARPU_SCHED "
+                     "(mpirun -x STARPU_SCHED=...)\n",
+                     msg.c_str());
         MPI_Abort(comm, 1);
     }
 }
@@ -116,7 +119,7 @@ void check_same_policy(MPI_Comm comm)
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int starpu_mpi_init_conf(int *argc, char ***argv, int initialize_mpi,
-                                                                         MPI_Comm comm, struct starpu_conf *conf)
+                                                                           MPI_Comm comm, struct starpu_conf *conf)
 {
     using Fn = int (*)(int *, char ***, int, MPI_Comm, struct starpu_conf *);
     static Fn fn = real_symbol<Fn>("starpu_mpi_init_conf");

@@ -28,7 +28,7 @@ namespace {
 
 struct CentralQueue {
     starpu_pthread_mutex_t mutex;
-    std::deque<struct starpu_task *> fifo;            // guarded by mutex; priority non-increasing
+    std::deque<struct starpu_task *> fifo;             // guarded by mutex; priority non-increasing
     double expected_free_us[STARPU_NMAXWORKERS] = {};  // guarded by mutex; starpu_timing_now() clock
 };
 
@@ -164,7 +164,8 @@ int model_queue_push(struct starpu_task *task)
         unsigned nimpl;
         if (!starpu_worker_can_execute_task_first_impl(worker, task, &nimpl))
             continue;
-        const double length = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(worker, sched_ctx_id), nimpl);
+        const double length =
+            starpu_task_expected_length(task, starpu_worker_get_perf_archtype(worker, sched_ctx_id), nimpl);
         if (!std::isfinite(length) || length <= 0) {  // not calibrated here: let the FIFO run it
             best = -1;
             break;

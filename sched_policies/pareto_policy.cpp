@@ -64,10 +64,10 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
     const std::string home = hetpu_home(env);
     const std::string path = profile_path(home, rules.job_name);
     if (path.empty())
-        return load_balanced_fallback(
-            policy, workers, rules,
-            home.empty() ? "no HETPU_HOME or HOME to find profiles in"
-                         : "job '" + rules.job_name + "' has no name usable as a profile file name");
+        return load_balanced_fallback(policy, workers, rules,
+                                      home.empty()
+                                          ? "no HETPU_HOME or HOME to find profiles in"
+                                          : "job '" + rules.job_name + "' has no name usable as a profile file name");
     struct stat st;
     if (stat(path.c_str(), &st) != 0)
         return load_balanced_fallback(policy, workers, rules,

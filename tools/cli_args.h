@@ -110,8 +110,7 @@ inline int run_subcommand(const std::string &program, const std::string &descrip
                          program.c_str());
             return 2;
         }
-        std::fprintf(stderr, "%s: %s\nRun '%s --help' for the commands.\n", program.c_str(), e.what(),
-                     program.c_str());
+        std::fprintf(stderr, "%s: %s\nRun '%s --help' for the commands.\n", program.c_str(), e.what(), program.c_str());
         return 2;
     }
     if (help || !chosen) {

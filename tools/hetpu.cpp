@@ -25,8 +25,8 @@ int print_policies(int, char **)
 
 int print_version(int, char **)
 {
-    std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION,
-                STARPU_MINOR_VERSION, STARPU_RELEASE_VERSION);
+    std::printf("hetpu %s (built against StarPU %d.%d.%d)\n", HETPU_VERSION, STARPU_MAJOR_VERSION, STARPU_MINOR_VERSION,
+                STARPU_RELEASE_VERSION);
     return 0;
 }
 

@@ -46,8 +46,7 @@ std::optional<double> gpu_node_weight(ChargeModel m, const Partition &cpu, const
         }
         // Eq. 22: the GPU node's GPUs against the CPU node's CPUs, times that node's cores.
         return gpu.gpus_per_node * gpu.gpu_peak_flops / (cpu.cpu_sockets * cpu.cpu_peak_flops) * cpu.cores_per_node;
-    case ChargeModel::energy:
-        return energy_weight(gpu);
+    case ChargeModel::energy: return energy_weight(gpu);
     }
     return std::nullopt;
 }
@@ -88,11 +87,12 @@ std::vector<ComparisonTable> compare_models(const Partition &cpu, const Partitio
 }
 
 std::vector<DecisionRow> energy_decisions(const Partition &cpu, const Partition &gpu,
-                                          const std::vector<ComparisonTable> &tables, const std::vector<double> &speedups)
+                                          const std::vector<ComparisonTable> &tables,
+                                          const std::vector<double> &speedups)
 {
-    const double cpu_su = energy_weight(cpu);  // 1 h on a CPU node
-    const double cpu_wh = cpu.node_cpu_tdp_w(); // Eq. 29: CPU node TDP x 1 h
-    const double gpu_w = gpu.node_gpu_tdp_w();  // Eq. 29: GPU TDP x 1/s h
+    const double cpu_su = energy_weight(cpu);    // 1 h on a CPU node
+    const double cpu_wh = cpu.node_cpu_tdp_w();  // Eq. 29: CPU node TDP x 1 h
+    const double gpu_w = gpu.node_gpu_tdp_w();   // Eq. 29: GPU TDP x 1/s h
     std::vector<DecisionRow> rows;
     for (double s : speedups) {
         if (!(s > 0))

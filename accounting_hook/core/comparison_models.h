@@ -27,7 +27,8 @@ const char *model_title(ChargeModel m);  // "SM-based", ...
 
 // SU per GPU node-hour under `m`; nullopt when the partitions lack the figures the model
 // needs (SM counts, peak FLOP rates), with `why` saying which.
-std::optional<double> gpu_node_weight(ChargeModel m, const Partition &cpu, const Partition &gpu, std::string *why = nullptr);
+std::optional<double> gpu_node_weight(ChargeModel m, const Partition &cpu, const Partition &gpu,
+                                      std::string *why = nullptr);
 
 struct Benchmark {
     std::string application;

@@ -14,14 +14,14 @@ struct WorkerTypeUsage {
     int workers = 0;
     long long tasks = 0;
     double busy_s = 0;
-    double energy_j = 0;          // from energy_source
-    std::string energy_source;    // "rapl", "nvml", "model", ...: never a bare number
-    double model_energy_j = 0;    // what the model source says, for comparison with a sensor
+    double energy_j = 0;        // from energy_source
+    std::string energy_source;  // "rapl", "nvml", "model", ...: never a bare number
+    double model_energy_j = 0;  // what the model source says, for comparison with a sensor
 };
 
 struct JobRecord {
-    long long id = 0;             // set by the ledger
-    std::string recorded_at;      // UTC, ISO 8601 ("2026-11-21T23:59:00Z"); set by the ledger if empty
+    long long id = 0;         // set by the ledger
+    std::string recorded_at;  // UTC, ISO 8601 ("2026-11-21T23:59:00Z"); set by the ledger if empty
     std::string user, host, app, policy;
     std::string partition;
     std::string fraction_source;  // "slurm" (allocation) or "process" (workers + peak RSS)
@@ -29,7 +29,7 @@ struct JobRecord {
     int nodes = 1;
     double cores = 0, gpus = 0, mem_gib = 0;  // held per node
     double fc = 0, fg = 0, fm = 0;            // fractions of a node
-    double weight = 0;            // SU per node-hour of the partition
+    double weight = 0;                        // SU per node-hour of the partition
     double wall_s = 0;
     double su = 0;
     double energy_j = 0;

@@ -151,8 +151,8 @@ std::string normalise_since(const std::string &since)
 {
     // YYYY-MM-DD, optionally followed by 'T' or ' ' and HH:MM[:SS][Z].
     const std::string hint = "--since '" + since + "': expected a date YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS]";
-    if (!(all_digits(since, 0, 4) && since.size() >= 10 && since[4] == '-' && all_digits(since, 5, 2) && since[7] == '-' &&
-          all_digits(since, 8, 2)))
+    if (!(all_digits(since, 0, 4) && since.size() >= 10 && since[4] == '-' && all_digits(since, 5, 2) &&
+          since[7] == '-' && all_digits(since, 8, 2)))
         throw LedgerError(hint);
     std::string out = since.substr(0, 10);
     if (since.size() == 10)
@@ -257,7 +257,8 @@ Ledger::Ledger(const std::string &path, bool read_only) : path_(path)
         sqlite3_close(db_);
         db_ = nullptr;
         if (msg.find("not a database") != std::string::npos)
-            msg += ": the ledger is corrupt or not an SQLite file; move it aside (a new one is created) or set HETPU_LEDGER";
+            msg += ": the ledger is corrupt or not an SQLite file; move it aside (a new one is created) or set "
+                   "HETPU_LEDGER";
         else if (msg.find("readonly") != std::string::npos || msg.find("read-only") != std::string::npos ||
                  msg.find("unable to open") != std::string::npos)
             msg += ": the ledger is not writable; fix its permissions or set HETPU_LEDGER to a writable file";
@@ -291,10 +292,11 @@ long long Ledger::record(JobRecord job)
     try {
         long long id;
         {
-            Statement s(db_,
-                        "INSERT INTO jobs (recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id,"
-                        " nodes, cores, gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, worker_rows)"
-                        " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            Statement s(
+                db_, "INSERT INTO jobs (recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id,"
+                     " nodes, cores, gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, "
+                     "worker_rows)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
             s.bind(1, job.recorded_at).bind(2, job.user).bind(3, job.host).bind(4, job.app).bind(5, job.policy);
             s.bind(6, job.partition).bind(7, job.fraction_source).bind(8, job.slurm_job_id);
             s.bind(9, static_cast<long long>(job.nodes)).bind(10, job.cores).bind(11, job.gpus).bind(12, job.mem_gib);
@@ -308,9 +310,9 @@ long long Ledger::record(JobRecord job)
             s.step();
             id = sqlite3_last_insert_rowid(db_);
         }
-        Statement w(db_,
-                    "INSERT INTO job_workers (job_id, worker_type, workers, tasks, busy_s, energy_j, energy_source, model_energy_j)"
-                    " VALUES (?,?,?,?,?,?,?,?)");
+        Statement w(db_, "INSERT INTO job_workers (job_id, worker_type, workers, tasks, busy_s, energy_j, "
+                         "energy_source, model_energy_j)"
+                         " VALUES (?,?,?,?,?,?,?,?)");
         for (const WorkerTypeUsage &u : job.workers) {
             w.reset();
             w.bind(1, id).bind(2, u.worker_type).bind(3, static_cast<long long>(u.workers)).bind(4, u.tasks);
@@ -330,10 +332,11 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
     const std::string from = since.empty() ? "" : normalise_since(since);
     std::vector<JobRecord> out;
     try {
-        Statement s(db_,
-                    "SELECT id, recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id, nodes, cores,"
-                    " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e FROM jobs"
-                    " WHERE recorded_at >= ? ORDER BY id");
+        Statement s(
+            db_,
+            "SELECT id, recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id, nodes, cores,"
+            " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e FROM jobs"
+            " WHERE recorded_at >= ? ORDER BY id");
         s.bind(1, from);
         while (s.step()) {
             JobRecord j;
@@ -350,9 +353,10 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
             out.push_back(std::move(j));
         }
         for (JobRecord &j : out) {
-            Statement w(db_,
-                        "SELECT worker_type, workers, tasks, busy_s, energy_j, energy_source, model_energy_j FROM job_workers"
-                        " WHERE job_id = ? ORDER BY worker_type");
+            Statement w(
+                db_,
+                "SELECT worker_type, workers, tasks, busy_s, energy_j, energy_source, model_energy_j FROM job_workers"
+                " WHERE job_id = ? ORDER BY worker_type");
             w.bind(1, j.id);
             while (w.step()) {
                 WorkerTypeUsage u;
@@ -375,8 +379,10 @@ std::vector<LedgerTotals> Ledger::totals(const std::string &by, const std::strin
         throw LedgerError("--by '" + by + "': expected user, partition or app");
     const std::string from = since.empty() ? "" : normalise_since(since);
     // `by` is one of three fixed column names, never user text.
-    const std::string sql = "SELECT " + by + ", COUNT(*), SUM(su), SUM(energy_j), TOTAL(gco2e), SUM(wall_s) FROM jobs"
-                            " WHERE recorded_at >= ? GROUP BY " + by + " ORDER BY SUM(su) DESC, " + by;
+    const std::string sql = "SELECT " + by +
+                            ", COUNT(*), SUM(su), SUM(energy_j), TOTAL(gco2e), SUM(wall_s) FROM jobs"
+                            " WHERE recorded_at >= ? GROUP BY " +
+                            by + " ORDER BY SUM(su) DESC, " + by;
     std::vector<LedgerTotals> out;
     try {
         Statement s(db_, sql.c_str());

@@ -29,7 +29,7 @@ constexpr int ledger_schema_version = 1;
 std::string default_ledger_path(const std::function<const char *(const char *)> &env);
 
 struct LedgerTotals {
-    std::string key;     // the user, partition or app
+    std::string key;  // the user, partition or app
     long long jobs = 0;
     double su = 0, energy_j = 0, gco2e = 0, wall_s = 0;
 };

@@ -23,7 +23,8 @@ void validate(const Partition &p)
         if (!(p.gpu_tdp_w > 0))
             throw std::invalid_argument(where + "gpus_per_node > 0 needs gpu_tdp_w (watts per GPU)");
         if (!(p.cpu_tdp_w > 0))
-            throw std::invalid_argument(where + "a GPU partition needs cpu_tdp_w (watts per CPU socket) for its weight");
+            throw std::invalid_argument(where +
+                                        "a GPU partition needs cpu_tdp_w (watts per CPU socket) for its weight");
     }
 }
 

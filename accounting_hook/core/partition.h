@@ -10,16 +10,16 @@ namespace hetpu::accounting {
 
 struct Partition {
     std::string name;
-    int cores_per_node = 0;         // C: CPU cores on one node (all sockets)
-    double mem_gib_per_node = 0;    // M_tot
+    int cores_per_node = 0;       // C: CPU cores on one node (all sockets)
+    double mem_gib_per_node = 0;  // M_tot
     int cpu_sockets = 1;
-    double cpu_tdp_w = 0;           // per socket
+    double cpu_tdp_w = 0;  // per socket
     int gpus_per_node = 0;
-    double gpu_tdp_w = 0;           // per GPU
+    double gpu_tdp_w = 0;  // per GPU
     // Optional, for the comparison models (0 = not given).
-    int gpu_sms = 0;                // streaming multiprocessors per GPU
-    double cpu_peak_flops = 0;      // per socket
-    double gpu_peak_flops = 0;      // per GPU
+    int gpu_sms = 0;            // streaming multiprocessors per GPU
+    double cpu_peak_flops = 0;  // per socket
+    double gpu_peak_flops = 0;  // per GPU
     // Optional: the centre's current Slurm TRESBillingWeights for this partition, shown
     // next to this model's charge ("" = not given).
     std::string tres_billing_weights;

@@ -143,9 +143,10 @@ AccountingConfig parse_accounting_config(const std::string &content, const std::
             for (auto &&[pk, pv] : *parts) {
                 const toml::table *pt = pv.as_table();
                 if (!pt)
-                    throw ConfigError(at(source, pv) + "partition." + std::string(pk.str()) + " must be a table [partition." +
-                                      std::string(pk.str()) + "]");
-                found.emplace_back(static_cast<int>(pt->source().begin.line), parse_partition(source, std::string(pk.str()), *pt));
+                    throw ConfigError(at(source, pv) + "partition." + std::string(pk.str()) +
+                                      " must be a table [partition." + std::string(pk.str()) + "]");
+                found.emplace_back(static_cast<int>(pt->source().begin.line),
+                                   parse_partition(source, std::string(pk.str()), *pt));
             }
         } else if (key == "accounting") {
             const toml::table *a = v.as_table();
@@ -165,7 +166,8 @@ AccountingConfig parse_accounting_config(const std::string &content, const std::
                                       "' in [accounting] (known: partition, grid_gco2e_per_kwh)");
             }
         } else {
-            throw ConfigError(at(source, v) + "unknown table or key '" + key + "' (expected [partition.NAME] or [accounting])");
+            throw ConfigError(at(source, v) + "unknown table or key '" + key +
+                              "' (expected [partition.NAME] or [accounting])");
         }
     }
     std::stable_sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first < b.first; });

@@ -37,9 +37,9 @@ public:
 };
 
 struct AccountingConfig {
-    std::string source;                  // file name, for messages
-    std::vector<Partition> partitions;   // in file order
-    std::string default_partition;       // [accounting] partition, "" if not given
+    std::string source;                 // file name, for messages
+    std::vector<Partition> partitions;  // in file order
+    std::string default_partition;      // [accounting] partition, "" if not given
     std::optional<double> grid_gco2e_per_kwh;
 
     const Partition *find(const std::string &name) const;

@@ -29,18 +29,34 @@ std::string join_sources(const std::set<std::string> &sources)
 
 std::string to_wire(const JobRecord &j)
 {
-    nlohmann::json o = {{"user", j.user},       {"host", j.host},         {"app", j.app},
-                        {"policy", j.policy},   {"partition", j.partition}, {"fraction_source", j.fraction_source},
-                        {"slurm_job_id", j.slurm_job_id}, {"nodes", j.nodes}, {"cores", j.cores},
-                        {"gpus", j.gpus},       {"mem_gib", j.mem_gib},   {"fc", j.fc},
-                        {"fg", j.fg},           {"fm", j.fm},             {"weight", j.weight},
-                        {"wall_s", j.wall_s},   {"su", j.su},             {"energy_j", j.energy_j},
+    nlohmann::json o = {{"user", j.user},
+                        {"host", j.host},
+                        {"app", j.app},
+                        {"policy", j.policy},
+                        {"partition", j.partition},
+                        {"fraction_source", j.fraction_source},
+                        {"slurm_job_id", j.slurm_job_id},
+                        {"nodes", j.nodes},
+                        {"cores", j.cores},
+                        {"gpus", j.gpus},
+                        {"mem_gib", j.mem_gib},
+                        {"fc", j.fc},
+                        {"fg", j.fg},
+                        {"fm", j.fm},
+                        {"weight", j.weight},
+                        {"wall_s", j.wall_s},
+                        {"su", j.su},
+                        {"energy_j", j.energy_j},
                         {"energy_source", j.energy_source}};
     o["gco2e"] = j.gco2e ? nlohmann::json(*j.gco2e) : nlohmann::json(nullptr);
     nlohmann::json ws = nlohmann::json::array();
     for (const auto &w : j.workers)
-        ws.push_back({{"worker_type", w.worker_type}, {"workers", w.workers}, {"tasks", w.tasks},
-                      {"busy_s", w.busy_s}, {"energy_j", w.energy_j}, {"energy_source", w.energy_source},
+        ws.push_back({{"worker_type", w.worker_type},
+                      {"workers", w.workers},
+                      {"tasks", w.tasks},
+                      {"busy_s", w.busy_s},
+                      {"energy_j", w.energy_j},
+                      {"energy_source", w.energy_source},
                       {"model_energy_j", w.model_energy_j}});
     o["workers"] = ws;
     return o.dump();

@@ -84,23 +84,23 @@ std::string format_summary(const JobRecord &j, const Partition &p, const std::st
     std::snprintf(line, sizeof line, "hetpu accounting: %s (policy %s), partition '%s' [%s]\n", j.app.c_str(),
                   j.policy.c_str(), p.name.c_str(), p.origin.c_str());
     s += line;
-    std::snprintf(line, sizeof line,
-                  "  node: %d cores, %.1f GiB, %d GPUs; weight %.4g SU per node-hour%s\n", p.cores_per_node,
-                  p.mem_gib_per_node, p.gpus_per_node, j.weight,
+    std::snprintf(line, sizeof line, "  node: %d cores, %.1f GiB, %d GPUs; weight %.4g SU per node-hour%s\n",
+                  p.cores_per_node, p.mem_gib_per_node, p.gpus_per_node, j.weight,
                   p.has_gpus() ? " (GPU TDP / CPU TDP x C, Eq. 15)" : " (C: one SU per core-hour)");
     s += line;
     const bool slurm = j.fraction_source.rfind("slurm", 0) == 0;
-    std::snprintf(line, sizeof line,
-                  "  held per node (%s): cores %g -> %.4g, GPUs %g -> %.4g, memory %.3g GiB -> %.4g (whole per-core shares)\n",
-                  slurm ? ("Slurm job " + j.slurm_job_id).c_str() : "StarPU workers + peak RSS", j.cores, j.fc, j.gpus,
-                  j.fg, j.mem_gib, j.fm);
+    std::snprintf(
+        line, sizeof line,
+        "  held per node (%s): cores %g -> %.4g, GPUs %g -> %.4g, memory %.3g GiB -> %.4g (whole per-core shares)\n",
+        slurm ? ("Slurm job " + j.slurm_job_id).c_str() : "StarPU workers + peak RSS", j.cores, j.fc, j.gpus, j.fg,
+        j.mem_gib, j.fm);
     s += line;
-    std::snprintf(line, sizeof line, "  charge: %.4g x %.6g h x %d node%s x %.4g = %.6g SU\n", j.weight, j.wall_s / 3600.0,
-                  j.nodes, j.nodes == 1 ? "" : "s", std::max({j.fc, j.fg, j.fm}), j.su);
+    std::snprintf(line, sizeof line, "  charge: %.4g x %.6g h x %d node%s x %.4g = %.6g SU\n", j.weight,
+                  j.wall_s / 3600.0, j.nodes, j.nodes == 1 ? "" : "s", std::max({j.fc, j.fg, j.fm}), j.su);
     s += line;
     for (const WorkerTypeUsage &u : j.workers) {
-        std::snprintf(line, sizeof line, "  %-6s x%d: %lld tasks, busy %.3f s, energy %s [%s]", u.worker_type.c_str(), u.workers,
-                      u.tasks, u.busy_s, format_joules(u.energy_j).c_str(), u.energy_source.c_str());
+        std::snprintf(line, sizeof line, "  %-6s x%d: %lld tasks, busy %.3f s, energy %s [%s]", u.worker_type.c_str(),
+                      u.workers, u.tasks, u.busy_s, format_joules(u.energy_j).c_str(), u.energy_source.c_str());
         s += line;
         if (u.energy_source != "model") {
             std::snprintf(line, sizeof line, " (model: %s)", format_joules(u.model_energy_j).c_str());

@@ -38,7 +38,8 @@ double parse_number(const std::string &text, const std::string &item, char *suff
     if (rest.size() == 1 && std::string("KMGTkmgt").find(rest[0]) != std::string::npos)
         *suffix = static_cast<char>(std::toupper(static_cast<unsigned char>(rest[0])));
     else if (!rest.empty())
-        throw std::invalid_argument("TRESBillingWeights: '" + item + "' ends in '" + rest + "' (only K, M, G, T may follow a Mem weight)");
+        throw std::invalid_argument("TRESBillingWeights: '" + item + "' ends in '" + rest +
+                                    "' (only K, M, G, T may follow a Mem weight)");
     if (v < 0)
         throw std::invalid_argument("TRESBillingWeights: '" + item + "' is negative");
     return v;

@@ -17,9 +17,9 @@ namespace hetpu::accounting {
 
 // What one job holds on one node, as fractions of that node.
 struct NodeFractions {
-    double cores = 0;    // fc
-    double gpus = 0;     // fg
-    double memory = 0;   // fm
+    double cores = 0;   // fc
+    double gpus = 0;    // fg
+    double memory = 0;  // fm
     double max() const;
 };
 

@@ -7,8 +7,7 @@ namespace hetpu::apps {
 
 bool scan_options(int argc, const char *const argv[], const OptionSpec *specs, std::size_t nspecs,
                   const char *positional_hint,
-                  const std::function<bool(const std::string &name, const char *value)> &handle,
-                  std::string &error)
+                  const std::function<bool(const std::string &name, const char *value)> &handle, std::string &error)
 {
     for (int i = 1; i < argc; ++i) {
         std::string_view arg = argv[i] ? argv[i] : "";

@@ -21,7 +21,6 @@ struct OptionSpec {
 // returns false (it sets `error` itself).
 bool scan_options(int argc, const char *const argv[], const OptionSpec *specs, std::size_t nspecs,
                   const char *positional_hint,
-                  const std::function<bool(const std::string &name, const char *value)> &handle,
-                  std::string &error);
+                  const std::function<bool(const std::string &name, const char *value)> &handle, std::string &error);
 
 }  // namespace hetpu::apps

@@ -45,7 +45,8 @@ std::vector<std::string_view> split(std::string_view line, char delim)
     size_t start = 0;
     for (;;) {
         size_t pos = line.find(delim, start);
-        fields.push_back(trim(line.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start)));
+        fields.push_back(
+            trim(line.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start)));
         if (pos == std::string_view::npos)
             break;
         start = pos + 1;
@@ -93,8 +94,8 @@ bool parse_table(std::string_view text, const std::string &name, const TableForm
     char delim = 0;
     bool have_first = false;  // first non-comment line seen (header or data)
     size_t header_line = 0;
-    size_t expected = 0;      // fields per row, fixed by the first data row
-    size_t first_line = 0;    // line number of that first data row
+    size_t expected = 0;    // fields per row, fixed by the first data row
+    size_t first_line = 0;  // line number of that first data row
     size_t line_no = 0;
     size_t pos = 0;
     const size_t skip = format.row_names ? 1 : 0;
@@ -107,7 +108,7 @@ bool parse_table(std::string_view text, const std::string &name, const TableForm
         if (content.empty() || content.front() == '#')
             continue;
         if (!delim)
-            delim = line.find('\t') != std::string_view::npos ? '\t'
+            delim = line.find('\t') != std::string_view::npos  ? '\t'
                     : line.find(',') != std::string_view::npos ? ','
                                                                : ' ';
         std::vector<std::string_view> fields = split(delim == ' ' ? content : line, delim);
@@ -146,7 +147,9 @@ bool parse_table(std::string_view text, const std::string &name, const TableForm
             error = name + ":" + std::to_string(line_no) + ": row has " + std::to_string(fields.size()) +
                     " fields but line " + std::to_string(first_line) + " has " + std::to_string(expected) +
                     ": every row needs the same number of columns (check for a missing or extra " +
-                    (delim == '\t' ? std::string("tab") : delim == ' ' ? std::string("blank") : std::string("','")) +
+                    (delim == '\t'  ? std::string("tab")
+                     : delim == ' ' ? std::string("blank")
+                                    : std::string("','")) +
                     ")";
             return false;
         }

@@ -68,8 +68,8 @@ int codelets_init(const std::vector<uint64_t> &lengths)
         if (row_plans.count(len))
             continue;
         fftw_complex *scratch = fftw_alloc_complex(len);
-        fftw_plan plan = fftw_plan_dft_1d(static_cast<int>(len), scratch, scratch, FFTW_FORWARD,
-                                          FFTW_ESTIMATE | FFTW_UNALIGNED);
+        fftw_plan plan =
+            fftw_plan_dft_1d(static_cast<int>(len), scratch, scratch, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
         fftw_free(scratch);
         if (!plan) {
             std::fprintf(stderr, "fft2d: FFTW could not plan a transform of length %llu\n",

@@ -113,11 +113,12 @@ extern "C" void hetpu_fft2d_opencl_rows(void *buffers[], void *arg)
             STARPU_OPENCL_REPORT_ERROR(err);
         target = staging;
     }
-    const int st = clfftEnqueueTransform(plan, CLFFT_FORWARD, 1, &queue, 0, nullptr, nullptr, &target, nullptr,
-                                         nullptr);
+    const int st =
+        clfftEnqueueTransform(plan, CLFFT_FORWARD, 1, &queue, 0, nullptr, nullptr, &target, nullptr, nullptr);
     if (st != CLFFT_SUCCESS)
         die("clfftEnqueueTransform", st, length, rows);
-    if (staging && (err = clEnqueueCopyBuffer(queue, staging, buffer, 0, offset, bytes, 0, nullptr, nullptr)) != CL_SUCCESS)
+    if (staging &&
+        (err = clEnqueueCopyBuffer(queue, staging, buffer, 0, offset, bytes, 0, nullptr, nullptr)) != CL_SUCCESS)
         STARPU_OPENCL_REPORT_ERROR(err);
     err = clFinish(queue);
     if (staging)

@@ -53,18 +53,23 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
         }
         ++i;
         if (opt == "-m") {
-            if (!parse_u64(v, "-m", 1, kMaxElements, o.m, error)) return false;
+            if (!parse_u64(v, "-m", 1, kMaxElements, o.m, error))
+                return false;
             have_m = true;
         } else if (opt == "-n") {
-            if (!parse_u64(v, "-n", 1, kMaxElements, o.n, error)) return false;
+            if (!parse_u64(v, "-n", 1, kMaxElements, o.n, error))
+                return false;
             have_n = true;
         } else if (opt == "--block") {
-            if (!parse_u64(v, "--block", 1, kMaxElements, o.block, error)) return false;
+            if (!parse_u64(v, "--block", 1, kMaxElements, o.block, error))
+                return false;
         } else if (opt == "--reps") {
-            if (!parse_u64(v, "--reps", 1, 1000000, x, error)) return false;
+            if (!parse_u64(v, "--reps", 1, 1000000, x, error))
+                return false;
             o.reps = static_cast<unsigned>(x);
         } else if (opt == "--seed") {
-            if (!parse_u64(v, "--seed", 0, UINT64_MAX, o.seed, error)) return false;
+            if (!parse_u64(v, "--seed", 0, UINT64_MAX, o.seed, error))
+                return false;
         } else {  // --json
             o.json_path = v;
         }
@@ -73,8 +78,10 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
         error = "give the matrix size: -n N (square) or -m M -n N";
         return false;
     }
-    if (!have_m) o.m = o.n;
-    if (!have_n) o.n = o.m;
+    if (!have_m)
+        o.m = o.n;
+    if (!have_n)
+        o.n = o.m;
     if (o.m * o.n > kMaxElements) {
         error = "-m " + std::to_string(o.m) + " x -n " + std::to_string(o.n) + " is more than " +
                 std::to_string(kMaxElements) + " elements; choose smaller sizes";

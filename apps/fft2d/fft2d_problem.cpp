@@ -49,8 +49,8 @@ VerifyResult verify(const Problem &p)
 {
     std::vector<Complex> ref(p.input);
     auto *z = reinterpret_cast<fftw_complex *>(ref.data());
-    fftw_plan plan = fftw_plan_dft_2d(static_cast<int>(p.rows), static_cast<int>(p.cols), z, z, FFTW_FORWARD,
-                                      FFTW_ESTIMATE);
+    fftw_plan plan =
+        fftw_plan_dft_2d(static_cast<int>(p.rows), static_cast<int>(p.cols), z, z, FFTW_FORWARD, FFTW_ESTIMATE);
     fftw_execute(plan);
     fftw_destroy_plan(plan);
 

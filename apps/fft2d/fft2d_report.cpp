@@ -55,7 +55,8 @@ std::string summary(const RunRecord &r, unsigned reps)
 {
     char line[512];
     std::string out;
-    std::snprintf(line, sizeof line, "fft2d %llu x %llu complex double, policy %s (%s), rep %u/%u: %.4f s, %.2f GFLOP/s%s\n",
+    std::snprintf(line, sizeof line,
+                  "fft2d %llu x %llu complex double, policy %s (%s), rep %u/%u: %.4f s, %.2f GFLOP/s%s\n",
                   static_cast<unsigned long long>(r.m), static_cast<unsigned long long>(r.n), r.policy.c_str(),
                   r.planner.c_str(), r.rep + 1, reps, r.makespan_s, gflops(r.m, r.n, r.makespan_s),
                   r.verified == Verified::Passed   ? ", verified"

@@ -32,7 +32,10 @@ std::vector<uint8_t> discretise(const Expression &e, double threshold);
 
 struct Edge {
     uint32_t regulator, target;
-    bool operator<(const Edge &o) const { return regulator != o.regulator ? regulator < o.regulator : target < o.target; }
+    bool operator<(const Edge &o) const
+    {
+        return regulator != o.regulator ? regulator < o.regulator : target < o.target;
+    }
     bool operator==(const Edge &o) const { return regulator == o.regulator && target == o.target; }
 };
 

@@ -61,8 +61,8 @@ int run_all(const Options &o, const Data &data)
 {
     const Expression &e = data.expression;
     const uint32_t genes = static_cast<uint32_t>(e.genes.size());
-    SearchInput in = make_search_input(discretise(e, o.threshold), genes, e.samples, static_cast<uint32_t>(o.lag), o.k,
-                                       o.alpha);
+    SearchInput in =
+        make_search_input(discretise(e, o.threshold), genes, e.samples, static_cast<uint32_t>(o.lag), o.k, o.alpha);
     const uint64_t subsets = subset_count(genes, o.k);
     // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
     // reports; the other ranks only run blocks.
@@ -149,8 +149,7 @@ int run_all(const Options &o, const Data &data)
                     static_cast<unsigned long long>(subsets),
                     r.block ? ("fixed blocks of " + std::to_string(r.block) + " subsets").c_str()
                             : ("blocks chosen by " + r.planner).c_str(),
-                    run.makespan_s, run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0, edges.size(),
-                    o.max_score);
+                    run.makespan_s, run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0, edges.size(), o.max_score);
         if (constant)
             std::printf("  %u target genes never change level (nothing to predict): no edges for them\n", constant);
         if (data.generated)
@@ -164,9 +163,8 @@ int run_all(const Options &o, const Data &data)
             // Several ranks: say whose worker it is (worker ids repeat across ranks).
             const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
             std::printf("%s  worker %2d %-6s %-28s blocks %5u  subsets %10llu  busy %.6f s  transfer %.6f s\n",
-                        where.c_str(), w.id,
-                        w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements),
-                        w.busy_s, w.transfer_s);
+                        where.c_str(), w.id, w.type.c_str(), w.name.c_str(), w.blocks,
+                        static_cast<unsigned long long>(w.elements), w.busy_s, w.transfer_s);
         }
         std::fflush(stdout);
         if (json && !json_error)
@@ -208,6 +206,5 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "grn: not enough memory for the expression data\n");
         return 1;
     }
-    return apps::run_with_starpu("grn", codelets_init, codelets_shutdown,
-                                 [&] { return run_all(options, data); });
+    return apps::run_with_starpu("grn", codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
 }

@@ -47,7 +47,8 @@ std::string usage(const char *prog)
            "  --truth FILE         save the planted edges (TSV)\n"
            "  --json FILE          append one JSON line per repetition\n"
            "  -h, --help           show this help\n"
-           "Example: STARPU_SCHED=plb-hac " + p + " --generate 200 --samples 80 --max-score 0.6 --verify\n";
+           "Example: STARPU_SCHED=plb-hac " +
+           p + " --generate 200 --samples 80 --max-score 0.6 --verify\n";
 }
 
 namespace {
@@ -55,10 +56,10 @@ namespace {
 using Spec = apps::OptionSpec;
 
 constexpr Spec kOptions[] = {
-    {"--input", true},    {"--generate", true}, {"--samples", true},   {"--regulators", true}, {"--noise", true},
-    {"-k", true},         {"--lag", true},      {"--threshold", true}, {"--alpha", true},      {"--max-score", true},
-    {"--seed", true},     {"--block", true},    {"--reps", true},      {"--verify", false},    {"--edges", true},
-    {"--write-data", true}, {"--truth", true},  {"--json", true},      {"-h", false},          {"--help", false},
+    {"--input", true},      {"--generate", true}, {"--samples", true},   {"--regulators", true}, {"--noise", true},
+    {"-k", true},           {"--lag", true},      {"--threshold", true}, {"--alpha", true},      {"--max-score", true},
+    {"--seed", true},       {"--block", true},    {"--reps", true},      {"--verify", false},    {"--edges", true},
+    {"--write-data", true}, {"--truth", true},    {"--json", true},      {"-h", false},          {"--help", false},
 };
 
 bool parse_real(const char *text, const char *what, double min, double max, double &out, std::string &error)
@@ -157,15 +158,21 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                 error = "option " + n + " needs a file name";
                 return false;
             }
-            if (n == "--input") o.input = value;
-            if (n == "--edges") o.edges_path = value;
-            if (n == "--write-data") o.write_data_path = value;
-            if (n == "--truth") o.truth_path = value;
-            if (n == "--json") o.json_path = value;
+            if (n == "--input")
+                o.input = value;
+            if (n == "--edges")
+                o.edges_path = value;
+            if (n == "--write-data")
+                o.write_data_path = value;
+            if (n == "--truth")
+                o.truth_path = value;
+            if (n == "--json")
+                o.json_path = value;
         }
         return true;
     };
-    if (!apps::scan_options(argc, argv, kOptions, std::size(kOptions), "give the data with --input FILE", handle, error))
+    if (!apps::scan_options(argc, argv, kOptions, std::size(kOptions), "give the data with --input FILE", handle,
+                            error))
         return false;
     if (o.help) {
         out = o;

@@ -175,7 +175,8 @@ bool write_inferred(const std::string &path, const std::vector<Best> &best, cons
     for (uint32_t t = 0; t < best.size(); ++t) {
         if (best[t].rank < 0 || best[t].score > max_score)
             continue;
-        std::vector<uint32_t> subset = subset_of(static_cast<uint64_t>(best[t].rank), static_cast<uint32_t>(genes.size()), k);
+        std::vector<uint32_t> subset =
+            subset_of(static_cast<uint64_t>(best[t].rank), static_cast<uint32_t>(genes.size()), k);
         std::string names;
         for (uint32_t g : subset)
             names += (names.empty() ? "" : ",") + genes[g];

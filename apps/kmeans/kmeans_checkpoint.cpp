@@ -83,8 +83,7 @@ std::string bcast_string(std::string s)
 
 RunCheckpoints::RunCheckpoints(const Options &o, const InputFingerprint &fp)
     : options_(o), fp_(fp), buffer_(checkpoint_size(fp.k, fp.d))
-{
-}
+{}
 
 int RunCheckpoints::agree(int rc) const
 {
@@ -116,8 +115,7 @@ RunCheckpoints::~RunCheckpoints()
 int RunCheckpoints::backend_error(const std::string &what, int rc)
 {
     const char *msg = hetpu_ckpt_last_error();
-    std::fprintf(stderr, "kmeans: checkpoint: %s failed: %s\n", what.c_str(),
-                 msg && *msg ? msg : std::strerror(-rc));
+    std::fprintf(stderr, "kmeans: checkpoint: %s failed: %s\n", what.c_str(), msg && *msg ? msg : std::strerror(-rc));
     return 1;
 }
 
@@ -154,7 +152,8 @@ int RunCheckpoints::start()
         if (text.empty()) {
             std::fprintf(stderr,
                          "kmeans: --restart: no global checkpoint record in '%s' (no version was complete on every "
-                         "rank): run without --restart to start afresh\n", dir.c_str());
+                         "rank): run without --restart to start afresh\n",
+                         dir.c_str());
             rc = 1;
         } else if (!parse_global_record(text, ranks, restart_version_, error)) {
             std::fprintf(stderr, "kmeans: --restart: '%s': %s\n", global_record_path(dir).c_str(), error.c_str());
@@ -162,17 +161,21 @@ int RunCheckpoints::start()
         } else if (ranks != ranks_) {
             std::fprintf(stderr,
                          "kmeans: --restart: the checkpoints in '%s' were taken by %d ranks, this run has %d: restart "
-                         "with the same number of ranks (mpirun -np %d)\n", dir.c_str(), ranks, ranks_, ranks);
+                         "with the same number of ranks (mpirun -np %d)\n",
+                         dir.c_str(), ranks, ranks_, ranks);
             rc = 1;
         }
         published_ = restart_version_;
     } else {
         if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-            std::fprintf(stderr, "kmeans: cannot create --checkpoint-dir '%s': %s\n", dir.c_str(), std::strerror(errno));
+            std::fprintf(stderr, "kmeans: cannot create --checkpoint-dir '%s': %s\n", dir.c_str(),
+                         std::strerror(errno));
             rc = 1;
         } else if (rank_ == 0 && ::access(global_record_path(dir).c_str(), F_OK) == 0) {
-            std::fprintf(stderr, "kmeans: --checkpoint-dir '%s' already holds a multi-rank kmeans run: continue it with "
-                                 "--restart, or give an empty directory\n", dir.c_str());
+            std::fprintf(stderr,
+                         "kmeans: --checkpoint-dir '%s' already holds a multi-rank kmeans run: continue it with "
+                         "--restart, or give an empty directory\n",
+                         dir.c_str());
             rc = 1;
         }
     }
@@ -201,7 +204,8 @@ int RunCheckpoints::start_local()
     // Several ranks: the global record may lag a rank's newest version by one or two, so
     // each rank keeps a few more.
     const int keep = ranks_ > 1 ? 4 : 2;
-    const std::string toml = "versions_to_keep = " + std::to_string(keep) + "\n[host]\nsize = " + std::to_string(host_bytes) +
+    const std::string toml = "versions_to_keep = " + std::to_string(keep) +
+                             "\n[host]\nsize = " + std::to_string(host_bytes) +
                              "\n[local]\npath = " + toml_string(dir) + "\n";
     if (int rc = hetpu_ckpt_init_from_string(toml.c_str()); rc != 0)
         return backend_error("starting the backend on '" + dir + "'", rc);
@@ -226,10 +230,7 @@ int RunCheckpoints::start_local()
     return protect("centroids", kCheckpointHeaderSize, buffer_.size() - kCheckpointHeaderSize);
 }
 
-int RunCheckpoints::restore(IterationState &state)
-{
-    return agree(restore_local(state));
-}
+int RunCheckpoints::restore(IterationState &state) { return agree(restore_local(state)); }
 
 int RunCheckpoints::restore_local(IterationState &state)
 {

@@ -56,9 +56,9 @@ private:
     // Multi-rank runs (mpirun, srun): each rank checkpoints into <dir>/rank<r>; the global
     // record <dir>/global names the newest version durable on all ranks.
     int ranks_ = 1, rank_ = 0;
-    std::string rank_dir_;           // where this rank's backend writes
-    int64_t restart_version_ = -1;   // from the global record
-    int64_t published_ = -1;         // newest version in the global record (rank 0)
+    std::string rank_dir_;          // where this rank's backend writes
+    int64_t restart_version_ = -1;  // from the global record
+    int64_t published_ = -1;        // newest version in the global record (rank 0)
     int64_t last_taken_ = -1;
 };
 

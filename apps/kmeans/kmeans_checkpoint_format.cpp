@@ -121,8 +121,8 @@ bool check_checkpoint_header(const unsigned char *header, const InputFingerprint
     return true;
 }
 
-bool decode_checkpoint(const unsigned char *data, size_t size, const InputFingerprint &expected,
-                       IterationState &state, std::string &error)
+bool decode_checkpoint(const unsigned char *data, size_t size, const InputFingerprint &expected, IterationState &state,
+                       std::string &error)
 {
     if (size != checkpoint_size(expected.k, expected.d)) {
         error = "checkpoint of " + std::to_string(size) + " bytes, expected " +

@@ -52,8 +52,8 @@ bool check_checkpoint_header(const unsigned char *header, const InputFingerprint
 // Checks the whole buffer (header as above, then the checksum over header and centroids)
 // and fills state. size must be checkpoint_size(expected.k, expected.d). On failure state is
 // unchanged.
-bool decode_checkpoint(const unsigned char *data, size_t size, const InputFingerprint &expected,
-                       IterationState &state, std::string &error);
+bool decode_checkpoint(const unsigned char *data, size_t size, const InputFingerprint &expected, IterationState &state,
+                       std::string &error);
 
 // The global record of a multi-rank run (file "global" in --checkpoint-dir, next to one
 // directory per rank): how many ranks checkpointed and the newest version that is durable

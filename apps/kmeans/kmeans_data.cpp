@@ -75,7 +75,8 @@ bool read_points(const std::string &path, Points &out, std::string &error)
         const uint64_t expect = 24 + n * d * 8;
         if (data.size() != expect) {
             error = path + ": binary file has " + std::to_string(data.size()) + " bytes but n = " + std::to_string(n) +
-                    ", d = " + std::to_string(d) + " need " + std::to_string(expect) + ": the file is truncated or damaged";
+                    ", d = " + std::to_string(d) + " need " + std::to_string(expect) +
+                    ": the file is truncated or damaged";
             return false;
         }
         Points pts;

@@ -10,8 +10,8 @@
 namespace hetpu::kmeans {
 
 struct Points {
-    uint64_t n = 0;  // points
-    uint32_t d = 0;  // dimensions
+    uint64_t n = 0;         // points
+    uint32_t d = 0;         // dimensions
     std::vector<double> x;  // row-major: point i is x[i*d .. i*d+d)
 };
 

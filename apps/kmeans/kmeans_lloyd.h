@@ -76,8 +76,8 @@ double absolute_tolerance(const Points &p, double tol);
 
 // One assignment pass over all points with these centroids: fills labels (n) and the
 // totals (partial_size layout, blocks reduced in point order). Returns 0 or -errno.
-using AssignPass = std::function<int(const std::vector<double> &centroids, std::vector<int32_t> &labels,
-                                     std::vector<double> &totals)>;
+using AssignPass =
+    std::function<int(const std::vector<double> &centroids, std::vector<int32_t> &labels, std::vector<double> &totals)>;
 
 // Called after every centroid update, before the next pass. Checkpoint/restart
 // (--checkpoint-every K, --restart) hooks in here: it sees the whole IterationState.

@@ -45,8 +45,7 @@ int load(const Options &o, Data &data)
             std::fprintf(stderr, "kmeans: %s\n", error.c_str());
             return 2;
         }
-        if (!o.truth_path.empty() &&
-            !write_matrix_csv(o.truth_path, data.truth, o.blobs, o.dims, "x", error)) {
+        if (!o.truth_path.empty() && !write_matrix_csv(o.truth_path, data.truth, o.blobs, o.dims, "x", error)) {
             std::fprintf(stderr, "kmeans: %s\n", error.c_str());
             return 2;
         }
@@ -102,7 +101,7 @@ int run_all(const Options &o, const Data &data)
             restarted_from = state.iteration;
             if (reporter)
                 std::printf("kmeans: restarted from the checkpoint of iteration %u in %s\n", state.iteration,
-                        o.checkpoint_dir.c_str());
+                            o.checkpoint_dir.c_str());
         } else {
             state = initial_state(p, o.k, o.seed);
         }
@@ -152,8 +151,7 @@ int run_all(const Options &o, const Data &data)
                 status = 1;
             }
         }
-        const double centre_error =
-            data.truth.empty() ? NAN : centre_recovery_error(state.centroids, data.truth, p.d);
+        const double centre_error = data.truth.empty() ? NAN : centre_recovery_error(state.centroids, data.truth, p.d);
 
         apps::AppRecord r;
         r.app = "kmeans";
@@ -203,9 +201,8 @@ int run_all(const Options &o, const Data &data)
             // Several ranks: say whose worker it is (worker ids repeat across ranks).
             const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
             std::printf("%s  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n",
-                        where.c_str(), w.id,
-                        w.type.c_str(), w.name.c_str(), w.blocks, static_cast<unsigned long long>(w.elements), w.busy_s,
-                        w.transfer_s);
+                        where.c_str(), w.id, w.type.c_str(), w.name.c_str(), w.blocks,
+                        static_cast<unsigned long long>(w.elements), w.busy_s, w.transfer_s);
         }
         std::fflush(stdout);
         if (json && !json_error)
@@ -256,6 +253,5 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    return apps::run_with_starpu("kmeans", codelets_init, codelets_shutdown,
-                                 [&] { return run_all(options, data); });
+    return apps::run_with_starpu("kmeans", codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
 }

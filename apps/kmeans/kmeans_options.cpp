@@ -48,7 +48,8 @@ std::string usage(const char *prog)
            "  --restart            continue from the newest checkpoint in --checkpoint-dir (same\n"
            "                       -k, --seed and data; an error if there is none)\n"
            "  -h, --help           show this help\n"
-           "Example: STARPU_SCHED=plb-hac " + p + " --generate 200000 --dims 4 -k 8 --verify\n";
+           "Example: STARPU_SCHED=plb-hac " +
+           p + " --generate 200000 --dims 4 -k 8 --verify\n";
 }
 
 namespace {
@@ -56,12 +57,28 @@ namespace {
 using Spec = apps::OptionSpec;
 
 constexpr Spec kOptions[] = {
-    {"-k", true},         {"--input", true},      {"--generate", true},    {"--dims", true},
-    {"--blobs", true},    {"--sigma", true},      {"--max-iter", true},    {"--tol", true},
-    {"--seed", true},     {"--block", true},      {"--reps", true},        {"--verify", false},
-    {"--centroids", true}, {"--assignments", true}, {"--write-points", true}, {"--truth", true},
-    {"--json", true},     {"-h", false},          {"--help", false},       {"--checkpoint-every", true},
-    {"--checkpoint-dir", true}, {"--restart", false},
+    {"-k", true},
+    {"--input", true},
+    {"--generate", true},
+    {"--dims", true},
+    {"--blobs", true},
+    {"--sigma", true},
+    {"--max-iter", true},
+    {"--tol", true},
+    {"--seed", true},
+    {"--block", true},
+    {"--reps", true},
+    {"--verify", false},
+    {"--centroids", true},
+    {"--assignments", true},
+    {"--write-points", true},
+    {"--truth", true},
+    {"--json", true},
+    {"-h", false},
+    {"--help", false},
+    {"--checkpoint-every", true},
+    {"--checkpoint-dir", true},
+    {"--restart", false},
 };
 
 bool parse_positive_double(const char *text, const char *what, double &out, std::string &error)
@@ -166,16 +183,23 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                 error = "option " + n + " needs a file name";
                 return false;
             }
-            if (n == "--centroids") o.centroids_path = value;
-            if (n == "--assignments") o.assignments_path = value;
-            if (n == "--write-points") o.write_points_path = value;
-            if (n == "--truth") o.truth_path = value;
-            if (n == "--json") o.json_path = value;
-            if (n == "--checkpoint-dir") o.checkpoint_dir = value;
+            if (n == "--centroids")
+                o.centroids_path = value;
+            if (n == "--assignments")
+                o.assignments_path = value;
+            if (n == "--write-points")
+                o.write_points_path = value;
+            if (n == "--truth")
+                o.truth_path = value;
+            if (n == "--json")
+                o.json_path = value;
+            if (n == "--checkpoint-dir")
+                o.checkpoint_dir = value;
         }
         return true;
     };
-    if (!apps::scan_options(argc, argv, kOptions, std::size(kOptions), "give the data with --input FILE", handle, error))
+    if (!apps::scan_options(argc, argv, kOptions, std::size(kOptions), "give the data with --input FILE", handle,
+                            error))
         return false;
     if (o.help) {
         out = o;
@@ -190,8 +214,8 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                                 : "both --input and --generate given: choose one";
         return false;
     }
-    if (o.generate && (!check_k(o.k, o.generate, "--generate", error) ||
-                       !check_size(o.generate, o.dims, "--generate", error)))
+    if (o.generate &&
+        (!check_k(o.k, o.generate, "--generate", error) || !check_size(o.generate, o.dims, "--generate", error)))
         return false;
     if (!o.generate && (!o.write_points_path.empty() || !o.truth_path.empty())) {
         error = "--write-points and --truth describe generated data: use them with --generate";

@@ -8,16 +8,16 @@
 namespace hetpu::kmeans {
 
 struct Options {
-    std::string input;           // points file (CSV/TSV text or .bin); empty with --generate
-    uint64_t generate = 0;       // > 0: generate this many points (Gaussian blobs)
-    uint32_t dims = 2;           // --dims, generated data only
-    uint32_t blobs = 0;          // --blobs, generated data only (0: k)
-    double sigma = 1.0;          // --sigma, generated data only
-    uint32_t k = 0;              // clusters (required)
+    std::string input;      // points file (CSV/TSV text or .bin); empty with --generate
+    uint64_t generate = 0;  // > 0: generate this many points (Gaussian blobs)
+    uint32_t dims = 2;      // --dims, generated data only
+    uint32_t blobs = 0;     // --blobs, generated data only (0: k)
+    double sigma = 1.0;     // --sigma, generated data only
+    uint32_t k = 0;         // clusters (required)
     uint32_t max_iter = 100;
     double tol = 1e-6;
     uint64_t seed = 42;
-    uint64_t block = 0;          // points per block for fixed-block policies (0: default)
+    uint64_t block = 0;  // points per block for fixed-block policies (0: default)
     unsigned reps = 1;
     bool verify = false;         // compare with the serial reference implementation
     std::string centroids_path;  // --centroids FILE (CSV)

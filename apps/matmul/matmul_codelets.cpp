@@ -15,8 +15,7 @@
 namespace {
 
 // OpenBLAS: cblas_sgemm/dgemm with column-major STARPU_MATRIX buffers.
-template <typename T>
-void cpu_gemm(void *buffers[])
+template <typename T> void cpu_gemm(void *buffers[])
 {
     const T *a = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[0]));
     const T *b = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[1]));
@@ -64,9 +63,8 @@ struct starpu_perfmodel model_s, model_d;
 struct starpu_codelet codelet_s, codelet_d;
 bool initialised = false;
 
-void fill(struct starpu_codelet &cl, struct starpu_perfmodel &model, const char *symbol,
-          starpu_cpu_func_t cpu, const char *cpu_name, starpu_opencl_func_t opencl,
-          starpu_cuda_func_t cuda)
+void fill(struct starpu_codelet &cl, struct starpu_perfmodel &model, const char *symbol, starpu_cpu_func_t cpu,
+          const char *cpu_name, starpu_opencl_func_t opencl, starpu_cuda_func_t cuda)
 {
     // History-based: indexed by the footprint of the buffers' sizes, so each distinct
     // block width is calibrated separately (fixed blocks need one calibration).
@@ -127,9 +125,6 @@ void codelets_shutdown()
 #endif
 }
 
-struct starpu_codelet *codelet(Precision precision)
-{
-    return precision == Precision::Single ? &codelet_s : &codelet_d;
-}
+struct starpu_codelet *codelet(Precision precision) { return precision == Precision::Single ? &codelet_s : &codelet_d; }
 
 }  // namespace hetpu::matmul

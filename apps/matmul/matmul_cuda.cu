@@ -8,20 +8,20 @@
 
 #include "apps/matmul/matmul_kernels.h"
 
-extern "C" int hetpu_matmul_cublas_sgemm(void *handle, int m, int n, int k, const float *a, int lda,
-                                         const float *b, int ldb, float *c, int ldc)
+extern "C" int hetpu_matmul_cublas_sgemm(void *handle, int m, int n, int k, const float *a, int lda, const float *b,
+                                         int ldb, float *c, int ldc)
 {
     const float one = 1.0f, zero = 0.0f;  // beta = 0: C (mode W) is not read
-    return static_cast<int>(cublasSgemm(static_cast<cublasHandle_t>(handle), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
-                                        &one, a, lda, b, ldb, &zero, c, ldc));
+    return static_cast<int>(cublasSgemm(static_cast<cublasHandle_t>(handle), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a,
+                                        lda, b, ldb, &zero, c, ldc));
 }
 
-extern "C" int hetpu_matmul_cublas_dgemm(void *handle, int m, int n, int k, const double *a, int lda,
-                                         const double *b, int ldb, double *c, int ldc)
+extern "C" int hetpu_matmul_cublas_dgemm(void *handle, int m, int n, int k, const double *a, int lda, const double *b,
+                                         int ldb, double *c, int ldc)
 {
     const double one = 1.0, zero = 0.0;
-    return static_cast<int>(cublasDgemm(static_cast<cublasHandle_t>(handle), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k,
-                                        &one, a, lda, b, ldb, &zero, c, ldc));
+    return static_cast<int>(cublasDgemm(static_cast<cublasHandle_t>(handle), CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a,
+                                        lda, b, ldb, &zero, c, ldc));
 }
 
 #ifdef STARPU_USE_CUDA
@@ -31,8 +31,7 @@ extern "C" int hetpu_matmul_cublas_dgemm(void *handle, int m, int n, int k, cons
 
 namespace {
 
-template <typename T>
-void cuda_gemm(void *buffers[])
+template <typename T> void cuda_gemm(void *buffers[])
 {
     const T *a = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[0]));
     const T *b = reinterpret_cast<const T *>(STARPU_MATRIX_GET_PTR(buffers[1]));

@@ -9,8 +9,7 @@ namespace hetpu::matmul {
 
 namespace {
 
-template <typename T>
-struct JobState {
+template <typename T> struct JobState {
     Problem<T> *p;
     starpu_data_handle_t a;
     struct starpu_codelet *cl;
@@ -19,18 +18,17 @@ struct JobState {
 // Block [offset, offset + count) of columns: in column-major storage the columns of B
 // (k x count, ld k) and of C (m x count, ld m) are each one contiguous slice, registered
 // as independent handles (blocks never overlap). The runner unregisters them.
-template <typename T>
-int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
+template <typename T> int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
 {
     auto *s = static_cast<JobState<T> *>(arg);
     Problem<T> &p = *s->p;
     starpu_data_handle_t b, c;
     starpu_matrix_data_register(&b, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(p.b.data() + offset * p.k),
-                                static_cast<uint32_t>(p.k), static_cast<uint32_t>(p.k),
-                                static_cast<uint32_t>(count), sizeof(T));
+                                static_cast<uint32_t>(p.k), static_cast<uint32_t>(p.k), static_cast<uint32_t>(count),
+                                sizeof(T));
     starpu_matrix_data_register(&c, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(p.c.data() + offset * p.m),
-                                static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.m),
-                                static_cast<uint32_t>(count), sizeof(T));
+                                static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.m), static_cast<uint32_t>(count),
+                                sizeof(T));
     task->cl = s->cl;
     task->handles[0] = s->a;
     task->handles[1] = b;
@@ -40,8 +38,7 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
 
 }  // namespace
 
-template <typename T>
-int run_once(Problem<T> &p, const Options &options, struct hetpu_divisible_report *out)
+template <typename T> int run_once(Problem<T> &p, const Options &options, struct hetpu_divisible_report *out)
 {
     const Precision precision = sizeof(T) == sizeof(float) ? Precision::Single : Precision::Double;
     JobState<T> state{&p, nullptr, codelet(precision)};
@@ -52,8 +49,8 @@ int run_once(Problem<T> &p, const Options &options, struct hetpu_divisible_repor
     starpu_memory_pin(p.c.data(), p.c.size() * sizeof(T));
 #endif
     starpu_matrix_data_register(&state.a, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(p.a.data()),
-                                static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.m),
-                                static_cast<uint32_t>(p.k), sizeof(T));
+                                static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.k),
+                                sizeof(T));
 
     struct hetpu_divisible_job job = {};
     job.name = "matmul";

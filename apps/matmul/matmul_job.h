@@ -16,8 +16,7 @@ namespace hetpu::matmul {
 // and codelets_init() called). The columns of B and C are the divisible elements; the
 // fixed block size is options.block (0: the runtime's default; HETPU_BLOCK overrides).
 // On return every block has completed and C is back in p.c. Returns 0 or -errno.
-template <typename T>
-int run_once(Problem<T> &p, const Options &options, struct hetpu_divisible_report *out);
+template <typename T> int run_once(Problem<T> &p, const Options &options, struct hetpu_divisible_report *out);
 
 // The report of one repetition as the app prints and writes it.
 RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,

@@ -23,10 +23,10 @@ void hetpu_matmul_cuda_dgemm(void *buffers[], void *arg);
 /* cuBLAS column-major C = A x B on the given cublasHandle_t (passed as void * so this
  * header needs no CUDA header); returns the cublasStatus_t. Always built by nvcc, so a
  * CUDA toolkit change that breaks the call is seen even where StarPU has no CUDA. */
-int hetpu_matmul_cublas_sgemm(void *handle, int m, int n, int k, const float *a, int lda, const float *b,
-                              int ldb, float *c, int ldc);
-int hetpu_matmul_cublas_dgemm(void *handle, int m, int n, int k, const double *a, int lda, const double *b,
-                              int ldb, double *c, int ldc);
+int hetpu_matmul_cublas_sgemm(void *handle, int m, int n, int k, const float *a, int lda, const float *b, int ldb,
+                              float *c, int ldc);
+int hetpu_matmul_cublas_dgemm(void *handle, int m, int n, int k, const double *a, int lda, const double *b, int ldb,
+                              double *c, int ldc);
 
 #ifdef __cplusplus
 }

@@ -23,8 +23,7 @@ namespace {
 using namespace hetpu::matmul;
 
 // Returns the process exit status: 0, 1 (run failed or wrong result).
-template <typename T>
-int run_all(const Options &options)
+template <typename T> int run_all(const Options &options)
 {
     // Every rank builds the same A and B from the seed (A is the shared input of every
     // block); on a multi-rank run only rank 0's C receives the results, so only rank 0

@@ -26,8 +26,7 @@ namespace {
 // devices still compute at the same time.
 std::mutex clblast_enqueue_mutex;
 
-template <typename T>
-void opencl_gemm(void *buffers[])
+template <typename T> void opencl_gemm(void *buffers[])
 {
     // STARPU_MATRIX_GET_OFFSET is in bytes; CLBlast takes offsets in elements.
     cl_mem a = reinterpret_cast<cl_mem>(STARPU_MATRIX_GET_DEV_HANDLE(buffers[0]));
@@ -46,11 +45,11 @@ void opencl_gemm(void *buffers[])
     std::unique_lock<std::mutex> enqueue_lock(clblast_enqueue_mutex);
     // beta = 0: CLBlast does not read C, whose device copy is uninitialised (mode W).
     if constexpr (sizeof(T) == sizeof(float))
-        status = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f,
-                              a, a_off, lda, b, b_off, ldb, 0.0f, c, c_off, ldc, &queue, &event);
+        status = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f, a, a_off,
+                              lda, b, b_off, ldb, 0.0f, c, c_off, ldc, &queue, &event);
     else
-        status = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0,
-                              a, a_off, lda, b, b_off, ldb, 0.0, c, c_off, ldc, &queue, &event);
+        status = CLBlastDgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0, a, a_off,
+                              lda, b, b_off, ldb, 0.0, c, c_off, ldc, &queue, &event);
     enqueue_lock.unlock();
     if (status != CLBlastSuccess) {
         char worker[64];

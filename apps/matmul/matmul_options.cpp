@@ -8,16 +8,11 @@
 
 namespace hetpu::matmul {
 
-const char *precision_name(Precision p)
-{
-    return p == Precision::Single ? "single" : "double";
-}
+const char *precision_name(Precision p) { return p == Precision::Single ? "single" : "double"; }
 
-bool parse_unsigned(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t &out,
-                    std::string &error)
+bool parse_unsigned(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t &out, std::string &error)
 {
-    const std::string range = "a whole number between " + std::to_string(min) + " and " +
-                              std::to_string(max);
+    const std::string range = "a whole number between " + std::to_string(min) + " and " + std::to_string(max);
     // strtoull accepts leading blanks and a minus sign (wrapping around): refuse both by
     // demanding that the text is digits only.
     bool digits = text != nullptr && *text != '\0';
@@ -59,7 +54,8 @@ std::string usage(const char *prog)
            "  --json FILE          append one JSON line per repetition to FILE\n"
            "  --seed S             seed of the pseudo-random matrices (default 42)\n"
            "  -h, --help           show this help\n"
-           "Example: STARPU_SCHED=dmda " + p + " -n 2048 --block 256 --verify\n";
+           "Example: STARPU_SCHED=dmda " +
+           p + " -n 2048 --block 256 --verify\n";
 }
 
 namespace {
@@ -70,9 +66,8 @@ struct OptionSpec {
 };
 
 constexpr OptionSpec kOptions[] = {
-    {"-n", true},        {"-m", true},    {"-k", true},     {"--precision", true},
-    {"--block", true},   {"--reps", true}, {"--verify", false}, {"--json", true},
-    {"--seed", true},    {"-h", false},   {"--help", false},
+    {"-n", true},        {"-m", true},     {"-k", true},     {"--precision", true}, {"--block", true}, {"--reps", true},
+    {"--verify", false}, {"--json", true}, {"--seed", true}, {"-h", false},         {"--help", false},
 };
 
 const OptionSpec *find_option(std::string_view name)
@@ -132,9 +127,18 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
             std::string what = "matrix size " + n;
             if (!parse_unsigned(value, what.c_str(), 1, kMaxDimension, v, error))
                 return false;
-            if (n == "-m") { o.m = v; have_m = true; }
-            if (n == "-n") { o.n = v; have_n = true; }
-            if (n == "-k") { o.k = v; have_k = true; }
+            if (n == "-m") {
+                o.m = v;
+                have_m = true;
+            }
+            if (n == "-n") {
+                o.n = v;
+                have_n = true;
+            }
+            if (n == "-k") {
+                o.k = v;
+                have_k = true;
+            }
         } else if (n == "--precision") {
             std::string_view p = value;
             if (p == "single" || p == "float" || p == "s") {
@@ -183,8 +187,8 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
         return false;
     }
     // A, B and C must fit in memory: refuse sizes whose byte count overflows outright.
-    const long double elements = static_cast<long double>(o.m) * o.k + static_cast<long double>(o.k) * o.n +
-                                 static_cast<long double>(o.m) * o.n;
+    const long double elements =
+        static_cast<long double>(o.m) * o.k + static_cast<long double>(o.k) * o.n + static_cast<long double>(o.m) * o.n;
     const long double bytes = elements * (o.precision == Precision::Single ? 4 : 8);
     if (bytes > static_cast<long double>(SIZE_MAX) / 2) {
         error = "matrices of m = " + std::to_string(o.m) + ", n = " + std::to_string(o.n) +

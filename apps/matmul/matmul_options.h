@@ -41,7 +41,6 @@ std::string usage(const char *prog);
 // Strict unsigned parse shared with the benchmark: decimal digits only, no sign, no
 // trailing characters, no overflow, and value in [min, max]. On failure error says
 // "<what> '<text>' is not ..." with the accepted range.
-bool parse_unsigned(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t &out,
-                    std::string &error);
+bool parse_unsigned(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t &out, std::string &error);
 
 }  // namespace hetpu::matmul

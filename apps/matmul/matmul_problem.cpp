@@ -26,8 +26,7 @@ struct SplitMix64 {
     uint64_t below(uint64_t bound) { return next() % bound; }
 };
 
-template <typename T>
-void fill_random(std::vector<T> &v, uint64_t seed)
+template <typename T> void fill_random(std::vector<T> &v, uint64_t seed)
 {
     SplitMix64 rng{seed};
     for (T &x : v)
@@ -46,14 +45,9 @@ Problem<T>::Problem(uint64_t m_, uint64_t n_, uint64_t k_, uint64_t seed_)
     reset_c();
 }
 
-template <typename T>
-void Problem<T>::reset_c()
-{
-    std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN());
-}
+template <typename T> void Problem<T>::reset_c() { std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN()); }
 
-template <typename T>
-long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum)
+template <typename T> long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum)
 {
     long double sum = 0, abs = 0;
     const T *b_col = p.b.data() + col * p.k;
@@ -67,8 +61,7 @@ long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, lon
     return sum;
 }
 
-template <typename T>
-long double tolerance(uint64_t k, long double abs_sum)
+template <typename T> long double tolerance(uint64_t k, long double abs_sum)
 {
     // The long double reference itself errs by about k * eps(long double) * abs_sum,
     // far below this bound; "tiny" keeps an all-zero row/column acceptable.
@@ -77,8 +70,7 @@ long double tolerance(uint64_t k, long double abs_sum)
     return 2.0L * static_cast<long double>(k) * eps * abs_sum + tiny;
 }
 
-template <typename T>
-VerifyResult verify(const Problem<T> &p, const VerifyOptions &options)
+template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptions &options)
 {
     VerifyResult r;
     auto record_bad = [&r](uint64_t row, uint64_t col) {

@@ -11,8 +11,7 @@
 
 namespace hetpu::matmul {
 
-template <typename T>
-struct Problem {
+template <typename T> struct Problem {
     // Allocates and fills A and B with deterministic pseudo-random values in [-1, 1)
     // derived from seed (the same on every platform), and fills C with NaN.
     Problem(uint64_t m, uint64_t n, uint64_t k, uint64_t seed);
@@ -59,16 +58,14 @@ struct VerifyResult {
 // rigorous bound on the rounding error of any summation order (including blocked, FMA
 // and GPU reductions; the classic bound is gamma_k = k*u/(1 - k*u) with u = eps/2).
 // The sampling is deterministic (derived from the problem's seed).
-template <typename T>
-VerifyResult verify(const Problem<T> &p, const VerifyOptions &options = VerifyOptions());
+template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptions &options = VerifyOptions());
 
 // Reference value of C(row, col) in long double, and sum_k |a_ik * b_kj| in *abs_sum.
 template <typename T>
 long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum);
 
 // The acceptance tolerance for an entry whose terms have absolute sum abs_sum.
-template <typename T>
-long double tolerance(uint64_t k, long double abs_sum);
+template <typename T> long double tolerance(uint64_t k, long double abs_sum);
 
 extern template struct Problem<float>;
 extern template struct Problem<double>;

@@ -62,15 +62,14 @@ std::string summary(const RunRecord &r, unsigned reps)
     const char *verified = r.verified == Verified::NotChecked ? "not checked"
                            : r.verified == Verified::Passed   ? "yes"
                                                               : "NO (wrong result)";
-    std::string blocks = r.block ? "fixed blocks of " + std::to_string(r.block) + " columns"
-                                 : "blocks chosen by " + r.planner;
+    std::string blocks =
+        r.block ? "fixed blocks of " + std::to_string(r.block) + " columns" : "blocks chosen by " + r.planner;
     std::snprintf(buf, sizeof buf,
                   "matmul rep %u/%u: policy %s, %s %llux%llux%llu (m x n x k), %s\n"
                   "  makespan %.6f s, %.2f GFLOP/s, verified: %s\n",
-                  r.rep + 1, reps, r.policy.c_str(), precision_name(r.precision),
-                  static_cast<unsigned long long>(r.m), static_cast<unsigned long long>(r.n),
-                  static_cast<unsigned long long>(r.k), blocks.c_str(), r.makespan_s,
-                  gflops(r.m, r.n, r.k, r.makespan_s), verified);
+                  r.rep + 1, reps, r.policy.c_str(), precision_name(r.precision), static_cast<unsigned long long>(r.m),
+                  static_cast<unsigned long long>(r.n), static_cast<unsigned long long>(r.k), blocks.c_str(),
+                  r.makespan_s, gflops(r.m, r.n, r.k, r.makespan_s), verified);
     out += buf;
     if (r.ranks > 1) {
         std::snprintf(buf, sizeof buf, "  %d MPI ranks\n", r.ranks);
@@ -81,9 +80,10 @@ std::string summary(const RunRecord &r, unsigned reps)
             std::snprintf(buf, sizeof buf, "  rank %d (%s)", wr.rank, wr.host.c_str());
             out += buf;
         }
-        std::snprintf(buf, sizeof buf, "  worker %2d %-6s %-28s blocks %5u  columns %8llu  busy %.6f s  transfer %.6f s\n",
-                      wr.id, wr.type.c_str(), wr.name.c_str(), wr.blocks,
-                      static_cast<unsigned long long>(wr.elements), wr.busy_s, wr.transfer_s);
+        std::snprintf(buf, sizeof buf,
+                      "  worker %2d %-6s %-28s blocks %5u  columns %8llu  busy %.6f s  transfer %.6f s\n", wr.id,
+                      wr.type.c_str(), wr.name.c_str(), wr.blocks, static_cast<unsigned long long>(wr.elements),
+                      wr.busy_s, wr.transfer_s);
         out += buf;
     }
     return out;

@@ -20,7 +20,7 @@ struct WorkerRecord {
     uint64_t elements = 0;  // columns of C computed
     double busy_s = 0;
     double transfer_s = 0;
-    int rank = 0;      // MPI rank of the worker (multi-rank runs)
+    int rank = 0;        // MPI rank of the worker (multi-rank runs)
     std::string host{};  // "{}": aggregate initialisers may leave it out without a warning
 };
 

@@ -41,7 +41,10 @@ public:
     // Size of an allocated block (the rounded request); throws for an unknown offset.
     std::size_t block_size(std::size_t offset) const;
 
-    struct Block { std::size_t offset, size; bool free; };
+    struct Block {
+        std::size_t offset, size;
+        bool free;
+    };
     // Every block below usable(), in address order (for eviction windows and tests).
     std::vector<Block> layout() const;
 
@@ -50,9 +53,9 @@ private:
     void erase_free(std::size_t offset);
 
     std::size_t capacity_, usable_, alignment_, free_bytes_ = 0;
-    std::map<std::size_t, std::size_t> free_by_offset_;          // offset -> size
-    std::multimap<std::size_t, std::size_t> free_by_size_;       // size -> offset
-    std::map<std::size_t, std::size_t> used_;                    // offset -> size
+    std::map<std::size_t, std::size_t> free_by_offset_;     // offset -> size
+    std::multimap<std::size_t, std::size_t> free_by_size_;  // size -> offset
+    std::map<std::size_t, std::size_t> used_;               // offset -> size
 };
 
 }  // namespace hetpu::ckpt

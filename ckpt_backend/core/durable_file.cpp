@@ -13,65 +13,81 @@ namespace hetpu::ckpt {
 
 namespace {
 
-int fail(int err, const std::string &what, const std::string &path, std::string *error) {
-    if (error) *error = what + " '" + path + "': " + std::strerror(err);
+int fail(int err, const std::string &what, const std::string &path, std::string *error)
+{
+    if (error)
+        *error = what + " '" + path + "': " + std::strerror(err);
     return -err;
 }
 
 }  // namespace
 
-int sync_directory(const std::string &dir, std::string *error) {
+int sync_directory(const std::string &dir, std::string *error)
+{
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return fail(errno, "cannot open directory", dir, error);
+    if (fd < 0)
+        return fail(errno, "cannot open directory", dir, error);
     int rc = ::fsync(fd) == 0 ? 0 : errno;
     ::close(fd);
     // Some file systems (tmpfs) refuse fsync on directories; the rename is still atomic.
-    if (rc != 0 && rc != EINVAL && rc != EROFS) return fail(rc, "cannot fsync directory", dir, error);
+    if (rc != 0 && rc != EINVAL && rc != EROFS)
+        return fail(rc, "cannot fsync directory", dir, error);
     return 0;
 }
 
-unsigned long long directory_bytes(const std::string &dir) {
+unsigned long long directory_bytes(const std::string &dir)
+{
     unsigned long long total = 0;
     DIR *d = ::opendir(dir.c_str());
-    if (!d) return 0;
+    if (!d)
+        return 0;
     while (struct dirent *e = ::readdir(d)) {
         struct stat st;
         std::string p = dir + "/" + e->d_name;
-        if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode)) total += st.st_size;
+        if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            total += st.st_size;
     }
     ::closedir(d);
     return total;
 }
 
-int write_file_durably(const std::string &dir, const std::string &file, const void *data,
-                       std::size_t size, const WriteOptions &opts, std::string *error) {
+int write_file_durably(const std::string &dir, const std::string &file, const void *data, std::size_t size,
+                       const WriteOptions &opts, std::string *error)
+{
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0)
         return fail(errno, "checkpoint directory missing (create it or fix the tier path)", dir, error);
-    if (!S_ISDIR(st.st_mode)) return fail(ENOTDIR, "tier path is not a directory", dir, error);
+    if (!S_ISDIR(st.st_mode))
+        return fail(ENOTDIR, "tier path is not a directory", dir, error);
     const std::string final_path = dir + "/" + file;
     if (opts.simulated_capacity && directory_bytes(dir) + size > opts.simulated_capacity)
         return fail(ENOSPC, "no space left (simulated tier capacity) writing", final_path, error);
     const std::string tmp = dir + "/." + file + ".tmp." + std::to_string(::getpid());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(errno, "cannot create", tmp, error);
+    if (fd < 0)
+        return fail(errno, "cannot create", tmp, error);
     const char *p = static_cast<const char *>(data);
     std::size_t left = size;
     int err = 0;
     while (left > 0) {
-        if (opts.between_chunks && left != size) opts.between_chunks();
+        if (opts.between_chunks && left != size)
+            opts.between_chunks();
         ssize_t n = ::write(fd, p, std::min(left, kWriteChunk));
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             err = errno;
             break;
         }
         p += n;
         left -= static_cast<std::size_t>(n);
     }
-    if (!err && ::fsync(fd) != 0) err = errno;
-    if (!err && opts.drop_page_cache) ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    if (::close(fd) != 0 && !err) err = errno;
+    if (!err && ::fsync(fd) != 0)
+        err = errno;
+    if (!err && opts.drop_page_cache)
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    if (::close(fd) != 0 && !err)
+        err = errno;
     if (err) {
         ::unlink(tmp.c_str());
         return fail(err, "cannot write", tmp, error);
@@ -84,26 +100,34 @@ int write_file_durably(const std::string &dir, const std::string &file, const vo
     return sync_directory(dir, error);
 }
 
-int read_file_exact(const std::string &path, void *data, std::size_t size, std::string *error) {
+int read_file_exact(const std::string &path, void *data, std::size_t size, std::string *error)
+{
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(errno, "cannot open", path, error);
+    if (fd < 0)
+        return fail(errno, "cannot open", path, error);
     char *p = static_cast<char *>(data);
     std::size_t left = size;
     int err = 0;
     while (left > 0) {
         ssize_t n = ::read(fd, p, left);
         if (n < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             err = errno;
             break;
         }
-        if (n == 0) { err = ENODATA; break; }  // shorter than recorded: torn or truncated
+        if (n == 0) {
+            err = ENODATA;
+            break;
+        }  // shorter than recorded: torn or truncated
         p += n;
         left -= static_cast<std::size_t>(n);
     }
     ::close(fd);
-    if (err == ENODATA) return fail(EIO, "file shorter than its manifest records", path, error);
-    if (err) return fail(err, "cannot read", path, error);
+    if (err == ENODATA)
+        return fail(EIO, "file shorter than its manifest records", path, error);
+    if (err)
+        return fail(err, "cannot read", path, error);
     return 0;
 }
 

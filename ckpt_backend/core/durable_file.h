@@ -27,8 +27,8 @@ struct WriteOptions {
 // Bytes written per write() call, and the granularity at which between_chunks runs.
 constexpr std::size_t kWriteChunk = 256u << 10;
 
-int write_file_durably(const std::string &dir, const std::string &file, const void *data,
-                       std::size_t size, const WriteOptions &opts, std::string *error);
+int write_file_durably(const std::string &dir, const std::string &file, const void *data, std::size_t size,
+                       const WriteOptions &opts, std::string *error);
 // Reads exactly `size` bytes; -EIO/-ENODATA style errors when the file is shorter.
 int read_file_exact(const std::string &path, void *data, std::size_t size, std::string *error);
 // fsync on a directory (makes renames and unlinks in it durable).

@@ -8,13 +8,14 @@ namespace hetpu::ckpt {
 
 namespace {
 
-bool has_run_of(const std::vector<LayoutBlock> &layout, const std::vector<bool> &gone,
-                std::size_t need) {
+bool has_run_of(const std::vector<LayoutBlock> &layout, const std::vector<bool> &gone, std::size_t need)
+{
     std::size_t run = 0;
     for (std::size_t i = 0; i < layout.size(); ++i) {
         if (layout[i].free || gone[i]) {
             run += layout[i].size;
-            if (run >= need) return true;
+            if (run >= need)
+                return true;
         } else {
             run = 0;
         }
@@ -24,31 +25,39 @@ bool has_run_of(const std::vector<LayoutBlock> &layout, const std::vector<bool> 
 
 }  // namespace
 
-EvictionChoice choose_fifo_victims(const std::vector<LayoutBlock> &layout, std::size_t need) {
+EvictionChoice choose_fifo_victims(const std::vector<LayoutBlock> &layout, std::size_t need)
+{
     EvictionChoice choice;
     std::vector<bool> gone(layout.size(), false);
-    if (has_run_of(layout, gone, need)) { choice.possible = true; return choice; }
+    if (has_run_of(layout, gone, need)) {
+        choice.possible = true;
+        return choice;
+    }
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < layout.size(); ++i)
-        if (!layout[i].free && layout[i].evictable) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        return layout[a].flush_order < layout[b].flush_order;
-    });
+        if (!layout[i].free && layout[i].evictable)
+            order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return layout[a].flush_order < layout[b].flush_order; });
     for (std::size_t i : order) {
         gone[i] = true;
         choice.victims.push_back(layout[i].offset);
-        if (has_run_of(layout, gone, need)) { choice.possible = true; return choice; }
+        if (has_run_of(layout, gone, need)) {
+            choice.possible = true;
+            return choice;
+        }
     }
     choice.victims.clear();
     return choice;
 }
 
 EvictionChoice choose_score_victims(const std::vector<LayoutBlock> &layout, std::size_t need,
-                                    std::size_t keep_rank_below) {
+                                    std::size_t keep_rank_below)
+{
     EvictionChoice best;
     // Score tuple: smaller is better.
-    using Score = std::tuple<std::size_t /*-soonest*/, std::size_t /*hinted bytes*/,
-                             std::uint64_t /*youngest flush*/, std::size_t /*evicted bytes*/>;
+    using Score = std::tuple<std::size_t /*-soonest*/, std::size_t /*hinted bytes*/, std::uint64_t /*youngest flush*/,
+                             std::size_t /*evicted bytes*/>;
     Score best_score{};
     for (std::size_t i = 0; i < layout.size(); ++i) {
         std::size_t bytes = 0, soonest = kNoHint, hinted = 0, evicted = 0;
@@ -57,7 +66,8 @@ EvictionChoice choose_score_victims(const std::vector<LayoutBlock> &layout, std:
         for (std::size_t j = i; j < layout.size(); ++j) {
             const LayoutBlock &b = layout[j];
             if (!b.free) {
-                if (!b.evictable || b.prefetch_rank < keep_rank_below) break;
+                if (!b.evictable || b.prefetch_rank < keep_rank_below)
+                    break;
                 victims.push_back(b.offset);
                 evicted += b.size;
                 youngest = std::max(youngest, b.flush_order);

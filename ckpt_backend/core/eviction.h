@@ -31,14 +31,14 @@ constexpr std::size_t kNoHint = std::numeric_limits<std::size_t>::max();
 struct LayoutBlock {
     std::size_t offset = 0, size = 0;
     bool free = false;
-    bool evictable = false;          // may_evict(state) and no reader holds it
-    std::uint64_t flush_order = 0;   // order in which regions were checkpointed (smaller = older)
+    bool evictable = false;               // may_evict(state) and no reader holds it
+    std::uint64_t flush_order = 0;        // order in which regions were checkpointed (smaller = older)
     std::size_t prefetch_rank = kNoHint;  // position in the pending restore order
 };
 
 struct EvictionChoice {
-    bool possible = false;                 // false: wait for flushes or restores to progress
-    std::vector<std::size_t> victims;      // offsets of the regions to evict (may be empty)
+    bool possible = false;             // false: wait for flushes or restores to progress
+    std::vector<std::size_t> victims;  // offsets of the regions to evict (may be empty)
 };
 
 // `layout` in address order covering the usable arena; `need` in arena-rounded bytes.

@@ -18,38 +18,48 @@ namespace hetpu::ckpt {
 namespace {
 constexpr const char *kMagic = "hetpu-ckpt-manifest 1";
 
-std::string hex64(std::uint64_t v) {
+std::string hex64(std::uint64_t v)
+{
     char buf[17];
     std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
     return buf;
 }
 
-bool parse_hex64(const std::string &s, std::uint64_t *v) {
-    if (s.size() != 16) return false;
+bool parse_hex64(const std::string &s, std::uint64_t *v)
+{
+    if (s.size() != 16)
+        return false;
     char *end = nullptr;
     errno = 0;
     unsigned long long x = std::strtoull(s.c_str(), &end, 16);
-    if (errno || *end) return false;
+    if (errno || *end)
+        return false;
     *v = x;
     return true;
 }
 
-int bad(int line, const std::string &what, std::string *error) {
-    if (error) *error = "manifest line " + std::to_string(line) + ": " + what;
+int bad(int line, const std::string &what, std::string *error)
+{
+    if (error)
+        *error = "manifest line " + std::to_string(line) + ": " + what;
     return -EBADMSG;
 }
 }  // namespace
 
 std::uint64_t checksum_of(const void *data, std::size_t size) { return XXH3_64bits(data, size); }
 
-std::uint64_t checksum_of(const void *data, std::size_t size, const std::function<void()> &between_chunks) {
-    if (!between_chunks || size <= kWriteChunk) return XXH3_64bits(data, size);
+std::uint64_t checksum_of(const void *data, std::size_t size, const std::function<void()> &between_chunks)
+{
+    if (!between_chunks || size <= kWriteChunk)
+        return XXH3_64bits(data, size);
     XXH3_state_t *state = XXH3_createState();
-    if (!state) return XXH3_64bits(data, size);
+    if (!state)
+        return XXH3_64bits(data, size);
     XXH3_64bits_reset(state);
     const char *p = static_cast<const char *>(data);
     for (std::size_t done = 0; done < size; done += kWriteChunk) {
-        if (done) between_chunks();
+        if (done)
+            between_chunks();
         XXH3_64bits_update(state, p + done, std::min(kWriteChunk, size - done));
     }
     const std::uint64_t h = XXH3_64bits_digest(state);
@@ -57,25 +67,32 @@ std::uint64_t checksum_of(const void *data, std::size_t size, const std::functio
     return h;
 }
 
-std::string invalid_name_reason(const std::string &name) {
-    if (name.empty()) return "is empty";
-    if (name.size() > 128) return "is longer than 128 characters";
-    if (name == "." || name == "..") return "is '.' or '..'";
+std::string invalid_name_reason(const std::string &name)
+{
+    if (name.empty())
+        return "is empty";
+    if (name.size() > 128)
+        return "is longer than 128 characters";
+    if (name == "." || name == "..")
+        return "is '.' or '..'";
     for (char c : name)
         if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
             return std::string("contains '") + c + "' (use letters, digits, '_', '-', '.')";
     return "";
 }
 
-std::string region_file_name(const std::string &name, std::int64_t version, std::size_t index) {
+std::string region_file_name(const std::string &name, std::int64_t version, std::size_t index)
+{
     return name + ".v" + std::to_string(version) + "." + std::to_string(index) + ".dat";
 }
 
-std::string manifest_file_name(const std::string &name, std::int64_t version) {
+std::string manifest_file_name(const std::string &name, std::int64_t version)
+{
     return name + ".v" + std::to_string(version) + ".manifest";
 }
 
-std::string serialize(const Manifest &m) {
+std::string serialize(const Manifest &m)
+{
     std::ostringstream o;
     o << kMagic << "\n"
       << "name " << m.name << "\n"
@@ -88,15 +105,18 @@ std::string serialize(const Manifest &m) {
     return body + "end " + hex64(checksum_of(body.data(), body.size())) + "\n";
 }
 
-int parse_manifest(const std::string &text, Manifest *out, std::string *error) {
+int parse_manifest(const std::string &text, Manifest *out, std::string *error)
+{
     const std::size_t end_pos = text.rfind("end ");
     if (end_pos == std::string::npos || (end_pos > 0 && text[end_pos - 1] != '\n'))
         return bad(0, "no 'end' line (torn or not a manifest)", error);
     std::uint64_t stored = 0;
     std::string tail = text.substr(end_pos + 4);
-    if (tail.empty() || tail.back() != '\n') return bad(0, "'end' line not terminated (torn)", error);
+    if (tail.empty() || tail.back() != '\n')
+        return bad(0, "'end' line not terminated (torn)", error);
     tail.pop_back();
-    if (!parse_hex64(tail, &stored)) return bad(0, "malformed 'end' checksum", error);
+    if (!parse_hex64(tail, &stored))
+        return bad(0, "malformed 'end' checksum", error);
     if (checksum_of(text.data(), end_pos) != stored)
         return bad(0, "self checksum mismatch (torn or edited manifest)", error);
     std::istringstream in(text.substr(0, end_pos));
@@ -111,17 +131,21 @@ int parse_manifest(const std::string &text, Manifest *out, std::string *error) {
         std::string key;
         f >> key;
         if (lineno == 1) {
-            if (line != kMagic) return bad(lineno, "expected '" + std::string(kMagic) + "'", error);
+            if (line != kMagic)
+                return bad(lineno, "expected '" + std::string(kMagic) + "'", error);
         } else if (key == "name") {
             f >> m.name;
         } else if (key == "version") {
-            if (!(f >> m.version)) return bad(lineno, "version is not an integer", error);
+            if (!(f >> m.version))
+                return bad(lineno, "version is not an integer", error);
         } else if (key == "checksums") {
             int c = 0;
-            if (!(f >> c)) return bad(lineno, "checksums is not 0 or 1", error);
+            if (!(f >> c))
+                return bad(lineno, "checksums is not 0 or 1", error);
             m.checksums = c != 0;
         } else if (key == "regions") {
-            if (!(f >> expected_regions)) return bad(lineno, "regions is not a count", error);
+            if (!(f >> expected_regions))
+                return bad(lineno, "regions is not a count", error);
             have_count = true;
         } else if (key == "region") {
             RegionRecord r;
@@ -135,63 +159,72 @@ int parse_manifest(const std::string &text, Manifest *out, std::string *error) {
     }
     if (!have_count || expected_regions != m.regions.size())
         return bad(lineno, "region count does not match the region lines", error);
-    if (!invalid_name_reason(m.name).empty()) return bad(2, "invalid checkpoint name", error);
+    if (!invalid_name_reason(m.name).empty())
+        return bad(2, "invalid checkpoint name", error);
     *out = m;
     return 0;
 }
 
-int write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts,
-                   std::string *error) {
+int write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts, std::string *error)
+{
     const std::string text = serialize(m);
     WriteOptions o = opts;
     o.simulated_capacity = 0;  // the manifest is tiny; its data already passed the check
     return write_file_durably(dir, manifest_file_name(m.name, m.version), text.data(), text.size(), o, error);
 }
 
-int read_manifest(const std::string &dir, const std::string &name, std::int64_t version,
-                  Manifest *out, std::string *error) {
+int read_manifest(const std::string &dir, const std::string &name, std::int64_t version, Manifest *out,
+                  std::string *error)
+{
     const std::string path = dir + "/" + manifest_file_name(name, version);
     FILE *f = std::fopen(path.c_str(), "rb");
     if (!f) {
         int err = errno;
-        if (error) *error = "no manifest '" + path + "': " + std::strerror(err);
+        if (error)
+            *error = "no manifest '" + path + "': " + std::strerror(err);
         return -err;
     }
     std::string text;
     char buf[4096];
     std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+        text.append(buf, n);
     std::fclose(f);
     std::string why;
     int rc = parse_manifest(text, out, &why);
     if (rc) {
-        if (error) *error = path + ": " + why;
+        if (error)
+            *error = path + ": " + why;
         return rc;
     }
     if (out->name != name || out->version != version) {
-        if (error) *error = path + ": records another version";
+        if (error)
+            *error = path + ": records another version";
         return -EBADMSG;
     }
     return 0;
 }
 
-int read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst,
-                std::string *error) {
+int read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst, std::string *error)
+{
     const RegionRecord &r = m.regions.at(index);
     int rc = read_file_exact(dir + "/" + r.file, dst, r.size, error);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     if (m.checksums && checksum_of(dst, r.size) != r.checksum) {
-        if (error) *error = "checksum mismatch in '" + dir + "/" + r.file + "' (corrupted data)";
+        if (error)
+            *error = "checksum mismatch in '" + dir + "/" + r.file + "' (corrupted data)";
         return -EBADMSG;
     }
     return 0;
 }
 
-std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name,
-                                            bool verify_data) {
+std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name, bool verify_data)
+{
     std::vector<std::int64_t> versions;
     DIR *d = ::opendir(dir.c_str());
-    if (!d) return versions;
+    if (!d)
+        return versions;
     const std::string prefix = name + ".v", suffix = ".manifest";
     std::vector<std::int64_t> candidates;
     while (struct dirent *e = ::readdir(d)) {
@@ -202,12 +235,14 @@ std::vector<std::int64_t> complete_versions(const std::string &dir, const std::s
         std::string num = f.substr(prefix.size(), f.size() - prefix.size() - suffix.size());
         char *end = nullptr;
         long long v = std::strtoll(num.c_str(), &end, 10);
-        if (!num.empty() && *end == '\0') candidates.push_back(v);
+        if (!num.empty() && *end == '\0')
+            candidates.push_back(v);
     }
     ::closedir(d);
     for (std::int64_t v : candidates) {
         Manifest m;
-        if (read_manifest(dir, name, v, &m, nullptr) != 0) continue;
+        if (read_manifest(dir, name, v, &m, nullptr) != 0)
+            continue;
         bool ok = true;
         for (std::size_t i = 0; ok && i < m.regions.size(); ++i) {
             struct stat st;
@@ -218,40 +253,46 @@ std::vector<std::int64_t> complete_versions(const std::string &dir, const std::s
                 ok = read_region(dir, m, i, buf.data(), nullptr) == 0;
             }
         }
-        if (ok) versions.push_back(v);
+        if (ok)
+            versions.push_back(v);
     }
     std::sort(versions.begin(), versions.end());
     return versions;
 }
 
-std::optional<std::int64_t> latest_complete(const std::string &dir, const std::string &name,
-                                            bool verify_data) {
+std::optional<std::int64_t> latest_complete(const std::string &dir, const std::string &name, bool verify_data)
+{
     // Newest first, so verify_data only reads what it must.
     std::vector<std::int64_t> all = complete_versions(dir, name, false);
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
-        if (!verify_data) return *it;
+        if (!verify_data)
+            return *it;
         Manifest m;
-        if (read_manifest(dir, name, *it, &m, nullptr) != 0) continue;
+        if (read_manifest(dir, name, *it, &m, nullptr) != 0)
+            continue;
         bool ok = true;
         for (std::size_t i = 0; ok && i < m.regions.size(); ++i) {
             std::vector<char> buf(m.regions[i].size);
             ok = read_region(dir, m, i, buf.data(), nullptr) == 0;
         }
-        if (ok) return *it;
+        if (ok)
+            return *it;
     }
     return std::nullopt;
 }
 
-int remove_version(const std::string &dir, const std::string &name, std::int64_t version,
-                   std::string *error) {
+int remove_version(const std::string &dir, const std::string &name, std::int64_t version, std::string *error)
+{
     const std::string mpath = dir + "/" + manifest_file_name(name, version);
     if (::unlink(mpath.c_str()) != 0 && errno != ENOENT) {
         int err = errno;
-        if (error) *error = "cannot remove '" + mpath + "': " + std::strerror(err);
+        if (error)
+            *error = "cannot remove '" + mpath + "': " + std::strerror(err);
         return -err;
     }
     int rc = sync_directory(dir, error);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     // Data files: those the manifest lists, plus any of this version without one (a crash
     // between data and manifest) and temporaries.
     const std::string prefix = name + ".v" + std::to_string(version) + ".";
@@ -259,9 +300,9 @@ int remove_version(const std::string &dir, const std::string &name, std::int64_t
     if (d) {
         while (struct dirent *e = ::readdir(d)) {
             std::string f = e->d_name;
-            bool ours = f.compare(0, prefix.size(), prefix) == 0 ||
-                        f.compare(0, prefix.size() + 1, "." + prefix) == 0;
-            if (ours) ::unlinkat(::dirfd(d), f.c_str(), 0);
+            bool ours = f.compare(0, prefix.size(), prefix) == 0 || f.compare(0, prefix.size() + 1, "." + prefix) == 0;
+            if (ours)
+                ::unlinkat(::dirfd(d), f.c_str(), 0);
         }
         ::closedir(d);
     }

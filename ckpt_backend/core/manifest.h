@@ -20,16 +20,16 @@
 namespace hetpu::ckpt {
 
 struct RegionRecord {
-    std::string region;       // region name given to protect()
-    std::uint64_t size = 0;   // bytes
+    std::string region;      // region name given to protect()
+    std::uint64_t size = 0;  // bytes
     std::uint64_t checksum = 0;
-    std::string file;         // data file name inside the tier directory
+    std::string file;  // data file name inside the tier directory
 };
 
 struct Manifest {
     std::string name;
     std::int64_t version = 0;
-    bool checksums = true;    // false: checksum fields are 0 and not verified
+    bool checksums = true;  // false: checksum fields are 0 and not verified
     std::vector<RegionRecord> regions;
 };
 
@@ -47,24 +47,19 @@ std::string serialize(const Manifest &m);
 // self checksum does not match (a torn manifest).
 int parse_manifest(const std::string &text, Manifest *out, std::string *error);
 
-int write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts,
-                   std::string *error);
-int read_manifest(const std::string &dir, const std::string &name, std::int64_t version,
-                  Manifest *out, std::string *error);
+int write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts, std::string *error);
+int read_manifest(const std::string &dir, const std::string &name, std::int64_t version, Manifest *out,
+                  std::string *error);
 // Reads region `index` into dst (which has record.size bytes) and verifies its checksum when
 // the manifest has them: -EBADMSG on mismatch.
-int read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst,
-                std::string *error);
+int read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst, std::string *error);
 
 // Versions of `name` with an intact manifest whose region files exist with the recorded
 // sizes, ascending. verify_data also re-reads every file and checks its checksum.
-std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name,
-                                            bool verify_data);
-std::optional<std::int64_t> latest_complete(const std::string &dir, const std::string &name,
-                                            bool verify_data);
+std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name, bool verify_data);
+std::optional<std::int64_t> latest_complete(const std::string &dir, const std::string &name, bool verify_data);
 // Removes a version: the manifest first (the version stops existing atomically), then its
 // data files; also sweeps temporary files left by a crash. Returns 0 or -errno.
-int remove_version(const std::string &dir, const std::string &name, std::int64_t version,
-                   std::string *error);
+int remove_version(const std::string &dir, const std::string &name, std::int64_t version, std::string *error);
 
 }  // namespace hetpu::ckpt

@@ -11,13 +11,13 @@
 
 namespace hetpu::ckpt {
 
-template <typename Cap>
-class MaxFlow {
+template <typename Cap> class MaxFlow {
 public:
     explicit MaxFlow(int nodes, Cap eps = Cap(0)) : adj_(nodes), level_(nodes), it_(nodes), eps_(eps) {}
 
     // Returns the edge index (for flow_on()).
-    int add_edge(int from, int to, Cap cap) {
+    int add_edge(int from, int to, Cap cap)
+    {
         edges_.push_back({to, cap, cap});
         adj_[from].push_back(static_cast<int>(edges_.size()) - 1);
         edges_.push_back({from, Cap(0), Cap(0)});
@@ -25,13 +25,15 @@ public:
         return static_cast<int>(edges_.size()) - 2;
     }
 
-    Cap run(int s, int t) {
+    Cap run(int s, int t)
+    {
         Cap total = Cap(0);
         while (bfs(s, t)) {
             std::fill(it_.begin(), it_.end(), 0);
             while (true) {
                 Cap pushed = dfs(s, t, std::numeric_limits<Cap>::max());
-                if (!(pushed > eps_)) break;
+                if (!(pushed > eps_))
+                    break;
                 total += pushed;
             }
         }
@@ -40,7 +42,8 @@ public:
 
     Cap flow_on(int edge) const { return edges_[edge].original - edges_[edge].cap; }
     // After run(): nodes reachable from s in the residual graph (the source side of a min cut).
-    std::vector<bool> source_side(int s) const {
+    std::vector<bool> source_side(int s) const
+    {
         std::vector<bool> seen(adj_.size(), false);
         std::vector<int> stack{s};
         seen[s] = true;
@@ -57,9 +60,13 @@ public:
     }
 
 private:
-    struct Edge { int to; Cap cap, original; };
+    struct Edge {
+        int to;
+        Cap cap, original;
+    };
 
-    bool bfs(int s, int t) {
+    bool bfs(int s, int t)
+    {
         std::fill(level_.begin(), level_.end(), -1);
         std::queue<int> q;
         level_[s] = 0;
@@ -76,12 +83,15 @@ private:
         return level_[t] >= 0;
     }
 
-    Cap dfs(int u, int t, Cap limit) {
-        if (u == t) return limit;
+    Cap dfs(int u, int t, Cap limit)
+    {
+        if (u == t)
+            return limit;
         for (std::size_t &i = it_[u]; i < adj_[u].size(); ++i) {
             int e = adj_[u][i];
             Edge &edge = edges_[e];
-            if (!(edge.cap > eps_) || level_[edge.to] != level_[u] + 1) continue;
+            if (!(edge.cap > eps_) || level_[edge.to] != level_[u] + 1)
+                continue;
             Cap got = dfs(edge.to, t, std::min(limit, edge.cap));
             if (got > eps_) {
                 edge.cap -= got;

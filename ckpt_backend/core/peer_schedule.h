@@ -28,25 +28,25 @@
 namespace hetpu::ckpt {
 
 struct PeerProblem {
-    std::vector<std::uint64_t> remainder;       // bytes device i cannot keep locally
-    std::vector<std::uint64_t> spare;           // free cache bytes on device i
-    std::vector<std::vector<double>> link_bw;   // [i][j] bytes/s from i to j (0: no link)
-    std::vector<double> host_bw;                // bytes/s from device i to host (0: no link)
+    std::vector<std::uint64_t> remainder;      // bytes device i cannot keep locally
+    std::vector<std::uint64_t> spare;          // free cache bytes on device i
+    std::vector<std::vector<double>> link_bw;  // [i][j] bytes/s from i to j (0: no link)
+    std::vector<double> host_bw;               // bytes/s from device i to host (0: no link)
     std::uint64_t host_spare = std::numeric_limits<std::uint64_t>::max();
 };
 
 constexpr int kHost = -1;
 
 struct Transfer {
-    int from;             // device index
-    int to;               // device index or kHost
+    int from;  // device index
+    int to;    // device index or kHost
     std::uint64_t bytes;
 };
 
 struct PeerSchedule {
-    bool feasible = false;        // false: not enough reachable capacity for the remainders
+    bool feasible = false;  // false: not enough reachable capacity for the remainders
     std::vector<Transfer> transfers;
-    double time = 0;              // bottleneck seconds
+    double time = 0;  // bottleneck seconds
 };
 
 // Checks the problem's shape; throws std::invalid_argument naming the inconsistency.

@@ -3,7 +3,8 @@
 
 namespace hetpu::ckpt {
 
-const char *to_string(RegionState s) {
+const char *to_string(RegionState s)
+{
     switch (s) {
     case RegionState::Writing: return "writing";
     case RegionState::Cached: return "cached";
@@ -16,7 +17,8 @@ const char *to_string(RegionState s) {
     return "?";
 }
 
-bool is_legal_transition(RegionState from, RegionState to) {
+bool is_legal_transition(RegionState from, RegionState to)
+{
     using S = RegionState;
     switch (from) {
     case S::Writing: return to == S::Cached;
@@ -30,17 +32,19 @@ bool is_legal_transition(RegionState from, RegionState to) {
     return false;
 }
 
-bool may_evict(RegionState s) {
+bool may_evict(RegionState s)
+{
     return s == RegionState::Flushed || s == RegionState::Ready || s == RegionState::Consumed;
 }
 
-bool is_readable(RegionState s) {
+bool is_readable(RegionState s)
+{
     return s == RegionState::Cached || s == RegionState::Flushed || s == RegionState::Ready ||
            s == RegionState::Consumed;
 }
 
 IllegalTransition::IllegalTransition(RegionState from, RegionState to)
-    : std::logic_error(std::string("illegal region transition ") + to_string(from) + " -> " +
-                       to_string(to)) {}
+    : std::logic_error(std::string("illegal region transition ") + to_string(from) + " -> " + to_string(to))
+{}
 
 }  // namespace hetpu::ckpt

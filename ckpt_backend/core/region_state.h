@@ -38,13 +38,16 @@ public:
 // One region's state with the transition check applied on every change.
 class RegionLifecycle {
 public:
-    explicit RegionLifecycle(RegionState born) : state_(born) {
+    explicit RegionLifecycle(RegionState born) : state_(born)
+    {
         if (born != RegionState::Writing && born != RegionState::Prefetching)
             throw IllegalTransition(born, born);
     }
     RegionState state() const { return state_; }
-    void advance(RegionState to) {
-        if (!is_legal_transition(state_, to)) throw IllegalTransition(state_, to);
+    void advance(RegionState to)
+    {
+        if (!is_legal_transition(state_, to))
+            throw IllegalTransition(state_, to);
         state_ = to;
     }
 

@@ -13,28 +13,47 @@
 
 namespace hetpu::ckpt {
 
-bool parse_size(const std::string &text, std::uint64_t *out, std::string *why) {
+bool parse_size(const std::string &text, std::uint64_t *out, std::string *why)
+{
     std::size_t i = 0;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-    if (i == 0) { *why = "'" + text + "' does not start with a number"; return false; }
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+        ++i;
+    if (i == 0) {
+        *why = "'" + text + "' does not start with a number";
+        return false;
+    }
     std::string unit = text.substr(i);
-    while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+    while (!unit.empty() && unit.front() == ' ')
+        unit.erase(0, 1);
     std::uint64_t mult = 1;
-    if (unit.empty() || unit == "B") mult = 1;
-    else if (unit == "K" || unit == "KiB") mult = 1ull << 10;
-    else if (unit == "M" || unit == "MiB") mult = 1ull << 20;
-    else if (unit == "G" || unit == "GiB") mult = 1ull << 30;
-    else { *why = "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB)"; return false; }
+    if (unit.empty() || unit == "B")
+        mult = 1;
+    else if (unit == "K" || unit == "KiB")
+        mult = 1ull << 10;
+    else if (unit == "M" || unit == "MiB")
+        mult = 1ull << 20;
+    else if (unit == "G" || unit == "GiB")
+        mult = 1ull << 30;
+    else {
+        *why = "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB)";
+        return false;
+    }
     // Digit by digit with overflow checks: std::stoull throws on 20-digit numbers, and the
     // product with the unit wrapped silently (17179869184G became 0, "the file system's size").
     const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
     std::uint64_t n = 0;
     for (std::size_t k = 0; k < i; ++k) {
         const unsigned d = static_cast<unsigned>(text[k] - '0');
-        if (n > (max - d) / 10) { *why = "'" + text + "' is too large (at most 2^64-1 bytes)"; return false; }
+        if (n > (max - d) / 10) {
+            *why = "'" + text + "' is too large (at most 2^64-1 bytes)";
+            return false;
+        }
         n = n * 10 + d;
     }
-    if (n > max / mult) { *why = "'" + text + "' is too large (at most 2^64-1 bytes)"; return false; }
+    if (n > max / mult) {
+        *why = "'" + text + "' is too large (at most 2^64-1 bytes)";
+        return false;
+    }
     *out = n * mult;
     return true;
 }
@@ -47,69 +66,86 @@ struct Reader {
     std::string *error;
     bool ok = true;
 
-    std::string where(const toml::node &n) const {
-        return origin + ":" + std::to_string(n.source().begin.line);
-    }
-    void fail(const std::string &msg) {
-        if (ok && error) *error = msg;
+    std::string where(const toml::node &n) const { return origin + ":" + std::to_string(n.source().begin.line); }
+    void fail(const std::string &msg)
+    {
+        if (ok && error)
+            *error = msg;
         ok = false;
     }
-    const toml::node *find(const std::string &table, const std::string &key) {
+    const toml::node *find(const std::string &table, const std::string &key)
+    {
         const toml::node *n = table.empty() ? root.get(key) : nullptr;
         if (!table.empty()) {
-            if (const toml::table *t = root[table].as_table()) n = t->get(key);
+            if (const toml::table *t = root[table].as_table())
+                n = t->get(key);
         }
         return n;
     }
-    std::string name(const std::string &table, const std::string &key) {
+    std::string name(const std::string &table, const std::string &key)
+    {
         return table.empty() ? key : table + "." + key;
     }
-    void boolean(const std::string &table, const std::string &key, bool *out) {
+    void boolean(const std::string &table, const std::string &key, bool *out)
+    {
         if (const toml::node *n = find(table, key)) {
-            if (auto v = n->value<bool>()) *out = *v;
-            else fail(where(*n) + ": " + name(table, key) + " must be true or false");
+            if (auto v = n->value<bool>())
+                *out = *v;
+            else
+                fail(where(*n) + ": " + name(table, key) + " must be true or false");
         }
     }
-    void integer(const std::string &table, const std::string &key, int lo, int hi, int *out) {
+    void integer(const std::string &table, const std::string &key, int lo, int hi, int *out)
+    {
         if (const toml::node *n = find(table, key)) {
             // as_integer, not value<int64_t>: the latter converts a float, with undefined
             // behaviour for one out of range (1e30).
             const toml::value<int64_t> *v = n->as_integer();
             if (!v || v->get() < lo || v->get() > hi)
-                fail(where(*n) + ": " + name(table, key) + " must be an integer in [" + std::to_string(lo) +
-                     ", " + std::to_string(hi) + "]");
-            else *out = static_cast<int>(v->get());
+                fail(where(*n) + ": " + name(table, key) + " must be an integer in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
+            else
+                *out = static_cast<int>(v->get());
         }
     }
-    void size(const std::string &table, const std::string &key, std::uint64_t *out) {
+    void size(const std::string &table, const std::string &key, std::uint64_t *out)
+    {
         if (const toml::node *n = find(table, key)) {
             if (const toml::value<int64_t> *v = n->as_integer()) {  // as_integer: see integer()
-                if (v->get() < 0) fail(where(*n) + ": " + name(table, key) + " must not be negative");
-                else *out = static_cast<std::uint64_t>(v->get());
+                if (v->get() < 0)
+                    fail(where(*n) + ": " + name(table, key) + " must not be negative");
+                else
+                    *out = static_cast<std::uint64_t>(v->get());
             } else if (auto s = n->value<std::string>()) {
                 std::string why;
-                if (!parse_size(*s, out, &why)) fail(where(*n) + ": " + name(table, key) + ": " + why);
+                if (!parse_size(*s, out, &why))
+                    fail(where(*n) + ": " + name(table, key) + ": " + why);
             } else {
                 fail(where(*n) + ": " + name(table, key) + " must be a size like 4096 or \"64MiB\"");
             }
         }
     }
-    void string(const std::string &table, const std::string &key, std::string *out) {
+    void string(const std::string &table, const std::string &key, std::string *out)
+    {
         if (const toml::node *n = find(table, key)) {
-            if (auto v = n->value<std::string>()) *out = *v;
-            else fail(where(*n) + ": " + name(table, key) + " must be a string");
+            if (auto v = n->value<std::string>())
+                *out = *v;
+            else
+                fail(where(*n) + ": " + name(table, key) + " must be a string");
         }
     }
 };
 
-const char *const kTopKeys[] = {"versions_to_keep", "checksums", "flush_threads", "eviction", "prefetch",
-                                "host", "local", "remote"};
+const char *const kTopKeys[] = {"versions_to_keep", "checksums", "flush_threads", "eviction",
+                                "prefetch",         "host",      "local",         "remote"};
 const char *const kHostKeys[] = {"size", "incremental_init"};
 const char *const kDirKeys[] = {"path", "capacity", "drop_page_cache"};
 
-template <std::size_t N>
-bool known(const std::string &k, const char *const (&keys)[N]) {
-    for (const char *x : keys) if (k == x) return true;
+template <std::size_t N> bool known(const std::string &k, const char *const (&keys)[N])
+{
+    for (const char *x : keys)
+        if (k == x)
+            return true;
     return false;
 }
 
@@ -117,8 +153,8 @@ bool known(const std::string &k, const char *const (&keys)[N]) {
 
 namespace {
 
-int parse_config_tree(const std::string &toml_text, const std::string &origin, EngineConfig *out,
-                      std::string *error) {
+int parse_config_tree(const std::string &toml_text, const std::string &origin, EngineConfig *out, std::string *error)
+{
     toml::table root;
     try {
         root = toml::parse(toml_text, origin);
@@ -134,14 +170,16 @@ int parse_config_tree(const std::string &toml_text, const std::string &origin, E
     // Unknown keys are errors: a typo must not silently fall back to a default.
     for (const auto &[k, v] : root) {
         std::string key(k.str());
-        if (!known(key, kTopKeys)) r.fail(r.where(v) + ": unknown key '" + key + "'");
+        if (!known(key, kTopKeys))
+            r.fail(r.where(v) + ": unknown key '" + key + "'");
         else if ((key == "host" || key == "local" || key == "remote") && !v.is_table())
             r.fail(r.where(v) + ": '" + key + "' must be a table ([" + key + "])");
         else if (v.is_table())
             for (const auto &[sk, sv] : *v.as_table()) {
                 std::string sub(sk.str());
                 bool ok = key == "host" ? known(sub, kHostKeys) : known(sub, kDirKeys);
-                if (!ok) r.fail(r.where(sv) + ": unknown key '" + key + "." + sub + "'");
+                if (!ok)
+                    r.fail(r.where(sv) + ": unknown key '" + key + "." + sub + "'");
             }
     }
     EngineConfig c;
@@ -151,9 +189,12 @@ int parse_config_tree(const std::string &toml_text, const std::string &origin, E
     r.boolean("", "prefetch", &c.prefetch);
     std::string eviction = "score";
     r.string("", "eviction", &eviction);
-    if (eviction == "fifo") c.eviction = EvictionPolicy::Fifo;
-    else if (eviction == "score") c.eviction = EvictionPolicy::Score;
-    else r.fail(origin + ": eviction = \"" + eviction + "\" is not \"score\" or \"fifo\"");
+    if (eviction == "fifo")
+        c.eviction = EvictionPolicy::Fifo;
+    else if (eviction == "score")
+        c.eviction = EvictionPolicy::Score;
+    else
+        r.fail(origin + ": eviction = \"" + eviction + "\" is not \"score\" or \"fifo\"");
     r.size("host", "size", &c.host_bytes);
     r.boolean("host", "incremental_init", &c.host_incremental_init);
     r.string("local", "path", &c.local_dir);
@@ -163,7 +204,8 @@ int parse_config_tree(const std::string &toml_text, const std::string &origin, E
     r.size("remote", "capacity", &c.remote_capacity);
     if (r.ok && c.local_dir.empty())
         r.fail(origin + ": [local] path is required (the node-local checkpoint directory)");
-    if (!r.ok) return -EINVAL;
+    if (!r.ok)
+        return -EINVAL;
     *out = c;
     return 0;
 }
@@ -172,21 +214,24 @@ int parse_config_tree(const std::string &toml_text, const std::string &origin, E
 
 // The C API promises 0 or -errno with a message: no exception of toml++ or the standard
 // library (a bad_alloc on a huge file, say) may leave this function.
-int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out,
-                 std::string *error) {
+int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out, std::string *error)
+{
     try {
         return parse_config_tree(toml_text, origin, out, error);
     } catch (const std::exception &e) {
-        if (error) *error = origin + ": cannot read the checkpoint config: " + e.what();
+        if (error)
+            *error = origin + ": cannot read the checkpoint config: " + e.what();
         return -EINVAL;
     }
 }
 
-int load_config_file(const std::string &path, EngineConfig *out, std::string *error) {
+int load_config_file(const std::string &path, EngineConfig *out, std::string *error)
+{
     std::string text, why;
     if (!read_whole_file(path, text, why)) {
         const int err = errno ? errno : EINVAL;
-        if (error) *error = "cannot read checkpoint config '" + path + "': " + why;
+        if (error)
+            *error = "cannot read checkpoint config '" + path + "': " + why;
         return -err;
     }
     return parse_config(text, path, out, error);

@@ -47,8 +47,7 @@ struct EngineConfig {
 bool parse_size(const std::string &text, std::uint64_t *out, std::string *why);
 // Parses TOML text; `origin` names the file in messages. Returns 0 or -EINVAL with a message
 // (key, line, and how to fix it) in *error.
-int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out,
-                 std::string *error);
+int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out, std::string *error);
 int load_config_file(const std::string &path, EngineConfig *out, std::string *error);
 
 }  // namespace hetpu::ckpt

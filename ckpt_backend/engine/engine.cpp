@@ -25,37 +25,47 @@ namespace {
 constexpr std::size_t kArenaAlignment = 4096;
 constexpr std::size_t kTouchChunk = 4u << 20;
 
-int set_error(std::string *error, int rc, const std::string &msg) {
-    if (error) *error = msg;
+int set_error(std::string *error, int rc, const std::string &msg)
+{
+    if (error)
+        *error = msg;
     return rc;
 }
 
-int check_dir(const std::string &dir, const char *what, std::string *error) {
+int check_dir(const std::string &dir, const char *what, std::string *error)
+{
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0) {
         int err = errno;
-        return set_error(error, -err, std::string(what) + " directory '" + dir + "': " + std::strerror(err) +
-                                          " (create it or fix the path in the config)");
+        return set_error(error, -err,
+                         std::string(what) + " directory '" + dir + "': " + std::strerror(err) +
+                             " (create it or fix the path in the config)");
     }
-    if (!S_ISDIR(st.st_mode)) return set_error(error, -ENOTDIR, std::string(what) + " path '" + dir + "' is not a directory");
+    if (!S_ISDIR(st.st_mode))
+        return set_error(error, -ENOTDIR, std::string(what) + " path '" + dir + "' is not a directory");
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
         int err = errno;
-        return set_error(error, -err, std::string(what) + " directory '" + dir + "' is not writable: " + std::strerror(err));
+        return set_error(error, -err,
+                         std::string(what) + " directory '" + dir + "' is not writable: " + std::strerror(err));
     }
     return 0;
 }
 
 // Temporary files of a writer that died (the pid in their name is gone) are garbage: the
 // rename that would have published them never happened.
-void sweep_dead_temporaries(const std::string &dir) {
+void sweep_dead_temporaries(const std::string &dir)
+{
     DIR *d = ::opendir(dir.c_str());
-    if (!d) return;
+    if (!d)
+        return;
     while (struct dirent *e = ::readdir(d)) {
         const std::string f = e->d_name;
         const std::size_t at = f.rfind(".tmp.");
-        if (f.empty() || f[0] != '.' || at == std::string::npos) continue;
+        if (f.empty() || f[0] != '.' || at == std::string::npos)
+            continue;
         const long pid = std::strtol(f.c_str() + at + 5, nullptr, 10);
-        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlinkat(::dirfd(d), f.c_str(), 0);
+        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+            ::unlinkat(::dirfd(d), f.c_str(), 0);
     }
     ::closedir(d);
 }
@@ -65,7 +75,8 @@ void sweep_dead_temporaries(const std::string &dir) {
 // file inside the directory is held for the engine's life; the kernel drops it when the
 // process dies, so a crash never leaves the directory locked. The file holds the holder's
 // PID for the refusal message.
-int lock_directory(const std::string &dir, int *fd_out, std::string *error) {
+int lock_directory(const std::string &dir, int *fd_out, std::string *error)
+{
     const std::string path = dir + "/.hetpu-ckpt.lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
@@ -99,13 +110,12 @@ int lock_directory(const std::string &dir, int *fd_out, std::string *error) {
 // application thread wakes up to copy a checkpoint in, it preempts a flush instead of
 // waiting for the flush's time slice (measured: 3-6 ms tails on a loaded 2-core node
 // without this).
-void lower_this_thread_priority() {
-    ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10);
-}
+void lower_this_thread_priority() { ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 10); }
 
 }  // namespace
 
-Engine::Engine(const EngineConfig &config) : config_(config) {
+Engine::Engine(const EngineConfig &config) : config_(config)
+{
     // Concurrency control (seed, HiPC'22, applied to flushes): a flush steps aside between
     // 256 KiB chunks while the application is copying a checkpoint in, so the copy that blocks
     // the application gets the memory bandwidth.
@@ -116,42 +126,55 @@ Engine::Engine(const EngineConfig &config) : config_(config) {
     remote_opts_.simulated_capacity = config.remote_capacity;
 }
 
-int Engine::create(const EngineConfig &config, std::unique_ptr<Engine> *out, std::string *error) {
+int Engine::create(const EngineConfig &config, std::unique_ptr<Engine> *out, std::string *error)
+{
     std::unique_ptr<Engine> e(new Engine(config));
     int rc = e->start(error);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     *out = std::move(e);
     return 0;
 }
 
-int Engine::start(std::string *error) {
+int Engine::start(std::string *error)
+{
     int rc = check_dir(config_.local_dir, "local tier", error);
-    if (rc) return rc;
-    if (!config_.remote_dir.empty() && (rc = check_dir(config_.remote_dir, "remote tier", error))) return rc;
+    if (rc)
+        return rc;
+    if (!config_.remote_dir.empty() && (rc = check_dir(config_.remote_dir, "remote tier", error)))
+        return rc;
     // Before the sweep: another live run's temporaries are not ours to judge.
-    if ((rc = lock_directory(config_.local_dir, &dir_lock_fd_, error))) return rc;
+    if ((rc = lock_directory(config_.local_dir, &dir_lock_fd_, error)))
+        return rc;
     sweep_dead_temporaries(config_.local_dir);
-    if (!config_.remote_dir.empty()) sweep_dead_temporaries(config_.remote_dir);
+    if (!config_.remote_dir.empty())
+        sweep_dead_temporaries(config_.remote_dir);
     if (config_.host_bytes > 0) {
         const std::size_t cap = (config_.host_bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
         void *p = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) {
             int err = errno;
-            return set_error(error, -err, "cannot map the " + std::to_string(cap) + "-byte host cache: " + std::strerror(err));
+            return set_error(error, -err,
+                             "cannot map the " + std::to_string(cap) + "-byte host cache: " + std::strerror(err));
         }
         ::madvise(p, cap, MADV_HUGEPAGE);  // fewer faults while touching; harmless if refused
         host_base_ = static_cast<char *>(p);
         // Incremental initialisation: the arena grows as the touch thread maps pages, and
         // captures use what is ready instead of waiting for all of it.
         arena_ = std::make_unique<Arena>(cap, config_.host_incremental_init ? 0 : cap, kArenaAlignment);
-        if (!config_.host_incremental_init) std::memset(host_base_, 0, cap);
+        if (!config_.host_incremental_init)
+            std::memset(host_base_, 0, cap);
     }
     try {
-        for (int i = 0; i < config_.flush_threads; ++i) threads_.emplace_back(&Engine::flush_loop, this);
+        for (int i = 0; i < config_.flush_threads; ++i)
+            threads_.emplace_back(&Engine::flush_loop, this);
         if (!config_.remote_dir.empty())
-            for (int i = 0; i < config_.flush_threads; ++i) threads_.emplace_back(&Engine::remote_loop, this);
-        if (arena_ && config_.prefetch) threads_.emplace_back(&Engine::prefetch_loop, this);
-        if (arena_ && config_.host_incremental_init) threads_.emplace_back(&Engine::touch_loop, this);
+            for (int i = 0; i < config_.flush_threads; ++i)
+                threads_.emplace_back(&Engine::remote_loop, this);
+        if (arena_ && config_.prefetch)
+            threads_.emplace_back(&Engine::prefetch_loop, this);
+        if (arena_ && config_.host_incremental_init)
+            threads_.emplace_back(&Engine::touch_loop, this);
     } catch (const std::system_error &e) {
         stop();
         return set_error(error, -EAGAIN, std::string("cannot start checkpoint threads: ") + e.what());
@@ -159,12 +182,15 @@ int Engine::start(std::string *error) {
     return 0;
 }
 
-Engine::~Engine() {
+Engine::~Engine()
+{
     stop();
-    if (dir_lock_fd_ >= 0) ::close(dir_lock_fd_);  // releases the directory for the next run
+    if (dir_lock_fd_ >= 0)
+        ::close(dir_lock_fd_);  // releases the directory for the next run
 }
 
-void Engine::stop() {
+void Engine::stop()
+{
     {
         std::unique_lock<std::mutex> lock(mu_);
         // Flushes finish first: the data was promised durable.
@@ -176,7 +202,8 @@ void Engine::stop() {
     flush_cv_.notify_all();
     remote_cv_.notify_all();
     prefetch_cv_.notify_all();
-    for (std::thread &t : threads_) t.join();
+    for (std::thread &t : threads_)
+        t.join();
     threads_.clear();
     if (host_base_) {
         ::munmap(host_base_, arena_->capacity());
@@ -184,23 +211,27 @@ void Engine::stop() {
     }
 }
 
-std::uint64_t Engine::host_ready_bytes() {
+std::uint64_t Engine::host_ready_bytes()
+{
     std::lock_guard<std::mutex> lock(mu_);
     return arena_ ? arena_->usable() : 0;
 }
 
-void Engine::wait_state(std::unique_lock<std::mutex> &lock) {
+void Engine::wait_state(std::unique_lock<std::mutex> &lock)
+{
     ++state_waiters_;
     cv_.wait(lock);
     --state_waiters_;
 }
 
-void Engine::notify_state() {
+void Engine::notify_state()
+{
     cv_.notify_all();
     prefetch_cv_.notify_one();
 }
 
-EngineStats Engine::stats() {
+EngineStats Engine::stats()
+{
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
 }
@@ -208,16 +239,20 @@ EngineStats Engine::stats() {
 // ---------------------------------------------------------------------------------------
 // Bookkeeping
 
-Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk) {
+Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk)
+{
     auto it = versions_.find(key);
-    if (it != versions_.end()) return &it->second;
-    if (!load_from_disk) return nullptr;
+    if (it != versions_.end())
+        return &it->second;
+    if (!load_from_disk)
+        return nullptr;
     // Known only on disk (written by an earlier run): take the local manifest, else remote.
     Manifest m;
     bool local = read_manifest(config_.local_dir, key.first, key.second, &m, nullptr) == 0;
     bool remote = !local && !config_.remote_dir.empty() &&
                   read_manifest(config_.remote_dir, key.first, key.second, &m, nullptr) == 0;
-    if (!local && !remote) return nullptr;
+    if (!local && !remote)
+        return nullptr;
     Version v;
     v.declared_in_memory = false;
     v.regions = m.regions;
@@ -230,32 +265,46 @@ Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk) {
     return &versions_.emplace(key, std::move(v)).first->second;
 }
 
-std::size_t Engine::rank_locked(const Key &key) const {
+std::size_t Engine::rank_locked(const Key &key) const
+{
     auto it = hints_.find(key.first);
-    if (it == hints_.end()) return kNoHint;
+    if (it == hints_.end())
+        return kNoHint;
     auto pos = std::find(it->second.begin(), it->second.end(), key.second);
     return pos == it->second.end() ? kNoHint : static_cast<std::size_t>(pos - it->second.begin());
 }
 
-void Engine::record_error_locked(Version &v, int rc, const std::string &msg) {
-    if (!v.error) { v.error = rc; v.error_message = msg; }
-    if (!first_error_) { first_error_ = rc; first_error_message_ = msg; }
+void Engine::record_error_locked(Version &v, int rc, const std::string &msg)
+{
+    if (!v.error) {
+        v.error = rc;
+        v.error_message = msg;
+    }
+    if (!first_error_) {
+        first_error_ = rc;
+        first_error_message_ = msg;
+    }
 }
 
-void Engine::evict_locked(std::size_t offset) {
+void Engine::evict_locked(std::size_t offset)
+{
     auto it = cached_.find(offset);
     it->second.life.advance(RegionState::Evictable);
     stats_.evicted_bytes += it->second.size;
     auto v = versions_.find(it->second.key);
-    if (v != versions_.end()) v->second.host_offset[it->second.index] = -1;
+    if (v != versions_.end())
+        v->second.host_offset[it->second.index] = -1;
     arena_->release(offset);
     cached_.erase(it);
 }
 
-long long Engine::allocate_locked(std::uint64_t size, std::size_t keep_rank_below, bool allow_fifo) {
-    if (!arena_ || arena_->rounded(size) > arena_->capacity()) return -1;
+long long Engine::allocate_locked(std::uint64_t size, std::size_t keep_rank_below, bool allow_fifo)
+{
+    if (!arena_ || arena_->rounded(size) > arena_->capacity())
+        return -1;
     for (;;) {
-        if (auto off = arena_->allocate(size)) return static_cast<long long>(*off);
+        if (auto off = arena_->allocate(size))
+            return static_cast<long long>(*off);
         std::vector<LayoutBlock> layout;
         for (const Arena::Block &b : arena_->layout()) {
             LayoutBlock lb;
@@ -274,8 +323,10 @@ long long Engine::allocate_locked(std::uint64_t size, std::size_t keep_rank_belo
         EvictionChoice choice = config_.eviction == EvictionPolicy::Score || !allow_fifo
                                     ? choose_score_victims(layout, need, keep_rank_below)
                                     : choose_fifo_victims(layout, need);
-        if (!choice.possible || choice.victims.empty()) return -1;
-        for (std::size_t off : choice.victims) evict_locked(off);
+        if (!choice.possible || choice.victims.empty())
+            return -1;
+        for (std::size_t off : choice.victims)
+            evict_locked(off);
     }
 }
 
@@ -283,33 +334,41 @@ long long Engine::allocate_locked(std::uint64_t size, std::size_t keep_rank_belo
 // Checkpoint
 
 int Engine::begin(const std::string &name, std::int64_t version, const std::vector<RegionSpec> &regions,
-                  std::string *error) {
+                  std::string *error)
+{
     std::string why = invalid_name_reason(name);
-    if (!why.empty()) return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
-    if (version < 0) return set_error(error, -EINVAL, "checkpoint version must be >= 0");
+    if (!why.empty())
+        return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
+    if (version < 0)
+        return set_error(error, -EINVAL, "checkpoint version must be >= 0");
     if (regions.empty())
         return set_error(error, -EINVAL, "checkpoint '" + name + "' has no regions (protect some data first)");
     for (const RegionSpec &r : regions) {
         why = invalid_name_reason(r.name);
-        if (!why.empty()) return set_error(error, -EINVAL, "region name '" + r.name + "' " + why);
+        if (!why.empty())
+            return set_error(error, -EINVAL, "region name '" + r.name + "' " + why);
     }
     std::lock_guard<std::mutex> lock(mu_);
     const Key key{name, version};
     auto it = versions_.find(key);
     if (it != versions_.end() && it->second.declared_in_memory)
-        return set_error(error, -EEXIST, "checkpoint '" + name + "' version " + std::to_string(version) +
-                                             " was already taken in this run (use a new version number)");
+        return set_error(error, -EEXIST,
+                         "checkpoint '" + name + "' version " + std::to_string(version) +
+                             " was already taken in this run (use a new version number)");
     if (it != versions_.end()) {
         // Re-taking a version known from an earlier run: drop its cached (prefetched) copies.
         for (long long off : it->second.host_offset) {
-            if (off < 0) continue;
+            if (off < 0)
+                continue;
             const Cached &c = cached_.at(static_cast<std::size_t>(off));
             if (!may_evict(c.life.state()) || c.pins > 0)
-                return set_error(error, -EBUSY, "version " + std::to_string(version) + " of '" + name +
-                                                    "' is being prefetched or restored; retry");
+                return set_error(error, -EBUSY,
+                                 "version " + std::to_string(version) + " of '" + name +
+                                     "' is being prefetched or restored; retry");
         }
         for (long long off : it->second.host_offset)
-            if (off >= 0) evict_locked(static_cast<std::size_t>(off));
+            if (off >= 0)
+                evict_locked(static_cast<std::size_t>(off));
     }
     Version v;
     v.checksums = config_.checksums;
@@ -322,14 +381,16 @@ int Engine::begin(const std::string &name, std::int64_t version, const std::vect
 }
 
 int Engine::persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
-                           std::uint64_t *checksum, std::string *error) {
+                           std::uint64_t *checksum, std::string *error)
+{
     *checksum = config_.checksums ? checksum_of(data, size, local_opts_.between_chunks) : 0;
     return write_file_durably(config_.local_dir, region_file_name(key.first, key.second, index), data, size,
                               local_opts_, error);
 }
 
 int Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src,
-                    std::string *error) {
+                    std::string *error)
+{
     const Key key{name, version};
     const auto asked = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lock(mu_);
@@ -338,20 +399,23 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
     stats_.capture_lock_wait_max_s = std::max(stats_.capture_lock_wait_max_s, lock_wait);
     Version *v = find_locked(key, false);
     if (!v || !v->declared_in_memory)
-        return set_error(error, -ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) +
-                                             " was not begun");
+        return set_error(error, -ENOENT,
+                         "checkpoint '" + name + "' version " + std::to_string(version) + " was not begun");
     if (index >= v->regions.size() || v->host_offset[index] != -1)
-        return set_error(error, -EINVAL, "region index " + std::to_string(index) + " is out of range or captured twice");
+        return set_error(error, -EINVAL,
+                         "region index " + std::to_string(index) + " is out of range or captured twice");
     const std::uint64_t size = v->regions[index].size;
     long long off = -1;
     for (;;) {
         off = allocate_locked(size, 0, true);
-        if (off >= 0) break;
+        if (off >= 0)
+            break;
         // No room: while the arena is still being initialised, or when the region can never
         // fit, write through to the next tier rather than wait; otherwise wait for a flush.
         const bool initialising = arena_ && arena_->usable() < arena_->capacity();
         const bool never_fits = !arena_ || arena_->rounded(size) > arena_->capacity();
-        if (initialising || never_fits) break;
+        if (initialising || never_fits)
+            break;
         ++stats_.capture_waits;
         wait_state(lock);
         v = find_locked(key, false);
@@ -367,7 +431,8 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
         ++v->captured;
         stats_.captured_bytes += size;
         stats_.written_through_bytes += size;
-        if (rc) record_error_locked(*v, rc, msg);
+        if (rc)
+            record_error_locked(*v, rc, msg);
         region_on_local_locked(lock, key, *v);
         lock.unlock();
         notify_state();
@@ -390,12 +455,15 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
     const bool someone_waits = state_waiters_ > 0;
     lock.unlock();
     flush_cv_.notify_one();
-    if (someone_waits) cv_.notify_all();  // a restore or wait() on this version
+    if (someone_waits)
+        cv_.notify_all();  // a restore or wait() on this version
     return 0;
 }
 
-void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v) {
-    if (++v.on_local != v.regions.size() || v.error) return;
+void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v)
+{
+    if (++v.on_local != v.regions.size() || v.error)
+        return;
     Manifest m;
     m.name = key.first;
     m.version = key.second;
@@ -404,21 +472,28 @@ void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Ke
     lock.unlock();
     std::string msg;
     int rc = write_manifest(config_.local_dir, m, local_opts_, &msg);
-    if (!rc && config_.remote_dir.empty()) apply_retention(config_.local_dir, key.first);
+    if (!rc && config_.remote_dir.empty())
+        apply_retention(config_.local_dir, key.first);
     lock.lock();
     Version &again = versions_.at(key);
-    if (rc) { record_error_locked(again, rc, msg); return; }
+    if (rc) {
+        record_error_locked(again, rc, msg);
+        return;
+    }
     again.local_complete = true;
-    if (!config_.remote_dir.empty()) remote_queue_.push_back(key);
+    if (!config_.remote_dir.empty())
+        remote_queue_.push_back(key);
 }
 
 // True when the remote tier holds this version, or when its copy there is no longer
 // pending: it finished (and the remote retention may have pruned it since) or failed.
 // A version this process never queued for the remote tier (known from disk only) counts
 // as pending only when the remote tier has nothing older, i.e. it may still be copied.
-bool Engine::on_remote_or_done(const std::string &name, std::int64_t version) {
+bool Engine::on_remote_or_done(const std::string &name, std::int64_t version)
+{
     Manifest m;
-    if (read_manifest(config_.remote_dir, name, version, &m, nullptr) == 0) return true;
+    if (read_manifest(config_.remote_dir, name, version, &m, nullptr) == 0)
+        return true;
     {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = versions_.find(Key(name, version));
@@ -429,8 +504,10 @@ bool Engine::on_remote_or_done(const std::string &name, std::int64_t version) {
     return !remote.empty() && version < remote.front();
 }
 
-void Engine::apply_retention(const std::string &dir, const std::string &name) {
-    if (config_.versions_to_keep <= 0) return;
+void Engine::apply_retention(const std::string &dir, const std::string &name)
+{
+    if (config_.versions_to_keep <= 0)
+        return;
     std::vector<std::int64_t> complete = complete_versions(dir, name, false);
     const std::size_t keep = static_cast<std::size_t>(config_.versions_to_keep);
     const bool local_with_remote = dir == config_.local_dir && !config_.remote_dir.empty();
@@ -439,17 +516,20 @@ void Engine::apply_retention(const std::string &dir, const std::string &name) {
         // reads it. "Not on the remote tier" alone does not say that: the remote tier's own
         // retention may already have removed it there (a later version landed first), and
         // testing only the remote manifest kept such a version on the local disk for good.
-        if (local_with_remote && !on_remote_or_done(name, complete[i])) continue;
+        if (local_with_remote && !on_remote_or_done(name, complete[i]))
+            continue;
         remove_version(dir, name, complete[i], nullptr);
     }
 }
 
-void Engine::flush_loop() {
+void Engine::flush_loop()
+{
     lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         flush_cv_.wait(lock, [&] { return stopping_ || !flush_queue_.empty(); });
-        if (flush_queue_.empty()) return;
+        if (flush_queue_.empty())
+            return;
         auto [key, index] = flush_queue_.front();
         flush_queue_.pop_front();
         ++flushes_in_flight_;
@@ -470,8 +550,10 @@ void Engine::flush_loop() {
         again.life.advance(RegionState::Flushed);
         Version &ver = versions_.at(key);
         ver.regions[index].checksum = sum;
-        if (rc) record_error_locked(ver, rc, msg);
-        else stats_.flushed_bytes += again.size;
+        if (rc)
+            record_error_locked(ver, rc, msg);
+        else
+            stats_.flushed_bytes += again.size;
         region_on_local_locked(lock, key, ver);
         --flushes_in_flight_;
         lock.unlock();
@@ -481,12 +563,14 @@ void Engine::flush_loop() {
     }
 }
 
-void Engine::remote_loop() {
+void Engine::remote_loop()
+{
     lower_this_thread_priority();
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         remote_cv_.wait(lock, [&] { return stopping_ || !remote_queue_.empty(); });
-        if (remote_queue_.empty()) return;
+        if (remote_queue_.empty())
+            return;
         Key key = remote_queue_.front();
         remote_queue_.pop_front();
         ++remote_in_flight_;
@@ -502,17 +586,22 @@ void Engine::remote_loop() {
         for (std::size_t i = 0; !rc && i < m.regions.size(); ++i) {
             buf.resize(m.regions[i].size);
             rc = read_region(config_.local_dir, m, i, buf.data(), &msg);
-            if (!rc) rc = write_file_durably(config_.remote_dir, m.regions[i].file, buf.data(), buf.size(), remote_opts_, &msg);
+            if (!rc)
+                rc = write_file_durably(config_.remote_dir, m.regions[i].file, buf.data(), buf.size(), remote_opts_,
+                                        &msg);
         }
-        if (!rc) rc = write_manifest(config_.remote_dir, m, remote_opts_, &msg);
+        if (!rc)
+            rc = write_manifest(config_.remote_dir, m, remote_opts_, &msg);
         if (!rc) {
             apply_retention(config_.remote_dir, key.first);
             apply_retention(config_.local_dir, key.first);
         }
         lock.lock();
         Version &v = versions_.at(key);
-        if (rc) record_error_locked(v, rc, msg);
-        else v.remote_complete = true;
+        if (rc)
+            record_error_locked(v, rc, msg);
+        else
+            v.remote_complete = true;
         --remote_in_flight_;
         lock.unlock();
         notify_state();
@@ -520,15 +609,18 @@ void Engine::remote_loop() {
     }
 }
 
-void Engine::step_aside_for_captures() {
+void Engine::step_aside_for_captures()
+{
     // Captures and prefetch reads are on the application's critical path, flushes are not.
     // Bounded: a flush must still progress when captures or prefetches run back to back.
     for (int i = 0; i < 200 && (active_copies_.load(std::memory_order_relaxed) > 0 ||
-                                active_prefetches_.load(std::memory_order_relaxed) > 0); ++i)
+                                active_prefetches_.load(std::memory_order_relaxed) > 0);
+         ++i)
         std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
-void Engine::touch_loop() {
+void Engine::touch_loop()
+{
     lower_this_thread_priority();
     const std::size_t cap = arena_->capacity();
     for (std::size_t done = 0; done < cap;) {
@@ -540,10 +632,12 @@ void Engine::touch_loop() {
         }
         {
             std::lock_guard<std::mutex> lock(mu_);
-            if (stopping_) return;
+            if (stopping_)
+                return;
         }
         const std::size_t end = std::min(cap, done + kTouchChunk);
-        for (std::size_t p = done; p < end; p += 4096) host_base_[p] = 0;
+        for (std::size_t p = done; p < end; p += 4096)
+            host_base_[p] = 0;
         done = end;
         {
             std::lock_guard<std::mutex> lock(mu_);
@@ -558,61 +652,75 @@ void Engine::touch_loop() {
 // ---------------------------------------------------------------------------------------
 // Restore
 
-int Engine::describe(const std::string &name, std::int64_t version, std::vector<RegionSpec> *out,
-                     std::string *error) {
+int Engine::describe(const std::string &name, std::int64_t version, std::vector<RegionSpec> *out, std::string *error)
+{
     std::lock_guard<std::mutex> lock(mu_);
     Version *v = find_locked({name, version}, true);
-    if (!v) return set_error(error, -ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) +
-                                                 " exists on no tier");
+    if (!v)
+        return set_error(error, -ENOENT,
+                         "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
     out->clear();
-    for (const RegionRecord &r : v->regions) out->push_back({r.region, r.size});
+    for (const RegionRecord &r : v->regions)
+        out->push_back({r.region, r.size});
     return 0;
 }
 
-int Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order, std::string *error) {
+int Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order, std::string *error)
+{
     std::string why = invalid_name_reason(name);
-    if (!why.empty()) return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
+    if (!why.empty())
+        return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
     {
         std::lock_guard<std::mutex> lock(mu_);
         hints_[name] = std::deque<std::int64_t>(order.begin(), order.end());
         // Versions that exist only on disk (an earlier run) are looked up once here, so the
         // prefetch thread never touches the disk under the lock for versions that do not
         // exist (yet): those appear through begin().
-        for (std::int64_t v : order) find_locked({name, v}, true);
+        for (std::int64_t v : order)
+            find_locked({name, v}, true);
     }
     prefetch_cv_.notify_one();
     return 0;
 }
 
-int Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst,
-                    std::uint64_t dst_size, std::string *error) {
+int Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst, std::uint64_t dst_size,
+                    std::string *error)
+{
     const Key key{name, version};
     std::unique_lock<std::mutex> lock(mu_);
     Version *v = find_locked(key, true);
-    if (!v) return set_error(error, -ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) +
-                                                 " exists on no tier");
+    if (!v)
+        return set_error(error, -ENOENT,
+                         "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
     if (index >= v->regions.size())
-        return set_error(error, -EINVAL, "version has " + std::to_string(v->regions.size()) + " regions, no index " +
-                                             std::to_string(index));
+        return set_error(error, -EINVAL,
+                         "version has " + std::to_string(v->regions.size()) + " regions, no index " +
+                             std::to_string(index));
     const std::uint64_t size = v->regions[index].size;
     if (dst_size != size)
-        return set_error(error, -EINVAL, "region '" + v->regions[index].region + "' holds " + std::to_string(size) +
-                                             " bytes, the destination " + std::to_string(dst_size));
+        return set_error(error, -EINVAL,
+                         "region '" + v->regions[index].region + "' holds " + std::to_string(size) +
+                             " bytes, the destination " + std::to_string(dst_size));
     int rc = 0;
     for (;;) {
         v = find_locked(key, true);
         const long long off = v->host_offset[index];
         if (off >= 0) {
             Cached &c = cached_.at(static_cast<std::size_t>(off));
-            if (!is_readable(c.life.state())) { wait_state(lock); continue; }  // being written or prefetched
+            if (!is_readable(c.life.state())) {
+                wait_state(lock);
+                continue;
+            }  // being written or prefetched
             ++c.pins;
             lock.unlock();
             std::memcpy(dst, host_base_ + off, size);
             lock.lock();
             Cached &again = cached_.at(static_cast<std::size_t>(off));
             --again.pins;
-            if (again.life.state() == RegionState::Flushed) again.life.advance(RegionState::Ready);
-            if (again.life.state() == RegionState::Ready) again.life.advance(RegionState::Consumed);
+            if (again.life.state() == RegionState::Flushed)
+                again.life.advance(RegionState::Ready);
+            if (again.life.state() == RegionState::Ready)
+                again.life.advance(RegionState::Consumed);
             stats_.restored_from_host_bytes += size;
             break;
         }
@@ -632,10 +740,12 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
         rc = read_region(remote_only ? config_.remote_dir : config_.local_dir, one, index, dst, &msg);
         if (rc && !remote_only && !config_.remote_dir.empty()) {
             std::string msg2;
-            if (read_region(config_.remote_dir, one, index, dst, &msg2) == 0) rc = 0;
+            if (read_region(config_.remote_dir, one, index, dst, &msg2) == 0)
+                rc = 0;
         }
         lock.lock();
-        if (rc) return set_error(error, rc, msg);
+        if (rc)
+            return set_error(error, rc, msg);
         stats_.restored_from_disk_bytes += size;
         break;
     }
@@ -645,7 +755,8 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
         auto h = hints_.find(name);
         if (h != hints_.end()) {
             auto pos = std::find(h->second.begin(), h->second.end(), version);
-            if (pos != h->second.end()) h->second.erase(pos);
+            if (pos != h->second.end())
+                h->second.erase(pos);
         }
     }
     lock.unlock();
@@ -653,32 +764,50 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
     return 0;
 }
 
-void Engine::prefetch_loop() {
+void Engine::prefetch_loop()
+{
     // Normal priority: a prefetch is on the restore's critical path.
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        if (stopping_) return;
+        if (stopping_)
+            return;
         // The first hinted region, in rank order, that is on disk but not in the arena.
         Key target;
         std::size_t target_index = 0, target_rank = kNoHint;
         for (const auto &[name, order] : hints_) {
             for (std::size_t rank = 0; rank < order.size() && rank < target_rank; ++rank) {
                 Version *v = find_locked({name, order[rank]}, false);
-                if (!v || !(v->local_complete || v->remote_complete)) continue;
+                if (!v || !(v->local_complete || v->remote_complete))
+                    continue;
                 bool found = false;
                 for (std::size_t i = 0; i < v->regions.size(); ++i)
-                    if (v->host_offset[i] < 0) { target = {name, order[rank]}; target_index = i; found = true; break; }
-                if (found) { target_rank = rank; break; }
+                    if (v->host_offset[i] < 0) {
+                        target = {name, order[rank]};
+                        target_index = i;
+                        found = true;
+                        break;
+                    }
+                if (found) {
+                    target_rank = rank;
+                    break;
+                }
             }
         }
-        if (target_rank == kNoHint) { prefetch_cv_.wait(lock); continue; }
+        if (target_rank == kNoHint) {
+            prefetch_cv_.wait(lock);
+            continue;
+        }
         Version &v = versions_.at(target);
         const std::uint64_t size = v.regions[target_index].size;
         // Room without evicting anything needed sooner (keep ranks <= target's).
         long long off = allocate_locked(size, target_rank + 1, false);
-        if (off < 0) { prefetch_cv_.wait(lock); continue; }
-        cached_.emplace(static_cast<std::size_t>(off), Cached{target, target_index, size,
-                                                              RegionLifecycle(RegionState::Prefetching), 0, v.flush_order});
+        if (off < 0) {
+            prefetch_cv_.wait(lock);
+            continue;
+        }
+        cached_.emplace(
+            static_cast<std::size_t>(off),
+            Cached{target, target_index, size, RegionLifecycle(RegionState::Prefetching), 0, v.flush_order});
         v.host_offset[target_index] = off;
         Manifest one;
         one.name = target.first;
@@ -698,7 +827,8 @@ void Engine::prefetch_loop() {
             versions_.at(target).host_offset[target_index] = -1;
             arena_->release(static_cast<std::size_t>(off));
             cached_.erase(static_cast<std::size_t>(off));
-            hints_[target.first].erase(std::find(hints_[target.first].begin(), hints_[target.first].end(), target.second));
+            hints_[target.first].erase(
+                std::find(hints_[target.first].begin(), hints_[target.first].end(), target.second));
         } else {
             c.life.advance(RegionState::Ready);
             stats_.prefetched_bytes += size;
@@ -710,24 +840,30 @@ void Engine::prefetch_loop() {
 // ---------------------------------------------------------------------------------------
 // Queries
 
-int Engine::wait(const std::string &name, std::int64_t version, Tier tier, std::string *error) {
+int Engine::wait(const std::string &name, std::int64_t version, Tier tier, std::string *error)
+{
     if (tier == Tier::Remote && config_.remote_dir.empty())
         return set_error(error, -EINVAL, "no remote tier configured ([remote] path)");
     const Key key{name, version};
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         Version *v = find_locked(key, true);
-        if (!v) return set_error(error, -ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) +
-                                                     " exists on no tier");
-        if (v->error) return set_error(error, v->error, v->error_message);
-        const bool done = tier == Tier::Host ? v->captured == v->regions.size()
-                        : tier == Tier::Local ? v->local_complete : v->remote_complete;
-        if (done) return 0;
+        if (!v)
+            return set_error(error, -ENOENT,
+                             "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+        if (v->error)
+            return set_error(error, v->error, v->error_message);
+        const bool done = tier == Tier::Host    ? v->captured == v->regions.size()
+                          : tier == Tier::Local ? v->local_complete
+                                                : v->remote_complete;
+        if (done)
+            return 0;
         wait_state(lock);
     }
 }
 
-int Engine::latest(const std::string &name, std::int64_t *version, std::string *error) {
+int Engine::latest(const std::string &name, std::int64_t *version, std::string *error)
+{
     std::int64_t best = -1;
     {
         std::lock_guard<std::mutex> lock(mu_);
@@ -735,19 +871,24 @@ int Engine::latest(const std::string &name, std::int64_t *version, std::string *
             if (key.first == name && !v.error && v.captured == v.regions.size() && v.declared_in_memory)
                 best = std::max(best, key.second);
     }
-    if (auto l = latest_complete(config_.local_dir, name, false)) best = std::max(best, *l);
+    if (auto l = latest_complete(config_.local_dir, name, false))
+        best = std::max(best, *l);
     if (!config_.remote_dir.empty())
-        if (auto r = latest_complete(config_.remote_dir, name, false)) best = std::max(best, *r);
-    if (best < 0) return set_error(error, -ENOENT, "no complete version of checkpoint '" + name + "' on any tier");
+        if (auto r = latest_complete(config_.remote_dir, name, false))
+            best = std::max(best, *r);
+    if (best < 0)
+        return set_error(error, -ENOENT, "no complete version of checkpoint '" + name + "' on any tier");
     *version = best;
     return 0;
 }
 
-int Engine::drain(std::string *error) {
+int Engine::drain(std::string *error)
+{
     std::unique_lock<std::mutex> lock(mu_);
     while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
         wait_state(lock);
-    if (first_error_) return set_error(error, first_error_, first_error_message_);
+    if (first_error_)
+        return set_error(error, first_error_, first_error_message_);
     return 0;
 }
 

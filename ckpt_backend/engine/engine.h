@@ -60,17 +60,15 @@ public:
               std::string *error);
     // Copies region `index` (size as declared) from src; blocks only for the copy, or until a
     // flush frees room when the host arena is full of unflushed data.
-    int capture(const std::string &name, std::int64_t version, std::size_t index, const void *src,
-                std::string *error);
+    int capture(const std::string &name, std::int64_t version, std::size_t index, const void *src, std::string *error);
     // Blocks until the version is complete on `tier` (Host: captured).
     int wait(const std::string &name, std::int64_t version, Tier tier, std::string *error);
     // Copies region `index` of the version into dst (dst_size must equal the region's size),
     // verifying the checksum when it comes from a disk tier.
-    int restore(const std::string &name, std::int64_t version, std::size_t index, void *dst,
-                std::uint64_t dst_size, std::string *error);
+    int restore(const std::string &name, std::int64_t version, std::size_t index, void *dst, std::uint64_t dst_size,
+                std::string *error);
     // Region sizes and names of a version (from memory, else from the newest disk manifest).
-    int describe(const std::string &name, std::int64_t version, std::vector<RegionSpec> *out,
-                 std::string *error);
+    int describe(const std::string &name, std::int64_t version, std::vector<RegionSpec> *out, std::string *error);
     // The order in which versions of `name` will be restored (replaces earlier hints); a
     // restore of a version consumes its first occurrence.
     int prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order, std::string *error);
@@ -89,10 +87,10 @@ private:
     struct Version {
         std::uint64_t flush_order = 0;
         std::vector<RegionRecord> regions;
-        std::vector<long long> host_offset;   // -1: not in the host arena
+        std::vector<long long> host_offset;  // -1: not in the host arena
         std::size_t captured = 0, on_local = 0;
-        bool declared_in_memory = true;       // false: known from a disk manifest only
-        bool checksums = true;                // the region records carry checksums
+        bool declared_in_memory = true;  // false: known from a disk manifest only
+        bool checksums = true;           // the region records carry checksums
         bool local_complete = false, remote_complete = false;
         int error = 0;
         std::string error_message;
@@ -116,8 +114,8 @@ private:
     // (write through / wait). keep_rank_below as in choose_score_victims.
     long long allocate_locked(std::uint64_t size, std::size_t keep_rank_below, bool allow_fifo_eviction);
     void evict_locked(std::size_t offset);
-    int persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
-                       std::uint64_t *checksum, std::string *error);
+    int persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size, std::uint64_t *checksum,
+                       std::string *error);
     void region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v);
     bool on_remote_or_done(const std::string &name, std::int64_t version);
     void apply_retention(const std::string &dir, const std::string &name);
@@ -139,11 +137,11 @@ private:
     std::mutex mu_;
     // Separate wake-ups, so that a capture wakes one flush thread and nothing else: waking
     // the prefetch or remote threads on every capture costs the application CPU time.
-    std::condition_variable cv_;           // state changes, for waiting callers (wait, restore, room)
+    std::condition_variable cv_;  // state changes, for waiting callers (wait, restore, room)
     std::condition_variable flush_cv_, remote_cv_, prefetch_cv_;
     int state_waiters_ = 0;
     std::map<Key, Version> versions_;
-    std::map<std::size_t, Cached> cached_;           // host arena contents by offset
+    std::map<std::size_t, Cached> cached_;  // host arena contents by offset
     std::map<std::string, std::deque<std::int64_t>> hints_;
     std::deque<std::pair<Key, std::size_t>> flush_queue_;
     std::deque<Key> remote_queue_;

@@ -35,9 +35,9 @@ extern "C" {
 #endif
 
 enum hetpu_ckpt_tier {
-    HETPU_CKPT_TIER_HOST = 0,   /* captured in the host cache */
-    HETPU_CKPT_TIER_LOCAL = 1,  /* complete and durable in the node-local directory */
-    HETPU_CKPT_TIER_REMOTE = 2  /* complete and durable in the remote directory */
+    HETPU_CKPT_TIER_HOST = 0,  /* captured in the host cache */
+    HETPU_CKPT_TIER_LOCAL = 1, /* complete and durable in the node-local directory */
+    HETPU_CKPT_TIER_REMOTE = 2 /* complete and durable in the remote directory */
 };
 
 /* Starts the backend from a TOML file (hetpu_ckpt_init) or TOML text. StarPU must be running

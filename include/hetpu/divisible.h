@@ -23,72 +23,69 @@
 extern "C" {
 #endif
 
-struct hetpu_divisible_job
-{
-	/* Label used in reports ("matmul"). */
-	const char *name;
-	/* Number of elements to process (columns, rows, points...). Must be > 0. */
-	uint64_t total;
-	/* Block sizes are multiples of granule, except a final block holding what remains.
+struct hetpu_divisible_job {
+    /* Label used in reports ("matmul"). */
+    const char *name;
+    /* Number of elements to process (columns, rows, points...). Must be > 0. */
+    uint64_t total;
+    /* Block sizes are multiples of granule, except a final block holding what remains.
 	 * 0 means 1. */
-	uint64_t granule;
-	/* No block is smaller than this unless less remains. 0 means granule. */
-	uint64_t min_block;
-	/* Block size when blocks are fixed. 0 means total / (4 * workers), rounded to the
+    uint64_t granule;
+    /* No block is smaller than this unless less remains. 0 means granule. */
+    uint64_t min_block;
+    /* Block size when blocks are fixed. 0 means total / (4 * workers), rounded to the
 	 * granule. HETPU_BLOCK overrides it. */
-	uint64_t default_block;
-	/* Fill task (already created by the runner) for [offset, offset + count): codelet,
+    uint64_t default_block;
+    /* Fill task (already created by the runner) for [offset, offset + count): codelet,
 	 * handles, arguments. Do not set callback, destroy or worker fields. Called from the
 	 * submitting thread or from a task completion callback; must not block on tasks.
 	 * Return 0 or -errno; an error stops block generation and hetpu_divisible_run()
 	 * returns it once the blocks in flight have finished. */
-	int (*fill_task)(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task);
-	/* Bit i set: task->handles[i] was registered by fill_task for this block only; the
+    int (*fill_task)(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task);
+    /* Bit i set: task->handles[i] was registered by fill_task for this block only; the
 	 * runner unregisters it asynchronously once the task is submitted, which writes the
 	 * block's results back to main memory. */
-	uint32_t block_handle_mask;
-	/* The codelet of the job's tasks (optional but recommended): only workers that can
+    uint32_t block_handle_mask;
+    /* The codelet of the job's tasks (optional but recommended): only workers that can
 	 * run it take part, so a planner never assigns a block to a worker without an
 	 * implementation. NULL: every worker. */
-	struct starpu_codelet *codelet;
-	void *arg;
+    struct starpu_codelet *codelet;
+    void *arg;
 };
 
 #define HETPU_REPORT_NAME_LEN 64
 
-struct hetpu_worker_report
-{
-	int workerid;
-	enum starpu_worker_archtype type;
-	char name[HETPU_REPORT_NAME_LEN];
-	unsigned blocks;
-	uint64_t elements;
-	/* Sum of task execution times (profiling end - start), in seconds. */
-	double busy_s;
-	/* Sum of input acquisition times (profiling acquire_data_end - start), in seconds. On
+struct hetpu_worker_report {
+    int workerid;
+    enum starpu_worker_archtype type;
+    char name[HETPU_REPORT_NAME_LEN];
+    unsigned blocks;
+    uint64_t elements;
+    /* Sum of task execution times (profiling end - start), in seconds. */
+    double busy_s;
+    /* Sum of input acquisition times (profiling acquire_data_end - start), in seconds. On
 	 * a multi-rank run (mpi.h), a remote block also counts the network: its inputs
 	 * arriving on its rank and its results arriving back on rank 0. */
-	double transfer_s;
-	/* MPI rank of the worker (0 in a single process) and its host name. */
-	int rank;
-	char host[HETPU_REPORT_NAME_LEN];
+    double transfer_s;
+    /* MPI rank of the worker (0 in a single process) and its host name. */
+    int rank;
+    char host[HETPU_REPORT_NAME_LEN];
 };
 
-struct hetpu_divisible_report
-{
-	/* Wall time from the first submission to the last completion, in seconds. */
-	double makespan_s;
-	uint64_t elements;
-	unsigned blocks;
-	/* Fixed block size in elements, or 0 when a planner chose the sizes. */
-	uint64_t fixed_block;
-	/* "fixed" or the planner's name. */
-	char planner[HETPU_REPORT_NAME_LEN];
-	unsigned nworkers;
-	struct hetpu_worker_report workers[STARPU_NMAXWORKERS];
-	/* Number of MPI ranks that took part (1 in a single process). On a multi-rank run the
+struct hetpu_divisible_report {
+    /* Wall time from the first submission to the last completion, in seconds. */
+    double makespan_s;
+    uint64_t elements;
+    unsigned blocks;
+    /* Fixed block size in elements, or 0 when a planner chose the sizes. */
+    uint64_t fixed_block;
+    /* "fixed" or the planner's name. */
+    char planner[HETPU_REPORT_NAME_LEN];
+    unsigned nworkers;
+    struct hetpu_worker_report workers[STARPU_NMAXWORKERS];
+    /* Number of MPI ranks that took part (1 in a single process). On a multi-rank run the
 	 * report is complete on rank 0; elsewhere it holds only ranks and planner. */
-	int ranks;
+    int ranks;
 };
 
 /* Process the whole job; returns once every block has completed. Under hetpu_init_mpi()

@@ -18,9 +18,8 @@ namespace hetpu {
 
 enum class BasisFn { Constant, X, X2, X3, Exp, Log, XExp, XLog };
 
-constexpr std::array<BasisFn, 8> kAllBasisFns = {BasisFn::Constant, BasisFn::X,   BasisFn::X2,
-                                                 BasisFn::X3,       BasisFn::Exp, BasisFn::Log,
-                                                 BasisFn::XExp,     BasisFn::XLog};
+constexpr std::array<BasisFn, 8> kAllBasisFns = {BasisFn::Constant, BasisFn::X,   BasisFn::X2,   BasisFn::X3,
+                                                 BasisFn::Exp,      BasisFn::Log, BasisFn::XExp, BasisFn::XLog};
 
 // f(u) for u > 0.
 double basis_value(BasisFn f, double u);

@@ -41,8 +41,7 @@ double weighted_median_abs(const std::vector<double> &values, const std::vector<
     }
     if (idx.empty())
         return 0.0;
-    std::sort(idx.begin(), idx.end(),
-              [&](size_t a, size_t b) { return std::fabs(values[a]) < std::fabs(values[b]); });
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return std::fabs(values[a]) < std::fabs(values[b]); });
     double acc = 0.0;
     for (size_t i : idx) {
         acc += w[i];
@@ -75,9 +74,8 @@ namespace {
 // The GSL objects of one fit, sized for n points and p terms.
 struct Problem {
     Problem(const FitData &data, const std::vector<BasisFn> &terms)
-        : n(data.u.size()), p(terms.size()), X(gsl_matrix_alloc(n, p)), y(gsl_vector_alloc(n)),
-          w(gsl_vector_alloc(n)), c(gsl_vector_alloc(p)), cov(gsl_matrix_alloc(p, p)),
-          work(gsl_multifit_linear_alloc(n, p))
+        : n(data.u.size()), p(terms.size()), X(gsl_matrix_alloc(n, p)), y(gsl_vector_alloc(n)), w(gsl_vector_alloc(n)),
+          c(gsl_vector_alloc(p)), cov(gsl_matrix_alloc(p, p)), work(gsl_multifit_linear_alloc(n, p))
     {
         for (size_t i = 0; i < n; ++i) {
             for (size_t j = 0; j < p; ++j)
@@ -139,8 +137,8 @@ SubsetFit irls(const FitData &data, const std::vector<BasisFn> &terms, const Fit
         for (size_t i = 0; i < n; ++i)
             gsl_vector_set(pb.w.get(), i, data.prior[i] * rob[i] / (denom[i] * denom[i]));
         double chisq = 0.0;
-        if (gsl_multifit_wlinear(pb.X.get(), pb.w.get(), pb.y.get(), pb.c.get(), pb.cov.get(), &chisq,
-                                 pb.work.get()) != GSL_SUCCESS)
+        if (gsl_multifit_wlinear(pb.X.get(), pb.w.get(), pb.y.get(), pb.c.get(), pb.cov.get(), &chisq, pb.work.get()) !=
+            GSL_SUCCESS)
             return out;
         double change = 0.0, size = 0.0;
         for (size_t j = 0; j < p; ++j) {
@@ -207,8 +205,7 @@ SubsetFit irls(const FitData &data, const std::vector<BasisFn> &terms, const Fit
         double e = 0.0;
         if (data.relative) {
             const double predicted = data.y[i] - loo_abs;
-            e = predicted > 0.0 && data.y[i] > 0.0 ? std::fabs(std::log(data.y[i] / predicted))
-                                                   : opt.press_cap;
+            e = predicted > 0.0 && data.y[i] > 0.0 ? std::fabs(std::log(data.y[i] / predicted)) : opt.press_cap;
             e = std::min(e, opt.press_cap);
         } else {
             e = std::min(std::fabs(loo_abs), opt.press_cap * pb.mean_abs_y + pb.tiny);

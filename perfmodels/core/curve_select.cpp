@@ -7,10 +7,7 @@
 
 namespace hetpu {
 
-size_t distinct_sizes(const std::vector<double> &u)
-{
-    return std::set<double>(u.begin(), u.end()).size();
-}
+size_t distinct_sizes(const std::vector<double> &u) { return std::set<double>(u.begin(), u.end()).size(); }
 
 // A curve that misses a point it kept (robust weight >= 0.5) by more than half is not a
 // model of that data. Leave-one-out scores cap each miss (so a spike cannot dominate),
@@ -61,8 +58,8 @@ bool curve_rises_over_range(const SubsetFit &f, const FitData &data)
 SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
 {
     const size_t d = distinct_sizes(data.u);
-    const std::vector<BasisFn> linear = d >= 2 ? std::vector<BasisFn>{BasisFn::Constant, BasisFn::X}
-                                               : std::vector<BasisFn>{BasisFn::X};
+    const std::vector<BasisFn> linear =
+        d >= 2 ? std::vector<BasisFn>{BasisFn::Constant, BasisFn::X} : std::vector<BasisFn>{BasisFn::X};
     if (d <= 2)
         return fit_subset(data, linear, opt.fit);
 

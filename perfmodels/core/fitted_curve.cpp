@@ -8,8 +8,8 @@
 
 namespace hetpu {
 
-FittedCurve::FittedCurve(std::vector<BasisFn> terms, std::vector<double> coef, double scale, double x_lo,
-                         double x_hi, double floor)
+FittedCurve::FittedCurve(std::vector<BasisFn> terms, std::vector<double> coef, double scale, double x_lo, double x_hi,
+                         double floor)
     : terms_(std::move(terms)), coef_(std::move(coef)), scale_(scale), x_lo_(x_lo), x_hi_(x_hi), floor_(floor)
 {
     // The continuations start from the clamped end values, so value() is continuous.

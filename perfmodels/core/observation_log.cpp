@@ -8,8 +8,7 @@ namespace hetpu {
 
 ObservationLog::ObservationLog(double half_life, size_t window)
     : half_life_(half_life), window_(std::max<size_t>(window, 2))
-{
-}
+{}
 
 void ObservationLog::add(double x, double seconds)
 {

@@ -30,7 +30,7 @@ std::string OnlineTimeModel::add(double x, double seconds)
         held_side_ = side;
         held_.push_back({x, seconds});
         if (held_.size() < static_cast<size_t>(opt_.change_after))
-            return "";  // maybe a spike: wait for the next measurement
+            return "";       // maybe a spike: wait for the next measurement
         log_.drop_older(0);  // a run: the PU changed speed, restart from the run
         for (const Held &h : held_)
             log_.add(h.x, h.seconds);
@@ -90,10 +90,7 @@ void OnlineTimeModel::refit(bool reselect)
     curve_ = FittedCurve(fit.terms, fit.coef, log_.max_x(), log_.min_x(), log_.max_x(), 1e-3 * log_.min_time());
 }
 
-bool OnlineTimeModel::ready() const
-{
-    return log_.size() >= 2 && distinct_sizes(log_.fit_data(true).u) >= 2;
-}
+bool OnlineTimeModel::ready() const { return log_.size() >= 2 && distinct_sizes(log_.fit_data(true).u) >= 2; }
 
 std::string OnlineTimeModel::describe() const
 {

@@ -49,9 +49,9 @@ struct OnlineModelOptions {
     // spike is still discarded, and a PU that really slowed down is believed one block
     // sooner, which matters when blocks last seconds.
     int change_after = 2;
-    double surprise = 0.3;   // relative miss that counts as a surprise
+    double surprise = 0.3;  // relative miss that counts as a surprise
     size_t min_points_for_surprise = 5;
-    SelectOptions select;    // max terms, parsimony, robust fit settings
+    SelectOptions select;  // max terms, parsimony, robust fit settings
 };
 
 class OnlineTimeModel {

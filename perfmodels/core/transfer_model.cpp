@@ -8,8 +8,7 @@
 namespace hetpu {
 
 LinearTransferModel::LinearTransferModel(const TransferModelOptions &opt) : opt_(opt), log_(opt.half_life, opt.window)
-{
-}
+{}
 
 std::string LinearTransferModel::add(double x, double seconds)
 {
@@ -26,8 +25,8 @@ std::string LinearTransferModel::add(double x, double seconds)
     log_.add(x, seconds);
     const FitData data = log_.fit_data(false);
     const bool line = distinct_sizes(data.u) >= 2;
-    const std::vector<BasisFn> terms = line ? std::vector<BasisFn>{BasisFn::X, BasisFn::Constant}
-                                            : std::vector<BasisFn>{BasisFn::X};
+    const std::vector<BasisFn> terms =
+        line ? std::vector<BasisFn>{BasisFn::X, BasisFn::Constant} : std::vector<BasisFn>{BasisFn::X};
     const SubsetFit fit = fit_subset(data, terms, opt_.fit);
     // Coefficients are per scaled size u = x / max_x: convert back to per-element units.
     a1_ = fit.coef[0] / log_.max_x();
@@ -47,10 +46,7 @@ std::string LinearTransferModel::restore(const std::vector<std::pair<double, dou
     return "";
 }
 
-bool LinearTransferModel::ready() const
-{
-    return log_.size() >= 2 && distinct_sizes(log_.fit_data(false).u) >= 2;
-}
+bool LinearTransferModel::ready() const { return log_.size() >= 2 && distinct_sizes(log_.fit_data(false).u) >= 2; }
 
 double LinearTransferModel::predict(double x) const
 {

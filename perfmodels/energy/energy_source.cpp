@@ -44,8 +44,8 @@ PowerModel PowerModel::from_tdp(double cpu_tdp_w, int cores_per_socket, double g
 {
     if (!(cpu_tdp_w > 0) || cores_per_socket <= 0 || !(gpu_tdp_w > 0))
         throw std::invalid_argument("power model: CPU TDP, cores per socket and GPU TDP must be positive (got " +
-                                    std::to_string(cpu_tdp_w) + " W, " + std::to_string(cores_per_socket) +
-                                    " cores, " + std::to_string(gpu_tdp_w) + " W)");
+                                    std::to_string(cpu_tdp_w) + " W, " + std::to_string(cores_per_socket) + " cores, " +
+                                    std::to_string(gpu_tdp_w) + " W)");
     PowerModel m;
     // A busy core draws its share of the socket's TDP; idle silicon still leaks about a
     // third of it (CPUs) or a sixth (GPUs, which clock down harder). Sites with measured
@@ -77,7 +77,8 @@ EnergySelection open_energy_sources(const PowerModel &model, const char *forced,
         forced = std::getenv("HETPU_ENERGY");
     const std::string want = forced && *forced ? forced : "auto";
     if (want != "auto" && want != "rapl" && want != "nvml" && want != "model")
-        throw std::invalid_argument("HETPU_ENERGY='" + want + "' is not an energy source: use rapl, nvml, model or auto");
+        throw std::invalid_argument("HETPU_ENERGY='" + want +
+                                    "' is not an energy source: use rapl, nvml, model or auto");
 
     const char *root = std::getenv("HETPU_POWERCAP_ROOT");
     const char *nvml_lib = std::getenv("HETPU_NVML_LIBRARY");

@@ -28,9 +28,9 @@ struct WorkerPower {
     double idle_w = 0;
 };
 struct PowerModel {
-    WorkerPower cpu_core;   // default: cpu_tdp_w / cores_per_socket, idle 30% of it
-    WorkerPower opencl;     // default: like cpu_core (PoCL) unless configured
-    WorkerPower cuda;       // default: gpu_tdp_w, idle 15% of it
+    WorkerPower cpu_core;  // default: cpu_tdp_w / cores_per_socket, idle 30% of it
+    WorkerPower opencl;    // default: like cpu_core (PoCL) unless configured
+    WorkerPower cuda;      // default: gpu_tdp_w, idle 15% of it
     const WorkerPower &of(WorkerType t) const;
     // Defaults from TDPs (watts) and cores per socket; throws std::invalid_argument on
     // non-positive figures.
@@ -43,16 +43,20 @@ struct PowerModel {
 class EnergySource {
 public:
     virtual ~EnergySource() = default;
-    virtual std::string name() const = 0;    // "rapl", "nvml", "model", "fake": printed with every figure
-    virtual bool measured() const = 0;       // true for sensors, false for the model
+    virtual std::string name() const = 0;  // "rapl", "nvml", "model", "fake": printed with every figure
+    virtual bool measured() const = 0;     // true for sensors, false for the model
     virtual bool covers(Device d) const = 0;
-    virtual double joules(Device d) = 0;     // cumulative since open
+    virtual double joules(Device d) = 0;  // cumulative since open
     // Busy time of a worker, reported by the runtime after each task (or in bulk). Sensors
     // ignore it; the model turns it into energy. Must be cheap and thread-safe.
     virtual void add_busy(WorkerType t, double seconds) = 0;
     // How many workers of a type the run has; the model charges their idle power over the
     // whole run, as a sensor would see it. Sensors ignore it.
-    virtual void set_worker_count(WorkerType t, int n) { (void)t; (void)n; }
+    virtual void set_worker_count(WorkerType t, int n)
+    {
+        (void)t;
+        (void)n;
+    }
     // Elapsed wall time since open, seconds (the model's idle energy needs it).
     virtual double seconds() const = 0;
 };
@@ -61,9 +65,9 @@ public:
 // naming why); unset or "auto" takes RAPL for the CPU and NVML for GPUs where they work and
 // the model for whatever is left. `why` collects one line per sensor that was not usable.
 struct EnergySelection {
-    std::vector<std::unique_ptr<EnergySource>> sources;   // at most one per device
+    std::vector<std::unique_ptr<EnergySource>> sources;  // at most one per device
     std::vector<std::string> notes;
-    EnergySource *for_device(Device d) const;              // nullptr if none covers it
+    EnergySource *for_device(Device d) const;  // nullptr if none covers it
 };
 // Throws std::invalid_argument for an unknown name and std::runtime_error (with the reason)
 // when a forced sensor is unusable. HETPU_POWERCAP_ROOT and HETPU_NVML_LIBRARY redirect the

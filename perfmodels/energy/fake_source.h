@@ -11,7 +11,8 @@ namespace hetpu::energy {
 
 class FakeSource final : public EnergySource {
 public:
-    explicit FakeSource(std::string name = "fake", bool measured = true) : name_(std::move(name)), measured_(measured) {}
+    explicit FakeSource(std::string name = "fake", bool measured = true) : name_(std::move(name)), measured_(measured)
+    {}
 
     std::string name() const override { return name_; }
     bool measured() const override { return measured_; }

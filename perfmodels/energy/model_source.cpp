@@ -13,8 +13,7 @@ int index_of(WorkerType t) { return static_cast<int>(t); }
 
 ModelSource::ModelSource(const PowerModel &model, bool opencl_on_cpu)
     : model_(model), opencl_on_cpu_(opencl_on_cpu), opened_(std::chrono::steady_clock::now())
-{
-}
+{}
 
 void ModelSource::add_busy(WorkerType t, double seconds)
 {

@@ -5,8 +5,7 @@ namespace hetpu::energy {
 
 PeriodicSampler::PeriodicSampler(std::chrono::milliseconds period, std::function<void()> sample)
     : period_(period), sample_(std::move(sample)), thread_([this] { loop(); })
-{
-}
+{}
 
 PeriodicSampler::~PeriodicSampler()
 {

@@ -89,8 +89,9 @@ std::unique_ptr<RaplSource> RaplSource::open(const std::string &root, std::strin
     }
     if (src->zones_.empty()) {
         if (why)
-            *why = failure.empty() ? "rapl: no powercap package zone under " + root + " (no RAPL on this CPU, "
-                                     "or the intel_rapl driver is not loaded)"
+            *why = failure.empty() ? "rapl: no powercap package zone under " + root +
+                                         " (no RAPL on this CPU, "
+                                         "or the intel_rapl driver is not loaded)"
                                    : "rapl: " + failure;
         return nullptr;
     }

@@ -30,8 +30,7 @@ std::string choose_fixed_block(const BlockRules &rules, uint64_t requested, unsi
 {
     if (requested > rules.total)
         return "block size " + std::to_string(requested) + " is larger than the problem (" +
-               std::to_string(rules.total) + " elements); choose a block of at most " +
-               std::to_string(rules.total);
+               std::to_string(rules.total) + " elements); choose a block of at most " + std::to_string(rules.total);
     uint64_t b = requested;
     if (b == 0)
         b = rules.total / (4 * std::max(1u, workers));

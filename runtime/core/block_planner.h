@@ -69,6 +69,6 @@ private:
 
 // Builds the planner of a hetpu policy for one job.
 using PlannerFactory = std::unique_ptr<BlockPlanner> (*)(const std::vector<PlannerWorker> &workers,
-                                                          const BlockRules &rules);
+                                                         const BlockRules &rules);
 
 }  // namespace hetpu

@@ -18,8 +18,8 @@ namespace hetpu {
 // An MPI launcher (mpirun, srun, mpiexec) leaves its mark in every rank's environment.
 struct MpiLaunch {
     bool launched = false;
-    int size = 1;            // ranks announced by the launcher (1 when unknown)
-    std::string variable;    // the variable that gave it away, for messages
+    int size = 1;          // ranks announced by the launcher (1 when unknown)
+    std::string variable;  // the variable that gave it away, for messages
 };
 
 // Looks for OMPI_COMM_WORLD_SIZE (OpenMPI's mpirun), PMI_SIZE (MPICH/Hydra, srun
@@ -33,7 +33,7 @@ struct ClusterPu {
     int rank = 0;
     int local_worker = -1;  // the StarPU worker id on its rank
     WorkerKind kind = WorkerKind::Cpu;
-    std::string name;       // StarPU's name on its rank ("CPU 0")
+    std::string name;  // StarPU's name on its rank ("CPU 0")
     std::string host;
 };
 
@@ -74,19 +74,19 @@ struct WireWorker {
 };
 
 struct WireAssign {
-    uint64_t seq;      // block number; also gives the StarPU-MPI data tags of the block
+    uint64_t seq;  // block number; also gives the StarPU-MPI data tags of the block
     uint64_t offset;
     uint64_t count;
-    int32_t worker;    // local worker on the target rank, -1: the rank's policy places it
+    int32_t worker;  // local worker on the target rank, -1: the rank's policy places it
     int32_t pad;
 };
 
 struct WireDone {
     uint64_t seq;
-    int32_t worker;    // local worker that ran it
-    int32_t error;     // 0 or -errno (building or submitting the task failed)
+    int32_t worker;  // local worker that ran it
+    int32_t error;   // 0 or -errno (building or submitting the task failed)
     double exec_s;
-    double transfer_s; // input arrival over the network + StarPU's own acquisition
+    double transfer_s;  // input arrival over the network + StarPU's own acquisition
 };
 
 // StarPU-MPI tag of buffer `index` of block `seq`: distinct for every (block, buffer).

@@ -9,8 +9,8 @@ namespace hetpu {
 
 std::optional<double> finite_number(std::string_view text)
 {
-    if (text.empty() || text.front() == ' ' || text.front() == '\t' || text.front() == '\n' ||
-        text.front() == '\r' || text.front() == '\f' || text.front() == '\v')
+    if (text.empty() || text.front() == ' ' || text.front() == '\t' || text.front() == '\n' || text.front() == '\r' ||
+        text.front() == '\f' || text.front() == '\v')
         return std::nullopt;
     const std::string buf(text);  // strtod needs a terminator; numerals may be long
     char *end = nullptr;

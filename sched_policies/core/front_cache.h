@@ -25,7 +25,7 @@ namespace hetpu {
 std::uint64_t content_hash(const std::string &bytes);
 
 struct FrontKey {
-    std::string profile_path;   // as given; part of the key, not read here
+    std::string profile_path;        // as given; part of the key, not read here
     std::uint64_t profile_hash = 0;  // content_hash() of the profile file's bytes
     std::uint64_t workload = 0;      // elements
     EnergyObjective objective = EnergyObjective::Dynamic;

@@ -15,8 +15,8 @@ namespace hetpu {
 // "energy" below is dynamic energy for EnergyObjective::Dynamic and total energy for Total.
 struct FrontMetrics {
     std::size_t front_size = 0;
-    double t_opt_s = 0, e_at_t_opt_j = 0;  // time-optimal end
-    double e_opt_j = 0, t_at_e_opt_s = 0;  // energy-optimal end
+    double t_opt_s = 0, e_at_t_opt_j = 0;   // time-optimal end
+    double e_opt_j = 0, t_at_e_opt_s = 0;   // energy-optimal end
     double lb_time_s = 0, lb_energy_j = 0;  // load-balanced distribution
     // (t_lb - t_opt) / t_opt * 100: performance improvement of the time-optimal end.
     double lb_time_improvement_pct = 0;

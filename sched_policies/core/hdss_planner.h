@@ -18,7 +18,7 @@
 namespace hetpu {
 
 struct HdssOptions {
-    uint64_t x_init = 0;          // first adaptive block; 0: total / (64 * PUs)
+    uint64_t x_init = 0;  // first adaptive block; 0: total / (64 * PUs)
     unsigned adaptive_blocks = 3;
 };
 

@@ -160,14 +160,15 @@ public:
     std::vector<Entry> solve()
     {
         if (lo_[0] > 0 || hi_[p_] < n_)
-            return {};  // the usable points cannot add up to n
+            return {};                              // the usable points cannot add up to n
         arena_.push_back(Entry{0.0, 0, 0, -1, 0});  // cell (0, 0): nothing placed
         cells_[0] = Cell{0, 1, 0.0};
         for (int c = 1; c <= p_; ++c)
             for (Granules s = lo_[c]; s <= hi_[c]; ++s)
                 fill(c, s);
         const std::size_t cell = cell_index(p_, n_);
-        return std::vector<Entry>(arena_.begin() + cells_[cell].off, arena_.begin() + cells_[cell].off + cells_[cell].len);
+        return std::vector<Entry>(arena_.begin() + cells_[cell].off,
+                                  arena_.begin() + cells_[cell].off + cells_[cell].len);
     }
 
     // Follows the parent indices from a complete entry back to its distribution
@@ -284,7 +285,8 @@ private:
         std::int32_t run_k = std::numeric_limits<std::int32_t>::max();
         for (std::size_t w = wmin; w <= wmax && w < touched_.size(); ++w) {
             for (std::uint64_t bits = touched_[w]; bits != 0; bits &= bits - 1) {
-                const std::int32_t r = static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
+                const std::int32_t r =
+                    static_cast<std::int32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(bits)));
                 if (best_[r].e < run_e || (best_[r].e == run_e && best_[r].k < run_k)) {
                     run_e = best_[r].e;
                     run_k = best_[r].k;
@@ -350,9 +352,8 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
     const ProfileTable tab(profiles, n);
     const std::vector<Granules> fastest_sizes = detail::fastest_sizes(tab);
     if (fastest_sizes.empty())
-        throw UnreachableWorkloadError(
-            "pareto: workload n=" + std::to_string(n) +
-            " granules cannot be formed as a sum of one profile size (or 0) per processor");
+        throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
+                                       " granules cannot be formed as a sum of one profile size (or 0) per processor");
     const Distribution fastest = evaluate_distribution(profiles, fastest_sizes);
     ParetoStats local;
     ParetoStats &st = stats ? *stats : local;
@@ -386,8 +387,8 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
     return sols;
 }
 
-std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n,
-                                  double base_power_w, ParetoStats *stats)
+std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
+                                  ParetoStats *stats)
 {
     validate_base_power(base_power_w);
     return total_front(hepopta(profiles, n, stats), base_power_w);

@@ -13,13 +13,13 @@ namespace hetpu {
 
 // Optional counters describing how much work the search did.
 struct ParetoStats {
-    double t_opt_s = 0;             // HPOPTA's optimal makespan
-    double eps_j = 0;               // energy threshold: dynamic energy of HPOPTA's solution
-    std::int64_t cells_built = 0;   // table cells (processor prefix, partial sum) merged
-    std::int64_t memo_hits = 0;     // unused since the table form (every cell is built once)
-    std::int64_t cuts = 0;          // (cell, point) pairs pruned whole by the energy bound
-    std::int64_t candidates = 0;    // merged partial solutions examined
-    std::int64_t table_bytes = 0;   // memory held by the table's partial solutions
+    double t_opt_s = 0;            // HPOPTA's optimal makespan
+    double eps_j = 0;              // energy threshold: dynamic energy of HPOPTA's solution
+    std::int64_t cells_built = 0;  // table cells (processor prefix, partial sum) merged
+    std::int64_t memo_hits = 0;    // unused since the table form (every cell is built once)
+    std::int64_t cuts = 0;         // (cell, point) pairs pruned whole by the energy bound
+    std::int64_t candidates = 0;   // merged partial solutions examined
+    std::int64_t table_bytes = 0;  // memory held by the table's partial solutions
 };
 
 // All Pareto-optimal (time, dynamic energy) points for workload n, one distribution each,
@@ -37,8 +37,8 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
 // total energy. As the paper proves, this front is a subset of HEPOPTA's (a point dominated
 // in time and dynamic energy is dominated in time and total energy too), so it is HEPOPTA's
 // front re-filtered.
-std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n,
-                                  double base_power_w, ParetoStats *stats = nullptr);
+std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
+                                  ParetoStats *stats = nullptr);
 
 // HTPOPTA's front from an already computed HEPOPTA front (the re-filter above), so that a
 // caller wanting both, or the total front for several base powers, searches only once.

@@ -24,8 +24,7 @@ class Reachability {
 public:
     explicit Reachability(const ProfileTable &tab)
         : tab_(tab), words_(static_cast<std::size_t>(tab.workload() / 64 + 1)), reach_(words_), next_(words_)
-    {
-    }
+    {}
 
     // Can n be formed using, on each processor, idle or a point whose time is <= limit?
     bool operator()(double limit)
@@ -156,9 +155,8 @@ Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n)
     const detail::ProfileTable tab(profiles, n);
     const std::vector<Granules> sizes = detail::fastest_sizes(tab);
     if (sizes.empty())
-        throw UnreachableWorkloadError(
-            "pareto: workload n=" + std::to_string(n) +
-            " granules cannot be formed as a sum of one profile size (or 0) per processor");
+        throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
+                                       " granules cannot be formed as a sum of one profile size (or 0) per processor");
     return evaluate_distribution(profiles, sizes);
 }
 

@@ -69,9 +69,8 @@ Distribution min_energy_distribution(const std::vector<ProcessorProfile> &profil
     const detail::ProfileTable tab(profiles, n);
     const double tau = detail::min_energy_makespan(tab, std::numeric_limits<double>::infinity());
     if (tau < 0)
-        throw UnreachableWorkloadError(
-            "pareto: workload n=" + std::to_string(n) +
-            " granules cannot be formed as a sum of one profile size (or 0) per processor");
+        throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
+                                       " granules cannot be formed as a sum of one profile size (or 0) per processor");
     // Pass 2: the active-count tie rule, exact only with time as a cap (cheapest_within.h).
     return evaluate_distribution(profiles, detail::cheapest_within(tab, tau));
 }

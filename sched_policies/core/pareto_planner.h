@@ -38,8 +38,8 @@ struct ParetoPlan {
     Distribution chosen;                // the front point, in the profiles' figures
     std::size_t chosen_index = 0;       // into the front (increasing energy)
     std::size_t front_size = 0;
-    bool cached = false;                // the front came from the cache, no search
-    std::vector<std::string> notes;     // profile rows or workers left out, and why
+    bool cached = false;             // the front came from the cache, no search
+    std::vector<std::string> notes;  // profile rows or workers left out, and why
 };
 
 // Computes the front of the job's total over the processors that are both in the profiles

@@ -18,10 +18,7 @@ std::string proc_label(const std::vector<ProcessorProfile> &profiles, std::size_
     return os.str();
 }
 
-bool is_idle_point(const ProfilePoint &pt)
-{
-    return pt.size == 0 && pt.time_s == 0.0 && pt.energy_j == 0.0;
-}
+bool is_idle_point(const ProfilePoint &pt) { return pt.size == 0 && pt.time_s == 0.0 && pt.energy_j == 0.0; }
 
 }  // namespace
 
@@ -32,10 +29,8 @@ void validate_profiles(const std::vector<ProcessorProfile> &profiles, Granules n
     if (n < 0)
         throw InvalidProfileError("pareto: workload n=" + std::to_string(n) + " is negative");
     if (n > kMaxParetoWorkload)
-        throw InvalidProfileError("pareto: workload n=" + std::to_string(n) +
-                                  " granules exceeds the limit " +
-                                  std::to_string(kMaxParetoWorkload) +
-                                  "; use a coarser granule");
+        throw InvalidProfileError("pareto: workload n=" + std::to_string(n) + " granules exceeds the limit " +
+                                  std::to_string(kMaxParetoWorkload) + "; use a coarser granule");
     for (std::size_t i = 0; i < profiles.size(); ++i) {
         std::vector<Granules> sizes;
         sizes.reserve(profiles[i].points.size());
@@ -60,8 +55,8 @@ void validate_profiles(const std::vector<ProcessorProfile> &profiles, Granules n
         std::sort(sizes.begin(), sizes.end());
         auto dup = std::adjacent_find(sizes.begin(), sizes.end());
         if (dup != sizes.end())
-            throw InvalidProfileError("pareto: " + proc_label(profiles, i) + ": size " +
-                                      std::to_string(*dup) + " appears more than once");
+            throw InvalidProfileError("pareto: " + proc_label(profiles, i) + ": size " + std::to_string(*dup) +
+                                      " appears more than once");
     }
 }
 
@@ -71,13 +66,12 @@ void validate_base_power(double base_power_w)
         throw InvalidProfileError("pareto: base power must be finite and >= 0 W");
 }
 
-Distribution evaluate_distribution(const std::vector<ProcessorProfile> &profiles,
-                                   const std::vector<Granules> &sizes, double base_power_w)
+Distribution evaluate_distribution(const std::vector<ProcessorProfile> &profiles, const std::vector<Granules> &sizes,
+                                   double base_power_w)
 {
     if (sizes.size() != profiles.size())
-        throw InvalidProfileError("pareto: distribution has " + std::to_string(sizes.size()) +
-                                  " entries for " + std::to_string(profiles.size()) +
-                                  " processors");
+        throw InvalidProfileError("pareto: distribution has " + std::to_string(sizes.size()) + " entries for " +
+                                  std::to_string(profiles.size()) + " processors");
     Distribution d;
     d.sizes = sizes;
     for (std::size_t i = 0; i < sizes.size(); ++i) {

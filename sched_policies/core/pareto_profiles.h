@@ -31,11 +31,11 @@ struct ProcessorProfile {
 
 // One workload distribution and its objectives, evaluated exactly from the profiles.
 struct Distribution {
-    std::vector<Granules> sizes;    // x_0..x_{p-1}, summing to the workload n
-    double time_s = 0;              // max_i t_i(x_i)
-    double dynamic_energy_j = 0;    // sum_i e_i(x_i), summed in processor order 0..p-1
-    double total_energy_j = 0;      // dynamic + P_S * time (P_S = 0 for HEPOPTA/HPOPTA)
-    int active = 0;                 // processors with x_i > 0
+    std::vector<Granules> sizes;  // x_0..x_{p-1}, summing to the workload n
+    double time_s = 0;            // max_i t_i(x_i)
+    double dynamic_energy_j = 0;  // sum_i e_i(x_i), summed in processor order 0..p-1
+    double total_energy_j = 0;    // dynamic + P_S * time (P_S = 0 for HEPOPTA/HPOPTA)
+    int active = 0;               // processors with x_i > 0
 };
 
 // Bad input (malformed profile, bad workload or base power). The message names the
@@ -69,8 +69,7 @@ void validate_base_power(double base_power_w);
 // the one canonical order every reported figure uses, so figures are reproducible bit for
 // bit), total energy with `base_power_w`, and the active count. Throws InvalidProfileError
 // if a size is not a point of its profile (and not 0) or the vector has the wrong length.
-Distribution evaluate_distribution(const std::vector<ProcessorProfile> &profiles,
-                                   const std::vector<Granules> &sizes,
+Distribution evaluate_distribution(const std::vector<ProcessorProfile> &profiles, const std::vector<Granules> &sizes,
                                    double base_power_w = 0.0);
 
 }  // namespace hetpu

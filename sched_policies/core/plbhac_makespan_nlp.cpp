@@ -33,13 +33,10 @@ using Ipopt::Number;
 class MakespanTnlp : public Ipopt::TNLP {
 public:
     MakespanTnlp(const std::vector<const TimeCurve *> &curves, double W, double tau)
-        : curves_(curves), k_(static_cast<Index>(curves.size())), W_(W), tau_(tau),
-          y_(curves.size(), 0.0)
-    {
-    }
+        : curves_(curves), k_(static_cast<Index>(curves.size())), W_(W), tau_(tau), y_(curves.size(), 0.0)
+    {}
 
-    bool get_nlp_info(Index &n, Index &m, Index &nnz_jac_g, Index &nnz_h_lag,
-                      IndexStyleEnum &index_style) override
+    bool get_nlp_info(Index &n, Index &m, Index &nnz_jac_g, Index &nnz_h_lag, IndexStyleEnum &index_style) override
     {
         n = k_ + 1;
         m = k_ + 1;
@@ -49,8 +46,7 @@ public:
         return true;
     }
 
-    bool get_bounds_info(Index n, Number *x_l, Number *x_u, Index m, Number *g_l,
-                         Number *g_u) override
+    bool get_bounds_info(Index n, Number *x_l, Number *x_u, Index m, Number *g_l, Number *g_u) override
     {
         const Number inf = 2e19;  // above Ipopt's default nlp_upper_bound_inf (1e19)
         for (Index p = 0; p < k_; ++p) {
@@ -68,8 +64,8 @@ public:
     // Start from the split that would be optimal if every curve were linear through the
     // origin and its value at W (shares proportional to speed W / T_p(W)), with s the
     // resulting makespan, so the start is feasible and usually close to the answer.
-    bool get_starting_point(Index n, bool init_x, Number *x, bool init_z, Number *, Number *,
-                            Index, bool init_lambda, Number *) override
+    bool get_starting_point(Index n, bool init_x, Number *x, bool init_z, Number *, Number *, Index, bool init_lambda,
+                            Number *) override
     {
         if (!init_x || init_z || init_lambda)
             return false;
@@ -115,8 +111,7 @@ public:
         return true;
     }
 
-    bool eval_jac_g(Index, const Number *x, bool new_x, Index, Index, Index *iRow, Index *jCol,
-                    Number *values) override
+    bool eval_jac_g(Index, const Number *x, bool new_x, Index, Index, Index *iRow, Index *jCol, Number *values) override
     {
         if (values == nullptr) {
             Index e = 0;
@@ -141,8 +136,8 @@ public:
     }
 
     // The objective is linear, so obj_factor never contributes; only the time curves do.
-    bool eval_h(Index, const Number *x, bool new_x, Number, Index, const Number *lambda, bool,
-                Index, Index *iRow, Index *jCol, Number *values) override
+    bool eval_h(Index, const Number *x, bool new_x, Number, Index, const Number *lambda, bool, Index, Index *iRow,
+                Index *jCol, Number *values) override
     {
         if (values == nullptr) {
             for (Index p = 0; p < k_; ++p)
@@ -156,9 +151,9 @@ public:
         return true;
     }
 
-    void finalize_solution(Ipopt::SolverReturn, Index, const Number *x, const Number *,
-                           const Number *, Index, const Number *, const Number *, Number,
-                           const Ipopt::IpoptData *, Ipopt::IpoptCalculatedQuantities *) override
+    void finalize_solution(Ipopt::SolverReturn, Index, const Number *x, const Number *, const Number *, Index,
+                           const Number *, const Number *, Number, const Ipopt::IpoptData *,
+                           Ipopt::IpoptCalculatedQuantities *) override
     {
         for (Index p = 0; p < k_; ++p)
             y_[p] = x[p];
@@ -182,8 +177,7 @@ private:
         try {
             for (Index p = 0; p < k_; ++p) {
                 evals_[p] = curves_[p]->eval(W_ * x[p]);
-                if (!std::isfinite(evals_[p].value) || !std::isfinite(evals_[p].d1) ||
-                    !std::isfinite(evals_[p].d2))
+                if (!std::isfinite(evals_[p].value) || !std::isfinite(evals_[p].d1) || !std::isfinite(evals_[p].d2))
                     return false;
             }
         } catch (...) {
@@ -319,9 +313,8 @@ MakespanNlpResult solve_makespan_nlp(const std::vector<const TimeCurve *> &curve
     res.ipopt_status = status;
     res.ipopt_status_name = ipopt_status_name(status);
     res.iterations = iterations;
-    res.converged = (status == Ipopt::Solve_Succeeded ||
-                     status == Ipopt::Solved_To_Acceptable_Level) &&
-                    nlp->have_solution();
+    res.converged =
+        (status == Ipopt::Solve_Succeeded || status == Ipopt::Solved_To_Acceptable_Level) && nlp->have_solution();
     if (!res.converged)
         return res;
 

@@ -39,9 +39,9 @@ struct MakespanNlpResult {
 };
 
 struct MakespanNlpOptions {
-    double tol = 1e-10;             // Ipopt "tol" (on the normalised problem, see .cpp)
-    double acceptable_tol = 1e-7;   // Ipopt "acceptable_tol"
-    int max_iter = 200;             // Ipopt "max_iter"
+    double tol = 1e-10;            // Ipopt "tol" (on the normalised problem, see .cpp)
+    double acceptable_tol = 1e-7;  // Ipopt "acceptable_tol"
+    int max_iter = 200;            // Ipopt "max_iter"
 };
 
 // Solves the problem above for the given curves (non-null, at least one) and W > 0. Never

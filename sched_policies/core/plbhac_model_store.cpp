@@ -75,7 +75,8 @@ std::string read_file(const std::string &path, bool &missing)
 
 }  // namespace
 
-PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host, const std::vector<PlannerWorker> &workers)
+PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host,
+                                const std::vector<PlannerWorker> &workers)
 {
     PlbhacModelKey k{job, host, {}};
     for (const auto &w : workers) {
@@ -131,7 +132,8 @@ std::string plbhac_models_from_json(const std::string &text, PlbhacModelFile &ou
         const nlohmann::json j = nlohmann::json::parse(text);
         if (!j.is_object() || j.value("format", std::string()) != kFormat)
             return std::string("not a hetpu PLB-HAC models file (no \"format\": \"") + kFormat + "\")";
-        if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kPlbhacModelsVersion)
+        if (!j.contains("version") || !j["version"].is_number_integer() ||
+            j["version"].get<int>() != kPlbhacModelsVersion)
             return "models file version " + (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
                    ", this hetpu reads version " + std::to_string(kPlbhacModelsVersion);
         PlbhacModelFile f;

@@ -48,12 +48,13 @@ struct PlbhacModelKey {
     bool operator==(const PlbhacModelKey &o) const { return job == o.job && host == o.host && workers == o.workers; }
 };
 
-PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host, const std::vector<PlannerWorker> &workers);
+PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host,
+                                const std::vector<PlannerWorker> &workers);
 
 struct PlbhacModelFile {
     PlbhacModelKey key;
-    unsigned runs = 0;         // jobs that have saved into this file
-    double saved_unix_s = 0;   // when it was last written
+    unsigned runs = 0;        // jobs that have saved into this file
+    double saved_unix_s = 0;  // when it was last written
     PlbhacMemory memory;
 };
 

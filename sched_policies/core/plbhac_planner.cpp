@@ -21,17 +21,17 @@ struct PlbhacPlanner::Pu {
     unsigned training_done = 0;
     double first_training_s = 0;
     uint64_t training_sizes[2] = {0, 0};
-    unsigned step = 0;         // virtual step of its latest regular block
-    double pending_gap_s = 0;  // slack to fill with an extra block
-    bool regime_changed = false;  // its model restarted since its last regular block
-    unsigned probe_step = 0;   // solved step of its latest probe block (see probe_block)
+    unsigned step = 0;                // virtual step of its latest regular block
+    double pending_gap_s = 0;         // slack to fill with an extra block
+    bool regime_changed = false;      // its model restarted since its last regular block
+    unsigned probe_step = 0;          // solved step of its latest probe block (see probe_block)
     double size_lo = 0, size_hi = 0;  // smallest and largest measured block (see narrow)
-    double last_end_s = 0;     // completion time of its latest block
+    double last_end_s = 0;            // completion time of its latest block
     // Hedge against a surprise the model has not (yet) accepted: the ratio measured /
     // predicted of the latest block when it missed by more than kSurprise, else 1. See
     // block_done.
     double surprise_scale = 1.0;
-    bool final_taken = false;  // took its share of the final solve (see final_block)
+    bool final_taken = false;   // took its share of the final solve (see final_block)
     uint64_t waiting_size = 0;  // latest block taken while waiting for the synchronisation
     std::deque<Outstanding> outstanding;
 };
@@ -49,8 +49,7 @@ class ModelCurve final : public TimeCurve {
 public:
     explicit ModelCurve(const std::function<double(double)> &value, const std::function<double(double)> &slope)
         : value_(value), slope_(slope)
-    {
-    }
+    {}
     TimeEval eval(double x) const override
     {
         const double h = std::max(1e-3, 1e-4 * x);
@@ -407,9 +406,10 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // point is to let the PUs finish together, and below that the blocks only buy
     // per-block overhead (seen on the real node: 150 one-column blocks of 15 ms each).
     if (tail_start_step_)
-        workload *= std::max(kMinTailShrink,
-                             std::pow(1.0 - options_.alpha, static_cast<double>(step - tail_start_step_ + 1)));
-    uint64_t w = std::min<uint64_t>(remaining, std::max<uint64_t>(round_block(static_cast<uint64_t>(workload)), rules_.min_block));
+        workload *=
+            std::max(kMinTailShrink, std::pow(1.0 - options_.alpha, static_cast<double>(step - tail_start_step_ + 1)));
+    uint64_t w = std::min<uint64_t>(remaining,
+                                    std::max<uint64_t>(round_block(static_cast<uint64_t>(workload)), rules_.min_block));
     // A remainder smaller than a step is solved whole: a last sliver would only add a step.
     if (remaining - w < w / 2)
         w = remaining;
@@ -720,7 +720,8 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     }
 
     if (on_trace)
-        on_trace({done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase, block.step});
+        on_trace(
+            {done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase, block.step});
 }
 
 std::unique_ptr<BlockPlanner> make_plbhac_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules,

@@ -46,11 +46,11 @@ struct PlbhacMemory {
 };
 
 struct PlbhacOptions {
-    uint64_t x_init = 0;            // training block; 0: the job's min block scaled, see .cpp
-    double gap_threshold_s = 0.4;   // HETPU_PLBHAC_GAP_MS (paper: 400 ms)
-    double tail_fraction = 0.7;     // HETPU_PLBHAC_TAIL (paper: 70%)
-    double alpha = 0.1;             // HETPU_PLBHAC_ALPHA (paper: 0.1)
-    unsigned steps = 8;             // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
+    uint64_t x_init = 0;           // training block; 0: the job's min block scaled, see .cpp
+    double gap_threshold_s = 0.4;  // HETPU_PLBHAC_GAP_MS (paper: 400 ms)
+    double tail_fraction = 0.7;    // HETPU_PLBHAC_TAIL (paper: 70%)
+    double alpha = 0.1;            // HETPU_PLBHAC_ALPHA (paper: 0.1)
+    unsigned steps = 8;            // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
     // HETPU_PLBHAC_TRUST: a solve sizes a PU's block at most this many times the largest
     // block it has run (its model is an extrapolation beyond; see solve_step). 0: no cap.
     double trust = 4.0;
@@ -62,7 +62,7 @@ struct PlbhacOptions {
     // HETPU_PLBHAC_MIN_STEP_MS: fewer steps when the job is too short for them: at most
     // one step per min_step_s of the job's estimated length (0: always the step count).
     double min_step_s = 0.2;
-    uint64_t accel_min_block = 0;   // minimum block on GPUs/accelerators (0: the job's minimum)
+    uint64_t accel_min_block = 0;  // minimum block on GPUs/accelerators (0: the job's minimum)
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
     bool align_finish = true;
@@ -81,7 +81,7 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
 
 // One line of "what the scheduler did", written when a block completes.
 struct PlbhacTraceRecord {
-    double time_s = 0;       // completion, seconds since the run started
+    double time_s = 0;  // completion, seconds since the run started
     int worker = -1;
     std::string worker_name;
     uint64_t size = 0;
@@ -158,11 +158,11 @@ private:
 
     bool trained_ = false;
     bool warm_started_ = false;
-    int first_finisher_ = -1;     // worker that finished its first training block first
-    double first_finish_s_ = 0;   // its measured time for that block
+    int first_finisher_ = -1;    // worker that finished its first training block first
+    double first_finish_s_ = 0;  // its measured time for that block
 
     unsigned solved_step_ = 0;
-    uint64_t step_workload_ = 0;  // elements per virtual step (before the tail shrink), set by the first solve
+    uint64_t step_workload_ = 0;    // elements per virtual step (before the tail shrink), set by the first solve
     uint64_t solved_workload_ = 0;  // workload of the last Ipopt solve
     unsigned tail_start_step_ = 0;  // 0: not in the tail yet
     bool final_solved_ = false;     // the latest solve shared out everything left

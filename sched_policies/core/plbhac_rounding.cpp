@@ -8,8 +8,7 @@
 
 namespace hetpu {
 
-std::vector<std::int64_t> round_to_granule(const std::vector<double> &shares, std::int64_t W,
-                                           std::int64_t granule)
+std::vector<std::int64_t> round_to_granule(const std::vector<double> &shares, std::int64_t W, std::int64_t granule)
 {
     if (granule < 1)
         throw std::invalid_argument("round_to_granule: granule must be >= 1");
@@ -76,8 +75,7 @@ std::vector<std::int64_t> round_to_granule(const std::vector<double> &shares, st
     std::size_t largest = 0;
     for (std::size_t p = 0; p < n; ++p) {
         blocks[p] = units[p] * granule;
-        if (blocks[p] > blocks[largest] ||
-            (blocks[p] == blocks[largest] && shares[p] > shares[largest]))
+        if (blocks[p] > blocks[largest] || (blocks[p] == blocks[largest] && shares[p] > shares[largest]))
             largest = p;
     }
     blocks[largest] += tail;

@@ -23,7 +23,6 @@ namespace hetpu {
 // goes to index 0 (callers never ask for that; it keeps the sum invariant anyway).
 // Throws std::invalid_argument if granule < 1, W < 0, shares is empty, or a share is
 // negative or not finite.
-std::vector<std::int64_t> round_to_granule(const std::vector<double> &shares, std::int64_t W,
-                                           std::int64_t granule);
+std::vector<std::int64_t> round_to_granule(const std::vector<double> &shares, std::int64_t W, std::int64_t granule);
 
 }  // namespace hetpu

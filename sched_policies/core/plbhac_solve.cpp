@@ -46,14 +46,11 @@ void validate(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolv
         throw PlbhacInputError("plbhac_solve: negligible_share must be in [0, 1)");
     for (std::size_t p = 0; p < pus.size(); ++p) {
         if (pus[p].exec == nullptr)
-            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
-                                   " has no execution curve");
+            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) + " has no execution curve");
         if (pus[p].min_block < 0)
-            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
-                                   " has a negative min_block");
+            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) + " has a negative min_block");
         if (!(pus[p].ready_s >= 0) || !std::isfinite(pus[p].ready_s))
-            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) +
-                                   " has a negative or non-finite ready_s");
+            throw PlbhacInputError("plbhac_solve: PU " + std::to_string(p) + " has a negative or non-finite ready_s");
     }
 }
 
@@ -70,8 +67,7 @@ const char *plbhac_outcome_name(PlbhacOutcome o)
     return "unknown";
 }
 
-PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
-                            const PlbhacSolveOptions &opt)
+PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolveOptions &opt)
 {
     const auto t0 = std::chrono::steady_clock::now();
     validate(pus, W, opt);
@@ -94,8 +90,7 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
         // up so that "share >= minimum" survives the flooring in round_to_granule.
         std::vector<double> min_eff(n);
         for (std::size_t p = 0; p < n; ++p)
-            min_eff[p] = static_cast<double>((pus[p].min_block + opt.granule - 1) /
-                                             opt.granule * opt.granule);
+            min_eff[p] = static_cast<double>((pus[p].min_block + opt.granule - 1) / opt.granule * opt.granule);
 
         // A PU busy for longer than the whole of W would take on the best single PU (its
         // queue counted) cannot help: any split that gives it work ends later. Left in, its
@@ -154,9 +149,8 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
                 }
             }
             if (!r.converged)
-                throw PlbhacSolveError("plbhac_solve: Ipopt failed (" + r.ipopt_status_name +
-                                           ") for " + std::to_string(active.size()) +
-                                           " PUs and W = " + std::to_string(W),
+                throw PlbhacSolveError("plbhac_solve: Ipopt failed (" + r.ipopt_status_name + ") for " +
+                                           std::to_string(active.size()) + " PUs and W = " + std::to_string(W),
                                        r.ipopt_status);
             std::fill(sol.shares.begin(), sol.shares.end(), 0.0);
             for (std::size_t i = 0; i < active.size(); ++i)
@@ -219,8 +213,7 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W,
             sol.outcome[p] = PlbhacOutcome::RoundedToZero;
         }
     }
-    sol.solve_time_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sol.solve_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return sol;
 }
 

@@ -58,18 +58,18 @@ enum class PlbhacOutcome {
 const char *plbhac_outcome_name(PlbhacOutcome o);
 
 struct PlbhacSolution {
-    std::vector<std::int64_t> blocks;     // per PU, elements; sum == W exactly
-    std::vector<double> finish_s;         // per PU, predicted ready_s + T_p(block) (0 if block == 0)
-    std::vector<double> shares;           // per PU, continuous share of the last solve
-    std::vector<PlbhacOutcome> outcome;   // per PU
-    double makespan_s = 0;                // max finish_s (after rounding)
-    double continuous_makespan_s = 0;     // the NLP's optimal t (before rounding)
-    double solve_time_s = 0;              // wall time of the whole call (steady_clock)
-    int ipopt_status = 0;                 // status of the last Ipopt solve (see below)
+    std::vector<std::int64_t> blocks;    // per PU, elements; sum == W exactly
+    std::vector<double> finish_s;        // per PU, predicted ready_s + T_p(block) (0 if block == 0)
+    std::vector<double> shares;          // per PU, continuous share of the last solve
+    std::vector<PlbhacOutcome> outcome;  // per PU
+    double makespan_s = 0;               // max finish_s (after rounding)
+    double continuous_makespan_s = 0;    // the NLP's optimal t (before rounding)
+    double solve_time_s = 0;             // wall time of the whole call (steady_clock)
+    int ipopt_status = 0;                // status of the last Ipopt solve (see below)
     std::string ipopt_status_name;
-    int ipopt_iterations = 0;             // summed over all Ipopt solves
-    int nlp_solves = 0;                   // Ipopt calls; 0 when one PU or W == 0 (status
-                                          // then reads Solve_Succeeded)
+    int ipopt_iterations = 0;  // summed over all Ipopt solves
+    int nlp_solves = 0;        // Ipopt calls; 0 when one PU or W == 0 (status
+                               // then reads Solve_Succeeded)
 };
 
 // Bad input: null exec curve, no PU, W < 0, granule < 1, min_block < 0, bad option.
@@ -82,10 +82,7 @@ public:
 // Solved_To_Acceptable_Level). Raised instead of returning unconverged block sizes.
 class PlbhacSolveError : public std::runtime_error {
 public:
-    PlbhacSolveError(const std::string &what, int status)
-        : std::runtime_error(what), ipopt_status(status)
-    {
-    }
+    PlbhacSolveError(const std::string &what, int status) : std::runtime_error(what), ipopt_status(status) {}
     int ipopt_status;
 };
 

@@ -140,12 +140,12 @@ ProfileSet parse_profile_csv(const std::string &text, const std::string &source,
         std::vector<std::string> f = split_fields(line, source, lineno);
         if (!have_header) {
             for (std::size_t c = 0; c < f.size(); ++c) {
-                int *slot = f[c] == "processor" ? &col_proc
-                            : f[c] == "size"    ? &col_size
-                            : f[c] == "time_s"  ? &col_time
-                            : f[c] == "energy_j" ? &col_energy
+                int *slot = f[c] == "processor"       ? &col_proc
+                            : f[c] == "size"          ? &col_size
+                            : f[c] == "time_s"        ? &col_time
+                            : f[c] == "energy_j"      ? &col_energy
                             : f[c] == "energy_source" ? &col_source
-                                                       : nullptr;
+                                                      : nullptr;
                 if (!slot)
                     continue;
                 if (*slot >= 0)
@@ -182,17 +182,18 @@ ProfileSet parse_profile_csv(const std::string &text, const std::string &source,
                 std::string list;
                 for (const auto &k : known)
                     list += (list.empty() ? "" : ", ") + k;
-                fail(source, lineno, "unknown processor '" + name + "' (expected one of: " + list +
-                                         "); remove the row or list the processor");
+                fail(source, lineno,
+                     "unknown processor '" + name + "' (expected one of: " + list +
+                         "); remove the row or list the processor");
             }
             set.processors.push_back({name, {}});
             idx = static_cast<int>(set.processors.size()) - 1;
         }
         auto [it, fresh] = seen.emplace(std::make_pair(name, pt.size), lineno);
         if (!fresh)
-            fail(source, lineno, "processor '" + name + "' size " + std::to_string(pt.size) +
-                                     " was already given at line " + std::to_string(it->second) +
-                                     "; keep one row per (processor, size)");
+            fail(source, lineno,
+                 "processor '" + name + "' size " + std::to_string(pt.size) + " was already given at line " +
+                     std::to_string(it->second) + "; keep one row per (processor, size)");
         set.processors[idx].points.push_back(pt);
         ++rows;
     }

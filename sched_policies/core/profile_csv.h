@@ -47,7 +47,7 @@ struct CsvProcessor {
 // Processors in the order they first appear in the file.
 struct ProfileSet {
     std::vector<CsvProcessor> processors;
-    double base_power_w = -1;  // from "# base_power_w=..."; -1 when absent
+    double base_power_w = -1;                 // from "# base_power_w=..."; -1 when absent
     int find(const std::string &name) const;  // index or -1
     std::vector<std::string> names() const;
 };

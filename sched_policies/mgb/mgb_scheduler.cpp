@@ -48,7 +48,8 @@ unsigned env_unsigned(const char *name, unsigned fallback, unsigned min_value)
     char *end = nullptr;
     const unsigned long n = std::strtoul(v, &end, 10);
     if (*end || n < min_value || n > 1000000) {
-        std::fprintf(stderr, "hetpu: ignoring %s=%s (expected an integer >= %u); using %u\n", name, v, min_value, fallback);
+        std::fprintf(stderr, "hetpu: ignoring %s=%s (expected an integer >= %u); using %u\n", name, v, min_value,
+                     fallback);
         return fallback;
     }
     return static_cast<unsigned>(n);
@@ -62,16 +63,16 @@ std::string task_label(struct starpu_task *task)
 
 // What the scheduler needs to know of one task to place it.
 struct TaskInfo {
-    TaskNeeds needs;                   // bytes: the declared scratch only
+    TaskNeeds needs;  // bytes: the declared scratch only
     std::vector<HandleUse> handles;
-    uint32_t accelerators = 0;         // bit: local device index whose workers can run it
-    bool cpu = false;                  // some CPU worker can run it
+    uint32_t accelerators = 0;  // bit: local device index whose workers can run it
+    bool cpu = false;           // some CPU worker can run it
 };
 
 // Where a task went.
 struct Assignment {
     int worker = -1;
-    int device = -1;                   // local device index; -1: a CPU worker
+    int device = -1;  // local device index; -1: a CPU worker
     uint64_t grant = 0;
     uint64_t bytes = 0;
     uint64_t warps = 0;
@@ -110,7 +111,7 @@ private:
     // passed over in queue order (nothing was freed since the last full drain, so they
     // still cannot start; the aging bound still applies to the new task).
     void drain(std::vector<int> &wake, uint64_t only = 0);
-    void sync_others_reservations();     // mutex held; Ledger not held
+    void sync_others_reservations();  // mutex held; Ledger not held
     void poll_loop();
     void wake(const std::vector<int> &workers);
     void trace(TraceEvent event, const Assignment &a, const Ledger &ledger);
@@ -122,23 +123,23 @@ private:
     std::unique_ptr<LedgerAccess> ledger_;
     std::unique_ptr<GrantTrace> trace_;
     std::vector<AcceleratorDevice> devices_;
-    std::vector<int> ledger_index_;          // local device -> Ledger device
+    std::vector<int> ledger_index_;  // local device -> Ledger device
     bool registered_ = false;
     std::vector<int> cpu_workers_;
-    std::vector<int> device_of_worker_;      // worker -> local device, -1 for CPU workers
+    std::vector<int> device_of_worker_;  // worker -> local device, -1 for CPU workers
 
-    std::mutex mutex_;                       // guards everything below
+    std::mutex mutex_;                                        // guards everything below
     std::vector<std::deque<struct starpu_task *>> queue_of_;  // per worker: placed on it
     std::deque<struct starpu_task *> cpu_fifo_;               // CPU-only tasks, by priority
-    std::vector<unsigned> busy_;             // per worker: tasks queued on it or running
+    std::vector<unsigned> busy_;                              // per worker: tasks queued on it or running
     std::unordered_map<struct starpu_task *, Assignment> assigned_;
     WaitQueue waiting_;
     std::unordered_map<uint64_t, Waiting> waiting_tasks_;
     uint64_t next_waiting_id_ = 1;
     bool freed_since_drain_ = true;
-    size_t waiting_with_cpu_ = 0;            // waiting tasks an idle CPU worker could take
+    size_t waiting_with_cpu_ = 0;  // waiting tasks an idle CPU worker could take
     HandleResidency residency_;
-    std::vector<uint64_t> mirrored_;         // others' reservations declared to StarPU, per device
+    std::vector<uint64_t> mirrored_;  // others' reservations declared to StarPU, per device
 
     std::thread poller_;
     std::condition_variable poll_cv_;
@@ -146,11 +147,8 @@ private:
 };
 
 Scheduler::Scheduler(unsigned sched_ctx_id, Algorithm algorithm)
-    : ctx_(sched_ctx_id),
-      algorithm_(algorithm),
-      cg_ratio_(env_unsigned("HETPU_CG_RATIO", 2, 1)),
-      waiting_(env_unsigned("HETPU_MGB_AGING", 16, 0)),
-      residency_(0)
+    : ctx_(sched_ctx_id), algorithm_(algorithm), cg_ratio_(env_unsigned("HETPU_CG_RATIO", 2, 1)),
+      waiting_(env_unsigned("HETPU_MGB_AGING", 16, 0)), residency_(0)
 {
     const char *policy = algorithm_name(algorithm);
     if (!NodeArbiter::disabled_by_environment()) {
@@ -158,7 +156,8 @@ Scheduler::Scheduler(unsigned sched_ctx_id, Algorithm algorithm)
         const std::string name = NodeArbiter::default_name();
         ledger_ = NodeArbiter::open(name, policy, &error);
         if (!ledger_)
-            std::fprintf(stderr, "hetpu %s: node-wide arbiter %s unavailable (%s); devices are not shared safely "
+            std::fprintf(stderr,
+                         "hetpu %s: node-wide arbiter %s unavailable (%s); devices are not shared safely "
                          "with other processes (set HETPU_MGB_ARBITER=off to silence this)\n",
                          policy, name.c_str(), error.c_str());
     }
@@ -339,8 +338,8 @@ void Scheduler::refuse(struct starpu_task *task, const TaskInfo &info) const
                  "run. Give it less data (smaller blocks), raise the device's STARPU_LIMIT_*_MEM, or add a CPU "
                  "implementation to its codelet.\n",
                  algorithm_name(algorithm_), task_label(task).c_str(), need / kMiB, info.needs.blocks,
-                 info.needs.threads_per_block, largest ? largest->key.c_str() : "none", largest ? largest->spec.name : "-",
-                 largest ? largest->spec.memory_bytes / kMiB : 0.0);
+                 info.needs.threads_per_block, largest ? largest->key.c_str() : "none",
+                 largest ? largest->spec.name : "-", largest ? largest->spec.memory_bytes / kMiB : 0.0);
     std::fflush(stderr);
     // StarPU cannot fail a single task: returning an error from push would leave the
     // application waiting for it forever. Stopping now is the only alternative to a hang.
@@ -379,7 +378,8 @@ bool Scheduler::try_start(struct starpu_task *task, const TaskInfo &info, Ledger
         const PlaceRequest request = request_for(info, bytes);
         const PlaceResult placed = ledger_place(ledger, algorithm_, request);
         if (placed.status == PlaceStatus::Placed) {
-            const auto local = std::find(ledger_index_.begin(), ledger_index_.end(), placed.device) - ledger_index_.begin();
+            const auto local =
+                std::find(ledger_index_.begin(), ledger_index_.end(), placed.device) - ledger_index_.begin();
             const AcceleratorDevice &device = devices_[local];
             // The device's least-loaded worker that can run the task (several per CUDA
             // device with STARPU_NWORKER_PER_CUDA).
@@ -502,8 +502,9 @@ void Scheduler::drain(std::vector<int> &wake, uint64_t only)
             std::vector<uint64_t> bytes;
             const PlaceRequest request = request_for(w.info, bytes);
             std::vector<uint64_t> signature(bytes);
-            signature.insert(signature.end(), {request.allowed_devices, w.info.needs.blocks, w.info.needs.threads_per_block,
-                                               w.info.needs.shared_mem_per_block, w.info.cpu ? 1u : 0u});
+            signature.insert(signature.end(),
+                             {request.allowed_devices, w.info.needs.blocks, w.info.needs.threads_per_block,
+                              w.info.needs.shared_mem_per_block, w.info.cpu ? 1u : 0u});
             if (failed.count(signature) && (!w.info.cpu || idle_cpu_worker() < 0))
                 return false;
             if (!try_start(w.task, w.info, ledger, wake)) {
@@ -540,10 +541,13 @@ void Scheduler::steal_for_cpu(int cpu_worker)
         if (!starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(cpu_worker), task, &cpu_impl))
             continue;
         starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(victim), task, &dev_impl);
-        const double on_cpu = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(cpu_worker, ctx_), cpu_impl);
-        const double on_dev = starpu_task_expected_length(task, starpu_worker_get_perf_archtype(victim, ctx_), dev_impl);
+        const double on_cpu =
+            starpu_task_expected_length(task, starpu_worker_get_perf_archtype(cpu_worker, ctx_), cpu_impl);
+        const double on_dev =
+            starpu_task_expected_length(task, starpu_worker_get_perf_archtype(victim, ctx_), dev_impl);
         const double ahead = static_cast<double>(i + 1);  // queued before it, plus the running one
-        if (std::isfinite(on_cpu) && std::isfinite(on_dev) && on_cpu > 0 && on_dev > 0 && on_cpu >= on_dev * (ahead + 1))
+        if (std::isfinite(on_cpu) && std::isfinite(on_dev) && on_cpu > 0 && on_dev > 0 &&
+            on_cpu >= on_dev * (ahead + 1))
             continue;  // the device would still finish it first
         Assignment &a = assigned_.at(task);
         if (a.device >= 0) {
@@ -694,7 +698,8 @@ void Scheduler::trace(TraceEvent event, const Assignment &a, const Ledger &ledge
 {
     if (!trace_ || a.device < 0)
         return;
-    trace_->write(trace_record(ledger, event, ledger_index_[a.device], pid_, a.bytes, a.warps, algorithm_name(algorithm_)));
+    trace_->write(
+        trace_record(ledger, event, ledger_index_[a.device], pid_, a.bytes, a.warps, algorithm_name(algorithm_)));
 }
 
 Scheduler *scheduler_of(unsigned sched_ctx_id)
@@ -702,10 +707,7 @@ Scheduler *scheduler_of(unsigned sched_ctx_id)
     return static_cast<Scheduler *>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
 }
 
-void deinit(unsigned sched_ctx_id)
-{
-    delete scheduler_of(sched_ctx_id);
-}
+void deinit(unsigned sched_ctx_id) { delete scheduler_of(sched_ctx_id); }
 
 int push(struct starpu_task *task)
 {

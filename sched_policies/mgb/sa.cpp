@@ -8,8 +8,8 @@ namespace {
 
 void init(unsigned sched_ctx_id) { hetpu::mgb::mgb_init(sched_ctx_id, hetpu::mgb::Algorithm::SingleAssignment); }
 
-struct starpu_sched_policy sa_policy = hetpu::mgb::mgb_policy(
-    "sa", "one accelerator task per device at a time (MGB paper baseline)", init);
+struct starpu_sched_policy sa_policy =
+    hetpu::mgb::mgb_policy("sa", "one accelerator task per device at a time (MGB paper baseline)", init);
 
 }  // namespace
 

@@ -20,23 +20,27 @@ constexpr unsigned kN = 4096;
 
 class CkptStarpu : public ::testing::Test {
 protected:
-    void SetUp() override {
+    void SetUp() override
+    {
         char tmpl[] = "/tmp/hetpu-ckpt-starpu.XXXXXX";
         ASSERT_NE(::mkdtemp(tmpl), nullptr);
         dir = tmpl;
         ASSERT_EQ(starpu_init(nullptr), 0);
         add_one_codelet_load();
     }
-    void TearDown() override {
+    void TearDown() override
+    {
         add_one_codelet_unload();
         starpu_shutdown();
         std::system(("rm -rf '" + dir + "'").c_str());
     }
-    std::string config(const std::string &extra = "") {
+    std::string config(const std::string &extra = "")
+    {
         return "[host]\nsize = \"1MiB\"\nincremental_init = false\n[local]\npath = \"" + dir + "\"\n" + extra;
     }
     // One add_one task on every worker (CPU and OpenCL), in submission order.
-    static void add_one_everywhere(starpu_data_handle_t h) {
+    static void add_one_everywhere(starpu_data_handle_t h)
+    {
         for (unsigned w = 0; w < starpu_worker_get_count(); ++w) {
             struct starpu_task *t = starpu_task_create();
             t->cl = &add_one_codelet;
@@ -51,7 +55,8 @@ protected:
 
 }  // namespace
 
-TEST_F(CkptStarpu, CaptureIsOrderedWithTasksAndRestoreReachesDevices) {
+TEST_F(CkptStarpu, CaptureIsOrderedWithTasksAndRestoreReachesDevices)
+{
     ASSERT_EQ(hetpu_ckpt_init_from_string(config().c_str()), 0) << hetpu_ckpt_last_error();
     std::vector<float> y(kN, 0.0f);
     starpu_data_handle_t h;
@@ -75,13 +80,15 @@ TEST_F(CkptStarpu, CaptureIsOrderedWithTasksAndRestoreReachesDevices) {
     add_one_everywhere(h);
     starpu_task_wait_for_all();
     ASSERT_EQ(starpu_data_acquire(h, STARPU_R), 0);
-    for (unsigned i = 0; i < kN; ++i) ASSERT_EQ(y[i], 2 * nw) << i;
+    for (unsigned i = 0; i < kN; ++i)
+        ASSERT_EQ(y[i], 2 * nw) << i;
     starpu_data_release(h);
     ASSERT_EQ(hetpu_ckpt_finalize(), 0) << hetpu_ckpt_last_error();
     starpu_data_unregister(h);
 }
 
-TEST_F(CkptStarpu, ApiErrorsAreNamed) {
+TEST_F(CkptStarpu, ApiErrorsAreNamed)
+{
     EXPECT_EQ(hetpu_ckpt_checkpoint("x", 1), -EINVAL);
     EXPECT_NE(std::string(hetpu_ckpt_last_error()).find("not initialised"), std::string::npos);
     EXPECT_EQ(hetpu_ckpt_init_from_string("[local]\npath = \"/nonexistent/ckpt\"\n"), -ENOENT);
@@ -108,14 +115,16 @@ TEST_F(CkptStarpu, ApiErrorsAreNamed) {
     ASSERT_EQ(hetpu_ckpt_finalize(), 0) << hetpu_ckpt_last_error();
 }
 
-TEST_F(CkptStarpu, DiskTierIsAnOutOfCoreMemoryNode) {
+TEST_F(CkptStarpu, DiskTierIsAnOutOfCoreMemoryNode)
+{
     const int node = hetpu_ckpt_register_disk_node(dir.c_str(), 64 << 20);
     ASSERT_GE(node, 0) << "starpu_disk_register: " << node;
     EXPECT_EQ(hetpu_ckpt_register_disk_node((dir + "/missing").c_str(), 64 << 20), -ENOENT);
     // Data whose home is a file of the tier: tasks on the CPU and OpenCL workers read it from
     // the disk node, and unregistering writes the result back into the file.
     std::vector<float> init(kN);
-    for (unsigned i = 0; i < kN; ++i) init[i] = static_cast<float>(i);
+    for (unsigned i = 0; i < kN; ++i)
+        init[i] = static_cast<float>(i);
     {
         FILE *f = std::fopen((dir + "/input.bin").c_str(), "wb");
         ASSERT_NE(f, nullptr);
@@ -138,7 +147,8 @@ TEST_F(CkptStarpu, DiskTierIsAnOutOfCoreMemoryNode) {
         std::fclose(f);
     }
     const float nw = static_cast<float>(starpu_worker_get_count());
-    for (unsigned i = 0; i < kN; ++i) ASSERT_EQ(back[i], init[i] + nw) << i;
+    for (unsigned i = 0; i < kN; ++i)
+        ASSERT_EQ(back[i], init[i] + nw) << i;
     // Main-memory data pushed to the disk node takes a file there, removed when freed.
     std::vector<float> y(init);
     starpu_data_handle_t g;

@@ -18,36 +18,48 @@
 
 namespace {
 
-size_t size_of(int64_t v, int region) {
+size_t size_of(int64_t v, int region)
+{
     return region == 0 ? 50000 + static_cast<size_t>(v * 7919 % 100000) : 1000 + static_cast<size_t>(v % 5000);
 }
 
-void fill(std::vector<unsigned char> &b, int64_t v, int region) {
+void fill(std::vector<unsigned char> &b, int64_t v, int region)
+{
     uint64_t x = static_cast<uint64_t>(v) * 0x9E3779B97F4A7C15ull + region;
-    for (auto &c : b) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; c = static_cast<unsigned char>(x); }
+    for (auto &c : b) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        c = static_cast<unsigned char>(x);
+    }
 }
 
-int die(const char *what) {
+int die(const char *what)
+{
     std::fprintf(stderr, "crash_writer: %s: %s\n", what, hetpu_ckpt_last_error());
     return 1;
 }
 
-std::string config(const std::string &dir) {
+std::string config(const std::string &dir)
+{
     return "versions_to_keep = 3\n[host]\nsize = \"256KiB\"\n[local]\npath = \"" + dir +
            "/local\"\n[remote]\npath = \"" + dir + "/remote\"\n";
 }
 
-int64_t read_acked(const std::string &dir) {
+int64_t read_acked(const std::string &dir)
+{
     FILE *f = std::fopen((dir + "/acked").c_str(), "r");
     long long v = -1;
     if (f) {
-        if (std::fscanf(f, "%lld", &v) != 1) v = -1;
+        if (std::fscanf(f, "%lld", &v) != 1)
+            v = -1;
         std::fclose(f);
     }
     return v;
 }
 
-void write_acked(const std::string &dir, int64_t v) {
+void write_acked(const std::string &dir, int64_t v)
+{
     const std::string tmp = dir + "/acked.tmp";
     FILE *f = std::fopen(tmp.c_str(), "w");
     std::fprintf(f, "%" PRId64 "\n", v);
@@ -57,38 +69,52 @@ void write_acked(const std::string &dir, int64_t v) {
     std::rename(tmp.c_str(), (dir + "/acked").c_str());
 }
 
-int restore_and_check(int64_t v) {
+int restore_and_check(int64_t v)
+{
     std::vector<unsigned char> a(size_of(v, 0)), b(size_of(v, 1)), want;
     hetpu_ckpt_unprotect("a");
     hetpu_ckpt_unprotect("b");
     if (hetpu_ckpt_protect_buffer("a", a.data(), a.size()) || hetpu_ckpt_protect_buffer("b", b.data(), b.size()))
         return die("protect");
-    if (hetpu_ckpt_restore("state", v)) return die("restore");
+    if (hetpu_ckpt_restore("state", v))
+        return die("restore");
     want.resize(a.size());
     fill(want, v, 0);
-    if (want != a) { std::fprintf(stderr, "crash_writer: version %" PRId64 " region a differs\n", v); return 1; }
+    if (want != a) {
+        std::fprintf(stderr, "crash_writer: version %" PRId64 " region a differs\n", v);
+        return 1;
+    }
     want.resize(b.size());
     fill(want, v, 1);
-    if (want != b) { std::fprintf(stderr, "crash_writer: version %" PRId64 " region b differs\n", v); return 1; }
+    if (want != b) {
+        std::fprintf(stderr, "crash_writer: version %" PRId64 " region b differs\n", v);
+        return 1;
+    }
     return 0;
 }
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     if (argc != 3 || (std::strcmp(argv[1], "write") && std::strcmp(argv[1], "verify"))) {
         std::fprintf(stderr, "usage: crash_writer write|verify DIR\n");
         return 2;
     }
     const std::string dir = argv[2];
-    if (hetpu_ckpt_init_from_string(config(dir).c_str())) return die("init");
+    if (hetpu_ckpt_init_from_string(config(dir).c_str()))
+        return die("init");
     int64_t latest = -1;
     const int have = hetpu_ckpt_latest("state", &latest);
-    if (have && have != -ENOENT) return die("latest");
+    if (have && have != -ENOENT)
+        return die("latest");
     if (!std::strcmp(argv[1], "verify")) {
         const int64_t acked = read_acked(dir);
         if (have == -ENOENT) {
-            if (acked >= 0) { std::fprintf(stderr, "crash_writer: acked %" PRId64 " but no version\n", acked); return 1; }
+            if (acked >= 0) {
+                std::fprintf(stderr, "crash_writer: acked %" PRId64 " but no version\n", acked);
+                return 1;
+            }
             std::printf("no version yet\n");
             return hetpu_ckpt_finalize() ? die("finalize") : 0;
         }
@@ -96,7 +122,8 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "crash_writer: latest %" PRId64 " < acked %" PRId64 "\n", latest, acked);
             return 1;
         }
-        if (restore_and_check(latest)) return 1;
+        if (restore_and_check(latest))
+            return 1;
         std::printf("latest %" PRId64 " (acked %" PRId64 ") restored and verified\n", latest, acked);
         return hetpu_ckpt_finalize() ? die("finalize") : 0;
     }
@@ -108,9 +135,11 @@ int main(int argc, char **argv) {
         hetpu_ckpt_unprotect("b");
         if (hetpu_ckpt_protect_buffer("a", a.data(), a.size()) || hetpu_ckpt_protect_buffer("b", b.data(), b.size()))
             return die("protect");
-        if (hetpu_ckpt_checkpoint("state", v)) return die("checkpoint");
+        if (hetpu_ckpt_checkpoint("state", v))
+            return die("checkpoint");
         if (v % 4 == 3) {
-            if (hetpu_ckpt_wait("state", v, HETPU_CKPT_TIER_LOCAL)) return die("wait");
+            if (hetpu_ckpt_wait("state", v, HETPU_CKPT_TIER_LOCAL))
+                return die("wait");
             write_acked(dir, v);
         }
     }

@@ -14,10 +14,18 @@ static int power_mode(void)
     return m && !strcmp(m, "power");
 }
 
-int nvmlInit_v2(void) { reads[0] = reads[1] = 0; return 0; }
+int nvmlInit_v2(void)
+{
+    reads[0] = reads[1] = 0;
+    return 0;
+}
 int nvmlShutdown(void) { return 0; }
 const char *nvmlErrorString(int r) { return r == 3 ? "Not Supported" : "Unknown Error"; }
-int nvmlDeviceGetCount_v2(unsigned *n) { *n = 2; return 0; }
+int nvmlDeviceGetCount_v2(unsigned *n)
+{
+    *n = 2;
+    return 0;
+}
 
 int nvmlDeviceGetHandleByIndex_v2(unsigned i, void **h)
 {

@@ -10,7 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     try {
-        hetpu::ProfileSet set = hetpu::parse_profile_csv(std::string(reinterpret_cast<const char *>(data), size), "fuzz.csv");
+        hetpu::ProfileSet set =
+            hetpu::parse_profile_csv(std::string(reinterpret_cast<const char *>(data), size), "fuzz.csv");
         hetpu::to_granules(set, 1 + size % 4096);
     } catch (const hetpu::ProfileCsvError &) {
     } catch (const hetpu::InvalidProfileError &) {

@@ -21,12 +21,11 @@ void add_one_cpu(void *buffers[], void *)
 #ifdef STARPU_USE_OPENCL
 struct starpu_opencl_program program;
 
-const char *kSource =
-    "__kernel void add_one(__global float *y, unsigned offset, unsigned n)\n"
-    "{\n"
-    "    unsigned i = get_global_id(0);\n"
-    "    if (i < n) y[offset + i] += 1.0f;\n"
-    "}\n";
+const char *kSource = "__kernel void add_one(__global float *y, unsigned offset, unsigned n)\n"
+                      "{\n"
+                      "    unsigned i = get_global_id(0);\n"
+                      "    if (i < n) y[offset + i] += 1.0f;\n"
+                      "}\n";
 
 void add_one_opencl(void *buffers[], void *)
 {

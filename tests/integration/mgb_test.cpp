@@ -166,7 +166,8 @@ TEST(MgbNeeds, PerTaskNeedsWinOverTheCodeletAndServeOneExecution)
 
     std::vector<float> values(64, 0.0f);
     starpu_data_handle_t h;
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(values.data()), values.size(), sizeof(float));
+    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(values.data()), values.size(),
+                                sizeof(float));
     struct starpu_task *task = starpu_task_create();
     task->cl = &cl;
     task->handles[0] = h;

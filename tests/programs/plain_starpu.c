@@ -10,54 +10,49 @@
 
 static void scale_cpu(void *buffers[], void *arg)
 {
-	(void)arg;
-	double *x = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
-	unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
-	for (unsigned i = 0; i < n; i++)
-		x[i] += 1.0;
+    (void)arg;
+    double *x = (double *)STARPU_VECTOR_GET_PTR(buffers[0]);
+    unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
+    for (unsigned i = 0; i < n; i++)
+        x[i] += 1.0;
 }
 
-static struct starpu_codelet scale_cl =
-{
-	.cpu_funcs = {scale_cpu},
-	.nbuffers = 1,
-	.modes = {STARPU_RW},
-	.name = "plain_add_one",
+static struct starpu_codelet scale_cl = {
+    .cpu_funcs = {scale_cpu},
+    .nbuffers = 1,
+    .modes = {STARPU_RW},
+    .name = "plain_add_one",
 };
 
 int main(void)
 {
-	static double x[NTASKS][N];
-	starpu_data_handle_t handles[NTASKS];
-	int ret = starpu_init(NULL);
-	if (ret == -ENODEV)
-		return 77;
-	if (ret != 0)
-	{
-		fprintf(stderr, "plain_starpu: starpu_init failed: %d\n", ret);
-		return 1;
-	}
-	for (int t = 0; t < NTASKS; t++)
-	{
-		starpu_vector_data_register(&handles[t], STARPU_MAIN_RAM, (uintptr_t)x[t], N, sizeof(double));
-		ret = starpu_task_insert(&scale_cl, STARPU_RW, handles[t], 0);
-		if (ret != 0)
-		{
-			fprintf(stderr, "plain_starpu: task submission failed: %d\n", ret);
-			return 1;
-		}
-	}
-	starpu_task_wait_for_all();
-	for (int t = 0; t < NTASKS; t++)
-		starpu_data_unregister(handles[t]);
-	starpu_shutdown();
-	for (int t = 0; t < NTASKS; t++)
-		for (int i = 0; i < N; i++)
-			if (x[t][i] != 1.0)
-			{
-				fprintf(stderr, "plain_starpu: wrong result at task %d element %d\n", t, i);
-				return 1;
-			}
-	printf("plain_starpu: %d tasks done\n", NTASKS);
-	return 0;
+    static double x[NTASKS][N];
+    starpu_data_handle_t handles[NTASKS];
+    int ret = starpu_init(NULL);
+    if (ret == -ENODEV)
+        return 77;
+    if (ret != 0) {
+        fprintf(stderr, "plain_starpu: starpu_init failed: %d\n", ret);
+        return 1;
+    }
+    for (int t = 0; t < NTASKS; t++) {
+        starpu_vector_data_register(&handles[t], STARPU_MAIN_RAM, (uintptr_t)x[t], N, sizeof(double));
+        ret = starpu_task_insert(&scale_cl, STARPU_RW, handles[t], 0);
+        if (ret != 0) {
+            fprintf(stderr, "plain_starpu: task submission failed: %d\n", ret);
+            return 1;
+        }
+    }
+    starpu_task_wait_for_all();
+    for (int t = 0; t < NTASKS; t++)
+        starpu_data_unregister(handles[t]);
+    starpu_shutdown();
+    for (int t = 0; t < NTASKS; t++)
+        for (int i = 0; i < N; i++)
+            if (x[t][i] != 1.0) {
+                fprintf(stderr, "plain_starpu: wrong result at task %d element %d\n", t, i);
+                return 1;
+            }
+    printf("plain_starpu: %d tasks done\n", NTASKS);
+    return 0;
 }

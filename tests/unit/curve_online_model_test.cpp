@@ -228,7 +228,7 @@ TEST(OnlineTimeModel, NoCurveThatFallsBetweenMeasuredSizes)
     // next normal blocks then looked like a new regime and the model restarted from two
     // nearly equal sizes. Time per element here is ~1 ms at every size.
     OnlineTimeModel m;
-    const double seq[][2] = {{1024, 1.0788}, {128, 0.1358},    {128, 0.1367}, {128, 0.1381}, {128, 0.1356},
+    const double seq[][2] = {{1024, 1.0788},   {128, 0.1358},    {128, 0.1367}, {128, 0.1381}, {128, 0.1356},
                              {13504, 13.4512}, {13504, 13.2747}, {704, 0.7018}, {896, 0.9303}};
     for (const auto &p : seq) {
         ASSERT_EQ(m.add(p[0], p[1]), "");

@@ -31,8 +31,8 @@ struct FakePowercap {
     fs::path root;
     FakePowercap()
     {
-        root = fs::temp_directory_path() / ("hetpu-powercap-" + std::to_string(::getpid()) + "-" +
-                                            std::to_string(std::rand()));
+        root = fs::temp_directory_path() /
+               ("hetpu-powercap-" + std::to_string(::getpid()) + "-" + std::to_string(std::rand()));
         zone("intel-rapl:0", "package-0", 1000000, 4000000);
         zone("intel-rapl:0/intel-rapl:0:0", "core", 700000, 4000000);  // inside the package: not summed
         zone("intel-rapl:0/intel-rapl:0:1", "dram", 100, 4000000);

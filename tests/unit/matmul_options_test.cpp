@@ -60,8 +60,8 @@ TEST(MatmulOptions, SquareDefaults)
 
 TEST(MatmulOptions, RectangularAndEveryOption)
 {
-    Parsed p = parse({"-m", "300", "-n", "200", "-k", "100", "--precision", "single", "--block", "50", "--reps",
-                      "3", "--verify", "--json", "out.jsonl", "--seed", "7"});
+    Parsed p = parse({"-m", "300", "-n", "200", "-k", "100", "--precision", "single", "--block", "50", "--reps", "3",
+                      "--verify", "--json", "out.jsonl", "--seed", "7"});
     ASSERT_TRUE(p.ok) << p.error;
     EXPECT_EQ(p.options.m, 300u);
     EXPECT_EQ(p.options.n, 200u);

@@ -38,11 +38,11 @@ TEST(MatmulReport, JsonLineHasEveryField)
 {
     std::string line = hetpu::matmul::json_line(sample());
     EXPECT_EQ(line.find('\n'), std::string::npos);
-    for (const char *f : {"\"app\":\"matmul\"", "\"policy\":\"greedy\"", "\"precision\":\"single\"", "\"m\":100",
-                          "\"n\":200", "\"k\":50", "\"block\":32", "\"planner\":\"fixed\"", "\"rep\":2",
-                          "\"makespan_s\":0.5", "\"gflops\":0.004", "\"verified\":null", "\"workers\":[{\"id\":0",
-                          "\"type\":\"CPU\"", "\"type\":\"OpenCL\"", "\"name\":\"OpenCL 0 (\\\"pocl\\\")\"",
-                          "\"blocks\":4", "\"elements\":104", "\"busy_s\":0.3"})
+    for (const char *f :
+         {"\"app\":\"matmul\"", "\"policy\":\"greedy\"", "\"precision\":\"single\"", "\"m\":100", "\"n\":200",
+          "\"k\":50", "\"block\":32", "\"planner\":\"fixed\"", "\"rep\":2", "\"makespan_s\":0.5", "\"gflops\":0.004",
+          "\"verified\":null", "\"workers\":[{\"id\":0", "\"type\":\"CPU\"", "\"type\":\"OpenCL\"",
+          "\"name\":\"OpenCL 0 (\\\"pocl\\\")\"", "\"blocks\":4", "\"elements\":104", "\"busy_s\":0.3"})
         EXPECT_NE(line.find(f), std::string::npos) << "missing " << f << " in " << line;
     EXPECT_EQ(line.front(), '{');
     EXPECT_EQ(line.back(), '}');

@@ -12,12 +12,11 @@
 namespace {
 
 using hetpu::matmul::Problem;
-using hetpu::matmul::VerifyOptions;
 using hetpu::matmul::verify;
+using hetpu::matmul::VerifyOptions;
 
 // A plain triple loop in T: a valid (if slow) summation order the tolerance must accept.
-template <typename T>
-void multiply(Problem<T> &p)
+template <typename T> void multiply(Problem<T> &p)
 {
     for (uint64_t j = 0; j < p.n; ++j)
         for (uint64_t i = 0; i < p.m; ++i) {
@@ -28,8 +27,7 @@ void multiply(Problem<T> &p)
         }
 }
 
-template <typename T>
-class MatmulVerify : public ::testing::Test {};
+template <typename T> class MatmulVerify : public ::testing::Test {};
 
 using Precisions = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(MatmulVerify, Precisions);
@@ -102,8 +100,8 @@ TYPED_TEST(MatmulVerify, SingleNaNOrInfinityEntryAlwaysFails)
     for (uint64_t col = 0; col < base.n; ++col)
         for (uint64_t row = 0; row < base.m; row += 5) {
             Problem<TypeParam> p = base;
-            p.c_at(row, col) = (row % 2) ? std::numeric_limits<TypeParam>::infinity()
-                                         : std::numeric_limits<TypeParam>::quiet_NaN();
+            p.c_at(row, col) =
+                (row % 2) ? std::numeric_limits<TypeParam>::infinity() : std::numeric_limits<TypeParam>::quiet_NaN();
             auto r = verify(p, VerifyOptions{2, 0});
             ASSERT_FALSE(r.ok()) << "row " << row << " column " << col;
             EXPECT_EQ(r.bad, 1u);

@@ -162,8 +162,7 @@ TEST(ParetoCases, ZeroEnergyPointsAndRedundantIdlePoint)
 
 TEST(ParetoCases, StatsDescribeTheSearch)
 {
-    const std::vector<ProcessorProfile> profs{linear(10, 1.0, 2.0, 1.0), linear(10, 1.5, 1.0),
-                                              linear(10, 3.0, 0.5)};
+    const std::vector<ProcessorProfile> profs{linear(10, 1.0, 2.0, 1.0), linear(10, 1.5, 1.0), linear(10, 3.0, 0.5)};
     hetpu::ParetoStats st;
     const auto front = hetpu::hepopta(profs, 15, &st);
     EXPECT_EQ(st.t_opt_s, front.back().time_s);
@@ -203,8 +202,7 @@ TEST(ParetoValidation, RejectsBadProfiles)
     EXPECT_THROW(hetpu::hpopta({bad}, 2), InvalidProfileError);
 
     EXPECT_THROW(hetpu::htpopta({linear(3, 1, 1)}, 2, -1.0), InvalidProfileError);
-    EXPECT_THROW(hetpu::htpopta({linear(3, 1, 1)}, 2, std::numeric_limits<double>::infinity()),
-                 InvalidProfileError);
+    EXPECT_THROW(hetpu::htpopta({linear(3, 1, 1)}, 2, std::numeric_limits<double>::infinity()), InvalidProfileError);
 }
 
 TEST(ParetoValidation, UnreachableWorkloadIsAnErrorNotAnEmptyFront)

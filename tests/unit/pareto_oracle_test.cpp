@@ -100,8 +100,8 @@ Outcome finish(const std::vector<FrontPoint> &all, double ps)
     return o;
 }
 
-void enumerate(const std::vector<ProcessorProfile> &profs, std::size_t i, Granules left, double t,
-               double e, int k, std::vector<FrontPoint> &out)
+void enumerate(const std::vector<ProcessorProfile> &profs, std::size_t i, Granules left, double t, double e, int k,
+               std::vector<FrontPoint> &out)
 {
     if (i == profs.size()) {
         if (left == 0)
@@ -172,8 +172,7 @@ Outcome dp_oracle(const std::vector<ProcessorProfile> &profs, Granules n, double
 
 // Random profile: m distinct sizes out of 1..max_size, non-monotone times in (0, 5] and
 // energies in [0, 5], quarter-unit values (exact sums, frequent ties, zero energies).
-std::vector<ProcessorProfile> random_profiles(std::mt19937 &rng, int p, int m, Granules max_size,
-                                              bool coarse_values)
+std::vector<ProcessorProfile> random_profiles(std::mt19937 &rng, int p, int m, Granules max_size, bool coarse_values)
 {
     std::vector<ProcessorProfile> profs(p);
     std::uniform_int_distribution<int> quarter_t(1, coarse_values ? 8 : 20);
@@ -203,8 +202,7 @@ Granules random_workload(std::mt19937 &rng, const std::vector<ProcessorProfile> 
 }
 
 // Every reported distribution must be feasible and reproduce its own figures exactly.
-void check_self_consistent(const std::vector<ProcessorProfile> &profs, Granules n,
-                           const Distribution &d, double ps)
+void check_self_consistent(const std::vector<ProcessorProfile> &profs, Granules n, const Distribution &d, double ps)
 {
     ASSERT_EQ(d.sizes.size(), profs.size());
     Granules sum = 0;
@@ -225,8 +223,8 @@ void check_self_consistent(const std::vector<ProcessorProfile> &profs, Granules 
     EXPECT_EQ(d.active, k);
 }
 
-void expect_same_front(const std::vector<FrontPoint> &want, const std::vector<Distribution> &got,
-                       bool total, const std::string &what)
+void expect_same_front(const std::vector<FrontPoint> &want, const std::vector<Distribution> &got, bool total,
+                       const std::string &what)
 {
     ASSERT_EQ(got.size(), want.size()) << what;
     for (std::size_t i = 0; i < want.size(); ++i) {
@@ -277,7 +275,8 @@ std::string describe(int seed, const std::vector<ProcessorProfile> &profs, Granu
     for (std::size_t i = 0; i < profs.size(); ++i) {
         s += "\n  P" + std::to_string(i) + ":";
         for (const ProfilePoint &pt : profs[i].points)
-            s += " (" + std::to_string(pt.size) + "," + std::to_string(pt.time_s) + "," + std::to_string(pt.energy_j) + ")";
+            s += " (" + std::to_string(pt.size) + "," + std::to_string(pt.time_s) + "," + std::to_string(pt.energy_j) +
+                 ")";
     }
     return s;
 }

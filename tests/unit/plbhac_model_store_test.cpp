@@ -43,10 +43,7 @@ struct TempHome {
     }
 };
 
-std::vector<PlannerWorker> two_workers()
-{
-    return {{0, WorkerKind::Cpu, "cpu0"}, {1, WorkerKind::OpenCL, "opencl0"}};
-}
+std::vector<PlannerWorker> two_workers() { return {{0, WorkerKind::Cpu, "cpu0"}, {1, WorkerKind::OpenCL, "opencl0"}}; }
 
 // A memory as a trained planner leaves it: a linear CPU and a GPU with a fixed cost.
 PlbhacMemory trained_memory()
@@ -106,7 +103,8 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
         EXPECT_EQ(b.size_lo, a.size_lo);
         EXPECT_EQ(b.size_hi, a.size_hi);
         for (double x : {500.0, 4096.0, 50000.0, 1e6})
-            EXPECT_NEAR(b.exec.predict(x), a.exec.predict(x), 1e-9 * a.exec.predict(x) + 1e-15) << "worker " << i << " x " << x;
+            EXPECT_NEAR(b.exec.predict(x), a.exec.predict(x), 1e-9 * a.exec.predict(x) + 1e-15)
+                << "worker " << i << " x " << x;
         EXPECT_NEAR(b.transfer.predict(1e5), a.transfer.predict(1e5), 1e-12);
     }
 }
@@ -174,7 +172,8 @@ TEST(PlbhacModelStore, KeysIgnoreTheDeviceDetailsInWorkerNames)
     std::vector<PlannerWorker> b = a;
     b[0].name = "OpenCL 0 (pthread-x86 17.2 GiB)";
     EXPECT_EQ(plbhac_model_key("km", "n", a), plbhac_model_key("km", "n", b));
-    EXPECT_EQ(plbhac_model_path("/h", plbhac_model_key("km", "n", a)), plbhac_model_path("/h", plbhac_model_key("km", "n", b)));
+    EXPECT_EQ(plbhac_model_path("/h", plbhac_model_key("km", "n", a)),
+              plbhac_model_path("/h", plbhac_model_key("km", "n", b)));
     b[0].kind = WorkerKind::Cuda;
     EXPECT_FALSE(plbhac_model_key("km", "n", a) == plbhac_model_key("km", "n", b)) << "another kind is another worker";
 }

@@ -63,8 +63,8 @@ std::vector<uint64_t> train_linear(PlbhacPlanner &p, const std::vector<double> &
 }
 
 // A linear simulated unit: exec = fixed + x / rate, transfer = latency + per_element * x.
-sim::UnitSpec unit(const std::string &name, const std::string &cls, double rate, double fixed = 0,
-                   double latency = 0, double per_element = 0, double noise = 0)
+sim::UnitSpec unit(const std::string &name, const std::string &cls, double rate, double fixed = 0, double latency = 0,
+                   double per_element = 0, double noise = 0)
 {
     sim::UnitSpec u;
     u.name = name;
@@ -130,15 +130,18 @@ public:
     }
     void block_done(const BlockDone &d) override { p_.block_done(d); }
 
-    std::vector<Assigned> log;        // in assignment order (reserve before the run)
-    std::vector<size_t> completed;    // indices into log, in completion order
+    std::vector<Assigned> log;      // in assignment order (reserve before the run)
+    std::vector<size_t> completed;  // indices into log, in completion order
 
 private:
     PlbhacPlanner &p_;
     std::map<int, std::vector<size_t>> pending_;
 };
 
-double mean(const std::vector<double> &v) { return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
+double mean(const std::vector<double> &v)
+{
+    return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
 
 }  // namespace
 
@@ -450,8 +453,8 @@ TEST(PlbhacSteps, SolvedOncePerStepInSimulation)
             EXPECT_EQ(a.solved_step_after, a.step) << "entering a step marks it solved";
             highest = a.step;
         } else {
-            EXPECT_EQ(a.solves_after, a.solves_before) << "PU " << a.worker << " solved step " << a.step
-                                                        << " though it was not the first to enter it";
+            EXPECT_EQ(a.solves_after, a.solves_before)
+                << "PU " << a.worker << " solved step " << a.step << " though it was not the first to enter it";
         }
     }
     EXPECT_EQ(p.solved_step(), highest);
@@ -634,9 +637,12 @@ TEST(PlbhacFinal, EachPuTakesItsFinalShareOnceAndAllFinishTogether)
     s.workload = 2'000'000;
     s.granule = 64;
     s.x_init = 16384;
-    s.units = {unit("a.gpu0", "gpu", 100e3, 0.05, 0.005, 5e-7, 0.02), unit("b.gpu0", "gpu", 80e3, 0.1, 0.005, 6e-7, 0.02),
-               unit("c.gpu0", "gpu", 150e3, 0.03, 0.005, 3e-7, 0.02), unit("a.cpu", "cpu", 10e3, 0, 0, 0, 0.03),
-               unit("b.cpu", "cpu", 12e3, 0, 0, 0, 0.03),         unit("c.cpu", "cpu", 8e3, 0, 0, 0, 0.03)};
+    s.units = {unit("a.gpu0", "gpu", 100e3, 0.05, 0.005, 5e-7, 0.02),
+               unit("b.gpu0", "gpu", 80e3, 0.1, 0.005, 6e-7, 0.02),
+               unit("c.gpu0", "gpu", 150e3, 0.03, 0.005, 3e-7, 0.02),
+               unit("a.cpu", "cpu", 10e3, 0, 0, 0, 0.03),
+               unit("b.cpu", "cpu", 12e3, 0, 0, 0, 0.03),
+               unit("c.cpu", "cpu", 8e3, 0, 0, 0, 0.03)};
     for (unsigned seed = 1; seed <= 8; ++seed) {
         PlbhacOptions o;
         o.x_init = s.x_init;
@@ -723,8 +729,10 @@ TEST(PlbhacTail, StepSizesShrinkByOneMinusAlpha)
 
 TEST(PlbhacOptions, ParsesValidValues)
 {
-    std::map<std::string, std::string> env{{"HETPU_PLBHAC_GAP_MS", "250"}, {"HETPU_PLBHAC_TAIL", "0.6"},
-                                           {"HETPU_PLBHAC_ALPHA", "0.2"}, {"HETPU_PLBHAC_STEPS", "12"},
+    std::map<std::string, std::string> env{{"HETPU_PLBHAC_GAP_MS", "250"},
+                                           {"HETPU_PLBHAC_TAIL", "0.6"},
+                                           {"HETPU_PLBHAC_ALPHA", "0.2"},
+                                           {"HETPU_PLBHAC_STEPS", "12"},
                                            {"HETPU_PLBHAC_XINIT", "2048"}};
     auto lookup = [&](const char *n) -> const char * {
         auto it = env.find(n);
@@ -748,7 +756,9 @@ TEST(PlbhacOptions, ParsesValidValues)
     EXPECT_EQ(plbhac_options_from_env(d, [](const char *) -> const char * { return ""; }), "");
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     // Boundaries accepted.
-    env = {{"HETPU_PLBHAC_GAP_MS", "0"}, {"HETPU_PLBHAC_TAIL", "1"}, {"HETPU_PLBHAC_ALPHA", "0"},
+    env = {{"HETPU_PLBHAC_GAP_MS", "0"},
+           {"HETPU_PLBHAC_TAIL", "1"},
+           {"HETPU_PLBHAC_ALPHA", "0"},
            {"HETPU_PLBHAC_STEPS", "1"}};
     EXPECT_EQ(plbhac_options_from_env(o, lookup), "");
     EXPECT_DOUBLE_EQ(o.gap_threshold_s, 0.0);
@@ -799,7 +809,7 @@ sim::Scenario three_machines(uint64_t workload = 6'000'000)
     s.x_init = 8192;
     s.units = {unit("A.gpu0", "gpu", 200e3, 0.02, 0.005, 2e-8, 0.02), unit("A.cpu", "cpu", 30e3, 0.001, 0, 0, 0.02),
                unit("B.gpu0", "gpu", 120e3, 0.02, 0.005, 2e-8, 0.02), unit("B.cpu", "cpu", 20e3, 0.001, 0, 0, 0.02),
-               unit("C.gpu0", "gpu", 80e3, 0.02, 0.005, 2e-8, 0.02), unit("C.cpu", "cpu", 10e3, 0.001, 0, 0, 0.02)};
+               unit("C.gpu0", "gpu", 80e3, 0.02, 0.005, 2e-8, 0.02),  unit("C.cpu", "cpu", 10e3, 0.001, 0, 0, 0.02)};
     return s;
 }
 
@@ -964,9 +974,11 @@ TEST(PlbhacTrust, AGpuThatLooksSlowInTrainingDoesNotLeaveTheCpuOvercommitted)
         std::printf("[ sim      ] growing GPU advantage, seed %u: plb-hac x%.3f of the optimum (x%.3f without the "
                     "trust region); CPU %llu elements (optimum %llu)\n",
                     static_cast<unsigned>(seed), r.makespan_s / opt.makespan_s, without.makespan_s / opt.makespan_s,
-                    static_cast<unsigned long long>(r.units[0].elements), static_cast<unsigned long long>(opt.blocks[0]));
+                    static_cast<unsigned long long>(r.units[0].elements),
+                    static_cast<unsigned long long>(opt.blocks[0]));
         EXPECT_LE(r.makespan_s, 1.05 * opt.makespan_s) << "seed " << seed;
-        EXPECT_LE(static_cast<double>(r.units[0].elements), 1.1 * static_cast<double>(opt.blocks[0])) << "seed " << seed;
+        EXPECT_LE(static_cast<double>(r.units[0].elements), 1.1 * static_cast<double>(opt.blocks[0]))
+            << "seed " << seed;
     }
 }
 

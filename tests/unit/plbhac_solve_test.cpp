@@ -28,10 +28,7 @@ namespace {
 class Quadratic : public TimeCurve {
 public:
     Quadratic(double latency, double b, double a) : l_(latency), b_(b), a_(a) {}
-    TimeEval eval(double x) const override
-    {
-        return TimeEval{l_ + b_ * x + a_ * x * x, b_ + 2 * a_ * x, 2 * a_};
-    }
+    TimeEval eval(double x) const override { return TimeEval{l_ + b_ * x + a_ * x * x, b_ + 2 * a_ * x, 2 * a_}; }
 
 private:
     double l_, b_, a_;
@@ -87,10 +84,7 @@ struct Node {
     }
 };
 
-std::int64_t sum(const std::vector<std::int64_t> &v)
-{
-    return std::accumulate(v.begin(), v.end(), std::int64_t(0));
-}
+std::int64_t sum(const std::vector<std::int64_t> &v) { return std::accumulate(v.begin(), v.end(), std::int64_t(0)); }
 
 // Relative spread (max - min) / max of the continuous finish times of the PUs with work.
 double finish_spread(const Node &node, const PlbhacSolution &s)
@@ -140,8 +134,8 @@ TEST(PlbhacSolve, NonlinearCurvesEqualiseFinishTimes)
     // A mix of the curve shapes PLB-HAC fits, each with a latency, some with a separate
     // transfer curve G_p (which must be added to F_p).
     Node node;
-    node.add(new Quadratic(2e-3, 1e-6, 1e-12));                      // CPU, superlinear
-    node.add(new XLogX(5e-3, 2e-8), new Quadratic(1e-3, 1e-7, 0));   // GPU + PCIe transfer
+    node.add(new Quadratic(2e-3, 1e-6, 1e-12));                     // CPU, superlinear
+    node.add(new XLogX(5e-3, 2e-8), new Quadratic(1e-3, 1e-7, 0));  // GPU + PCIe transfer
     node.add(new Quadratic(1e-2, 2e-7, 3e-13), new Quadratic(4e-3, 2e-7, 0));
     node.add(new XLogX(1e-3, 1e-7));
     const std::int64_t W = 2000000;
@@ -154,8 +148,7 @@ TEST(PlbhacSolve, NonlinearCurvesEqualiseFinishTimes)
         EXPECT_EQ(s.outcome[p], PlbhacOutcome::Active) << "PU " << p;
         EXPECT_GT(s.shares[p], 0.0);
         share_sum += s.shares[p];
-        EXPECT_NEAR(node.time(p, s.shares[p]), s.continuous_makespan_s,
-                    1e-6 * s.continuous_makespan_s) << "PU " << p;
+        EXPECT_NEAR(node.time(p, s.shares[p]), s.continuous_makespan_s, 1e-6 * s.continuous_makespan_s) << "PU " << p;
     }
     EXPECT_NEAR(share_sum, W, 1e-9 * W);
     EXPECT_LT(finish_spread(node, s), 1e-6);
@@ -212,8 +205,7 @@ TEST(PlbhacSolve, PuWhoseLatencyExceedsTheOthersMakespanIsLeftOut)
     EXPECT_EQ(s.finish_s[3], 0.0);
     EXPECT_EQ(s.nlp_solves, 2);  // once with it, once without
     EXPECT_EQ(sum(s.blocks), W);
-    EXPECT_NEAR(s.continuous_makespan_s, ref.continuous_makespan_s,
-                1e-7 * ref.continuous_makespan_s);
+    EXPECT_NEAR(s.continuous_makespan_s, ref.continuous_makespan_s, 1e-7 * ref.continuous_makespan_s);
     EXPECT_LT(s.continuous_makespan_s, 2.0);
     for (std::size_t p = 0; p < 3; ++p)
         EXPECT_LE(std::llabs(s.blocks[p] - ref.blocks[p]), 1) << "PU " << p;
@@ -240,8 +232,7 @@ TEST(PlbhacSolve, RoundingToGranuleKeepsTheSumExact)
     node.add(new Quadratic(0, 3e-6, 1e-13));
     PlbhacSolveOptions opt;
     opt.granule = 64;
-    for (std::int64_t W : {std::int64_t(64), std::int64_t(1000003), std::int64_t(640000),
-                           std::int64_t(100)}) {
+    for (std::int64_t W : {std::int64_t(64), std::int64_t(1000003), std::int64_t(640000), std::int64_t(100)}) {
         const PlbhacSolution s = hetpu::plbhac_solve(node.pus, W, opt);
         EXPECT_EQ(sum(s.blocks), W) << "W = " << W;
         int off_granule = 0;
@@ -259,17 +250,13 @@ TEST(PlbhacSolve, RoundingToGranuleKeepsTheSumExact)
 TEST(PlbhacRounding, LargestRemainderHandsOutTheMissingGranules)
 {
     // Floors 3+3+3 = 9 of 10: the missing unit goes to the largest fraction (0.5).
-    EXPECT_EQ(hetpu::round_to_granule({3.5, 3.3, 3.2}, 10, 1),
-              (std::vector<std::int64_t>{4, 3, 3}));
+    EXPECT_EQ(hetpu::round_to_granule({3.5, 3.3, 3.2}, 10, 1), (std::vector<std::int64_t>{4, 3, 3}));
     // Two missing units: the two largest fractions.
-    EXPECT_EQ(hetpu::round_to_granule({2.6, 2.7, 4.7}, 10, 1),
-              (std::vector<std::int64_t>{2, 3, 5}));
+    EXPECT_EQ(hetpu::round_to_granule({2.6, 2.7, 4.7}, 10, 1), (std::vector<std::int64_t>{2, 3, 5}));
     // Granule 10, W = 101: 10 granules by largest remainder, the tail (1) to the largest.
-    EXPECT_EQ(hetpu::round_to_granule({30.0, 71.0}, 101, 10),
-              (std::vector<std::int64_t>{30, 71}));
+    EXPECT_EQ(hetpu::round_to_granule({30.0, 71.0}, 101, 10), (std::vector<std::int64_t>{30, 71}));
     // A zero share stays zero even when it would tie on fractional part.
-    EXPECT_EQ(hetpu::round_to_granule({0.0, 5.5, 4.5}, 10, 1),
-              (std::vector<std::int64_t>{0, 6, 4}));
+    EXPECT_EQ(hetpu::round_to_granule({0.0, 5.5, 4.5}, 10, 1), (std::vector<std::int64_t>{0, 6, 4}));
     // W below one granule: everything is tail, to the largest share.
     EXPECT_EQ(hetpu::round_to_granule({1.0, 2.0}, 3, 8), (std::vector<std::int64_t>{0, 3}));
     EXPECT_THROW(hetpu::round_to_granule({1.0}, 1, 0), std::invalid_argument);
@@ -378,8 +365,7 @@ TEST(PlbhacSolve, IpoptFailureIsAnErrorNotGarbage)
         hetpu::plbhac_solve(ok.pus, 1000000, opt);
         FAIL() << "expected PlbhacSolveError";
     } catch (const hetpu::PlbhacSolveError &e) {
-        EXPECT_NE(std::string(e.what()).find("Maximum_Iterations_Exceeded"), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find("Maximum_Iterations_Exceeded"), std::string::npos) << e.what();
     }
 }
 
@@ -476,4 +462,3 @@ TEST(PlbhacSolve, AQueueLongerThanTheWholeJobDoesNotStallIpopt)
     EXPECT_LT(hi - lo, 0.01) << "the others still end together";
     EXPECT_LT(s.makespan_s, 3.4);
 }
-

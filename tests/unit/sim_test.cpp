@@ -67,9 +67,9 @@ TEST(SimScenario, RejectsBadInputNamingTheField)
     EXPECT_NE(expect_error(R"({"workload": 10, "granule": 20, "units": [{"name": "u", "profile": [[1, 1]]}]})")
                   .find("granule"),
               std::string::npos);
-    EXPECT_NE(expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "noise": -1}]})")
-                  .find("noise"),
-              std::string::npos);
+    EXPECT_NE(
+        expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "noise": -1}]})").find("noise"),
+        std::string::npos);
 }
 
 TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)
@@ -94,7 +94,8 @@ TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)
 
 TEST(SimOptimum, ProportionalSplitForLinearUnits)
 {
-    std::vector<SimulatedUnit> units{SimulatedUnit(linear_unit("slow", 0.003)), SimulatedUnit(linear_unit("fast", 0.001))};
+    std::vector<SimulatedUnit> units{SimulatedUnit(linear_unit("slow", 0.003)),
+                                     SimulatedUnit(linear_unit("fast", 0.001))};
     StaticDistribution d = optimum_distribution(units, 4000, 1);
     ASSERT_EQ(d.blocks.size(), 2u);
     EXPECT_EQ(d.blocks[0] + d.blocks[1], 4000u);

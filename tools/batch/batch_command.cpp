@@ -91,7 +91,9 @@ int batch_command(int argc, char **argv)
     try {
         results = run_batch(
             commands, options,
-            [&](const JobResult &r) { std::fprintf(stderr, "hetpu batch: [start %zu/%zu] %s\n", r.index + 1, total, r.command.c_str()); },
+            [&](const JobResult &r) {
+                std::fprintf(stderr, "hetpu batch: [start %zu/%zu] %s\n", r.index + 1, total, r.command.c_str());
+            },
             [&](const JobResult &r) {
                 ++ended;
                 std::fprintf(stderr, "hetpu batch: [%zu/%zu done] job %zu %s after %.2f s (exit %d%s)\n", ended, total,
@@ -110,11 +112,16 @@ int batch_command(int argc, char **argv)
     std::printf("makespan %.2f s, throughput %.3f jobs/min, mean turnaround %.2f s\n", s.makespan_s,
                 s.throughput_jobs_per_min, s.mean_turnaround_s);
     if (json.is_open()) {
-        nlohmann::json j = {{"summary", true},        {"jobs", s.jobs},
-                            {"workers", workers},     {"timeout_s", timeout_s},
-                            {"ok", s.ok},             {"failed", s.failed},
-                            {"timed_out", s.timed_out}, {"crashed", s.crashed},
-                            {"makespan_s", s.makespan_s}, {"throughput_jobs_per_min", s.throughput_jobs_per_min},
+        nlohmann::json j = {{"summary", true},
+                            {"jobs", s.jobs},
+                            {"workers", workers},
+                            {"timeout_s", timeout_s},
+                            {"ok", s.ok},
+                            {"failed", s.failed},
+                            {"timed_out", s.timed_out},
+                            {"crashed", s.crashed},
+                            {"makespan_s", s.makespan_s},
+                            {"throughput_jobs_per_min", s.throughput_jobs_per_min},
                             {"mean_turnaround_s", s.mean_turnaround_s}};
         if (!label.empty())
             j["label"] = label;

@@ -17,9 +17,9 @@
 namespace hetpu::batch {
 
 struct JobResult {
-    size_t index = 0;        // line order among the jobs (0-based)
+    size_t index = 0;  // line order among the jobs (0-based)
     std::string command;
-    double start_s = 0;      // since the batch started
+    double start_s = 0;  // since the batch started
     double end_s = 0;
     int exit_status = -1;    // the shell's exit status; -1 when it ended by a signal
     int signal = 0;          // the signal that ended it (0: none)
@@ -30,8 +30,8 @@ struct JobResult {
 
 struct BatchOptions {
     unsigned workers = 1;
-    double timeout_s = 0;  // 0: none
-    std::string log_dir;   // non-empty: job i's stdout and stderr go to DIR/job-<i>.out / .err
+    double timeout_s = 0;     // 0: none
+    std::string log_dir;      // non-empty: job i's stdout and stderr go to DIR/job-<i>.out / .err
     bool quiet_jobs = false;  // no log dir: send the jobs' output to /dev/null instead of ours
 };
 

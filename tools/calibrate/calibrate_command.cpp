@@ -47,14 +47,16 @@ struct starpu_sched_policy calibrate_policy =
 
 energy::WorkerType energy_type(enum starpu_worker_archtype t)
 {
-    return t == STARPU_CUDA_WORKER ? energy::WorkerType::cuda
+    return t == STARPU_CUDA_WORKER     ? energy::WorkerType::cuda
            : t == STARPU_OPENCL_WORKER ? energy::WorkerType::opencl
                                        : energy::WorkerType::cpu;
 }
 
 WorkerKind kind_of(enum starpu_worker_archtype t)
 {
-    return t == STARPU_CUDA_WORKER ? WorkerKind::Cuda : t == STARPU_OPENCL_WORKER ? WorkerKind::OpenCL : WorkerKind::Cpu;
+    return t == STARPU_CUDA_WORKER     ? WorkerKind::Cuda
+           : t == STARPU_OPENCL_WORKER ? WorkerKind::OpenCL
+                                       : WorkerKind::Cpu;
 }
 
 // One repetition of the app with `total` elements; fills the runner's report.
@@ -118,9 +120,9 @@ double idle_power(energy::EnergySource &src, energy::Device d)
 
 int run_calibration(const Options &options)
 {
-    const std::string path =
-        options.output.empty() ? profile_path(hetpu_home([](const char *n) { return std::getenv(n); }), options.app)
-                               : options.output;
+    const std::string path = options.output.empty()
+                                 ? profile_path(hetpu_home([](const char *n) { return std::getenv(n); }), options.app)
+                                 : options.output;
     if (path.empty()) {
         std::fprintf(stderr, "hetpu calibrate: set HETPU_HOME (or HOME) or give --output FILE.csv\n");
         return 1;
@@ -151,13 +153,13 @@ int run_calibration(const Options &options)
             continue;
         if (src->measured()) {
             idle_w[static_cast<int>(d)] = idle_power(*src, d);
-            std::printf("energy: %s device measured by %s (idle %.1f W)\n", energy::device_name(d),
-                        src->name().c_str(), idle_w[static_cast<int>(d)]);
+            std::printf("energy: %s device measured by %s (idle %.1f W)\n", energy::device_name(d), src->name().c_str(),
+                        idle_w[static_cast<int>(d)]);
         } else {
             std::printf("energy: %s device: no sensor, using the model source (estimates from busy time: "
                         "CPU core %.1f W active / %.1f W idle, OpenCL %.1f / %.1f W, CUDA %.1f / %.1f W)\n",
-                        energy::device_name(d), model.cpu_core.active_w, model.cpu_core.idle_w,
-                        model.opencl.active_w, model.opencl.idle_w, model.cuda.active_w, model.cuda.idle_w);
+                        energy::device_name(d), model.cpu_core.active_w, model.cpu_core.idle_w, model.opencl.active_w,
+                        model.opencl.idle_w, model.cuda.active_w, model.cuda.idle_w);
         }
     }
 
@@ -201,8 +203,8 @@ int run_calibration(const Options &options)
                 if (names.empty()) {
                     std::vector<PlannerWorker> workers;
                     for (unsigned i = 0; i < report.nworkers; ++i) {
-                        workers.push_back({report.workers[i].workerid, kind_of(report.workers[i].type),
-                                           report.workers[i].name});
+                        workers.push_back(
+                            {report.workers[i].workerid, kind_of(report.workers[i].type), report.workers[i].name});
                         types.push_back(energy_type(report.workers[i].type));
                     }
                     names = processor_names(workers);
@@ -230,7 +232,8 @@ int run_calibration(const Options &options)
                 runs.push_back({types[i], report.workers[i].busy_s});
             }
             if (!ok) {
-                std::fprintf(stderr, "hetpu calibrate: internal error: a worker did not get exactly one block of %llu\n",
+                std::fprintf(stderr,
+                             "hetpu calibrate: internal error: a worker did not get exactly one block of %llu\n",
                              static_cast<unsigned long long>(x));
                 return 1;
             }
@@ -239,7 +242,8 @@ int run_calibration(const Options &options)
                 if (energy::EnergySource *src = energy.for_device(d))
                     readings.push_back({d, src->name(), src->measured(), before[static_cast<int>(d)], src->joules(d),
                                         idle_w[static_cast<int>(d)]});
-            const std::vector<ProcessorEnergy> e = attribute_repetition_energy(runs, readings, elapsed, model, ocl_on_cpu);
+            const std::vector<ProcessorEnergy> e =
+                attribute_repetition_energy(runs, readings, elapsed, model, ocl_on_cpu);
             for (std::size_t i = 0; i < names.size(); ++i) {
                 pt.times[i].add(runs[i].busy_s);
                 pt.energies[i].add(e[i].dynamic_j);

@@ -16,7 +16,6 @@
 
 namespace hetpu::calibrate {
 
-
 uint64_t default_dim(const std::string &app) { return app == "fft2d" ? 1024 : 512; }
 
 std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
@@ -36,8 +35,8 @@ std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
         const std::size_t c2 = item.find(':', c1 + 1);
         uint64_t from = 0, to = 0, step = 0;
         if (c2 == std::string::npos || !cli::parse_whole_number(item.substr(0, c1), from) ||
-            !cli::parse_whole_number(item.substr(c1 + 1, c2 - c1 - 1), to) || !cli::parse_whole_number(item.substr(c2 + 1), step) || from == 0 ||
-            step == 0 || to < from)
+            !cli::parse_whole_number(item.substr(c1 + 1, c2 - c1 - 1), to) ||
+            !cli::parse_whole_number(item.substr(c2 + 1), step) || from == 0 || step == 0 || to < from)
             return "size range '" + item + "' is not FROM:TO:STEP with 0 < FROM <= TO and STEP > 0";
         if ((to - from) / step >= 10000)
             return "size range '" + item + "' has more than 10000 sizes";
@@ -109,8 +108,9 @@ void describe_options(CLI::App &app, Options &o)
         ->capture_default_str()
         ->type_name("WATTS")
         ->check(CLI::PositiveNumber);
-    app.add_option("--cores-per-socket", o.cores_per_socket, "the model source's cores per socket (default: the "
-                                                             "machine's)")
+    app.add_option("--cores-per-socket", o.cores_per_socket,
+                   "the model source's cores per socket (default: the "
+                   "machine's)")
         ->check(CLI::Range(1, 4096));
     app.add_option("--gpu-tdp", o.gpu_tdp_w, "the model source's GPU TDP, used where no sensor (NVML) exists")
         ->capture_default_str()

@@ -15,10 +15,10 @@ struct Options {
     std::vector<uint64_t> sizes;  // elements per processor, ascending, distinct
     uint64_t dim = 0;             // matmul: m = k; fft2d: row length N; 0: the app's default
     RepetitionRule rule;
-    double max_seconds = 60;      // per size: stop repeating once the processors were busy this long
-    std::string output;           // CSV path; "": $HETPU_HOME/profiles/<app>.csv
-    double cpu_tdp_w = 100;       // the model source's figures (used when no sensor exists)
-    int cores_per_socket = 0;     // 0: the machine's
+    double max_seconds = 60;   // per size: stop repeating once the processors were busy this long
+    std::string output;        // CSV path; "": $HETPU_HOME/profiles/<app>.csv
+    double cpu_tdp_w = 100;    // the model source's figures (used when no sensor exists)
+    int cores_per_socket = 0;  // 0: the machine's
     double gpu_tdp_w = 250;
     bool help = false;
 };

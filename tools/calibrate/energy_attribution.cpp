@@ -6,8 +6,8 @@
 namespace hetpu::calibrate {
 
 std::vector<ProcessorEnergy> attribute_repetition_energy(const std::vector<ProcessorRun> &runs,
-                                              const std::vector<DeviceReading> &readings, double elapsed_s,
-                                              const energy::PowerModel &model, bool opencl_on_cpu)
+                                                         const std::vector<DeviceReading> &readings, double elapsed_s,
+                                                         const energy::PowerModel &model, bool opencl_on_cpu)
 {
     std::vector<ProcessorEnergy> out(runs.size(), ProcessorEnergy{0, "none"});
     for (const DeviceReading &r : readings) {
@@ -25,8 +25,8 @@ std::vector<ProcessorEnergy> attribute_repetition_energy(const std::vector<Proce
             }
             continue;
         }
-        const double dynamic = std::max(
-            0.0, energy::dynamic_joules(r.joules_before, r.joules_after, r.idle_w, elapsed_s));
+        const double dynamic =
+            std::max(0.0, energy::dynamic_joules(r.joules_before, r.joules_after, r.idle_w, elapsed_s));
         for (std::size_t i : on_device)
             out[i] = {energy::busy_share(dynamic, runs[i].busy_s, busy_total), r.source};
     }

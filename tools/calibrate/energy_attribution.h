@@ -21,10 +21,10 @@ namespace hetpu::calibrate {
 
 struct DeviceReading {
     energy::Device device = energy::Device::cpu;
-    std::string source;       // "rapl", "nvml", "model", ...
-    bool measured = false;    // a sensor
+    std::string source;     // "rapl", "nvml", "model", ...
+    bool measured = false;  // a sensor
     double joules_before = 0, joules_after = 0;
-    double idle_w = 0;        // sensors: the device's idle power, measured before calibrating
+    double idle_w = 0;  // sensors: the device's idle power, measured before calibrating
 };
 
 struct ProcessorRun {
@@ -41,7 +41,7 @@ struct ProcessorEnergy {
 // A processor whose device has no reading gets 0 J and source "none". Negative sensor
 // figures (noise on an idle-dominated interval) are clamped to 0.
 std::vector<ProcessorEnergy> attribute_repetition_energy(const std::vector<ProcessorRun> &runs,
-                                              const std::vector<DeviceReading> &readings, double elapsed_s,
-                                              const energy::PowerModel &model, bool opencl_on_cpu);
+                                                         const std::vector<DeviceReading> &readings, double elapsed_s,
+                                                         const energy::PowerModel &model, bool opencl_on_cpu);
 
 }  // namespace hetpu::calibrate

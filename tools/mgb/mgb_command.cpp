@@ -96,10 +96,7 @@ std::string device_key(const Ledger &ledger, unsigned d)
     return fixed_string(ledger.devices[d].key, sizeof ledger.devices[d].key);
 }
 
-double percent(uint64_t part, uint64_t whole)
-{
-    return whole ? 100.0 * double(part) / double(whole) : 0.0;
-}
+double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * double(part) / double(whole) : 0.0; }
 
 nlohmann::ordered_json status_json(const std::string &name, const Ledger &ledger)
 {
@@ -133,10 +130,8 @@ nlohmann::ordered_json status_json(const std::string &name, const Ledger &ledger
         jp["waiting"] = v.waiting;
         jp["devices"] = nlohmann::ordered_json::array();
         for (const auto &[d, s] : v.shares)
-            jp["devices"].push_back({{"key", device_key(ledger, d)},
-                                     {"reserved_bytes", s.bytes},
-                                     {"warps", s.warps},
-                                     {"tasks", s.grants}});
+            jp["devices"].push_back(
+                {{"key", device_key(ledger, d)}, {"reserved_bytes", s.bytes}, {"warps", s.warps}, {"tasks", s.grants}});
         j["processes"].push_back(jp);
     }
     return j;
@@ -218,7 +213,9 @@ int status(const std::string &name, bool json)
         return 1;
     }
     if (json)
-        std::printf("%s\n", status_json(name, *snapshot).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
+        std::printf(
+            "%s\n",
+            status_json(name, *snapshot).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
     else
         print_status_text(name, *snapshot);
     return 0;

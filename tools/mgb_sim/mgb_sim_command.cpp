@@ -37,9 +37,10 @@ void print_summary(const SimResult &r, double wall_s)
                 static_cast<unsigned long long>(r.events), wall_s);
     for (size_t d = 0; d < r.gpus.size(); ++d) {
         const GpuRecord &g = r.gpus[d];
-        std::printf("  gpu%-2zu %-6s busy %5.1f%%  jobs %3u (at most %u at once)  peak memory %.2f GiB (reserved %.2f GiB)\n",
-                    d, g.name.c_str(), r.makespan_s > 0 ? 100.0 * g.busy_s / r.makespan_s : 0.0, g.jobs, g.peak_jobs,
-                    g.peak_allocated_bytes / kGiB, g.peak_reserved_bytes / kGiB);
+        std::printf(
+            "  gpu%-2zu %-6s busy %5.1f%%  jobs %3u (at most %u at once)  peak memory %.2f GiB (reserved %.2f GiB)\n",
+            d, g.name.c_str(), r.makespan_s > 0 ? 100.0 * g.busy_s / r.makespan_s : 0.0, g.jobs, g.peak_jobs,
+            g.peak_allocated_bytes / kGiB, g.peak_reserved_bytes / kGiB);
     }
 }
 
@@ -118,7 +119,8 @@ int mgb_sim_command(int argc, char **argv)
     for (const std::string &name : split_commas(policies)) {
         Policy p;
         if (!parse_policy(name, p)) {
-            std::fprintf(stderr, "hetpu mgb-sim: unknown policy '%s' (sa, cg, mgb, mgb-exact, schedgpu)\n", name.c_str());
+            std::fprintf(stderr, "hetpu mgb-sim: unknown policy '%s' (sa, cg, mgb, mgb-exact, schedgpu)\n",
+                         name.c_str());
             return 2;
         }
         runs.push_back(p);

@@ -130,7 +130,8 @@ mgb::GpuSpec parse_gpu(const json &g, const std::string &where)
         return nullptr;
     };
     if (const json *v = field("memory_gib"))
-        spec.memory_bytes = uint64_t(std::llround(positive(*v, where + ".memory_gib", "device memory in GiB, e.g. 16") * kGiB));
+        spec.memory_bytes =
+            uint64_t(std::llround(positive(*v, where + ".memory_gib", "device memory in GiB, e.g. 16") * kGiB));
     if (const json *v = field("sms"))
         spec.sms = count(*v, where + ".sms", 1, mgb::kMaxSms, "streaming multiprocessors, e.g. 80 for a V100");
     if (const json *v = field("max_warps_per_sm"))
@@ -139,7 +140,8 @@ mgb::GpuSpec parse_gpu(const json &g, const std::string &where)
         spec.max_blocks_per_sm = count(*v, where + ".max_blocks_per_sm", 1, 255, "32 on Volta, Ampere and Hopper");
     if (g.contains("shared_mem_per_sm_kib"))
         spec.shared_mem_per_sm = uint32_t(std::llround(
-            non_negative(g.at("shared_mem_per_sm_kib"), where + ".shared_mem_per_sm_kib", "KiB, 0: not limiting") * 1024));
+            non_negative(g.at("shared_mem_per_sm_kib"), where + ".shared_mem_per_sm_kib", "KiB, 0: not limiting") *
+            1024));
     if (g.contains("warp_size"))
         spec.warp_size = count(g.at("warp_size"), where + ".warp_size", 1, 1024, "32 on NVIDIA GPUs");
     if (std::string why = mgb::spec_problem(spec); !why.empty())
@@ -151,7 +153,8 @@ KernelSpec parse_kernel(const json &k, const std::string &where)
 {
     if (!k.is_object())
         fail(where, "must be an object", R"(write e.g. {"blocks": 1000, "threads_per_block": 128, "seconds": 2.0})");
-    check_keys(k, where, {"name", "blocks", "threads_per_block", "shared_mem_per_block", "seconds", "host_seconds", "repeat"});
+    check_keys(k, where,
+               {"name", "blocks", "threads_per_block", "shared_mem_per_block", "seconds", "host_seconds", "repeat"});
     KernelSpec out;
     out.blocks = count(need(k, where, "blocks", "the kernel's grid size in thread blocks"), where + ".blocks", 1,
                        std::numeric_limits<uint32_t>::max(), "the kernel's grid size in thread blocks");
@@ -163,7 +166,8 @@ KernelSpec parse_kernel(const json &k, const std::string &where)
     out.seconds = positive(need(k, where, "seconds", "the kernel's standalone run time in seconds"), where + ".seconds",
                            "the kernel's standalone run time in seconds");
     if (k.contains("host_seconds"))
-        out.host_seconds = non_negative(k.at("host_seconds"), where + ".host_seconds", "host seconds after each launch");
+        out.host_seconds =
+            non_negative(k.at("host_seconds"), where + ".host_seconds", "host seconds after each launch");
     if (k.contains("repeat"))
         out.repeat = count(k.at("repeat"), where + ".repeat", 1, 1000000, "launches in a row, at least 1");
     return out;
@@ -184,30 +188,32 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
     check_keys(root, "(top level)", {"gpus", "workers", "jobs", "noise", "interference", "comment"});
 
     MgbScenario s;
-    const json &gpus = need(root, "(top level)", "gpus", R"(list the devices, e.g. "gpus": [{"preset": "V100", "count": 4}])");
+    const json &gpus =
+        need(root, "(top level)", "gpus", R"(list the devices, e.g. "gpus": [{"preset": "V100", "count": 4}])");
     if (!gpus.is_array() || gpus.empty())
         fail("gpus", "must be a non-empty array", R"(e.g. [{"preset": "V100", "count": 4}])");
     for (size_t i = 0; i < gpus.size(); ++i) {
         const std::string where = "gpus[" + std::to_string(i) + "]";
         const mgb::GpuSpec spec = parse_gpu(gpus[i], where);
-        const uint32_t n = gpus[i].contains("count")
-                               ? count(gpus[i].at("count"), where + ".count", 1, mgb::kMaxDevices, "how many such devices")
-                               : 1;
+        const uint32_t n = gpus[i].contains("count") ? count(gpus[i].at("count"), where + ".count", 1, mgb::kMaxDevices,
+                                                             "how many such devices")
+                                                     : 1;
         for (uint32_t c = 0; c < n; ++c)
             s.gpus.push_back(spec);
     }
     if (s.gpus.size() > mgb::kMaxDevices)
         fail("gpus", std::to_string(s.gpus.size()) + " devices in all", "at most " + std::to_string(mgb::kMaxDevices));
 
-    s.workers = count(need(root, "(top level)", "workers", "the number of concurrent jobs, e.g. 16"), "workers", 1, 4096,
-                      "the number of concurrent jobs, e.g. 16");
+    s.workers = count(need(root, "(top level)", "workers", "the number of concurrent jobs, e.g. 16"), "workers", 1,
+                      4096, "the number of concurrent jobs, e.g. 16");
     if (root.contains("noise")) {
         s.noise = non_negative(root.at("noise"), "noise", "a relative spread below 1, e.g. 0.05");
         if (s.noise >= 1)
             fail("noise", "must be below 1 (got " + shown(root.at("noise")) + ")", "a relative spread, e.g. 0.05");
     }
     if (root.contains("interference"))
-        s.interference = non_negative(root.at("interference"), "interference", "the co-location slowdown factor, e.g. 0.05");
+        s.interference =
+            non_negative(root.at("interference"), "interference", "the co-location slowdown factor, e.g. 0.05");
 
     const json &jobs = need(root, "(top level)", "jobs", "list the batch's jobs");
     if (!jobs.is_array() || jobs.empty())
@@ -219,18 +225,22 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
             fail(where, "must be an object", R"(write e.g. {"name": "bfs", "memory_gib": 2, "kernels": [...]})");
         check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat"});
         JobSpec job;
-        job.name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>() : "job" + std::to_string(i);
-        job.memory_bytes = uint64_t(std::llround(
-            positive(need(j, where, "memory_gib", "the job's device memory in GiB"), where + ".memory_gib", "the job's device memory in GiB") *
-            kGiB));
+        job.name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>()
+                                                                  : "job" + std::to_string(i);
+        job.memory_bytes =
+            uint64_t(std::llround(positive(need(j, where, "memory_gib", "the job's device memory in GiB"),
+                                           where + ".memory_gib", "the job's device memory in GiB") *
+                                  kGiB));
         if (j.contains("cpu_seconds"))
-            job.cpu_seconds = non_negative(j.at("cpu_seconds"), where + ".cpu_seconds", "host seconds before the GPU part");
+            job.cpu_seconds =
+                non_negative(j.at("cpu_seconds"), where + ".cpu_seconds", "host seconds before the GPU part");
         const json &kernels = need(j, where, "kernels", "list the job's kernels (at least one)");
         if (!kernels.is_array() || kernels.empty())
             fail(where + ".kernels", "must be a non-empty array", "list the job's kernels (at least one)");
         for (size_t k = 0; k < kernels.size(); ++k)
             job.kernels.push_back(parse_kernel(kernels[k], where + ".kernels[" + std::to_string(k) + "]"));
-        const uint32_t repeat = j.contains("repeat") ? count(j.at("repeat"), where + ".repeat", 1, kMaxJobs, "copies of this job") : 1;
+        const uint32_t repeat =
+            j.contains("repeat") ? count(j.at("repeat"), where + ".repeat", 1, kMaxJobs, "copies of this job") : 1;
         if (s.jobs.size() + repeat > kMaxJobs)
             fail(where + ".repeat", "more than " + std::to_string(kMaxJobs) + " jobs in all", "split the batch");
         for (uint32_t r = 0; r < repeat; ++r)

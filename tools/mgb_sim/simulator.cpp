@@ -28,13 +28,13 @@ struct Live {
     double phase_end = 0;  // Cpu, Host
     int device = -1;
     uint64_t grant = 0;
-    size_t kernel = 0;     // index into JobSpec::kernels
-    uint32_t launch = 0;   // within that kernel's repeat
-    double standalone = 0; // this launch's standalone seconds
-    double remaining = 0;  // standalone seconds still to run
+    size_t kernel = 0;      // index into JobSpec::kernels
+    uint32_t launch = 0;    // within that kernel's repeat
+    double standalone = 0;  // this launch's standalone seconds
+    double remaining = 0;   // standalone seconds still to run
     double launch_start = 0;
-    uint64_t warps = 0;    // this launch's resident footprint
-    double rate = 0;       // recomputed before every event
+    uint64_t warps = 0;  // this launch's resident footprint
+    double rate = 0;     // recomputed before every event
     double asked_s = 0;
     double cpu_factor = 1, gpu_factor = 1;
     double slowdown_sum = 0;  // sum of (elapsed / standalone - 1) over its launches
@@ -79,7 +79,8 @@ double draw_factor(std::mt19937_64 &rng, double spread)
 
 class Simulation {
 public:
-    Simulation(const MgbScenario &s, const SimOptions &o) : s_(s), o_(o), ledger_(std::make_unique<Ledger>()), live_(s.jobs.size())
+    Simulation(const MgbScenario &s, const SimOptions &o)
+        : s_(s), o_(o), ledger_(std::make_unique<Ledger>()), live_(s.jobs.size())
     {
         mgb::ledger_init(*ledger_);
         for (size_t d = 0; d < s.gpus.size(); ++d)
@@ -108,7 +109,10 @@ public:
         // schedGPU (Reaño et al., as the MGB paper describes it): memory is the only criterion
         // and every job goes to one device. That is Alg. 3's memory test with device 0 the
         // only one allowed: the Ledger does it as is.
-        case Policy::SchedGpu: algorithm_ = Algorithm::LeastWarps; allowed_ = 1u; break;
+        case Policy::SchedGpu:
+            algorithm_ = Algorithm::LeastWarps;
+            allowed_ = 1u;
+            break;
         }
     }
 
@@ -217,11 +221,8 @@ private:
                 next_launch(j);
             }
             break;
-        case Phase::Host:
-            next_launch(j);
-            break;
-        default:
-            break;  // Queued, Waiting and Done jobs have no timed event
+        case Phase::Host: next_launch(j); break;
+        default: break;  // Queued, Waiting and Done jobs have no timed event
         }
     }
 

@@ -59,24 +59,24 @@ struct SimOptions {
 
 struct JobRecord {
     std::string name;
-    int device = -1;           // -1: never placed
-    double start_s = 0;        // taken by a worker
-    double granted_s = -1;     // device granted (-1: never)
-    double end_s = 0;          // finished, crashed or rejected
-    double gpu_wait_s = 0;     // from asking for a device to being granted one
+    int device = -1;        // -1: never placed
+    double start_s = 0;     // taken by a worker
+    double granted_s = -1;  // device granted (-1: never)
+    double end_s = 0;       // finished, crashed or rejected
+    double gpu_wait_s = 0;  // from asking for a device to being granted one
     bool completed = false;
     bool crashed = false;
     bool rejected = false;
-    unsigned kernels = 0;          // launches run to completion
+    unsigned kernels = 0;            // launches run to completion
     double kernel_slowdown_pct = 0;  // mean over its launches: 100 * (elapsed / standalone - 1)
 };
 
 struct GpuRecord {
     std::string name;
-    double busy_s = 0;                // time with at least one kernel running
+    double busy_s = 0;                  // time with at least one kernel running
     uint64_t peak_allocated_bytes = 0;  // live jobs' memory (never above capacity: a job that would go past crashes)
     uint64_t peak_reserved_bytes = 0;   // what the Ledger granted (a memory-blind policy may go past capacity)
-    unsigned jobs = 0;                // jobs granted this device (crashed ones included)
+    unsigned jobs = 0;                  // jobs granted this device (crashed ones included)
     unsigned peak_jobs = 0;
 };
 

@@ -67,8 +67,8 @@ int list(const std::string &home, bool json)
     std::printf("%-20s %-16s %5s  %-19s  %s\n", "job", "host", "runs", "saved", "workers");
     for (const auto &e : entries) {
         if (e.file)
-            std::printf("%-20s %-16s %5u  %-19s  %s\n", e.file->key.job.c_str(), e.file->key.host.c_str(),
-                        e.file->runs, when(e.file->saved_unix_s).c_str(), workers_text(e.file->key).c_str());
+            std::printf("%-20s %-16s %5u  %-19s  %s\n", e.file->key.job.c_str(), e.file->key.host.c_str(), e.file->runs,
+                        when(e.file->saved_unix_s).c_str(), workers_text(e.file->key).c_str());
         else
             std::printf("%-20s (unreadable: %s)\n", std::filesystem::path(e.path).filename().c_str(), e.error.c_str());
     }
@@ -85,16 +85,17 @@ int show(const std::string &home, const std::string &job, bool json)
         ++found;
         const PlbhacModelFile &f = *e.file;
         if (json) {
-            nlohmann::json o{{"path", e.path}, {"job", f.key.job}, {"host", f.key.host}, {"runs", f.runs},
-                             {"workers", f.key.workers}, {"pus", nlohmann::json::array()}};
+            nlohmann::json o{{"path", e.path}, {"job", f.key.job},         {"host", f.key.host},
+                             {"runs", f.runs}, {"workers", f.key.workers}, {"pus", nlohmann::json::array()}};
             for (const auto &pu : f.memory.pus)
-                o["pus"].push_back({{"worker", pu.worker},
-                                    {"exec_points", pu.exec.points().size()},
-                                    {"size_lo", pu.size_lo},
-                                    {"size_hi", pu.size_hi},
-                                    {"exec_curve", pu.exec.describe()},
-                                    {"transfer_curve", pu.transfer.describe()},
-                                    {"seconds_at_size_hi", pu.exec.predict(pu.size_hi) + pu.transfer.predict(pu.size_hi)}});
+                o["pus"].push_back(
+                    {{"worker", pu.worker},
+                     {"exec_points", pu.exec.points().size()},
+                     {"size_lo", pu.size_lo},
+                     {"size_hi", pu.size_hi},
+                     {"exec_curve", pu.exec.describe()},
+                     {"transfer_curve", pu.transfer.describe()},
+                     {"seconds_at_size_hi", pu.exec.predict(pu.size_hi) + pu.transfer.predict(pu.size_hi)}});
             out.push_back(o);
             continue;
         }
@@ -152,7 +153,8 @@ int models_command(int argc, char **argv)
     app.require_subcommand(1);
     std::string home, job;
     bool json = false, all = false;
-    const std::string home_help = "models home (default: $HETPU_HOME, else $XDG_DATA_HOME/hetpu, else ~/.local/share/hetpu)";
+    const std::string home_help =
+        "models home (default: $HETPU_HOME, else $XDG_DATA_HOME/hetpu, else ~/.local/share/hetpu)";
     CLI::App *ls = app.add_subcommand("list", "one line per saved job, worker set and host");
     ls->add_option("--home", home, home_help);
     ls->add_flag("--json", json, "a JSON array instead of text");

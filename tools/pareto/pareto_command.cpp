@@ -65,8 +65,7 @@ void describe_options(CLI::App &app, Args &a)
                    "elements, energy_j dynamic energy in joules)")
         ->required()
         ->type_name("FILE.csv");
-    app.add_option("--workload", a.workload,
-                   "elements to distribute (a sum of one measured size, or 0, per processor)")
+    app.add_option("--workload", a.workload, "elements to distribute (a sum of one measured size, or 0, per processor)")
         ->required()
         ->type_name("N")
         ->check(CLI::Validator(
@@ -96,8 +95,7 @@ void describe_options(CLI::App &app, Args &a)
         ->check(CLI::Validator(
             [](std::string &v) -> std::string {
                 double w = 0;
-                return cli::parse_real(v, w) && w >= 0 ? ""
-                                                       : "needs a number of watts >= 0 (e.g. --base-power 90)";
+                return cli::parse_real(v, w) && w >= 0 ? "" : "needs a number of watts >= 0 (e.g. --base-power 90)";
             },
             ""));
     app.add_option_function<std::string>(
@@ -236,18 +234,17 @@ std::string render_table(const Result &r)
         row(std::to_string(i + 1), r.front[i]);
     row("LB", r.load_balanced.distribution);
     const FrontMetrics &m = r.metrics;
-    o << "\n" << m.front_size << " Pareto-optimal distributions (increasing energy); LB = load-balanced (time spread "
+    o << "\n"
+      << m.front_size << " Pareto-optimal distributions (increasing energy); LB = load-balanced (time spread "
       << fmt(r.load_balanced.spread_s) << " s)\n";
     o << "time-optimal:   " << fmt(m.t_opt_s) << " s, " << fmt(m.e_at_t_opt_j) << " J ("
       << pct(m.t_opt_energy_increase_pct) << " more energy than the energy optimum)\n";
-    o << "energy-optimal: " << fmt(m.t_at_e_opt_s) << " s, " << fmt(m.e_opt_j) << " J ("
-      << pct(m.e_opt_slowdown_pct) << " slower than the time optimum)\n";
-    o << "vs load-balanced (" << fmt(m.lb_time_s) << " s, " << fmt(m.lb_energy_j)
-      << " J): performance improvement " << pct(m.lb_time_improvement_pct) << ", energy saving "
-      << pct(m.lb_energy_saving_pct) << "\n";
+    o << "energy-optimal: " << fmt(m.t_at_e_opt_s) << " s, " << fmt(m.e_opt_j) << " J (" << pct(m.e_opt_slowdown_pct)
+      << " slower than the time optimum)\n";
+    o << "vs load-balanced (" << fmt(m.lb_time_s) << " s, " << fmt(m.lb_energy_j) << " J): performance improvement "
+      << pct(m.lb_time_improvement_pct) << ", energy saving " << pct(m.lb_energy_saving_pct) << "\n";
     o << "5% more energy than the optimum buys " << pct(m.time_gain_for_5pct_energy_pct)
-      << " performance; 5% more time than the optimum saves " << pct(m.energy_gain_for_5pct_time_pct)
-      << " energy\n";
+      << " performance; 5% more time than the optimum saves " << pct(m.energy_gain_for_5pct_time_pct) << " energy\n";
     return o.str();
 }
 
@@ -263,8 +260,8 @@ std::string plot_png(const Result &r, const std::string &png)
       << r.load_balanced.distribution.time_s << " " << energy_of(r.load_balanced.distribution, r.args.objective)
       << "\nEOD\n";
     s << "set title "
-      << gnuplot_quoted(base + ": workload " + std::to_string(r.args.workload) + ", " +
-                        std::to_string(r.front.size()) + " Pareto-optimal distributions")
+      << gnuplot_quoted(base + ": workload " + std::to_string(r.args.workload) + ", " + std::to_string(r.front.size()) +
+                        " Pareto-optimal distributions")
       << "\nset xlabel 'execution time (s)'\nset ylabel "
       << gnuplot_quoted(r.args.objective == EnergyObjective::Dynamic ? "dynamic energy (J)" : "total energy (J)")
       << "\nset grid\nset key top right\n";

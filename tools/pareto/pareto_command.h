@@ -18,7 +18,7 @@ struct Args {
     EnergyObjective objective = EnergyObjective::Dynamic;
     double base_power_w = 0;
     bool json = false;
-    std::string plot;  // PNG path, "" for none
+    std::string plot;                     // PNG path, "" for none
     std::vector<std::string> processors;  // --processors: the expected set, "" for any
     bool base_power_given = false;        // else htpopta takes P_S from the CSV
 };

@@ -76,8 +76,8 @@ UnitSpec parse_unit(const json &u, size_t index)
         fail(where, "missing \"name\"");
     spec.name = u["name"].get<std::string>();
     where += " (" + spec.name + ")";
-    spec.unit_class = u.contains("class") && u["class"].is_string() ? u["class"].get<std::string>()
-                                                                     : class_from_name(spec.name);
+    spec.unit_class =
+        u.contains("class") && u["class"].is_string() ? u["class"].get<std::string>() : class_from_name(spec.name);
     if (!u.contains("profile"))
         fail(where, "missing \"profile\" ([[elements, seconds], ...])");
     spec.profile = pairs(u["profile"], where + ".profile");

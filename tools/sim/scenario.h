@@ -24,11 +24,11 @@ struct UnitSpec {
     // Class used to aggregate statistics ("cpu", "gpu", ...): the "class" field, else the
     // part of the name after the last '.', without trailing digits ("A.gpu0" -> "gpu").
     std::string unit_class;
-    std::vector<std::pair<double, double>> profile;  // (elements, seconds), sizes increasing
-    double latency_s = 0;                            // transfer: latency ...
-    double per_element_s = 0;                        // ... plus seconds per element
-    double noise = 0;                                // relative standard deviation
-    std::vector<std::pair<double, double>> slowdown; // (simulated time, factor), times increasing
+    std::vector<std::pair<double, double>> profile;   // (elements, seconds), sizes increasing
+    double latency_s = 0;                             // transfer: latency ...
+    double per_element_s = 0;                         // ... plus seconds per element
+    double noise = 0;                                 // relative standard deviation
+    std::vector<std::pair<double, double>> slowdown;  // (simulated time, factor), times increasing
 };
 
 struct Scenario {

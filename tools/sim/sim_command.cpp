@@ -83,9 +83,9 @@ struct PlbhacFacts {
 
 std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const PlbhacFacts &plb)
 {
-    JsonRecord j = {{"tool", "hetpu sim"},         {"scenario", a.scenario},     {"policy", r.policy},
-                    {"seed", a.seed},                {"workload", s.workload},     {"makespan_s", r.makespan_s},
-                    {"blocks", r.blocks},            {"planning_s", r.planning_s}};
+    JsonRecord j = {{"tool", "hetpu sim"}, {"scenario", a.scenario},    {"policy", r.policy},
+                    {"seed", a.seed},      {"workload", s.workload},    {"makespan_s", r.makespan_s},
+                    {"blocks", r.blocks},  {"planning_s", r.planning_s}};
     if (plb.known) {
         j["training_s"] = plb.training_s;
         j["warm_started"] = plb.warm_started;
@@ -155,7 +155,8 @@ int sim_command(int argc, char **argv)
         uint64_t block = a.block ? a.block : scenario.x_init;
         BlockRules rules = block_rules(scenario);
         uint64_t fixed = 0;
-        if (std::string why = choose_fixed_block(rules, block, static_cast<unsigned>(units.size()), fixed); !why.empty()) {
+        if (std::string why = choose_fixed_block(rules, block, static_cast<unsigned>(units.size()), fixed);
+            !why.empty()) {
             std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
             return 2;
         }
@@ -165,13 +166,14 @@ int sim_command(int argc, char **argv)
     } else if (a.policy == "plb-hac") {
         PlbhacOptions options;
         options.x_init = scenario.x_init;
-        if (std::string why = plbhac_options_from_env(options, [](const char *n) { return std::getenv(n); }); !why.empty()) {
+        if (std::string why = plbhac_options_from_env(options, [](const char *n) { return std::getenv(n); });
+            !why.empty()) {
             std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
             return 2;
         }
         // Saved models: the same store and key shape as the StarPU glue (plbhac.cpp).
-        const PlbhacModelKey key = plbhac_model_key(std::filesystem::path(a.scenario).stem().string(), "sim",
-                                                    planner_workers(scenario));
+        const PlbhacModelKey key =
+            plbhac_model_key(std::filesystem::path(a.scenario).stem().string(), "sim", planner_workers(scenario));
         const std::string models_path = a.models.empty() ? "" : plbhac_model_path(a.models, key);
         unsigned runs = 0;
         if (!a.models.empty()) {
@@ -202,7 +204,9 @@ int sim_command(int argc, char **argv)
                 std::fprintf(stderr, "hetpu sim: cannot write the plan trace to '%s'\n", a.plan_trace.c_str());
                 return 1;
             }
-            planner.on_trace = [&plan_trace](const PlbhacTraceRecord &r) { plan_trace << plbhac_trace_json(r) << '\n'; };
+            planner.on_trace = [&plan_trace](const PlbhacTraceRecord &r) {
+                plan_trace << plbhac_trace_json(r) << '\n';
+            };
         }
         result = simulate(scenario, planner, {a.seed, a.planning_time});
         plb_facts = {true, planner.training_s(), planner.warm_started(), planner.solve_failures()};
@@ -213,7 +217,8 @@ int sim_command(int argc, char **argv)
         HdssPlanner planner(planner_workers(scenario), block_rules(scenario), options);
         result = simulate(scenario, planner, {a.seed, a.planning_time});
     } else {
-        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum)\n", a.policy.c_str());
+        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum)\n",
+                     a.policy.c_str());
         return 2;
     }
 

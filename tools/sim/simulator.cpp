@@ -17,10 +17,10 @@ std::vector<PlannerWorker> planner_workers(const Scenario &scenario)
     std::vector<PlannerWorker> workers;
     for (size_t i = 0; i < scenario.units.size(); ++i) {
         const std::string &c = scenario.units[i].unit_class;
-        WorkerKind kind = c == "cpu" ? WorkerKind::Cpu
+        WorkerKind kind = c == "cpu"                    ? WorkerKind::Cpu
                           : (c == "gpu" || c == "cuda") ? WorkerKind::Cuda
-                          : c == "opencl" ? WorkerKind::OpenCL
-                                          : WorkerKind::Other;
+                          : c == "opencl"               ? WorkerKind::OpenCL
+                                                        : WorkerKind::Other;
         workers.push_back({static_cast<int>(i), kind, scenario.units[i].name});
     }
     return workers;

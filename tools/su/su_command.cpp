@@ -27,7 +27,6 @@ using namespace hetpu::accounting;
 const OptionSpec config_option{"config", "FILE", "the partitions' TOML description (required)"};
 const OptionSpec json_option{"json", "", "one JSON line per result instead of a table"};
 
-
 int rate(int argc, char **argv)
 {
     Options o("rate", argc, argv,
@@ -41,14 +40,18 @@ int rate(int argc, char **argv)
     else
         shown = cfg.partitions;
     if (!o.has("json"))
-        std::printf("%-12s %-28s %14s  %s\n", "partition", "node", "SU/node-hour", "Slurm equivalent (PriorityFlags=MAX_TRES)");
+        std::printf("%-12s %-28s %14s  %s\n", "partition", "node", "SU/node-hour",
+                    "Slurm equivalent (PriorityFlags=MAX_TRES)");
     for (const Partition &p : shown) {
         const double w = energy_weight(p);
         const std::string tres = format_tres_billing_weights(equivalent_tres_weights(p));
         if (o.has("json")) {
-            nlohmann::json j = {{"partition", p.name},          {"su_per_node_hour", w},
-                                {"cores_per_node", p.cores_per_node}, {"mem_gib_per_node", p.mem_gib_per_node},
-                                {"gpus_per_node", p.gpus_per_node},   {"tres_billing_weights_equivalent", tres}};
+            nlohmann::json j = {{"partition", p.name},
+                                {"su_per_node_hour", w},
+                                {"cores_per_node", p.cores_per_node},
+                                {"mem_gib_per_node", p.mem_gib_per_node},
+                                {"gpus_per_node", p.gpus_per_node},
+                                {"tres_billing_weights_equivalent", tres}};
             if (!p.tres_billing_weights.empty()) {
                 TresWeights cur = parse_tres_billing_weights(p.tres_billing_weights);
                 j["current_tres_billing_weights"] = p.tres_billing_weights;
@@ -59,7 +62,8 @@ int rate(int argc, char **argv)
             continue;
         }
         char node[64];
-        std::snprintf(node, sizeof node, "%d cores, %g GiB, %d GPUs", p.cores_per_node, p.mem_gib_per_node, p.gpus_per_node);
+        std::snprintf(node, sizeof node, "%d cores, %g GiB, %d GPUs", p.cores_per_node, p.mem_gib_per_node,
+                      p.gpus_per_node);
         std::printf("%-12s %-28s %14.6g  TRESBillingWeights=\"%s\"\n", p.name.c_str(), node, w, tres.c_str());
         if (!p.tres_billing_weights.empty()) {
             TresWeights cur = parse_tres_billing_weights(p.tres_billing_weights);
@@ -96,15 +100,14 @@ int charge(int argc, char **argv)
     }
     const double w = energy_weight(p);
     const double su = cost(w, hours, f, nodes);
-    nlohmann::json j = {{"su", su},
-                        {"fractions", {{"cores", f.cores}, {"gpus", f.gpus}, {"memory", f.memory}, {"max", f.max()}}},
-                        {"rate", w},
-                        {"partition", p.name},
-                        {"nodes", nodes},
-                        {"hours", hours}};
+    nlohmann::json j = {
+        {"su", su},       {"fractions", {{"cores", f.cores}, {"gpus", f.gpus}, {"memory", f.memory}, {"max", f.max()}}},
+        {"rate", w},      {"partition", p.name},
+        {"nodes", nodes}, {"hours", hours}};
     double slurm_current = -1;
     if (!p.tres_billing_weights.empty()) {
-        slurm_current = slurm_billing(parse_tres_billing_weights(p.tres_billing_weights), cores, mem, gpus, true) * hours * nodes;
+        slurm_current =
+            slurm_billing(parse_tres_billing_weights(p.tres_billing_weights), cores, mem, gpus, true) * hours * nodes;
         j["slurm_current_su"] = slurm_current;
     }
     if (o.has("json")) {
@@ -113,8 +116,10 @@ int charge(int argc, char **argv)
     }
     std::printf("partition %s: %g SU per node-hour\n", p.name.c_str(), w);
     std::printf("per node: cores %g/%d = %.4g, GPUs %g/%d = %.4g, memory %g GiB = %.4g (whole %g GiB shares)\n", cores,
-                p.cores_per_node, f.cores, gpus, p.gpus_per_node, f.gpus, mem, f.memory, p.mem_gib_per_node / p.cores_per_node);
-    std::printf("charge: %g x %g h x %d node%s x %.4g = %.6g SU\n", w, hours, nodes, nodes == 1 ? "" : "s", f.max(), su);
+                p.cores_per_node, f.cores, gpus, p.gpus_per_node, f.gpus, mem, f.memory,
+                p.mem_gib_per_node / p.cores_per_node);
+    std::printf("charge: %g x %g h x %d node%s x %.4g = %.6g SU\n", w, hours, nodes, nodes == 1 ? "" : "s", f.max(),
+                su);
     if (slurm_current >= 0)
         std::printf("current scheme (\"%s\", MAX_TRES): %.6g SU\n", p.tres_billing_weights.c_str(), slurm_current);
     return 0;

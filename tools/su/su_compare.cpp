@@ -48,17 +48,18 @@ const Partition &pick(const AccountingConfig &cfg, const Options &o, const std::
         if (p.has_gpus() != gpus)
             continue;
         if (found)
-            throw UsageError(std::string("several ") + (gpus ? "GPU" : "CPU") + " partitions in " + cfg.source + ": name one with --" +
-                             option);
+            throw UsageError(std::string("several ") + (gpus ? "GPU" : "CPU") + " partitions in " + cfg.source +
+                             ": name one with --" + option);
         found = &p;
     }
     if (!found)
-        throw UsageError(cfg.source + " has no " + (gpus ? "GPU partition (gpus_per_node > 0)" : "CPU partition (gpus_per_node = 0)"));
+        throw UsageError(cfg.source + " has no " +
+                         (gpus ? "GPU partition (gpus_per_node > 0)" : "CPU partition (gpus_per_node = 0)"));
     return *found;
 }
 
-void write_plot(const std::string &png, const Partition &cpu, const Partition &gpu, const std::vector<ComparisonTable> &tables,
-                double max_speedup)
+void write_plot(const std::string &png, const Partition &cpu, const Partition &gpu,
+                const std::vector<ComparisonTable> &tables, double max_speedup)
 {
     std::vector<double> grid = speedup_grid(max_speedup, 0.05);
     std::vector<DecisionRow> rows = energy_decisions(cpu, gpu, tables, grid);
@@ -85,8 +86,8 @@ void write_plot(const std::string &png, const Partition &cpu, const Partition &g
         char w[32];
         std::snprintf(w, sizeof w, "%.0f", std::round(tables[i].gpu_node_hour));
         script += "$d using 1:" + std::to_string(i + 2) + " with lines " + style[static_cast<int>(tables[i].model)] +
-                  " title " + gnuplot_quoted(std::string(model_title(tables[i].model)) + " (GPU node-hour " + w + " SU)") +
-                  ", ";
+                  " title " +
+                  gnuplot_quoted(std::string(model_title(tables[i].model)) + " (GPU node-hour " + w + " SU)") + ", ";
     }
     script += "$d using 1:" + std::to_string(tables.size() + 2) +
               " with lines lw 1 dt 3 lc rgb 'black' title 'least energy possible'\n";
@@ -133,12 +134,13 @@ int compare_command(int argc, char **argv)
                                         .c_str());
             continue;
         }
-        std::printf("%s model: GPU node-hour %.6g SU (charged %s), CPU node-hour %.6g SU\n", model_title(t.model), t.gpu_node_hour,
-                    thousands(t.gpu_node_hour).c_str(), energy_weight(cpu));
-        std::printf("  %-20s %11s %11s %11s %11s\n", "Application", "Perf. Ratio", "CPU Charge", "GPU Charge", "Cost Ratio");
+        std::printf("%s model: GPU node-hour %.6g SU (charged %s), CPU node-hour %.6g SU\n", model_title(t.model),
+                    t.gpu_node_hour, thousands(t.gpu_node_hour).c_str(), energy_weight(cpu));
+        std::printf("  %-20s %11s %11s %11s %11s\n", "Application", "Perf. Ratio", "CPU Charge", "GPU Charge",
+                    "Cost Ratio");
         for (const ComparisonRow &r : t.rows)
-            std::printf("  %-20s %11g %11s %11s %11.2f\n", r.application.c_str(), r.perf_ratio, thousands(r.cpu_charge).c_str(),
-                        thousands(r.gpu_charge).c_str(), r.cost_ratio);
+            std::printf("  %-20s %11g %11s %11s %11.2f\n", r.application.c_str(), r.perf_ratio,
+                        thousands(r.cpu_charge).c_str(), thousands(r.gpu_charge).c_str(), r.cost_ratio);
         std::printf("\n");
     }
     for (const std::string &s : skipped)
@@ -146,9 +148,10 @@ int compare_command(int argc, char **argv)
 
     // Fig. 1: energy of the choice each model leads an SU-minimising user to.
     if (!json) {
-        std::printf("Application X: 1 h on a CPU node (%g SU, %g Wh) or 1/s h on a GPU node (GPU TDP %g W); the user picks\n"
-                    "the lower charge (CPU on a tie). Energy of that choice per model (Wh):\n",
-                    energy_weight(cpu), cpu.node_cpu_tdp_w(), gpu.node_gpu_tdp_w());
+        std::printf(
+            "Application X: 1 h on a CPU node (%g SU, %g Wh) or 1/s h on a GPU node (GPU TDP %g W); the user picks\n"
+            "the lower charge (CPU on a tie). Energy of that choice per model (Wh):\n",
+            energy_weight(cpu), cpu.node_cpu_tdp_w(), gpu.node_gpu_tdp_w());
         std::printf("  %7s", "speedup");
         for (const ComparisonTable &t : tables)
             std::printf(" %16s", model_key(t.model));

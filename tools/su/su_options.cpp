@@ -19,7 +19,8 @@ Options::Options(const std::string &command, int argc, char **argv, const std::v
     for (const OptionSpec &o : options) {
         const std::string name = o.name;
         if (o.value.empty())
-            app.add_flag_callback("--" + name, [this, name] { flags_.insert(name); }, o.help);
+            app.add_flag_callback(
+                "--" + name, [this, name] { flags_.insert(name); }, o.help);
         else
             app.add_option_function<std::string>(
                    "--" + name, [this, name](const std::string &v) { values_[name] = v; }, o.help)
@@ -55,8 +56,7 @@ double Options::number(const std::string &name, double min) const
     if (!parsed)
         throw UsageError("--" + name + " '" + text + "' is not a number");
     const double v = *parsed;
-    if (v < min)
-    {
+    if (v < min) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", min);
         throw UsageError("--" + name + " must be at least " + buf);

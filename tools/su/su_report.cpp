@@ -59,8 +59,9 @@ int report_command(int argc, char **argv)
                {"by", "user|partition|app", "totals per user, partition or application"},
                {"json", "", "JSON lines instead of a table"}},
               "The runs the accounting hook recorded, with their service units and energy.");
-    const std::string path =
-        o.has("ledger") ? o.get("ledger") : default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
+    const std::string path = o.has("ledger")
+                                 ? o.get("ledger")
+                                 : default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
     const std::string since = o.get("since");
     if (!since.empty())
         normalise_since(since);  // a bad date is a usage error before the ledger is opened
@@ -85,8 +86,8 @@ int report_command(int argc, char **argv)
                                         .c_str());
                 continue;
             }
-            std::printf("%-20s %6lld %14.6g %12s %12.4g %12.3f\n", t.key.c_str(), t.jobs, t.su, format_joules(t.energy_j).c_str(),
-                        t.gco2e, t.wall_s);
+            std::printf("%-20s %6lld %14.6g %12s %12.4g %12.3f\n", t.key.c_str(), t.jobs, t.su,
+                        format_joules(t.energy_j).c_str(), t.gco2e, t.wall_s);
         }
         if (!json && totals.empty())
             std::printf("(no jobs%s in %s)\n", since.empty() ? "" : (" since " + since).c_str(), path.c_str());
@@ -95,8 +96,8 @@ int report_command(int argc, char **argv)
 
     std::vector<JobRecord> jobs = ledger.jobs(since);
     if (!json)
-        std::printf("%5s %-20s %-10s %-14s %-8s %-10s %10s %12s  %s\n", "job", "recorded (UTC)", "user", "app", "policy", "partition",
-                    "wall (s)", "SU", "energy [source]");
+        std::printf("%5s %-20s %-10s %-14s %-8s %-10s %10s %12s  %s\n", "job", "recorded (UTC)", "user", "app",
+                    "policy", "partition", "wall (s)", "SU", "energy [source]");
     double total_su = 0;
     for (const JobRecord &j : jobs) {
         total_su += j.su;
@@ -104,9 +105,9 @@ int report_command(int argc, char **argv)
             std::printf("%s\n", job_json(j).dump().c_str());
             continue;
         }
-        std::printf("%5lld %-20s %-10s %-14s %-8s %-10s %10.3f %12.6g  %s [%s]\n", j.id, j.recorded_at.c_str(), j.user.c_str(),
-                    j.app.c_str(), j.policy.c_str(), j.partition.c_str(), j.wall_s, j.su, format_joules(j.energy_j).c_str(),
-                    j.energy_source.c_str());
+        std::printf("%5lld %-20s %-10s %-14s %-8s %-10s %10.3f %12.6g  %s [%s]\n", j.id, j.recorded_at.c_str(),
+                    j.user.c_str(), j.app.c_str(), j.policy.c_str(), j.partition.c_str(), j.wall_s, j.su,
+                    format_joules(j.energy_j).c_str(), j.energy_source.c_str());
     }
     if (!json)
         std::printf("%zu job%s, %.6g SU (%s)\n", jobs.size(), jobs.size() == 1 ? "" : "s", total_su, path.c_str());

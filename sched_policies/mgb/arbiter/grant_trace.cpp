@@ -19,12 +19,9 @@ namespace hetpu::mgb {
 const char *trace_event_name(TraceEvent event)
 {
     switch (event) {
-    case TraceEvent::Grant:
-        return "grant";
-    case TraceEvent::Release:
-        return "release";
-    case TraceEvent::Refuse:
-        return "refuse";
+    case TraceEvent::Grant: return "grant";
+    case TraceEvent::Release: return "release";
+    case TraceEvent::Refuse: return "refuse";
     }
     return "unknown";
 }
@@ -94,10 +91,7 @@ std::unique_ptr<GrantTrace> GrantTrace::from_environment(std::string *error)
     return open(path, error);
 }
 
-GrantTrace::~GrantTrace()
-{
-    ::close(fd_);
-}
+GrantTrace::~GrantTrace() { ::close(fd_); }
 
 bool GrantTrace::write(const TraceRecord &record)
 {

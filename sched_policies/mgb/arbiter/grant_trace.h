@@ -26,13 +26,13 @@ const char *trace_event_name(TraceEvent event);  // "grant", "release", "refuse"
 struct TraceRecord {
     TraceEvent event = TraceEvent::Grant;
     int32_t pid = 0;
-    std::string device;           // device key
-    uint64_t bytes = 0;           // of the task granted, released or refused
+    std::string device;  // device key
+    uint64_t bytes = 0;  // of the task granted, released or refused
     uint64_t warps = 0;
     uint64_t reserved_bytes = 0;  // node-wide on that device, after the event
     uint64_t capacity = 0;
     std::string policy;
-    double t = 0;                 // seconds since the epoch; 0: stamped when written
+    double t = 0;  // seconds since the epoch; 0: stamped when written
 };
 
 // A record filled from the ledger as it stands after the event (device key, reservation,

@@ -8,10 +8,7 @@
 
 namespace hetpu::mgb {
 
-LocalLedger::LocalLedger() : ledger_(std::make_unique<Ledger>())
-{
-    ledger_init(*ledger_);
-}
+LocalLedger::LocalLedger() : ledger_(std::make_unique<Ledger>()) { ledger_init(*ledger_); }
 
 void LocalLedger::with_ledger(const std::function<void(Ledger &)> &fn)
 {

@@ -114,17 +114,18 @@ struct NodeArbiter::Segment {
     // segment of another layout apart and name it in its error.
     uint32_t magic;
     uint32_t version;
-    uint32_t ready;                  // 1 once initialised; only touched with __atomic builtins
+    uint32_t ready;  // 1 once initialised; only touched with __atomic builtins
     uint32_t reserved0;
-    uint64_t size;                   // sizeof(Segment) of the creator
-    uint64_t last_full_reclaim_ns;   // CLOCK_MONOTONIC (node-wide); guarded by mutex
-    pthread_mutex_t mutex;           // PTHREAD_PROCESS_SHARED, PTHREAD_MUTEX_ROBUST, ERRORCHECK
+    uint64_t size;                  // sizeof(Segment) of the creator
+    uint64_t last_full_reclaim_ns;  // CLOCK_MONOTONIC (node-wide); guarded by mutex
+    pthread_mutex_t mutex;          // PTHREAD_PROCESS_SHARED, PTHREAD_MUTEX_ROBUST, ERRORCHECK
     Ledger ledger;
 };
 
 namespace {
 
-std::string layout_error(const std::string &name, uint32_t magic, uint32_t version, uint64_t size, uint64_t expected_size)
+std::string layout_error(const std::string &name, uint32_t magic, uint32_t version, uint64_t size,
+                         uint64_t expected_size)
 {
     char text[256];
     std::snprintf(text, sizeof text,
@@ -143,7 +144,8 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
     static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0), "ready is shared between processes");
     *created_out = false;
     if (!valid_name(name)) {
-        set_error(error, "invalid MGB arbiter name '" + name + "': it must be '/' followed by up to 254 characters, no other '/'");
+        set_error(error, "invalid MGB arbiter name '" + name +
+                             "': it must be '/' followed by up to 254 characters, no other '/'");
         return nullptr;
     }
     int fd = -1;
@@ -257,7 +259,8 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
     for (;;) {
         const uint32_t magic = __atomic_load_n(&seg->magic, __ATOMIC_RELAXED);
         const uint32_t version = __atomic_load_n(&seg->version, __ATOMIC_RELAXED);
-        if ((magic != 0 && magic != kSegmentMagic) || (magic == kSegmentMagic && version != 0 && version != kSegmentVersion)) {
+        if ((magic != 0 && magic != kSegmentMagic) ||
+            (magic == kSegmentMagic && version != 0 && version != kSegmentVersion)) {
             munmap(p, expected);
             set_error(error, layout_error(name, magic, version, expected, expected));
             return nullptr;
@@ -267,8 +270,8 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
         if (monotonic_ns() >= deadline) {
             munmap(p, expected);
             set_error(error, "MGB arbiter segment " + name + " was not initialised within " +
-                                 std::to_string(kReadyWaitMs / 1000) + " s (its creator died while creating it?): " +
-                                 remedy(name));
+                                 std::to_string(kReadyWaitMs / 1000) +
+                                 " s (its creator died while creating it?): " + remedy(name));
             return nullptr;
         }
         usleep(1000);
@@ -316,8 +319,7 @@ std::string NodeArbiter::default_name()
 
 NodeArbiter::NodeArbiter(std::string name, Segment *segment, bool registered)
     : name_(std::move(name)), segment_(segment), registered_(registered)
-{
-}
+{}
 
 std::unique_ptr<NodeArbiter> NodeArbiter::open(const std::string &name, const std::string &policy, std::string *error)
 {
@@ -350,10 +352,7 @@ std::unique_ptr<NodeArbiter> NodeArbiter::open_existing(const std::string &name,
     return std::unique_ptr<NodeArbiter>(new NodeArbiter(n, seg, false));
 }
 
-bool NodeArbiter::unlink(const std::string &name)
-{
-    return shm_unlink(normalize_name(name).c_str()) == 0;
-}
+bool NodeArbiter::unlink(const std::string &name) { return shm_unlink(normalize_name(name).c_str()) == 0; }
 
 bool NodeArbiter::exists(const std::string &name)
 {
@@ -377,10 +376,7 @@ NodeArbiter::~NodeArbiter()
     munmap(segment_, sizeof(Segment));
 }
 
-std::string NodeArbiter::describe() const
-{
-    return "node-wide arbiter " + name_;
-}
+std::string NodeArbiter::describe() const { return "node-wide arbiter " + name_; }
 
 void NodeArbiter::reclaim_dead_locked(bool full)
 {

@@ -14,16 +14,12 @@ namespace {
 
 // Counters are only ever decreased by what was added to them; saturating anyway keeps a
 // ledger repaired after a crash from wrapping to huge values.
-template <typename T, typename U>
-void sat_sub(T &counter, U amount)
+template <typename T, typename U> void sat_sub(T &counter, U amount)
 {
     counter = counter > T(amount) ? T(counter - T(amount)) : T(0);
 }
 
-bool allowed(const PlaceRequest &request, unsigned d)
-{
-    return d < 32 && (request.allowed_devices >> d) & 1u;
-}
+bool allowed(const PlaceRequest &request, unsigned d) { return d < 32 && (request.allowed_devices >> d) & 1u; }
 
 uint64_t bytes_on(const PlaceRequest &request, unsigned d)
 {

@@ -23,7 +23,7 @@
 
 namespace hetpu::mgb {
 
-constexpr unsigned kMaxDevices = 16;     // fits the 32-bit allowed-devices mask
+constexpr unsigned kMaxDevices = 16;  // fits the 32-bit allowed-devices mask
 constexpr unsigned kMaxGrants = 1024;
 constexpr unsigned kMaxProcesses = 64;
 constexpr unsigned kDeviceKeyLength = 64;
@@ -40,45 +40,45 @@ enum class Algorithm : uint32_t {
 const char *algorithm_name(Algorithm algorithm);
 
 struct DeviceState {
-    char key[kDeviceKeyLength];    // stable across processes: "cuda:0000:3b:00.0", "opencl:0:1"
-    GpuSpec spec;                  // spec.memory_bytes is the capacity: the smallest any process reported
-    uint64_t reserved_bytes;       // sum of live grants' bytes
-    uint64_t in_use_warps;         // sum of live grants' warps (Alg. 3's G.InUseWarps)
-    uint32_t tasks;                // live grants
-    uint32_t next_sm;              // where the hardware's round robin goes on (Alg. 2's getNextSM)
-    uint16_t sm_blocks[kMaxSms];   // resident blocks per SM
-    uint16_t sm_warps[kMaxSms];    // resident warps per SM
-    uint32_t sm_shared[kMaxSms];   // shared memory in use per SM, bytes
+    char key[kDeviceKeyLength];   // stable across processes: "cuda:0000:3b:00.0", "opencl:0:1"
+    GpuSpec spec;                 // spec.memory_bytes is the capacity: the smallest any process reported
+    uint64_t reserved_bytes;      // sum of live grants' bytes
+    uint64_t in_use_warps;        // sum of live grants' warps (Alg. 3's G.InUseWarps)
+    uint32_t tasks;               // live grants
+    uint32_t next_sm;             // where the hardware's round robin goes on (Alg. 2's getNextSM)
+    uint16_t sm_blocks[kMaxSms];  // resident blocks per SM
+    uint16_t sm_warps[kMaxSms];   // resident warps per SM
+    uint32_t sm_shared[kMaxSms];  // shared memory in use per SM, bytes
 
     uint64_t capacity() const { return spec.memory_bytes; }
     uint64_t free_bytes() const { return reserved_bytes < spec.memory_bytes ? spec.memory_bytes - reserved_bytes : 0; }
 };
 
 struct Grant {
-    uint64_t id;                   // 0: free slot
-    int32_t pid;                   // process that holds it
+    uint64_t id;  // 0: free slot
+    int32_t pid;  // process that holds it
     uint16_t device;
-    uint8_t per_sm;                // 1: sm_blocks says where Alg. 2 put the blocks
-    uint8_t algorithm;             // Algorithm that made it
+    uint8_t per_sm;     // 1: sm_blocks says where Alg. 2 put the blocks
+    uint8_t algorithm;  // Algorithm that made it
     uint64_t bytes;
     uint64_t warps;
     uint32_t warps_per_block;
     uint32_t shared_mem_per_block;
-    uint8_t sm_blocks[kMaxSms];    // blocks placed on each SM (max_blocks_per_sm <= 255)
+    uint8_t sm_blocks[kMaxSms];  // blocks placed on each SM (max_blocks_per_sm <= 255)
 };
 
 // A process using the ledger, for `hetpu mgb status` and dead-process reclaim.
 struct ProcessEntry {
-    int32_t pid;                   // 0: free slot
-    uint32_t waiting;              // tasks it has queued that fit nowhere yet
-    char policy[16];               // "mgb", "mgb-exact", ...
+    int32_t pid;       // 0: free slot
+    uint32_t waiting;  // tasks it has queued that fit nowhere yet
+    char policy[16];   // "mgb", "mgb-exact", ...
 };
 
 struct Ledger {
     uint32_t magic;
     uint32_t version;
     uint32_t ndevices;
-    uint32_t cg_next;              // CG's round-robin position
+    uint32_t cg_next;  // CG's round-robin position
     uint64_t next_grant_id;
     DeviceState devices[kMaxDevices];
     Grant grants[kMaxGrants];
@@ -100,7 +100,7 @@ struct PlaceRequest {
     const uint64_t *bytes_on_device = nullptr;  // [ndevices]; overrides needs.bytes per device
                                                 // (data already held there by this process counts once)
     int32_t pid = 0;
-    uint32_t cg_ratio = 1;                      // CoreToGpu: tasks per device
+    uint32_t cg_ratio = 1;  // CoreToGpu: tasks per device
 };
 
 enum class PlaceStatus {

@@ -19,13 +19,13 @@ namespace hetpu::mgb {
 constexpr unsigned kMaxSms = 256;
 
 struct GpuSpec {
-    char name[32] = {};                // "V100", "OpenCL pthread", ...
-    uint64_t memory_bytes = 0;         // device memory a process may use (StarPU's limit)
-    uint32_t sms = 0;                  // streaming multiprocessors (OpenCL: compute units)
-    uint32_t max_warps_per_sm = 64;    // resident warps per SM
-    uint32_t max_blocks_per_sm = 32;   // resident thread blocks per SM
-    uint32_t shared_mem_per_sm = 0;    // bytes of shared memory per SM (0: not limiting)
-    uint32_t warp_size = 32;           // threads per warp
+    char name[32] = {};               // "V100", "OpenCL pthread", ...
+    uint64_t memory_bytes = 0;        // device memory a process may use (StarPU's limit)
+    uint32_t sms = 0;                 // streaming multiprocessors (OpenCL: compute units)
+    uint32_t max_warps_per_sm = 64;   // resident warps per SM
+    uint32_t max_blocks_per_sm = 32;  // resident thread blocks per SM
+    uint32_t shared_mem_per_sm = 0;   // bytes of shared memory per SM (0: not limiting)
+    uint32_t warp_size = 32;          // threads per warp
 
     uint64_t max_warps() const { return uint64_t(sms) * max_warps_per_sm; }
 };

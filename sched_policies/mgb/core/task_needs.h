@@ -28,10 +28,10 @@ uint32_t blocks_per_sm_limit(const TaskNeeds &needs, const GpuSpec &spec);
 // unknown launch configuration (blocks == 0) is taken, conservatively, to fill the whole
 // device: one block of max_warps_per_sm warps on every SM.
 struct Footprint {
-    uint32_t blocks = 0;            // resident blocks to place
+    uint32_t blocks = 0;  // resident blocks to place
     uint32_t warps_per_block = 0;
     uint32_t shared_mem_per_block = 0;
-    bool runnable = false;          // false: a block does not fit an empty SM
+    bool runnable = false;  // false: a block does not fit an empty SM
     uint64_t warps() const { return uint64_t(blocks) * warps_per_block; }
 };
 Footprint footprint_on(const TaskNeeds &needs, const GpuSpec &spec);

@@ -5,10 +5,7 @@
 
 namespace hetpu::mgb {
 
-void WaitQueue::push(uint64_t id)
-{
-    entries_.push_back(Entry{id, 0});
-}
+void WaitQueue::push(uint64_t id) { entries_.push_back(Entry{id, 0}); }
 
 bool WaitQueue::remove(uint64_t id)
 {

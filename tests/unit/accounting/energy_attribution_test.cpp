@@ -6,8 +6,8 @@
 #include "tests/unit/accounting/fake_energy_source.h"
 
 using namespace hetpu::accounting;
-using hetpu::energy::WorkerType;
 using fakes::ScriptedSource;
+using hetpu::energy::WorkerType;
 
 TEST(EnergyAttribution, SensorJoulesSplitByBusyTimeModelFedTheSameBusyTime)
 {
@@ -47,7 +47,8 @@ TEST(EnergyAttribution, GpuWorkersUseTheGpuSourceOrNone)
 TEST(EnergyAttribution, IdleRunSplitsByWorkerCount)
 {
     ScriptedSource model("model", false, 30, 0);
-    auto u = attribute_energy({{WorkerType::cpu, 2, 0, 0}, {WorkerType::opencl, 1, 0, 0}}, &model, nullptr, &model, true);
+    auto u =
+        attribute_energy({{WorkerType::cpu, 2, 0, 0}, {WorkerType::opencl, 1, 0, 0}}, &model, nullptr, &model, true);
     EXPECT_DOUBLE_EQ(u[0].energy_j, 20);
     EXPECT_DOUBLE_EQ(u[1].energy_j, 10);
     EXPECT_DOUBLE_EQ(model.busy[WorkerType::cpu], 0);  // fed once, not twice, when model is the source

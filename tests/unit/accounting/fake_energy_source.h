@@ -13,7 +13,8 @@ namespace hetpu::accounting::fakes {
 class ScriptedSource : public energy::EnergySource {
 public:
     ScriptedSource(std::string name, bool measured, double cpu_j, double gpu_j, bool covers_gpu = true)
-        : name_(std::move(name)), measured_(measured), cpu_j_(cpu_j), gpu_j_(gpu_j), covers_gpu_(covers_gpu) {}
+        : name_(std::move(name)), measured_(measured), cpu_j_(cpu_j), gpu_j_(gpu_j), covers_gpu_(covers_gpu)
+    {}
     std::string name() const override { return name_; }
     bool measured() const override { return measured_; }
     bool covers(energy::Device d) const override { return d == energy::Device::cpu || covers_gpu_; }

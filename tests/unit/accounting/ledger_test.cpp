@@ -169,7 +169,9 @@ TEST_F(LedgerTest, UnwritableLedgerIsAClearError)
 
 TEST_F(LedgerTest, NewerSchemaIsRefusedNotMangled)
 {
-    { Ledger l(path); }
+    {
+        Ledger l(path);
+    }
     sqlite3 *db;
     sqlite3_open(path.c_str(), &db);
     sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr);
@@ -218,7 +220,9 @@ TEST_F(LedgerTest, ConcurrentWriterProcessesAllLand)
 
 TEST_F(LedgerTest, WriterKilledAtAnyInstantLeavesNoPartialJob)
 {
-    { Ledger l(path); }
+    {
+        Ledger l(path);
+    }
     for (int round = 0; round < 6; ++round) {
         // The child says when its first job is in, so each round kills a writer that is
         // recording (not one still opening the ledger, as a loaded machine could make it).

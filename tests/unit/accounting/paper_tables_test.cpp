@@ -62,20 +62,20 @@ struct Printed {
 };
 
 // Tables II, III, IV: CPU charge column (same in all three) and the cost-ratio columns.
-const Printed table2[] = {{"FUN3D", 1476, "3.42"},   {"RTM", 1152, "2.67"},  {"SPECFEM3D", 3780, "8.75"},
-                          {"AMBER", 5508, "12.7"},   {"GROMACS", 828, "1.92"}, {"LAMMPS", 2124, "4.92"},
-                          {"NAMD", 1296, "3.00"},    {"Relion", 432, "1.00"}, {"GTC", 1908, "4.42"},
-                          {"MILC", 3888, "9.00"},    {"Chroma", 3564, "8.25"}, {"Quantum Expresso", 468, "1.08"},
+const Printed table2[] = {{"FUN3D", 1476, "3.42"}, {"RTM", 1152, "2.67"},    {"SPECFEM3D", 3780, "8.75"},
+                          {"AMBER", 5508, "12.7"}, {"GROMACS", 828, "1.92"}, {"LAMMPS", 2124, "4.92"},
+                          {"NAMD", 1296, "3.00"},  {"Relion", 432, "1.00"},  {"GTC", 1908, "4.42"},
+                          {"MILC", 3888, "9.00"},  {"Chroma", 3564, "8.25"}, {"Quantum Expresso", 468, "1.08"},
                           {"ICON", 540, "1.25"}};
-const Printed table3[] = {{"FUN3D", 1476, "3.17"},   {"RTM", 1152, "2.47"},  {"SPECFEM3D", 3780, "8.11"},
-                          {"AMBER", 5508, "11.8"},   {"GROMACS", 828, "1.78"}, {"LAMMPS", 2124, "4.56"},
-                          {"NAMD", 1296, "2.78"},    {"Relion", 432, "0.93"}, {"GTC", 1908, "4.09"},
-                          {"MILC", 3888, "8.34"},    {"Chroma", 3564, "7.64"}, {"Quantum Expresso", 468, "1.00"},
+const Printed table3[] = {{"FUN3D", 1476, "3.17"}, {"RTM", 1152, "2.47"},    {"SPECFEM3D", 3780, "8.11"},
+                          {"AMBER", 5508, "11.8"}, {"GROMACS", 828, "1.78"}, {"LAMMPS", 2124, "4.56"},
+                          {"NAMD", 1296, "2.78"},  {"Relion", 432, "0.93"},  {"GTC", 1908, "4.09"},
+                          {"MILC", 3888, "8.34"},  {"Chroma", 3564, "7.64"}, {"Quantum Expresso", 468, "1.00"},
                           {"ICON", 540, "1.16"}};
-const Printed table4[] = {{"FUN3D", 1476, "7.69"},   {"RTM", 1152, "6"},      {"SPECFEM3D", 3780, "19.69"},
-                          {"AMBER", 5508, "28.68"},  {"GROMACS", 828, "4.31"}, {"LAMMPS", 2124, "11.06"},
-                          {"NAMD", 1296, "6.75"},    {"Relion", 432, "2.25"}, {"GTC", 1908, "9.94"},
-                          {"MILC", 3888, "20.25"},   {"Chroma", 3564, "18.56"}, {"Quantum Expresso", 468, "2.44"},
+const Printed table4[] = {{"FUN3D", 1476, "7.69"},  {"RTM", 1152, "6"},        {"SPECFEM3D", 3780, "19.69"},
+                          {"AMBER", 5508, "28.68"}, {"GROMACS", 828, "4.31"},  {"LAMMPS", 2124, "11.06"},
+                          {"NAMD", 1296, "6.75"},   {"Relion", 432, "2.25"},   {"GTC", 1908, "9.94"},
+                          {"MILC", 3888, "20.25"},  {"Chroma", 3564, "18.56"}, {"Quantum Expresso", 468, "2.44"},
                           {"ICON", 540, "2.81"}};
 
 int decimals(const std::string &s)
@@ -115,8 +115,8 @@ protected:
             EXPECT_DOUBLE_EQ(r.gpu_charge, gpu_charge) << table_name << " " << r.application;
             EXPECT_DOUBLE_EQ(r.cost_ratio, r.cpu_charge / r.gpu_charge);
             std::string rel = relation(r.cost_ratio, printed[i].ratio);
-            EXPECT_NE(rel, "wrong") << table_name << " " << r.application << ": computed " << r.cost_ratio << ", printed "
-                                    << printed[i].ratio;
+            EXPECT_NE(rel, "wrong") << table_name << " " << r.application << ": computed " << r.cost_ratio
+                                    << ", printed " << printed[i].ratio;
             if (rel == "truncated")
                 truncated.insert(std::string(table_name) + " " + r.application);
         }
@@ -130,12 +130,12 @@ protected:
 TEST_F(PaperTables, NodeHourWeightsAre432And466And192)
 {
     EXPECT_EQ(tables[0].model, ChargeModel::sm);
-    EXPECT_DOUBLE_EQ(tables[0].gpu_node_hour, 432);                     // Eq. 17: 4 x 108
+    EXPECT_DOUBLE_EQ(tables[0].gpu_node_hour, 432);  // Eq. 17: 4 x 108
     EXPECT_EQ(tables[1].model, ChargeModel::peak);
-    EXPECT_NEAR(tables[1].gpu_node_hour, 38.8e12 / 3e12 * 36, 1e-9);    // Eq. 23: 465.6, "approx 466"
+    EXPECT_NEAR(tables[1].gpu_node_hour, 38.8e12 / 3e12 * 36, 1e-9);  // Eq. 23: 465.6, "approx 466"
     EXPECT_EQ(std::round(tables[1].gpu_node_hour), 466);
     EXPECT_EQ(tables[2].model, ChargeModel::energy);
-    EXPECT_DOUBLE_EQ(tables[2].gpu_node_hour, 192);                     // Eq. 26
+    EXPECT_DOUBLE_EQ(tables[2].gpu_node_hour, 192);  // Eq. 26
 }
 
 TEST_F(PaperTables, TablesIIToIVMatchThePrintedFigures)

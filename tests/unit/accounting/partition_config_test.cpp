@@ -64,9 +64,9 @@ tres_billing_weights = "CPU=1,GRES/gpu=64"
 
 TEST(PartitionConfig, AmbiguousChoiceListsThePartitions)
 {
-    AccountingConfig c = parse_accounting_config(
-        "[partition.a]\ncores_per_node = 2\nmem_gib_per_node = 4\n[partition.b]\ncores_per_node = 2\nmem_gib_per_node = 4\n",
-        "s.toml");
+    AccountingConfig c = parse_accounting_config("[partition.a]\ncores_per_node = 2\nmem_gib_per_node = "
+                                                 "4\n[partition.b]\ncores_per_node = 2\nmem_gib_per_node = 4\n",
+                                                 "s.toml");
     try {
         c.choose("");
         FAIL();

@@ -66,7 +66,8 @@ TEST(SlurmBilling, EquivalentWeightsReproduceTheModelUnderMaxTres)
     EXPECT_DOUBLE_EQ(w.cpu, node_hour / 64);
     EXPECT_DOUBLE_EQ(w.gpu, node_hour / 4);
     // Memory in whole per-core shares (4 GiB each) so the model's rounding does not differ.
-    for (auto [cores, mem, gpus] : {std::tuple{8.0, 32.0, 1.0}, std::tuple{2.0, 128.0, 1.0}, std::tuple{64.0, 4.0, 0.0}}) {
+    for (auto [cores, mem, gpus] :
+         {std::tuple{8.0, 32.0, 1.0}, std::tuple{2.0, 128.0, 1.0}, std::tuple{64.0, 4.0, 0.0}}) {
         double model = cost(node_hour, 1, node_fractions(p, cores, gpus, mem), 1);
         EXPECT_NEAR(slurm_billing(w, cores, mem, gpus, true), model, 1e-9) << cores << " " << mem << " " << gpus;
     }
@@ -75,7 +76,10 @@ TEST(SlurmBilling, EquivalentWeightsReproduceTheModelUnderMaxTres)
     EXPECT_DOUBLE_EQ(back.mem_per_gib, w.mem_per_gib);
 }
 
-TEST(SlurmAllocation, AbsentOutsideSlurm) { EXPECT_FALSE(read_slurm_allocation(env_of({{"SLURM_CPUS_ON_NODE", "4"}}))); }
+TEST(SlurmAllocation, AbsentOutsideSlurm)
+{
+    EXPECT_FALSE(read_slurm_allocation(env_of({{"SLURM_CPUS_ON_NODE", "4"}})));
+}
 
 TEST(SlurmAllocation, ReadsNodesCpusMemoryAndGpus)
 {
@@ -103,9 +107,10 @@ TEST(SlurmAllocation, ReadsNodesCpusMemoryAndGpus)
     EXPECT_EQ(b->nodes, 3);
     EXPECT_DOUBLE_EQ(b->mem_gib_per_node, 8);
     EXPECT_EQ(b->gpus_per_node, 3);
-    EXPECT_EQ(read_slurm_allocation(env_of({{"SLURM_JOB_ID", "1"}, {"SLURM_GPUS_ON_NODE", "1"}, {"SLURM_JOB_GPUS", "0,1"}}))
-                  ->gpus_per_node,
-              1);
+    EXPECT_EQ(
+        read_slurm_allocation(env_of({{"SLURM_JOB_ID", "1"}, {"SLURM_GPUS_ON_NODE", "1"}, {"SLURM_JOB_GPUS", "0,1"}}))
+            ->gpus_per_node,
+        1);
 }
 
 TEST(SlurmAllocation, MalformedVariableIsNamed)

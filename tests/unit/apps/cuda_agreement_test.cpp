@@ -24,8 +24,7 @@ bool have_device()
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-template <typename T>
-T *to_device(const std::vector<T> &v)
+template <typename T> T *to_device(const std::vector<T> &v)
 {
     T *p = nullptr;
     EXPECT_EQ(cudaMalloc(reinterpret_cast<void **>(&p), v.size() * sizeof(T) + 1), cudaSuccess);
@@ -33,8 +32,7 @@ T *to_device(const std::vector<T> &v)
     return p;
 }
 
-template <typename T>
-std::vector<T> to_host(const T *p, size_t n)
+template <typename T> std::vector<T> to_host(const T *p, size_t n)
 {
     std::vector<T> v(n);
     EXPECT_EQ(cudaMemcpy(v.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);

@@ -86,8 +86,7 @@ starpu_data_handle_t matrix(std::vector<char> &bytes, uint32_t rows, uint32_t co
 {
     bytes.resize(static_cast<size_t>(rows) * cols * elem);
     starpu_data_handle_t h;
-    starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(bytes.data()), rows, rows, cols,
-                                elem);
+    starpu_matrix_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(bytes.data()), rows, rows, cols, elem);
     return h;
 }
 

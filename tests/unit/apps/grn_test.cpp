@@ -71,8 +71,8 @@ TEST(GrnCriterion, HandComputedPenalisedEntropy)
     // H(Y) with target levels (2, 1, 1) out of 4, in base 3.
     const double hy = -(0.5 * std::log(0.5) + 2 * 0.25 * std::log(0.25)) / std::log(3.0);
     const double alpha = 1.0, denom = alpha * 3 + 4;
-    const double expected = (2 + alpha) / denom * 0.0 + (2 + alpha) / denom * (std::log(2.0) / std::log(3.0)) +
-                            alpha * 1 / denom * hy;
+    const double expected =
+        (2 + alpha) / denom * 0.0 + (2 + alpha) / denom * (std::log(2.0) / std::log(3.0)) + alpha * 1 / denom * hy;
     EXPECT_NEAR(grn_criterion(counts, 3, 4, xlogx.data(), hy, alpha), expected, 1e-15);
     // Without the penalty it is the plain mean conditional entropy: 0.5 * 0 + 0.5 * log_3 2.
     EXPECT_NEAR(grn_criterion(counts, 3, 4, xlogx.data(), hy, 0.0), 0.5 * std::log(2.0) / std::log(3.0), 1e-15);
@@ -137,7 +137,8 @@ TEST(GrnSearch, BlockedCpuScoringEqualsReferenceBitForBit)
                 merge_block(best, out.data(), in.genes, lanes);
             }
             for (uint32_t t = 0; t < in.genes; ++t) {
-                EXPECT_EQ(std::memcmp(&best[t].score, &ref[t].score, sizeof(double)), 0) << "k " << k << " target " << t;
+                EXPECT_EQ(std::memcmp(&best[t].score, &ref[t].score, sizeof(double)), 0)
+                    << "k " << k << " target " << t;
                 EXPECT_EQ(best[t].rank, ref[t].rank);
                 EXPECT_GE(best[t].rank, 0);
             }

@@ -121,9 +121,8 @@ TEST(KmeansCheckpoint, RunContinuedFromDecodedStateEqualsUninterruptedRun)
             EXPECT_EQ(resumed.iteration, full.iteration) << "tol " << tol << " stop " << stop;
             EXPECT_EQ(resumed.converged, full.converged) << "tol " << tol << " stop " << stop;
             EXPECT_TRUE(same_bits(resumed.inertia, full.inertia)) << "tol " << tol << " stop " << stop;
-            EXPECT_EQ(std::memcmp(resumed.centroids.data(), full.centroids.data(),
-                                  full.centroids.size() * sizeof(double)),
-                      0)
+            EXPECT_EQ(
+                std::memcmp(resumed.centroids.data(), full.centroids.data(), full.centroids.size() * sizeof(double)), 0)
                 << "tol " << tol << " stop " << stop;
             EXPECT_EQ(resumed_result.labels, full_result.labels) << "tol " << tol << " stop " << stop;
         }
@@ -225,8 +224,8 @@ TEST(KmeansCheckpoint, Options)
 {
     Options o;
     std::string error;
-    ASSERT_TRUE(parse({"-k", "3", "--generate", "100", "--checkpoint-every", "5", "--checkpoint-dir", "/tmp/c"}, o,
-                      error))
+    ASSERT_TRUE(
+        parse({"-k", "3", "--generate", "100", "--checkpoint-every", "5", "--checkpoint-dir", "/tmp/c"}, o, error))
         << error;
     EXPECT_EQ(o.checkpoint_every, 5u);
     EXPECT_EQ(o.checkpoint_dir, "/tmp/c");
@@ -243,9 +242,8 @@ TEST(KmeansCheckpoint, Options)
     EXPECT_NE(error.find("does nothing"), std::string::npos) << error;
     EXPECT_FALSE(parse({"-k", "3", "--generate", "100", "--checkpoint-every", "0", "--checkpoint-dir", "d"}, o, error));
     EXPECT_NE(error.find("--checkpoint-every"), std::string::npos) << error;
-    EXPECT_FALSE(
-        parse({"-k", "3", "--generate", "100", "--checkpoint-every", "2", "--checkpoint-dir", "d", "--reps", "2"}, o,
-              error));
+    EXPECT_FALSE(parse(
+        {"-k", "3", "--generate", "100", "--checkpoint-every", "2", "--checkpoint-dir", "d", "--reps", "2"}, o, error));
     EXPECT_NE(error.find("drop --reps"), std::string::npos) << error;
     EXPECT_FALSE(parse({"-k", "3", "--generate", "100", "--restart=yes", "--checkpoint-dir", "d"}, o, error));
     EXPECT_NE(error.find("takes no value"), std::string::npos) << error;
@@ -262,7 +260,9 @@ TEST(KmeansGlobalRecord, RoundTripAndRefusals)
     EXPECT_EQ(ranks, 3);
     EXPECT_EQ(version, 17);
     EXPECT_FALSE(hetpu::kmeans::parse_global_record("", ranks, version, error));
-    EXPECT_FALSE(hetpu::kmeans::parse_global_record("hetpu-kmeans-global 2\nranks 3\nversion 1\n", ranks, version, error));
-    EXPECT_FALSE(hetpu::kmeans::parse_global_record("hetpu-kmeans-global 1\nranks 0\nversion 1\n", ranks, version, error));
+    EXPECT_FALSE(
+        hetpu::kmeans::parse_global_record("hetpu-kmeans-global 2\nranks 3\nversion 1\n", ranks, version, error));
+    EXPECT_FALSE(
+        hetpu::kmeans::parse_global_record("hetpu-kmeans-global 1\nranks 0\nversion 1\n", ranks, version, error));
     EXPECT_FALSE(error.empty());
 }

@@ -188,7 +188,8 @@ TEST(KmeansLloyd, BlockedPassesGiveTheReferenceResult)
         std::fill(totals.begin(), totals.end(), 0.0);
         std::vector<double> part(totals.size());
         for (int i = 0; i + 1 < 6; ++i) {
-            assign_block(&b.points.x[cuts[i] * 2], cuts[i + 1] - cuts[i], c.data(), 4, 2, &labels[cuts[i]], part.data(), 2);
+            assign_block(&b.points.x[cuts[i] * 2], cuts[i + 1] - cuts[i], c.data(), 4, 2, &labels[cuts[i]], part.data(),
+                         2);
             for (size_t j = 0; j < totals.size(); ++j)
                 totals[j] += part[j];
         }
@@ -196,10 +197,14 @@ TEST(KmeansLloyd, BlockedPassesGiveTheReferenceResult)
     };
     unsigned hooked = 0;
     LloydResult result;
-    ASSERT_EQ(run_lloyd(b.points, settings, s, blocked, [&](const IterationState &st) {
-                  EXPECT_EQ(st.iteration, ++hooked);
-                  return 0;
-              }, result), 0);
+    ASSERT_EQ(run_lloyd(
+                  b.points, settings, s, blocked,
+                  [&](const IterationState &st) {
+                      EXPECT_EQ(st.iteration, ++hooked);
+                      return 0;
+                  },
+                  result),
+              0);
     EXPECT_EQ(hooked, s.iteration);
     EXPECT_EQ(s.iteration, ref.iteration);
     EXPECT_EQ(result.labels, ref_result.labels);
@@ -223,5 +228,7 @@ TEST(KmeansLloyd, HookErrorStopsAndIterationLimitHolds)
     EXPECT_EQ(r.passes, 2u);
     settings.max_iter = 10;
     IterationState s2 = initial_state(b.points, 3, 1);
-    EXPECT_EQ(run_lloyd(b.points, settings, s2, serial, [](const IterationState &) { return -EIO; }, r), -EIO);
+    EXPECT_EQ(run_lloyd(
+                  b.points, settings, s2, serial, [](const IterationState &) { return -EIO; }, r),
+              -EIO);
 }

@@ -68,8 +68,8 @@ TEST(SampleStats, StopsWhenAllPreciseAfterMinRepsOrAtMaxReps)
 TEST(EnergyAttribution, ModelChargesEachProcessorItsOwnBusyTime)
 {
     const energy::PowerModel model = energy::PowerModel::from_tdp(100, 4, 200);  // core 25 W, idle 7.5 W
-    std::vector<ProcessorRun> runs = {{energy::WorkerType::cpu, 2.0}, {energy::WorkerType::opencl, 1.0},
-                                      {energy::WorkerType::cuda, 0.5}};
+    std::vector<ProcessorRun> runs = {
+        {energy::WorkerType::cpu, 2.0}, {energy::WorkerType::opencl, 1.0}, {energy::WorkerType::cuda, 0.5}};
     std::vector<DeviceReading> readings = {{energy::Device::cpu, "model", false, 0, 0, 0},
                                            {energy::Device::gpu, "model", false, 0, 0, 0}};
     auto e = attribute_repetition_energy(runs, readings, 3.0, model, true);
@@ -82,8 +82,8 @@ TEST(EnergyAttribution, ModelChargesEachProcessorItsOwnBusyTime)
 TEST(EnergyAttribution, SensorDynamicEnergyIsSplitByBusyTime)
 {
     const energy::PowerModel model = energy::PowerModel::from_tdp(100, 4, 200);
-    std::vector<ProcessorRun> runs = {{energy::WorkerType::cpu, 3.0}, {energy::WorkerType::opencl, 1.0},
-                                      {energy::WorkerType::cuda, 1.0}};
+    std::vector<ProcessorRun> runs = {
+        {energy::WorkerType::cpu, 3.0}, {energy::WorkerType::opencl, 1.0}, {energy::WorkerType::cuda, 1.0}};
     // CPU package: 500 J over 4 s with 50 W idle -> 300 J dynamic, 3:1 between cpu and PoCL.
     std::vector<DeviceReading> readings = {{energy::Device::cpu, "rapl", true, 1000, 1500, 50}};
     auto e = attribute_repetition_energy(runs, readings, 4.0, model, true);

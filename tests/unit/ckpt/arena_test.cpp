@@ -9,7 +9,8 @@
 
 using hetpu::ckpt::Arena;
 
-TEST(Arena, BestFitPicksTheSmallestHoleThatFits) {
+TEST(Arena, BestFitPicksTheSmallestHoleThatFits)
+{
     Arena a(1000, 1000, 1);
     auto x = a.allocate(100), y = a.allocate(50), z = a.allocate(300), w = a.allocate(10);
     ASSERT_TRUE(x && y && z && w);
@@ -24,7 +25,8 @@ TEST(Arena, BestFitPicksTheSmallestHoleThatFits) {
     EXPECT_EQ(*s, 150u);
 }
 
-TEST(Arena, NeighboursCoalesceSoLargeRegionsFitAgain) {
+TEST(Arena, NeighboursCoalesceSoLargeRegionsFitAgain)
+{
     Arena a(1024, 1024, 64);
     auto x = a.allocate(300), y = a.allocate(300), z = a.allocate(300);
     ASSERT_TRUE(x && y && z);
@@ -38,7 +40,8 @@ TEST(Arena, NeighboursCoalesceSoLargeRegionsFitAgain) {
     EXPECT_TRUE(a.allocate(1000));
 }
 
-TEST(Arena, RoundsToAlignmentAndRejectsUnknownOffsets) {
+TEST(Arena, RoundsToAlignmentAndRejectsUnknownOffsets)
+{
     Arena a(4096, 4096, 64);
     auto x = a.allocate(1);
     ASSERT_TRUE(x);
@@ -50,7 +53,8 @@ TEST(Arena, RoundsToAlignmentAndRejectsUnknownOffsets) {
     EXPECT_THROW(Arena(100, 100, 3), std::invalid_argument);
 }
 
-TEST(Arena, GrowUsableMakesTouchedPartAvailableIncrementally) {
+TEST(Arena, GrowUsableMakesTouchedPartAvailableIncrementally)
+{
     Arena a(1 << 20, 0, 4096);
     EXPECT_FALSE(a.allocate(10)) << "nothing is touched yet";
     a.grow_usable(8192);
@@ -67,7 +71,8 @@ TEST(Arena, GrowUsableMakesTouchedPartAvailableIncrementally) {
     EXPECT_EQ(a.largest_free_block(), std::size_t{1} << 20) << "growth coalesces with the free tail";
 }
 
-TEST(Arena, RandomOperationsKeepTheLayoutExact) {
+TEST(Arena, RandomOperationsKeepTheLayoutExact)
+{
     std::mt19937 rng(7);
     Arena a(1 << 16, 1 << 16, 16);
     std::map<std::size_t, std::size_t> live;  // offset -> rounded size
@@ -93,8 +98,12 @@ TEST(Arena, RandomOperationsKeepTheLayoutExact) {
         bool prev_free = false;
         for (const auto &b : a.layout()) {
             ASSERT_EQ(b.offset, pos);
-            if (b.free) ASSERT_FALSE(prev_free) << "adjacent free blocks were not coalesced";
-            else { ASSERT_EQ(live.at(b.offset), b.size); used += b.size; }
+            if (b.free)
+                ASSERT_FALSE(prev_free) << "adjacent free blocks were not coalesced";
+            else {
+                ASSERT_EQ(live.at(b.offset), b.size);
+                used += b.size;
+            }
             prev_free = b.free;
             pos += b.size;
         }

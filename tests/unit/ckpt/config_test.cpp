@@ -7,7 +7,8 @@
 
 using namespace hetpu::ckpt;
 
-TEST(CkptConfig, ReadsEveryKey) {
+TEST(CkptConfig, ReadsEveryKey)
+{
     const char *text = R"(
 versions_to_keep = 3
 checksums = false
@@ -42,7 +43,8 @@ capacity = "1G"
     EXPECT_EQ(c.remote_capacity, 1ull << 30);
 }
 
-TEST(CkptConfig, ErrorsNameTheKeyAndLine) {
+TEST(CkptConfig, ErrorsNameTheKeyAndLine)
+{
     EngineConfig c;
     std::string err;
     EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\n\nflush_thread = 2\n", "a.toml", &c, &err), -EINVAL);
@@ -63,7 +65,8 @@ TEST(CkptConfig, ErrorsNameTheKeyAndLine) {
     EXPECT_NE(err.find("/nonexistent/ckpt.toml"), std::string::npos) << err;
 }
 
-TEST(CkptConfig, SizesWithUnits) {
+TEST(CkptConfig, SizesWithUnits)
+{
     std::uint64_t v = 0;
     std::string why;
     ASSERT_TRUE(parse_size("4096", &v, &why));
@@ -78,7 +81,8 @@ TEST(CkptConfig, SizesWithUnits) {
 // Sizes that do not fit 64 bits are errors with a message, not std::out_of_range("stoull")
 // (20 digits) nor a silent wrap (17179869184G = 2^64 bytes, which wrapped to 0, "the file
 // system's capacity").
-TEST(CkptConfig, SizesTooLargeAreErrors) {
+TEST(CkptConfig, SizesTooLargeAreErrors)
+{
     std::uint64_t v = 7;
     std::string why;
     EXPECT_FALSE(parse_size("99999999999999999999", &v, &why));
@@ -100,7 +104,8 @@ TEST(CkptConfig, SizesTooLargeAreErrors) {
 
 // A float where an integer is expected is a type error, not toml++'s float-to-integer
 // conversion (undefined behaviour for 1e30).
-TEST(CkptConfig, FloatsWhereIntegersBelongAreErrors) {
+TEST(CkptConfig, FloatsWhereIntegersBelongAreErrors)
+{
     EngineConfig c;
     std::string err;
     EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\ncapacity = 1e30\n", "h.toml", &c, &err), -EINVAL);
@@ -109,7 +114,8 @@ TEST(CkptConfig, FloatsWhereIntegersBelongAreErrors) {
     EXPECT_NE(err.find("i.toml:1: flush_threads must be an integer"), std::string::npos) << err;
 }
 
-TEST(CkptConfig, ADirectoryIsNamedAsSuch) {
+TEST(CkptConfig, ADirectoryIsNamedAsSuch)
+{
     EngineConfig c;
     std::string err;
     EXPECT_EQ(load_config_file("/", &c, &err), -EISDIR);

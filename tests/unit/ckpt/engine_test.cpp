@@ -16,7 +16,8 @@ namespace {
 
 class EngineTest : public ::testing::Test {
 protected:
-    void SetUp() override {
+    void SetUp() override
+    {
         char tmpl[] = "/tmp/hetpu-ckpt-engine.XXXXXX";
         ASSERT_NE(::mkdtemp(tmpl), nullptr);
         root = tmpl;
@@ -28,11 +29,13 @@ protected:
         config.host_bytes = 1 << 20;
         config.host_incremental_init = false;
     }
-    void TearDown() override {
+    void TearDown() override
+    {
         std::system(("umount '" + root + "/small' 2>/dev/null; rm -rf '" + root + "'").c_str());
     }
 
-    std::unique_ptr<Engine> make() {
+    std::unique_ptr<Engine> make()
+    {
         std::unique_ptr<Engine> e;
         std::string err;
         EXPECT_EQ(Engine::create(config, &e, &err), 0) << err;
@@ -40,25 +43,32 @@ protected:
     }
 
     // Deterministic contents for (version, region).
-    static std::vector<char> data(std::int64_t v, std::size_t r, std::size_t size) {
+    static std::vector<char> data(std::int64_t v, std::size_t r, std::size_t size)
+    {
         std::vector<char> d(size);
-        for (std::size_t i = 0; i < size; ++i) d[i] = static_cast<char>((i * 31 + v * 7 + r * 13) & 0xff);
+        for (std::size_t i = 0; i < size; ++i)
+            d[i] = static_cast<char>((i * 31 + v * 7 + r * 13) & 0xff);
         return d;
     }
 
-    void take(Engine &e, std::int64_t v, const std::vector<std::size_t> &sizes, int expect_rc = 0) {
+    void take(Engine &e, std::int64_t v, const std::vector<std::size_t> &sizes, int expect_rc = 0)
+    {
         std::vector<RegionSpec> specs;
-        for (std::size_t i = 0; i < sizes.size(); ++i) specs.push_back({"r" + std::to_string(i), sizes[i]});
+        for (std::size_t i = 0; i < sizes.size(); ++i)
+            specs.push_back({"r" + std::to_string(i), sizes[i]});
         std::string err;
         ASSERT_EQ(e.begin("app", v, specs, &err), 0) << err;
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             auto d = data(v, i, sizes[i]);
             int rc = e.capture("app", v, i, d.data(), &err);
-            if (expect_rc == 0) { ASSERT_EQ(rc, 0) << err; }
+            if (expect_rc == 0) {
+                ASSERT_EQ(rc, 0) << err;
+            }
         }
     }
 
-    void expect_restores(Engine &e, std::int64_t v, const std::vector<std::size_t> &sizes) {
+    void expect_restores(Engine &e, std::int64_t v, const std::vector<std::size_t> &sizes)
+    {
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             std::vector<char> got(sizes[i]);
             std::string err;
@@ -83,11 +93,13 @@ template <typename Done> void wait_until(Done done)
 
 }  // namespace
 
-TEST_F(EngineTest, CheckpointFlushRestoreAndRestart) {
+TEST_F(EngineTest, CheckpointFlushRestoreAndRestart)
+{
     const std::vector<std::size_t> sizes = {10000, 3, 70000};
     {
         auto e = make();
-        for (int v = 1; v <= 3; ++v) take(*e, v, sizes);
+        for (int v = 1; v <= 3; ++v)
+            take(*e, v, sizes);
         std::string err;
         ASSERT_EQ(e->wait("app", 3, Tier::Local, &err), 0) << err;
         expect_restores(*e, 2, sizes);
@@ -113,13 +125,16 @@ TEST_F(EngineTest, CheckpointFlushRestoreAndRestart) {
     EXPECT_EQ(e->restore("app", 9, 0, wrong.data(), wrong.size(), &err), -ENOENT);
 }
 
-TEST_F(EngineTest, SmallHostCacheWaitsForFlushesAndLosesNothing) {
+TEST_F(EngineTest, SmallHostCacheWaitsForFlushesAndLosesNothing)
+{
     config.host_bytes = 64 << 10;
     auto e = make();
-    for (int v = 1; v <= 12; ++v) take(*e, v, {20000, 20000});
+    for (int v = 1; v <= 12; ++v)
+        take(*e, v, {20000, 20000});
     std::string err;
     ASSERT_EQ(e->drain(&err), 0) << err;
-    for (int v = 1; v <= 12; ++v) expect_restores(*e, v, {20000, 20000});
+    for (int v = 1; v <= 12; ++v)
+        expect_restores(*e, v, {20000, 20000});
     EXPECT_GT(e->stats().evicted_bytes, 0u);
     EXPECT_GT(e->stats().restored_from_disk_bytes, 0u);
     // A region larger than the whole cache is written through to the local tier.
@@ -128,12 +143,14 @@ TEST_F(EngineTest, SmallHostCacheWaitsForFlushesAndLosesNothing) {
     expect_restores(*e, 13, {200000});
 }
 
-TEST_F(EngineTest, RemoteTierAndRetention) {
+TEST_F(EngineTest, RemoteTierAndRetention)
+{
     config.remote_dir = remote;
     config.versions_to_keep = 2;
     {
         auto e = make();
-        for (int v = 1; v <= 5; ++v) take(*e, v, {5000});
+        for (int v = 1; v <= 5; ++v)
+            take(*e, v, {5000});
         std::string err;
         ASSERT_EQ(e->wait("app", 5, Tier::Remote, &err), 0) << err;
         ASSERT_EQ(e->drain(&err), 0) << err;
@@ -150,7 +167,8 @@ TEST_F(EngineTest, RemoteTierAndRetention) {
     expect_restores(*e, 5, {5000});
 }
 
-TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly) {
+TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly)
+{
     config.local_capacity = 30000;  // simulated: the test runs without a small file system
     auto e = make();
     take(*e, 1, {10000});
@@ -167,7 +185,8 @@ TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly) {
     expect_restores(*e, 1, {10000});
 }
 
-TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly) {
+TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly)
+{
     // A real ENOSPC needs a small file system: a 256 KiB tmpfs, which only root can mount.
     const std::string small = root + "/small";
     ASSERT_EQ(::mkdir(small.c_str(), 0755), 0);
@@ -190,7 +209,8 @@ TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly) {
     EXPECT_NE(std::system(("ls -a '" + small + "' | grep -q tmp").c_str()), 0) << "temporary file left behind";
 }
 
-TEST_F(EngineTest, MissingDirectoryIsAClearError) {
+TEST_F(EngineTest, MissingDirectoryIsAClearError)
+{
     config.local_dir = root + "/nope";
     std::unique_ptr<Engine> e;
     std::string err;
@@ -199,7 +219,8 @@ TEST_F(EngineTest, MissingDirectoryIsAClearError) {
     EXPECT_NE(err.find("create it"), std::string::npos) << err;
 }
 
-TEST_F(EngineTest, CorruptedDiskDataIsRefused) {
+TEST_F(EngineTest, CorruptedDiskDataIsRefused)
+{
     {
         auto e = make();
         take(*e, 1, {4096});
@@ -218,10 +239,12 @@ TEST_F(EngineTest, CorruptedDiskDataIsRefused) {
     EXPECT_NE(err.find("checksum mismatch"), std::string::npos) << err;
 }
 
-TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache) {
+TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache)
+{
     config.host_bytes = 64 << 10;
     auto e = make();
-    for (int v = 1; v <= 8; ++v) take(*e, v, {30000});
+    for (int v = 1; v <= 8; ++v)
+        take(*e, v, {30000});
     std::string err;
     ASSERT_EQ(e->drain(&err), 0);
     // Versions 1 and 2 were evicted long ago; the hint brings them back before the restore.
@@ -234,10 +257,12 @@ TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache) {
     EXPECT_EQ(e->stats().restored_from_disk_bytes, before) << "both restores hit the cache";
 }
 
-TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk) {
+TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk)
+{
     {
         auto e = make();
-        for (int v = 1; v <= 3; ++v) take(*e, v, {20000});
+        for (int v = 1; v <= 3; ++v)
+            take(*e, v, {20000});
         std::string err;
         ASSERT_EQ(e->drain(&err), 0);
     }
@@ -254,7 +279,8 @@ TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk) {
     expect_restores(*e, 1, {500});
 }
 
-TEST_F(EngineTest, IncrementalInitUsesWhatIsReady) {
+TEST_F(EngineTest, IncrementalInitUsesWhatIsReady)
+{
     config.host_bytes = 64 << 20;
     config.host_incremental_init = true;
     auto e = make();
@@ -271,7 +297,8 @@ TEST_F(EngineTest, IncrementalInitUsesWhatIsReady) {
 
 // Two runs on one checkpoint directory corrupted each other's versions: the second engine
 // is refused, naming the holder's PID, and the directory is free again once the first ends.
-TEST_F(EngineTest, ASecondEngineOnTheSameDirectoryIsRefusedWithTheHoldersPid) {
+TEST_F(EngineTest, ASecondEngineOnTheSameDirectoryIsRefusedWithTheHoldersPid)
+{
     auto first = make();
     std::unique_ptr<Engine> second;
     std::string err;

@@ -11,7 +11,8 @@ using namespace hetpu::ckpt;
 namespace {
 
 // Regions of `sizes` laid out back to back; flush order = index, no hints, all evictable.
-std::vector<LayoutBlock> back_to_back(const std::vector<std::size_t> &sizes) {
+std::vector<LayoutBlock> back_to_back(const std::vector<std::size_t> &sizes)
+{
     std::vector<LayoutBlock> v;
     std::size_t off = 0;
     for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -26,23 +27,27 @@ std::vector<LayoutBlock> back_to_back(const std::vector<std::size_t> &sizes) {
     return v;
 }
 
-bool contains(const std::vector<std::size_t> &v, std::size_t x) {
-    return std::find(v.begin(), v.end(), x) != v.end();
-}
+bool contains(const std::vector<std::size_t> &v, std::size_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 // After evicting `victims`, is there a contiguous free run of `need`?
-bool run_after(const std::vector<LayoutBlock> &l, const std::vector<std::size_t> &victims, std::size_t need) {
+bool run_after(const std::vector<LayoutBlock> &l, const std::vector<std::size_t> &victims, std::size_t need)
+{
     std::size_t run = 0;
     for (const auto &b : l) {
-        if (b.free || contains(victims, b.offset)) { run += b.size; if (run >= need) return true; }
-        else run = 0;
+        if (b.free || contains(victims, b.offset)) {
+            run += b.size;
+            if (run >= need)
+                return true;
+        } else
+            run = 0;
     }
     return false;
 }
 
 }  // namespace
 
-TEST(Eviction, FreeHoleLargeEnoughMeansNoVictims) {
+TEST(Eviction, FreeHoleLargeEnoughMeansNoVictims)
+{
     auto l = back_to_back({100, 100, 100});
     l[1].free = true;
     for (auto choice : {choose_fifo_victims(l, 100), choose_score_victims(l, 100)}) {
@@ -51,7 +56,8 @@ TEST(Eviction, FreeHoleLargeEnoughMeansNoVictims) {
     }
 }
 
-TEST(Eviction, FifoEvictsOldestFlushedFirstAndSkipsUnflushed) {
+TEST(Eviction, FifoEvictsOldestFlushedFirstAndSkipsUnflushed)
+{
     auto l = back_to_back({100, 100, 100, 100});
     l[0].evictable = false;  // oldest still being flushed
     auto c = choose_fifo_victims(l, 100);
@@ -66,7 +72,8 @@ TEST(Eviction, FifoEvictsOldestFlushedFirstAndSkipsUnflushed) {
     EXPECT_FALSE(contains(c.victims, 0u));
 }
 
-TEST(Eviction, NothingEvictableMeansWait) {
+TEST(Eviction, NothingEvictableMeansWait)
+{
     auto l = back_to_back({100, 100});
     l[0].evictable = false;
     l[1].evictable = false;
@@ -74,12 +81,14 @@ TEST(Eviction, NothingEvictableMeansWait) {
     EXPECT_FALSE(choose_score_victims(l, 50).possible);
 }
 
-TEST(Eviction, ScoreKeepsTheRegionsRestoredSoonest) {
+TEST(Eviction, ScoreKeepsTheRegionsRestoredSoonest)
+{
     // Seed slide 33: prefetch ranks 1 6 5 3 4 2 (1 = next restore), need two regions' worth;
     // the window (6,5) destroys nothing needed before restore 5, every other pair does worse.
     auto l = back_to_back({100, 100, 100, 100, 100, 100});
     const std::size_t ranks[] = {1, 6, 5, 3, 4, 2};
-    for (int i = 0; i < 6; ++i) l[i].prefetch_rank = ranks[i];
+    for (int i = 0; i < 6; ++i)
+        l[i].prefetch_rank = ranks[i];
     auto c = choose_score_victims(l, 200);
     ASSERT_TRUE(c.possible);
     EXPECT_EQ(c.victims, (std::vector<std::size_t>{100, 200}));
@@ -94,7 +103,8 @@ TEST(Eviction, ScoreKeepsTheRegionsRestoredSoonest) {
     EXPECT_TRUE(contains(f.victims, 0u));
 }
 
-TEST(Eviction, ScoreWithoutHintsEvictsTheOldestWindow) {
+TEST(Eviction, ScoreWithoutHintsEvictsTheOldestWindow)
+{
     auto l = back_to_back({100, 100, 100, 100});
     l[0].flush_order = 3;
     l[3].flush_order = 0;
@@ -103,7 +113,8 @@ TEST(Eviction, ScoreWithoutHintsEvictsTheOldestWindow) {
     EXPECT_EQ(c.victims, (std::vector<std::size_t>{300}));
 }
 
-TEST(Eviction, PrefetchNeverEvictsRegionsNeededBeforeIt) {
+TEST(Eviction, PrefetchNeverEvictsRegionsNeededBeforeIt)
+{
     auto l = back_to_back({100, 100});
     l[0].prefetch_rank = 0;
     l[1].prefetch_rank = 1;
@@ -113,11 +124,13 @@ TEST(Eviction, PrefetchNeverEvictsRegionsNeededBeforeIt) {
     EXPECT_EQ(c.victims, (std::vector<std::size_t>{100}));
 }
 
-TEST(Eviction, RandomLayoutsGiveSafeSufficientChoices) {
+TEST(Eviction, RandomLayoutsGiveSafeSufficientChoices)
+{
     std::mt19937 rng(11);
     for (int trial = 0; trial < 2000; ++trial) {
         std::vector<std::size_t> sizes(2 + rng() % 10);
-        for (auto &s : sizes) s = 1 + rng() % 50;
+        for (auto &s : sizes)
+            s = 1 + rng() % 50;
         auto l = back_to_back(sizes);
         std::shuffle(sizes.begin(), sizes.end(), rng);
         for (std::size_t i = 0; i < l.size(); ++i) {
@@ -136,10 +149,14 @@ TEST(Eviction, RandomLayoutsGiveSafeSufficientChoices) {
             ASSERT_TRUE(it->evictable && !it->free);
             ASSERT_GE(it->prefetch_rank, keep);
         }
-        if (score.possible) { ASSERT_TRUE(run_after(l, score.victims, need)); }
+        if (score.possible) {
+            ASSERT_TRUE(run_after(l, score.victims, need));
+        }
         if (fifo.possible) {
             ASSERT_TRUE(run_after(l, fifo.victims, need));
-            if (keep == 0) { ASSERT_TRUE(score.possible) << "a window exists whenever FIFO succeeds"; }
+            if (keep == 0) {
+                ASSERT_TRUE(score.possible) << "a window exists whenever FIFO succeeds";
+            }
         }
     }
 }

@@ -17,7 +17,8 @@ namespace {
 
 class TierDir : public ::testing::Test {
 protected:
-    void SetUp() override {
+    void SetUp() override
+    {
         char tmpl[] = "/tmp/hetpu-ckpt-manifest.XXXXXX";
         ASSERT_NE(::mkdtemp(tmpl), nullptr);
         dir = tmpl;
@@ -25,7 +26,8 @@ protected:
     void TearDown() override { std::system(("rm -rf '" + dir + "'").c_str()); }
 
     // Writes version v of "app" with two regions filled from v; returns the data.
-    std::vector<std::vector<char>> write_version(std::int64_t v, const WriteOptions &opts = {}, int *rc = nullptr) {
+    std::vector<std::vector<char>> write_version(std::int64_t v, const WriteOptions &opts = {}, int *rc = nullptr)
+    {
         std::vector<std::vector<char>> data = {std::vector<char>(1000 + v, char('a' + v % 20)),
                                                std::vector<char>(77, char(v))};
         Manifest m;
@@ -36,12 +38,17 @@ protected:
                            region_file_name("app", v, i)};
             std::string err;
             int w = write_file_durably(dir, r.file, data[i].data(), data[i].size(), opts, &err);
-            if (w) { if (rc) *rc = w; return data; }
+            if (w) {
+                if (rc)
+                    *rc = w;
+                return data;
+            }
             m.regions.push_back(r);
         }
         std::string err;
         int w = write_manifest(dir, m, opts, &err);
-        if (rc) *rc = w;
+        if (rc)
+            *rc = w;
         return data;
     }
 
@@ -52,7 +59,8 @@ void truncate_file(const std::string &path, off_t size) { ASSERT_EQ(::truncate(p
 
 }  // namespace
 
-TEST(ManifestText, RoundTripsAndDetectsTearing) {
+TEST(ManifestText, RoundTripsAndDetectsTearing)
+{
     Manifest m;
     m.name = "heat";
     m.version = 42;
@@ -74,7 +82,8 @@ TEST(ManifestText, RoundTripsAndDetectsTearing) {
     EXPECT_NE(err.find("checksum"), std::string::npos);
 }
 
-TEST(ManifestText, NamesThatAreNotFileNamesAreRefused) {
+TEST(ManifestText, NamesThatAreNotFileNamesAreRefused)
+{
     EXPECT_EQ(invalid_name_reason("run_1.a-b"), "");
     EXPECT_NE(invalid_name_reason("a/b"), "");
     EXPECT_NE(invalid_name_reason(""), "");
@@ -82,7 +91,8 @@ TEST(ManifestText, NamesThatAreNotFileNamesAreRefused) {
     EXPECT_NE(invalid_name_reason("has space"), "");
 }
 
-TEST_F(TierDir, LatestSkipsTornAndPartialVersions) {
+TEST_F(TierDir, LatestSkipsTornAndPartialVersions)
+{
     auto d1 = write_version(1);
     write_version(2);
     write_version(3);
@@ -113,7 +123,8 @@ TEST_F(TierDir, LatestSkipsTornAndPartialVersions) {
     EXPECT_EQ(buf, d1[0]);
 }
 
-TEST_F(TierDir, ErrorsNameThePathAndLeaveOlderVersionsIntact) {
+TEST_F(TierDir, ErrorsNameThePathAndLeaveOlderVersionsIntact)
+{
     write_version(1);
     std::string err;
     char byte = 0;
@@ -131,7 +142,8 @@ TEST_F(TierDir, ErrorsNameThePathAndLeaveOlderVersionsIntact) {
     EXPECT_EQ(std::system(("ls -a '" + dir + "' | grep -q tmp").c_str()) != 0, true);
 }
 
-TEST_F(TierDir, RemoveVersionDropsManifestAndData) {
+TEST_F(TierDir, RemoveVersionDropsManifestAndData)
+{
     write_version(1);
     write_version(2);
     std::string err;

@@ -7,7 +7,8 @@ using hetpu::ckpt::IllegalTransition;
 using hetpu::ckpt::RegionLifecycle;
 using S = hetpu::ckpt::RegionState;
 
-TEST(RegionState, CheckpointPathThenRestoreFromCache) {
+TEST(RegionState, CheckpointPathThenRestoreFromCache)
+{
     RegionLifecycle r(S::Writing);
     r.advance(S::Cached);
     r.advance(S::Flushed);
@@ -17,7 +18,8 @@ TEST(RegionState, CheckpointPathThenRestoreFromCache) {
     EXPECT_EQ(r.state(), S::Evictable);
 }
 
-TEST(RegionState, PrefetchPath) {
+TEST(RegionState, PrefetchPath)
+{
     RegionLifecycle r(S::Prefetching);
     EXPECT_EQ(r.state(), S::Prefetching);
     ASSERT_NO_THROW(r.advance(S::Ready));
@@ -37,11 +39,13 @@ TEST(RegionState, PrefetchPath) {
     EXPECT_THROW(p.advance(S::Consumed), IllegalTransition) << "a restore cannot consume bytes not yet read back";
 }
 
-TEST(RegionState, IllegalTransitionsAreRejected) {
+TEST(RegionState, IllegalTransitionsAreRejected)
+{
     const S all[] = {S::Writing, S::Cached, S::Flushed, S::Prefetching, S::Ready, S::Consumed, S::Evictable};
     int legal = 0;
     for (S from : all)
-        for (S to : all) legal += hetpu::ckpt::is_legal_transition(from, to);
+        for (S to : all)
+            legal += hetpu::ckpt::is_legal_transition(from, to);
     EXPECT_EQ(legal, 9) << "the table gained or lost an edge";
     RegionLifecycle w(S::Writing);
     EXPECT_THROW(w.advance(S::Flushed), IllegalTransition) << "cannot skip the cached state";
@@ -56,7 +60,8 @@ TEST(RegionState, IllegalTransitionsAreRejected) {
     EXPECT_THROW(RegionLifecycle(S::Cached), IllegalTransition) << "regions are born writing or prefetching";
 }
 
-TEST(RegionState, EvictionAndReadPredicates) {
+TEST(RegionState, EvictionAndReadPredicates)
+{
     EXPECT_FALSE(hetpu::ckpt::may_evict(S::Writing));
     EXPECT_FALSE(hetpu::ckpt::may_evict(S::Cached));
     EXPECT_FALSE(hetpu::ckpt::may_evict(S::Prefetching));

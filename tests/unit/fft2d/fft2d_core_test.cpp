@@ -107,10 +107,14 @@ TEST(Fft2dReport, JsonLineHasMatmulsKeys)
     mm.workers.push_back({});
     const nlohmann::json jm = nlohmann::json::parse(hetpu::matmul::json_line(mm));
     std::set<std::string> keys, mkeys, wkeys, mwkeys;
-    for (auto it = j.begin(); it != j.end(); ++it) keys.insert(it.key());
-    for (auto it = jm.begin(); it != jm.end(); ++it) mkeys.insert(it.key());
-    for (auto it = j["workers"][0].begin(); it != j["workers"][0].end(); ++it) wkeys.insert(it.key());
-    for (auto it = jm["workers"][0].begin(); it != jm["workers"][0].end(); ++it) mwkeys.insert(it.key());
+    for (auto it = j.begin(); it != j.end(); ++it)
+        keys.insert(it.key());
+    for (auto it = jm.begin(); it != jm.end(); ++it)
+        mkeys.insert(it.key());
+    for (auto it = j["workers"][0].begin(); it != j["workers"][0].end(); ++it)
+        wkeys.insert(it.key());
+    for (auto it = jm["workers"][0].begin(); it != jm["workers"][0].end(); ++it)
+        mwkeys.insert(it.key());
     EXPECT_EQ(keys, mkeys);
     EXPECT_EQ(wkeys, mwkeys);
     EXPECT_EQ(j["app"], "fft2d");

@@ -171,12 +171,12 @@ TEST(LedgerBookkeeping, CouldEverFitLooksAtAnEmptyDevice)
 {
     auto l = make_ledger(2);
     ASSERT_EQ(ledger_place(*l, Algorithm::LeastWarps, request(100, 0)).device, 0);  // device 0 full
-    EXPECT_TRUE(could_ever_fit(*l, 0, request(100, 1, 32)));  // once its task ends
+    EXPECT_TRUE(could_ever_fit(*l, 0, request(100, 1, 32)));                        // once its task ends
     EXPECT_FALSE(could_ever_fit(*l, 0, request(101, 1, 32)));
     EXPECT_FALSE(could_ever_fit(*l, 0, request(1, 1, 288)));  // 9 warps > an SM's 8
     EXPECT_TRUE(could_ever_fit(*l, 0, request(1, 1, 256)));
-    EXPECT_TRUE(could_ever_fit(*l, 1, request(1, 0)));         // unknown launch: the whole device
-    EXPECT_FALSE(could_ever_fit(*l, 2, request(1, 1, 32)));   // no such device
+    EXPECT_TRUE(could_ever_fit(*l, 1, request(1, 0)));       // unknown launch: the whole device
+    EXPECT_FALSE(could_ever_fit(*l, 2, request(1, 1, 32)));  // no such device
     EXPECT_FALSE(could_ever_fit(*l, -1, request(1, 1, 32)));
     PlaceRequest r = request(1, 1, 32);
     r.allowed_devices = 0b10;
@@ -273,7 +273,7 @@ TEST(LedgerBookkeeping, ReclaimDeadReleasesDeadProcessesAndOrphanGrants)
     place_for(11, 5);
     place_for(11, 5);
     const PlaceResult live = place_for(12, 7);
-    place_for(13, 9);  // never attached (say its entry was lost), then died
+    place_for(13, 9);                             // never attached (say its entry was lost), then died
     const PlaceResult unowned = place_for(0, 3);  // no known holder: never reclaimed
 
     g_dead = {11, 13};
@@ -315,8 +315,8 @@ bool counters_equal(const Ledger &a, const Ledger &b)
 TEST(LedgerBookkeeping, RebuildCountersEqualsIncrementalCountersAfterRandomSequences)
 {
     std::mt19937 rng(12345);
-    for (Algorithm algorithm : {Algorithm::Exact, Algorithm::LeastWarps, Algorithm::SingleAssignment,
-                                Algorithm::CoreToGpu}) {
+    for (Algorithm algorithm :
+         {Algorithm::Exact, Algorithm::LeastWarps, Algorithm::SingleAssignment, Algorithm::CoreToGpu}) {
         SCOPED_TRACE(algorithm_name(algorithm));
         auto l = make_ledger(0);
         ledger_add_device(*l, "a", tiny_spec(1000, 4, 256));

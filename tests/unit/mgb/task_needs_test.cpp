@@ -34,11 +34,11 @@ TEST(TaskNeeds, WarpsPerBlockRoundsUpAndIsAtLeastOne)
 
 TEST(TaskNeeds, BlocksPerSmLimitTakesTheTightestLimit)
 {
-    const GpuSpec s = v100();  // 64 warps, 32 blocks, 96 KiB shared per SM
-    EXPECT_EQ(blocks_per_sm_limit(needs(1, 32), s), 32u);    // block limit: 32 (warps would allow 64)
-    EXPECT_EQ(blocks_per_sm_limit(needs(1, 256), s), 8u);    // 64 / 8 warps
-    EXPECT_EQ(blocks_per_sm_limit(needs(1, 1024), s), 2u);   // 64 / 32 warps
-    EXPECT_EQ(blocks_per_sm_limit(needs(1, 96), s), 21u);    // 64 / 3 warps (96 threads)
+    const GpuSpec s = v100();                                        // 64 warps, 32 blocks, 96 KiB shared per SM
+    EXPECT_EQ(blocks_per_sm_limit(needs(1, 32), s), 32u);            // block limit: 32 (warps would allow 64)
+    EXPECT_EQ(blocks_per_sm_limit(needs(1, 256), s), 8u);            // 64 / 8 warps
+    EXPECT_EQ(blocks_per_sm_limit(needs(1, 1024), s), 2u);           // 64 / 32 warps
+    EXPECT_EQ(blocks_per_sm_limit(needs(1, 96), s), 21u);            // 64 / 3 warps (96 threads)
     EXPECT_EQ(blocks_per_sm_limit(needs(1, 32, 48 * 1024), s), 2u);  // 96 KiB / 48 KiB
     EXPECT_EQ(blocks_per_sm_limit(needs(1, 32, 40 * 1024), s), 2u);  // floor(96 / 40)
     EXPECT_EQ(blocks_per_sm_limit(needs(1, 256, 4 * 1024), s), 8u);  // warps (8) beat shared (24)

@@ -152,8 +152,7 @@ private:
 // wait for it (a failing assertion must not leave it running).
 class Child {
 public:
-    template <typename Fn>
-    explicit Child(Fn &&fn)
+    template <typename Fn> explicit Child(Fn &&fn)
     {
         std::fflush(nullptr);  // buffered output must not be printed twice
         pid_ = fork();

@@ -83,7 +83,7 @@ TEST(GrantTrace, LineHasTheDocumentedFieldsAndExactTime)
     EXPECT_EQ(j.at("policy"), "mgb");
     EXPECT_EQ(j.size(), 9u);
 
-    r.t = 0;  // stamped now
+    r.t = 0;                               // stamped now
     r.device = std::string("bad\xff", 4);  // not UTF-8: replaced, not thrown
     const auto k = nlohmann::json::parse(GrantTrace::to_json(r));
     EXPECT_GT(k.at("t").get<double>(), 1.6e9);

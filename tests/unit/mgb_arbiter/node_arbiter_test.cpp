@@ -226,7 +226,8 @@ TEST(NodeArbiter, CreationRaceGivesOneLedger)
                 return 2;
             }
             uint64_t grant = 0;
-            arbiter->with_ledger([&](Ledger &ledger) { grant = place_on(ledger, "race:0", 1 << 20, int32_t(getpid())); });
+            arbiter->with_ledger(
+                [&](Ledger &ledger) { grant = place_on(ledger, "race:0", 1 << 20, int32_t(getpid())); });
             placed.send(grant ? 'x' : 'E');
             finish.receive();
             return grant ? 0 : 3;
@@ -444,7 +445,7 @@ TEST(NodeArbiter, ExceptionsAndNestedCallsAreContained)
     }));
     bool inner = false;
     arbiter->with_ledger([&](Ledger &ledger) {
-        EXPECT_EQ(ledger.devices[0].reserved_bytes, 2048u);  // rebuilt after the exception
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, 2048u);     // rebuilt after the exception
         arbiter->with_ledger([&](Ledger &) { inner = true; });  // EDEADLK: skipped, not hung
     });
     EXPECT_FALSE(inner);
@@ -475,7 +476,8 @@ TEST(NodeArbiter, OtherVersionIsAClearError)
     ASSERT_NO_FATAL_FAILURE(poke_header(name.str(), 1, 999));
     for (bool existing : {false, true}) {
         error.clear();
-        auto arbiter = existing ? NodeArbiter::open_existing(name.str(), &error) : NodeArbiter::open(name.str(), "mgb", &error);
+        auto arbiter =
+            existing ? NodeArbiter::open_existing(name.str(), &error) : NodeArbiter::open(name.str(), "mgb", &error);
         EXPECT_EQ(arbiter, nullptr);
         EXPECT_NE(error.find(name.str()), std::string::npos) << error;
         EXPECT_NE(error.find("version 999"), std::string::npos) << error;

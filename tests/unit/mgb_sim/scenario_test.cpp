@@ -28,9 +28,12 @@ std::string error_of(const std::string &text)
 
 TEST(MgbScenario, PresetsCountsAndRepeats)
 {
-    const MgbScenario s = parse_mgb_scenario(std::string(R"({"gpus": [{"preset": "v100", "count": 4},
+    const MgbScenario s = parse_mgb_scenario(
+        std::string(R"({"gpus": [{"preset": "v100", "count": 4},
         {"preset": "P100", "memory_gib": 12}], "workers": 16, "noise": 0.1,
-        "jobs": [)") + kJob + R"(, {"memory_gib": 1, "repeat": 2, "kernels": [{"blocks": 1, "threads_per_block": 1, "seconds": 1}]}]})");
+        "jobs": [)") +
+        kJob +
+        R"(, {"memory_gib": 1, "repeat": 2, "kernels": [{"blocks": 1, "threads_per_block": 1, "seconds": 1}]}]})");
     ASSERT_EQ(s.gpus.size(), 5u);
     EXPECT_STREQ(s.gpus[0].name, "V100");
     EXPECT_EQ(s.gpus[0].sms, 80u);
@@ -50,7 +53,8 @@ TEST(MgbScenario, PresetsCountsAndRepeats)
 TEST(MgbScenario, ExplicitGpu)
 {
     const MgbScenario s = parse_mgb_scenario(std::string(R"({"gpus": [{"name": "toy", "memory_gib": 1, "sms": 2,
-        "max_warps_per_sm": 8, "max_blocks_per_sm": 4}], "workers": 1, "jobs": [)") + kJob + "]}");
+        "max_warps_per_sm": 8, "max_blocks_per_sm": 4}], "workers": 1, "jobs": [)") +
+                                             kJob + "]}");
     EXPECT_STREQ(s.gpus[0].name, "toy");
     EXPECT_EQ(s.gpus[0].max_warps(), 16u);
 }
@@ -60,25 +64,37 @@ TEST(MgbScenario, ErrorsNameTheFieldAndTheFix)
     const std::string gpus = R"("gpus": [{"preset": "V100"}], "workers": 2)";
     EXPECT_NE(error_of("{").find("not valid JSON"), std::string::npos);
     EXPECT_NE(error_of(R"({"workers": 2, "jobs": []})").find("gpus: missing"), std::string::npos);
-    EXPECT_NE(error_of(R"({"gpus": [{"preset": "K80"}], "workers": 1, "jobs": []})").find("gpus[0].preset: unknown GPU 'K80'; one of P100, V100"),
+    EXPECT_NE(error_of(R"({"gpus": [{"preset": "K80"}], "workers": 1, "jobs": []})")
+                  .find("gpus[0].preset: unknown GPU 'K80'; one of P100, V100"),
               std::string::npos);
-    EXPECT_NE(error_of(R"({"gpus": [{"name": "x", "memory_gib": 1}], "workers": 1, "jobs": []})").find("gpus[0].sms: missing"),
+    EXPECT_NE(error_of(R"({"gpus": [{"name": "x", "memory_gib": 1}], "workers": 1, "jobs": []})")
+                  .find("gpus[0].sms: missing"),
               std::string::npos);
     EXPECT_NE(error_of("{" + gpus + R"(, "jobs": []})").find("jobs: must be a non-empty array"), std::string::npos);
-    EXPECT_NE(error_of(R"({"gpus": [{"preset": "V100"}], "workers": 0, "jobs": [)" + std::string(kJob) + "]}").find("workers: must be at least 1"),
+    EXPECT_NE(error_of(R"({"gpus": [{"preset": "V100"}], "workers": 0, "jobs": [)" + std::string(kJob) + "]}")
+                  .find("workers: must be at least 1"),
               std::string::npos);
-    const std::string bad_seconds = "{" + gpus + R"(, "jobs": [{"memory_gib": 1, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": -1}]}]})";
-    EXPECT_NE(error_of(bad_seconds).find("jobs[0].kernels[0].seconds: must be positive (got -1); the kernel's standalone run time"),
+    const std::string bad_seconds =
+        "{" + gpus +
+        R"(, "jobs": [{"memory_gib": 1, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": -1}]}]})";
+    EXPECT_NE(error_of(bad_seconds)
+                  .find("jobs[0].kernels[0].seconds: must be positive (got -1); the kernel's standalone run time"),
               std::string::npos)
         << error_of(bad_seconds);
     const std::string misspelt = "{" + gpus + R"(, "jobs": [{"memory_gb": 1, "kernels": []}]})";
-    EXPECT_NE(error_of(misspelt).find("jobs[0].memory_gb: unknown field; the known fields are"), std::string::npos) << error_of(misspelt);
-    const std::string no_blocks = "{" + gpus + R"(, "jobs": [{"memory_gib": 1, "kernels": [{"threads_per_block": 32, "seconds": 1}]}]})";
+    EXPECT_NE(error_of(misspelt).find("jobs[0].memory_gb: unknown field; the known fields are"), std::string::npos)
+        << error_of(misspelt);
+    const std::string no_blocks =
+        "{" + gpus + R"(, "jobs": [{"memory_gib": 1, "kernels": [{"threads_per_block": 32, "seconds": 1}]}]})";
     EXPECT_NE(error_of(no_blocks).find("jobs[0].kernels[0].blocks: missing"), std::string::npos);
-    const std::string text_memory = "{" + gpus + R"(, "jobs": [{"memory_gib": "4", "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1}]}]})";
+    const std::string text_memory =
+        "{" + gpus +
+        R"(, "jobs": [{"memory_gib": "4", "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1}]}]})";
     EXPECT_NE(error_of(text_memory).find(R"(jobs[0].memory_gib: must be a number (got "4"))"), std::string::npos);
-    EXPECT_NE(error_of(R"({"gpus": [{"preset": "V100", "count": 17}], "workers": 1, "jobs": [)" + std::string(kJob) + "]}").find("gpus[0].count"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of(R"({"gpus": [{"preset": "V100", "count": 17}], "workers": 1, "jobs": [)" + std::string(kJob) + "]}")
+            .find("gpus[0].count"),
+        std::string::npos);
     EXPECT_THROW(hetpu::mgb_sim::load_mgb_scenario("/nonexistent/scenario.json"), ScenarioError);
 }
 

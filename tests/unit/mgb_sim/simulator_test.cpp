@@ -114,7 +114,7 @@ TEST(MgbSim, CgOvercommitCrashesMgbWaits)
     EXPECT_EQ(cg.jobs_completed, 1u);
     EXPECT_EQ(cg.jobs_crashed, 1u);
     EXPECT_TRUE(cg.job_records[1].crashed);
-    EXPECT_DOUBLE_EQ(cg.job_records[1].end_s, 0.0);  // the allocation fails at once
+    EXPECT_DOUBLE_EQ(cg.job_records[1].end_s, 0.0);          // the allocation fails at once
     EXPECT_EQ(cg.gpus[0].peak_reserved_bytes, 20ull << 30);  // the Ledger granted past capacity
     EXPECT_EQ(cg.gpus[0].peak_allocated_bytes, 10ull << 30);
 
@@ -163,11 +163,12 @@ MgbScenario random_mix(uint64_t seed, double noise)
         const unsigned blocks = 1 + unsigned(rng() % 5000);
         const unsigned threads = 32u << (rng() % 5);
         jobs << (i ? ", " : "") << R"({"memory_gib": )" << gib << R"(, "cpu_seconds": )" << double(rng() % 100) / 10
-             << R"(, "kernels": [{"blocks": )" << blocks << R"(, "threads_per_block": )" << threads << R"(, "seconds": )"
-             << 0.5 + double(rng() % 100) / 20 << R"(, "host_seconds": 0.3, "repeat": )" << 1 + rng() % 20 << "}]}";
+             << R"(, "kernels": [{"blocks": )" << blocks << R"(, "threads_per_block": )" << threads
+             << R"(, "seconds": )" << 0.5 + double(rng() % 100) / 20 << R"(, "host_seconds": 0.3, "repeat": )"
+             << 1 + rng() % 20 << "}]}";
     }
-    return parse_mgb_scenario(R"({"gpus": [{"preset": "V100", "count": 4}], "workers": 16, "noise": )" + std::to_string(noise) +
-                              R"(, "jobs": [)" + jobs.str() + "]}");
+    return parse_mgb_scenario(R"({"gpus": [{"preset": "V100", "count": 4}], "workers": 16, "noise": )" +
+                              std::to_string(noise) + R"(, "jobs": [)" + jobs.str() + "]}");
 }
 
 TEST(MgbSim, DeterministicPerSeed)

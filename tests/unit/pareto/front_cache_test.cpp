@@ -32,7 +32,10 @@ protected:
     }
     void TearDown() override { std::system(("rm -rf '" + root_ + "'").c_str()); }
 
-    FrontCache cache() { return FrontCache(dir_, [this](const std::string &w) { warnings_.push_back(w); }); }
+    FrontCache cache()
+    {
+        return FrontCache(dir_, [this](const std::string &w) { warnings_.push_back(w); });
+    }
 
     static FrontKey key()
     {

@@ -31,10 +31,10 @@ TEST(FrontMetrics, PaperFormulasOnAHandFront)
     EXPECT_DOUBLE_EQ(m.e_at_t_opt_j, 300);
     EXPECT_DOUBLE_EQ(m.e_opt_j, 100);
     EXPECT_DOUBLE_EQ(m.t_at_e_opt_s, 2.0);
-    EXPECT_DOUBLE_EQ(m.lb_time_improvement_pct, 50.0);      // (1.5 - 1) / 1
-    EXPECT_DOUBLE_EQ(m.lb_energy_saving_pct, 150.0);        // (250 - 100) / 100
-    EXPECT_DOUBLE_EQ(m.e_opt_slowdown_pct, 100.0);          // (2 - 1) / 1
-    EXPECT_DOUBLE_EQ(m.t_opt_energy_increase_pct, 200.0);   // (300 - 100) / 100
+    EXPECT_DOUBLE_EQ(m.lb_time_improvement_pct, 50.0);        // (1.5 - 1) / 1
+    EXPECT_DOUBLE_EQ(m.lb_energy_saving_pct, 150.0);          // (250 - 100) / 100
+    EXPECT_DOUBLE_EQ(m.e_opt_slowdown_pct, 100.0);            // (2 - 1) / 1
+    EXPECT_DOUBLE_EQ(m.t_opt_energy_increase_pct, 200.0);     // (300 - 100) / 100
     EXPECT_DOUBLE_EQ(m.time_gain_for_5pct_energy_pct, 25.0);  // energy <= 105: 1.6 s; (2 - 1.6) / 1.6
     EXPECT_DOUBLE_EQ(m.energy_gain_for_5pct_time_pct, 50.0);  // time <= 1.05: 200 J; (300 - 200) / 200
 }

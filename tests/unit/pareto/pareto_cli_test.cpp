@@ -19,17 +19,16 @@ std::string parse_error(std::vector<const char *> argv)
 }
 
 // Non-linear, non-monotone profiles of three processors; "b" appears first.
-const char *kCsv =
-    "processor,size,time_s,energy_j,energy_source\n"
-    "b,10,0.9,1.0,model\n"
-    "b,20,1.5,1.5,model\n"
-    "b,30,2.5,2.2,model\n"
-    "a,10,0.3,3.0,model\n"
-    "a,20,0.5,5.5,model\n"
-    "a,30,0.6,9.0,model\n"
-    "a,40,0.9,11.0,model\n"
-    "c,20,0.8,2.0,model\n"
-    "c,40,1.9,3.5,model\n";
+const char *kCsv = "processor,size,time_s,energy_j,energy_source\n"
+                   "b,10,0.9,1.0,model\n"
+                   "b,20,1.5,1.5,model\n"
+                   "b,30,2.5,2.2,model\n"
+                   "a,10,0.3,3.0,model\n"
+                   "a,20,0.5,5.5,model\n"
+                   "a,30,0.6,9.0,model\n"
+                   "a,40,0.9,11.0,model\n"
+                   "c,20,0.8,2.0,model\n"
+                   "c,40,1.9,3.5,model\n";
 
 }  // namespace
 

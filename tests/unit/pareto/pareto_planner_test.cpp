@@ -14,7 +14,8 @@ namespace {
 
 std::vector<PlannerWorker> node()
 {
-    return {{0, WorkerKind::Cpu, "CPU 0"}, {1, WorkerKind::OpenCL, "OpenCL 0 (pthread)"}, {2, WorkerKind::Cpu, "CPU 1"}};
+    return {
+        {0, WorkerKind::Cpu, "CPU 0"}, {1, WorkerKind::OpenCL, "OpenCL 0 (pthread)"}, {2, WorkerKind::Cpu, "CPU 1"}};
 }
 
 // cpu0: slow and frugal, opencl0: fast and hungry (linear in the size, every multiple of 64
@@ -23,7 +24,8 @@ ProfileSet profiles()
 {
     std::string csv = "processor,size,time_s,energy_j,energy_source\n";
     for (int x = 64; x <= 1024; x += 64) {
-        csv += "cpu0," + std::to_string(x) + "," + std::to_string(x * 0.004) + "," + std::to_string(x * 0.01) + ",model\n";
+        csv +=
+            "cpu0," + std::to_string(x) + "," + std::to_string(x * 0.004) + "," + std::to_string(x * 0.01) + ",model\n";
         csv += "opencl0," + std::to_string(x) + "," + std::to_string(x * 0.001) + "," + std::to_string(x * 0.05) +
                ",model\n";
     }

@@ -23,14 +23,13 @@ std::string error_of(const std::string &text, const std::vector<std::string> &kn
 
 TEST(ProfileCsv, ParsesRowsInFirstAppearanceOrderWithExtraColumnsCommentsAndQuotes)
 {
-    const std::string text =
-        "# calibrated by hand\n"
-        "# base_power_w=42.5\n"
-        "processor,size,time_s,energy_j,energy_source\n"
-        "\n"
-        "opencl0,64,0.5,2,model\n"
-        "cpu0, 64 ,1.5,1,\"model\"\n"
-        "\"opencl0\",128,0.9,3.5,rapl\n";
+    const std::string text = "# calibrated by hand\n"
+                             "# base_power_w=42.5\n"
+                             "processor,size,time_s,energy_j,energy_source\n"
+                             "\n"
+                             "opencl0,64,0.5,2,model\n"
+                             "cpu0, 64 ,1.5,1,\"model\"\n"
+                             "\"opencl0\",128,0.9,3.5,rapl\n";
     ProfileSet s = parse_profile_csv(text, "p.csv");
     ASSERT_EQ(s.processors.size(), 2u);
     EXPECT_EQ(s.processors[0].name, "opencl0");
@@ -90,10 +89,7 @@ TEST(ProfileCsv, EachDefectIsReportedWithItsLine)
     }
 }
 
-TEST(ProfileCsv, UnreadableFileIsAnError)
-{
-    EXPECT_THROW(read_profile_csv("/nonexistent/dir/p.csv"), ProfileCsvError);
-}
+TEST(ProfileCsv, UnreadableFileIsAnError) { EXPECT_THROW(read_profile_csv("/nonexistent/dir/p.csv"), ProfileCsvError); }
 
 TEST(ProfileCsv, GranulesAreTheGcdOfSizesAndWorkload)
 {
