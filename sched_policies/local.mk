@@ -30,6 +30,7 @@ hetpu_core_sources = \
 	sched_policies/core/pareto_planner.cpp sched_policies/core/pareto_planner.h \
 	sched_policies/core/plbhac_time_curve.h \
 	sched_policies/core/plbhac_makespan_nlp.cpp sched_policies/core/plbhac_makespan_nlp.h \
+	sched_policies/core/plbhac_equal_finish.cpp sched_policies/core/plbhac_equal_finish.h \
 	sched_policies/core/plbhac_rounding.cpp sched_policies/core/plbhac_rounding.h \
 	sched_policies/core/plbhac_solve.cpp sched_policies/core/plbhac_solve.h \
 	sched_policies/core/plbhac_planner.cpp sched_policies/core/plbhac_planner.h \

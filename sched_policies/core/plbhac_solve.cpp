@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sched_policies/core/plbhac_solve.h"
 
+#include "sched_policies/core/plbhac_equal_finish.h"
 #include "sched_policies/core/plbhac_rounding.h"
 
 #include <algorithm>
@@ -124,7 +125,9 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             std::vector<const TimeCurve *> curves;
             for (std::size_t p : active)
                 curves.push_back(&total[p]);
-            const MakespanNlpResult r = solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
+            const MakespanNlpResult r = curves.size() >= opt.equal_finish_from_pus
+                                            ? solve_makespan_equal_finish(curves, static_cast<double>(W))
+                                            : solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
             if (active.size() > 1)
                 ++sol.nlp_solves;
             sol.ipopt_status = r.ipopt_status;

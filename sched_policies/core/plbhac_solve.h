@@ -45,6 +45,10 @@ struct PlbhacSolveOptions {
     // would have received at most a millionth of W (less than a granule in practice).
     double negligible_share = 1e-6;
     MakespanNlpOptions nlp;
+    // From this many PUs in one solve on, the equal-finish search (plbhac_equal_finish.h)
+    // replaces Ipopt: same optimum for increasing curves, O(PUs) per iteration instead of
+    // a dense NLP whose cost grows faster than linearly (a minute per planner step at 1024).
+    std::size_t equal_finish_from_pus = 128;
 };
 
 // Why a PU got the block it got.
