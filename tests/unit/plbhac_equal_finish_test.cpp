@@ -6,6 +6,8 @@
 #include "sched_policies/core/plbhac_makespan_nlp.h"
 #include "sched_policies/core/plbhac_solve.h"
 
+#include "tests/unit/quadratic_time_curve.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -18,18 +20,9 @@
 using hetpu::MakespanNlpResult;
 using hetpu::TimeCurve;
 using hetpu::TimeEval;
+using hetpu::testing::Quadratic;
 
 namespace {
-
-// T(x) = latency + b x + a x^2.
-class Quadratic : public TimeCurve {
-public:
-    Quadratic(double latency, double b, double a) : l_(latency), b_(b), a_(a) {}
-    TimeEval eval(double x) const override { return TimeEval{l_ + b_ * x + a_ * x * x, b_ + 2 * a_ * x, 2 * a_}; }
-
-private:
-    double l_, b_, a_;
-};
 
 // T(x) = latency + c x ln(1 + x): an n log n kernel, increasing for x > 0.
 class XLog1pX : public TimeCurve {
