@@ -129,16 +129,14 @@ Floors measure_floors(const Options &o, const Workload &w)
     double wt = 0, rt = 0;
     std::size_t bytes = 0;
     for (int v = 0; v < std::min(o.versions, 12); ++v) {
-        std::string err;
         auto t = Clock::now();
-        write_file_durably(d, "f" + std::to_string(v), w.data[v], w.sizes[v], wo, &err);
+        write_file_durably(d, "f" + std::to_string(v), w.data[v], w.sizes[v], wo);
         wt += seconds_since(t);
         bytes += w.sizes[v];
     }
     for (int v = 0; v < std::min(o.versions, 12); ++v) {
-        std::string err;
         auto t = Clock::now();
-        read_file_exact(d + "/f" + std::to_string(v), dst, w.sizes[v], &err);
+        read_file_exact(d + "/f" + std::to_string(v), dst, w.sizes[v]);
         rt += seconds_since(t);
     }
     f.write_Bps = bytes / wt;
@@ -159,12 +157,7 @@ EngineConfig base_config(const std::string &dir)
 
 std::unique_ptr<Engine> start(const EngineConfig &c)
 {
-    std::unique_ptr<Engine> e;
-    std::string err;
-    if (Engine::create(c, &e, &err)) {
-        std::fprintf(stderr, "ckpt_rtm: %s\n", err.c_str());
-        std::exit(1);
-    }
+    std::unique_ptr<Engine> e = Engine::create(c);
     // The benchmark measures steady state: wait for the background initialisation.
     auto t = Clock::now();
     while (e->host_ready_bytes() < c.host_bytes && seconds_since(t) < 30)
@@ -178,16 +171,10 @@ std::vector<double> forward(Engine &e, const Options &o, const Workload &w)
     std::vector<double> blocked;
     for (int v = 0; v < o.versions; ++v) {
         compute(o.compute_ms);
-        std::string err;
         auto t = Clock::now();
-        int rc = e.begin("rtm", v, {{"wavefield", w.sizes[v]}}, &err);
-        if (!rc)
-            rc = e.capture("rtm", v, 0, w.data[v], &err);
+        e.begin("rtm", v, {{"wavefield", w.sizes[v]}});
+        e.capture("rtm", v, 0, w.data[v]);
         blocked.push_back(seconds_since(t));
-        if (rc) {
-            std::fprintf(stderr, "ckpt_rtm: checkpoint %d: %s\n", v, err.c_str());
-            std::exit(1);
-        }
     }
     return blocked;
 }
@@ -207,24 +194,20 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
     c.eviction = policy;
     c.host_bytes = static_cast<std::uint64_t>(w.total * o.cache_fraction);
     auto e = start(c);
-    std::string err;
     std::vector<std::int64_t> all(order.begin(), order.end());
     if (hints == Hints::All)
-        e->prefetch_hint("rtm", all, &err);
+        e->prefetch_hint("rtm", all);
     auto fb = forward(*e, o, w);
     RestoreResult r{};
     r.forward_block_s = std::accumulate(fb.begin(), fb.end(), 0.0);
     char *dst = touched_buffer(w.largest);
     if (hints == Hints::One)
-        e->prefetch_hint("rtm", {all[0]}, &err);
+        e->prefetch_hint("rtm", {all[0]});
     std::size_t bytes = 0;
     for (std::size_t i = 0; i < order.size(); ++i) {
         const int v = order[i];
         auto t = Clock::now();
-        if (e->restore("rtm", v, 0, dst, w.sizes[v], &err)) {
-            std::fprintf(stderr, "ckpt_rtm: restore %d: %s\n", v, err.c_str());
-            std::exit(1);
-        }
+        e->restore("rtm", v, 0, dst, w.sizes[v]);
         r.restore_s += seconds_since(t);
         bytes += w.sizes[v];
         if (std::memcmp(dst, w.data[v], w.sizes[v]) != 0) {
@@ -232,7 +215,7 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
             std::exit(1);
         }
         if (hints == Hints::One && i + 1 < order.size())
-            e->prefetch_hint("rtm", {all[i + 1]}, &err);
+            e->prefetch_hint("rtm", {all[i + 1]});
         compute(o.compute_ms);
     }
     r.Bps = bytes / r.restore_s;
@@ -246,7 +229,7 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
 
 }  // namespace
 
-int main(int argc, char **argv)
+int run(int argc, char **argv)
 {
     Options o;
     CLI::App app{"RTM-like checkpointing: blocking per checkpoint (asynchronous vs synchronous disk vs the memcpy "
@@ -334,16 +317,10 @@ int main(int argc, char **argv)
             ideal_block.push_back(seconds_since(t));
             off += w.sizes[v];
             compute(o.compute_ms);
-            std::string err;
             t = Clock::now();
-            int rc = e->begin("rtm", v, {{"wavefield", w.sizes[v]}}, &err);
-            if (!rc)
-                rc = e->capture("rtm", v, 0, w.data[v], &err);
+            e->begin("rtm", v, {{"wavefield", w.sizes[v]}});
+            e->capture("rtm", v, 0, w.data[v]);
             async_block.push_back(seconds_since(t));
-            if (rc) {
-                std::fprintf(stderr, "ckpt_rtm: checkpoint %d: %s\n", v, err.c_str());
-                return 1;
-            }
         }
         const EngineStats st = e->stats();
         lock_wait_max = std::max(lock_wait_max, st.capture_lock_wait_max_s);
@@ -449,4 +426,14 @@ int main(int argc, char **argv)
     if (own_dir)
         std::system(("rm -rf '" + o.dir + "'").c_str());
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    try {
+        return run(argc, argv);
+    } catch (const hetpu::ckpt::Error &e) {
+        std::fprintf(stderr, "ckpt_rtm: %s\n", e.what());
+        return 1;
+    }
 }

@@ -8,6 +8,7 @@ ckpt_backend_libhetpu_ckpt_core_la_SOURCES = \
 	ckpt_backend/core/region_state.cpp ckpt_backend/core/region_state.h \
 	ckpt_backend/core/eviction.cpp ckpt_backend/core/eviction.h \
 	ckpt_backend/core/max_flow.h \
+	ckpt_backend/core/ckpt_error.h \
 	ckpt_backend/core/peer_schedule.cpp ckpt_backend/core/peer_schedule.h \
 	ckpt_backend/core/durable_file.cpp ckpt_backend/core/durable_file.h \
 	ckpt_backend/core/manifest.cpp ckpt_backend/core/manifest.h

@@ -91,9 +91,18 @@ void capture_loop(Backend *b)
         std::unique_ptr<CaptureJob> job(b->ready.front());
         b->ready.pop_front();
         lock.unlock();
+        int rc = 0;
         std::string msg;
         const void *src = starpu_data_handle_to_pointer(job->handle, STARPU_MAIN_RAM);
-        int rc = b->engine->capture(job->name, job->version, job->index, src, &msg);
+        try {
+            b->engine->capture(job->name, job->version, job->index, src);
+        } catch (const hetpu::ckpt::Error &e) {
+            rc = e.code();
+            msg = e.what();
+        } catch (const std::exception &e) {
+            rc = -EIO;  // this thread has no caller to throw to: hetpu_ckpt_wait reports it
+            msg = e.what();
+        }
         starpu_data_release(job->handle);
         lock.lock();
         if (rc && !b->capture_error) {
@@ -125,10 +134,7 @@ int init_with(const hetpu::ckpt::EngineConfig &config)
     if (g)
         return fail(-EALREADY, "hetpu_ckpt is already initialised (call hetpu_ckpt_finalize first)");
     auto b = std::make_unique<Backend>();
-    std::string msg;
-    int rc = Engine::create(config, &b->engine, &msg);
-    if (rc)
-        return fail(rc, msg);
+    b->engine = Engine::create(config);
     try {
         b->capture_thread = std::thread(capture_loop, b.get());
     } catch (const std::exception &e) {
@@ -149,6 +155,7 @@ const Protected *find_region(const std::string &region)
 #define HETPU_CKPT_GUARD_BEGIN try {
 #define HETPU_CKPT_GUARD_END                                                                                           \
     }                                                                                                                  \
+    catch (const hetpu::ckpt::Error &e) { return fail(e.code(), e.what()); }                                           \
     catch (const std::bad_alloc &) { return fail(-ENOMEM, "out of memory"); }                                          \
     catch (const std::exception &e) { return fail(-EIO, e.what()); }                                                   \
     catch (...) { return fail(-EIO, "unknown error"); }
@@ -162,12 +169,7 @@ int hetpu_ckpt_init(const char *config_path)
     HETPU_CKPT_GUARD_BEGIN
     if (!config_path)
         return fail(-EINVAL, "hetpu_ckpt_init: config path is NULL");
-    hetpu::ckpt::EngineConfig config;
-    std::string msg;
-    int rc = hetpu::ckpt::load_config_file(config_path, &config, &msg);
-    if (rc)
-        return fail(rc, msg);
-    return init_with(config);
+    return init_with(hetpu::ckpt::load_config_file(config_path));
     HETPU_CKPT_GUARD_END
 }
 
@@ -176,12 +178,7 @@ int hetpu_ckpt_init_from_string(const char *toml_text)
     HETPU_CKPT_GUARD_BEGIN
     if (!toml_text)
         return fail(-EINVAL, "hetpu_ckpt_init_from_string: text is NULL");
-    hetpu::ckpt::EngineConfig config;
-    std::string msg;
-    int rc = hetpu::ckpt::parse_config(toml_text, "<config string>", &config, &msg);
-    if (rc)
-        return fail(rc, msg);
-    return init_with(config);
+    return init_with(hetpu::ckpt::parse_config(toml_text, "<config string>"));
     HETPU_CKPT_GUARD_END
 }
 
@@ -192,9 +189,7 @@ static int protect(const char *region, starpu_data_handle_t handle, void *ptr, s
         return fail(-EINVAL, "hetpu_ckpt is not initialised (call hetpu_ckpt_init)");
     if (!region)
         return fail(-EINVAL, "region name is NULL");
-    std::string why = hetpu::ckpt::invalid_name_reason(region);
-    if (!why.empty())
-        return fail(-EINVAL, std::string("region name '") + region + "' " + why);
+    hetpu::ckpt::check_name(region, "region name");
     if (find_region(region))
         return fail(-EEXIST, std::string("region '") + region + "' is already protected");
     g->regions.push_back({region, handle, ptr, size});
@@ -248,16 +243,11 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
     std::vector<RegionSpec> specs;
     for (const Protected &p : g->regions)
         specs.push_back({p.region, p.handle ? contiguous_size(p.handle) : p.size});
-    std::string msg;
-    int rc = g->engine->begin(name, version, specs, &msg);
-    if (rc)
-        return fail(rc, msg);
+    g->engine->begin(name, version, specs);
     for (size_t i = 0; i < g->regions.size(); ++i) {
         const Protected &p = g->regions[i];
         if (!p.handle) {
-            rc = g->engine->capture(name, version, i, p.ptr, &msg);
-            if (rc)
-                return fail(rc, msg);
+            g->engine->capture(name, version, i, p.ptr);
             continue;
         }
         auto *job = new CaptureJob{name, version, i, p.handle};
@@ -265,7 +255,7 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
             std::lock_guard<std::mutex> l(g->mu);
             ++g->pending;
         }
-        rc = starpu_data_acquire_cb(p.handle, STARPU_R, on_acquired, job);
+        const int rc = starpu_data_acquire_cb(p.handle, STARPU_R, on_acquired, job);
         if (rc) {
             delete job;
             std::lock_guard<std::mutex> l(g->mu);
@@ -289,9 +279,8 @@ int hetpu_ckpt_wait(const char *name, int64_t version, enum hetpu_ckpt_tier tier
     int rc = wait_captures(g.get());
     if (rc)
         return rc;
-    std::string msg;
-    rc = g->engine->wait(name, version, static_cast<hetpu::ckpt::Tier>(tier), &msg);
-    return rc ? fail(rc, msg) : 0;
+    g->engine->wait(name, version, static_cast<hetpu::ckpt::Tier>(tier));
+    return 0;
     HETPU_CKPT_GUARD_END
 }
 
@@ -306,11 +295,7 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
     int rc = wait_captures(g.get());
     if (rc)
         return rc;
-    std::vector<RegionSpec> stored;
-    std::string msg;
-    rc = g->engine->describe(name, version, &stored, &msg);
-    if (rc)
-        return fail(rc, msg);
+    const std::vector<RegionSpec> stored = g->engine->describe(name, version);
     // Check every protected region first, so a mismatch changes nothing.
     std::vector<size_t> index_of(g->regions.size());
     for (size_t i = 0; i < g->regions.size(); ++i) {
@@ -336,11 +321,15 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
                 return fail(rc < 0 ? rc : -EIO, "starpu_data_acquire(W) failed on region '" + p.region + "'");
             dst = starpu_data_handle_to_pointer(p.handle, STARPU_MAIN_RAM);
         }
-        rc = g->engine->restore(name, version, index_of[i], dst, stored[index_of[i]].size, &msg);
+        try {
+            g->engine->restore(name, version, index_of[i], dst, stored[index_of[i]].size);
+        } catch (...) {
+            if (p.handle)
+                starpu_data_release(p.handle);
+            throw;
+        }
         if (p.handle)
             starpu_data_release(p.handle);
-        if (rc)
-            return fail(rc, msg);
     }
     return 0;
     HETPU_CKPT_GUARD_END
@@ -353,9 +342,8 @@ int hetpu_ckpt_prefetch_hint(const char *name, const int64_t *versions, size_t c
         return fail(-EINVAL, "hetpu_ckpt is not initialised");
     if (!name || (!versions && count))
         return fail(-EINVAL, "hetpu_ckpt_prefetch_hint: NULL argument");
-    std::string msg;
-    int rc = g->engine->prefetch_hint(name, std::vector<int64_t>(versions, versions + count), &msg);
-    return rc ? fail(rc, msg) : 0;
+    g->engine->prefetch_hint(name, std::vector<int64_t>(versions, versions + count));
+    return 0;
     HETPU_CKPT_GUARD_END
 }
 
@@ -369,12 +357,7 @@ int hetpu_ckpt_latest(const char *name, int64_t *version)
     int rc = wait_captures(g.get());
     if (rc)
         return rc;
-    std::string msg;
-    int64_t v = 0;
-    rc = g->engine->latest(name, &v, &msg);
-    if (rc)
-        return fail(rc, msg);
-    *version = v;
+    *version = g->engine->latest(name);
     return 0;
     HETPU_CKPT_GUARD_END
 }
@@ -392,9 +375,15 @@ int hetpu_ckpt_finalize(void)
     }
     g->cv.notify_all();
     g->capture_thread.join();
+    int drc = 0;
     std::string msg;
-    int drc = g->engine->drain(&msg);
-    g.reset();
+    try {
+        g->engine->drain();
+    } catch (const hetpu::ckpt::Error &e) {
+        drc = e.code();
+        msg = e.what();
+    }
+    g.reset();  // finalised even when a flush failed: the next init starts clean
     if (rc)
         return rc;
     return drc ? fail(drc, msg) : 0;

@@ -13,26 +13,23 @@ namespace hetpu::ckpt {
 
 namespace {
 
-int fail(int err, const std::string &what, const std::string &path, std::string *error)
+[[noreturn]] void fail(int err, const std::string &what, const std::string &path)
 {
-    if (error)
-        *error = what + " '" + path + "': " + std::strerror(err);
-    return -err;
+    throw Error(-err, what + " '" + path + "': " + std::strerror(err));
 }
 
 }  // namespace
 
-int sync_directory(const std::string &dir, std::string *error)
+void sync_directory(const std::string &dir)
 {
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (fd < 0)
-        return fail(errno, "cannot open directory", dir, error);
+        fail(errno, "cannot open directory", dir);
     int rc = ::fsync(fd) == 0 ? 0 : errno;
     ::close(fd);
     // Some file systems (tmpfs) refuse fsync on directories; the rename is still atomic.
     if (rc != 0 && rc != EINVAL && rc != EROFS)
-        return fail(rc, "cannot fsync directory", dir, error);
-    return 0;
+        fail(rc, "cannot fsync directory", dir);
 }
 
 unsigned long long directory_bytes(const std::string &dir)
@@ -51,21 +48,21 @@ unsigned long long directory_bytes(const std::string &dir)
     return total;
 }
 
-int write_file_durably(const std::string &dir, const std::string &file, const void *data, std::size_t size,
-                       const WriteOptions &opts, std::string *error)
+void write_file_durably(const std::string &dir, const std::string &file, const void *data, std::size_t size,
+                        const WriteOptions &opts)
 {
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0)
-        return fail(errno, "checkpoint directory missing (create it or fix the tier path)", dir, error);
+        fail(errno, "checkpoint directory missing (create it or fix the tier path)", dir);
     if (!S_ISDIR(st.st_mode))
-        return fail(ENOTDIR, "tier path is not a directory", dir, error);
+        fail(ENOTDIR, "tier path is not a directory", dir);
     const std::string final_path = dir + "/" + file;
     if (opts.simulated_capacity && directory_bytes(dir) + size > opts.simulated_capacity)
-        return fail(ENOSPC, "no space left (simulated tier capacity) writing", final_path, error);
+        fail(ENOSPC, "no space left (simulated tier capacity) writing", final_path);
     const std::string tmp = dir + "/." + file + ".tmp." + std::to_string(::getpid());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
-        return fail(errno, "cannot create", tmp, error);
+        fail(errno, "cannot create", tmp);
     const char *p = static_cast<const char *>(data);
     std::size_t left = size;
     int err = 0;
@@ -90,21 +87,21 @@ int write_file_durably(const std::string &dir, const std::string &file, const vo
         err = errno;
     if (err) {
         ::unlink(tmp.c_str());
-        return fail(err, "cannot write", tmp, error);
+        fail(err, "cannot write", tmp);
     }
     if (::rename(tmp.c_str(), final_path.c_str()) != 0) {
         err = errno;
         ::unlink(tmp.c_str());
-        return fail(err, "cannot rename into place", final_path, error);
+        fail(err, "cannot rename into place", final_path);
     }
-    return sync_directory(dir, error);
+    sync_directory(dir);
 }
 
-int read_file_exact(const std::string &path, void *data, std::size_t size, std::string *error)
+void read_file_exact(const std::string &path, void *data, std::size_t size)
 {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return fail(errno, "cannot open", path, error);
+        fail(errno, "cannot open", path);
     char *p = static_cast<char *>(data);
     std::size_t left = size;
     int err = 0;
@@ -125,10 +122,9 @@ int read_file_exact(const std::string &path, void *data, std::size_t size, std::
     }
     ::close(fd);
     if (err == ENODATA)
-        return fail(EIO, "file shorter than its manifest records", path, error);
+        fail(EIO, "file shorter than its manifest records", path);
     if (err)
-        return fail(err, "cannot read", path, error);
-    return 0;
+        fail(err, "cannot read", path);
 }
 
 }  // namespace hetpu::ckpt

@@ -2,13 +2,15 @@
 // Crash-safe file writes for the persistent tiers: a file either exists with its complete
 // contents or does not exist under its final name. The bytes go to a temporary name in the
 // same directory, are fsynced, renamed over the final name, and the directory is fsynced so
-// the rename itself survives a power loss. Errors come back as -errno with a message naming
-// the path; the temporary file is removed and nothing already there is touched.
+// the rename itself survives a power loss. Errors are thrown as ckpt::Error (-errno and a
+// message naming the path); the temporary file is removed and nothing already there is touched.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <string>
+
+#include "ckpt_backend/core/ckpt_error.h"
 
 namespace hetpu::ckpt {
 
@@ -27,12 +29,12 @@ struct WriteOptions {
 // Bytes written per write() call, and the granularity at which between_chunks runs.
 constexpr std::size_t kWriteChunk = 256u << 10;
 
-int write_file_durably(const std::string &dir, const std::string &file, const void *data, std::size_t size,
-                       const WriteOptions &opts, std::string *error);
-// Reads exactly `size` bytes; -EIO/-ENODATA style errors when the file is shorter.
-int read_file_exact(const std::string &path, void *data, std::size_t size, std::string *error);
+void write_file_durably(const std::string &dir, const std::string &file, const void *data, std::size_t size,
+                        const WriteOptions &opts);
+// Reads exactly `size` bytes; an -EIO Error when the file is shorter.
+void read_file_exact(const std::string &path, void *data, std::size_t size);
 // fsync on a directory (makes renames and unlinks in it durable).
-int sync_directory(const std::string &dir, std::string *error);
+void sync_directory(const std::string &dir);
 // Sum of the sizes of regular files directly in dir (for the simulated capacity).
 unsigned long long directory_bytes(const std::string &dir);
 

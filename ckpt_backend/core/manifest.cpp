@@ -38,11 +38,24 @@ bool parse_hex64(const std::string &s, std::uint64_t *v)
     return true;
 }
 
-int bad(int line, const std::string &what, std::string *error)
+[[noreturn]] void bad(int line, const std::string &what)
 {
-    if (error)
-        *error = "manifest line " + std::to_string(line) + ": " + what;
-    return -EBADMSG;
+    throw Error(-EBADMSG, "manifest line " + std::to_string(line) + ": " + what);
+}
+
+// What is wrong with a name, "" when nothing.
+std::string name_problem(const std::string &name)
+{
+    if (name.empty())
+        return "is empty";
+    if (name.size() > 128)
+        return "is longer than 128 characters";
+    if (name == "." || name == "..")
+        return "is '.' or '..'";
+    for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+            return std::string("contains '") + c + "' (use letters, digits, '_', '-', '.')";
+    return "";
 }
 }  // namespace
 
@@ -67,18 +80,10 @@ std::uint64_t checksum_of(const void *data, std::size_t size, const std::functio
     return h;
 }
 
-std::string invalid_name_reason(const std::string &name)
+void check_name(const std::string &name, const std::string &what)
 {
-    if (name.empty())
-        return "is empty";
-    if (name.size() > 128)
-        return "is longer than 128 characters";
-    if (name == "." || name == "..")
-        return "is '.' or '..'";
-    for (char c : name)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
-            return std::string("contains '") + c + "' (use letters, digits, '_', '-', '.')";
-    return "";
+    if (const std::string problem = name_problem(name); !problem.empty())
+        throw Error(-EINVAL, what + " '" + name + "' " + problem);
 }
 
 std::string region_file_name(const std::string &name, std::int64_t version, std::size_t index)
@@ -105,20 +110,20 @@ std::string serialize(const Manifest &m)
     return body + "end " + hex64(checksum_of(body.data(), body.size())) + "\n";
 }
 
-int parse_manifest(const std::string &text, Manifest *out, std::string *error)
+Manifest parse_manifest(const std::string &text)
 {
     const std::size_t end_pos = text.rfind("end ");
     if (end_pos == std::string::npos || (end_pos > 0 && text[end_pos - 1] != '\n'))
-        return bad(0, "no 'end' line (torn or not a manifest)", error);
+        bad(0, "no 'end' line (torn or not a manifest)");
     std::uint64_t stored = 0;
     std::string tail = text.substr(end_pos + 4);
     if (tail.empty() || tail.back() != '\n')
-        return bad(0, "'end' line not terminated (torn)", error);
+        bad(0, "'end' line not terminated (torn)");
     tail.pop_back();
     if (!parse_hex64(tail, &stored))
-        return bad(0, "malformed 'end' checksum", error);
+        bad(0, "malformed 'end' checksum");
     if (checksum_of(text.data(), end_pos) != stored)
-        return bad(0, "self checksum mismatch (torn or edited manifest)", error);
+        bad(0, "self checksum mismatch (torn or edited manifest)");
     std::istringstream in(text.substr(0, end_pos));
     std::string line;
     int lineno = 0;
@@ -132,57 +137,53 @@ int parse_manifest(const std::string &text, Manifest *out, std::string *error)
         f >> key;
         if (lineno == 1) {
             if (line != kMagic)
-                return bad(lineno, "expected '" + std::string(kMagic) + "'", error);
+                bad(lineno, "expected '" + std::string(kMagic) + "'");
         } else if (key == "name") {
             f >> m.name;
         } else if (key == "version") {
             if (!(f >> m.version))
-                return bad(lineno, "version is not an integer", error);
+                bad(lineno, "version is not an integer");
         } else if (key == "checksums") {
             int c = 0;
             if (!(f >> c))
-                return bad(lineno, "checksums is not 0 or 1", error);
+                bad(lineno, "checksums is not 0 or 1");
             m.checksums = c != 0;
         } else if (key == "regions") {
             if (!(f >> expected_regions))
-                return bad(lineno, "regions is not a count", error);
+                bad(lineno, "regions is not a count");
             have_count = true;
         } else if (key == "region") {
             RegionRecord r;
             std::string hex;
             if (!(f >> r.region >> r.size >> hex >> r.file) || !parse_hex64(hex, &r.checksum))
-                return bad(lineno, "expected 'region NAME SIZE CHECKSUM FILE'", error);
+                bad(lineno, "expected 'region NAME SIZE CHECKSUM FILE'");
             m.regions.push_back(r);
         } else {
-            return bad(lineno, "unknown key '" + key + "'", error);
+            bad(lineno, "unknown key '" + key + "'");
         }
     }
     if (!have_count || expected_regions != m.regions.size())
-        return bad(lineno, "region count does not match the region lines", error);
-    if (!invalid_name_reason(m.name).empty())
-        return bad(2, "invalid checkpoint name", error);
-    *out = m;
-    return 0;
+        bad(lineno, "region count does not match the region lines");
+    if (!name_problem(m.name).empty())
+        bad(2, "invalid checkpoint name");
+    return m;
 }
 
-int write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts, std::string *error)
+void write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts)
 {
     const std::string text = serialize(m);
     WriteOptions o = opts;
     o.simulated_capacity = 0;  // the manifest is tiny; its data already passed the check
-    return write_file_durably(dir, manifest_file_name(m.name, m.version), text.data(), text.size(), o, error);
+    write_file_durably(dir, manifest_file_name(m.name, m.version), text.data(), text.size(), o);
 }
 
-int read_manifest(const std::string &dir, const std::string &name, std::int64_t version, Manifest *out,
-                  std::string *error)
+Manifest read_manifest(const std::string &dir, const std::string &name, std::int64_t version)
 {
     const std::string path = dir + "/" + manifest_file_name(name, version);
     FILE *f = std::fopen(path.c_str(), "rb");
     if (!f) {
         int err = errno;
-        if (error)
-            *error = "no manifest '" + path + "': " + std::strerror(err);
-        return -err;
+        throw Error(-err, "no manifest '" + path + "': " + std::strerror(err));
     }
     std::string text;
     char buf[4096];
@@ -190,34 +191,51 @@ int read_manifest(const std::string &dir, const std::string &name, std::int64_t 
     while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
         text.append(buf, n);
     std::fclose(f);
-    std::string why;
-    int rc = parse_manifest(text, out, &why);
-    if (rc) {
-        if (error)
-            *error = path + ": " + why;
-        return rc;
+    Manifest m;
+    try {
+        m = parse_manifest(text);
+    } catch (const Error &e) {
+        throw Error(e.code(), path + ": " + e.what());
     }
-    if (out->name != name || out->version != version) {
-        if (error)
-            *error = path + ": records another version";
-        return -EBADMSG;
-    }
-    return 0;
+    if (m.name != name || m.version != version)
+        throw Error(-EBADMSG, path + ": records another version");
+    return m;
 }
 
-int read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst, std::string *error)
+std::optional<Manifest> try_read_manifest(const std::string &dir, const std::string &name, std::int64_t version)
+{
+    try {
+        return read_manifest(dir, name, version);
+    } catch (const Error &) {
+        return std::nullopt;  // missing, torn or foreign: not a version to offer
+    }
+}
+
+void read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst)
 {
     const RegionRecord &r = m.regions.at(index);
-    int rc = read_file_exact(dir + "/" + r.file, dst, r.size, error);
-    if (rc)
-        return rc;
-    if (m.checksums && checksum_of(dst, r.size) != r.checksum) {
-        if (error)
-            *error = "checksum mismatch in '" + dir + "/" + r.file + "' (corrupted data)";
-        return -EBADMSG;
-    }
-    return 0;
+    read_file_exact(dir + "/" + r.file, dst, r.size);
+    if (m.checksums && checksum_of(dst, r.size) != r.checksum)
+        throw Error(-EBADMSG, "checksum mismatch in '" + dir + "/" + r.file + "' (corrupted data)");
 }
+
+namespace {
+
+// Whether every region of m reads back with its checksum.
+bool data_intact(const std::string &dir, const Manifest &m)
+{
+    try {
+        for (std::size_t i = 0; i < m.regions.size(); ++i) {
+            std::vector<char> buf(m.regions[i].size);
+            read_region(dir, m, i, buf.data());
+        }
+    } catch (const Error &) {
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
 
 std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name, bool verify_data)
 {
@@ -240,19 +258,17 @@ std::vector<std::int64_t> complete_versions(const std::string &dir, const std::s
     }
     ::closedir(d);
     for (std::int64_t v : candidates) {
-        Manifest m;
-        if (read_manifest(dir, name, v, &m, nullptr) != 0)
+        const std::optional<Manifest> m = try_read_manifest(dir, name, v);
+        if (!m)
             continue;
         bool ok = true;
-        for (std::size_t i = 0; ok && i < m.regions.size(); ++i) {
+        for (std::size_t i = 0; ok && i < m->regions.size(); ++i) {
             struct stat st;
-            const std::string p = dir + "/" + m.regions[i].file;
-            ok = ::stat(p.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == m.regions[i].size;
-            if (ok && verify_data) {
-                std::vector<char> buf(m.regions[i].size);
-                ok = read_region(dir, m, i, buf.data(), nullptr) == 0;
-            }
+            const std::string p = dir + "/" + m->regions[i].file;
+            ok = ::stat(p.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) == m->regions[i].size;
         }
+        if (ok && verify_data)
+            ok = data_intact(dir, *m);
         if (ok)
             versions.push_back(v);
     }
@@ -267,32 +283,21 @@ std::optional<std::int64_t> latest_complete(const std::string &dir, const std::s
     for (auto it = all.rbegin(); it != all.rend(); ++it) {
         if (!verify_data)
             return *it;
-        Manifest m;
-        if (read_manifest(dir, name, *it, &m, nullptr) != 0)
-            continue;
-        bool ok = true;
-        for (std::size_t i = 0; ok && i < m.regions.size(); ++i) {
-            std::vector<char> buf(m.regions[i].size);
-            ok = read_region(dir, m, i, buf.data(), nullptr) == 0;
-        }
-        if (ok)
+        const std::optional<Manifest> m = try_read_manifest(dir, name, *it);
+        if (m && data_intact(dir, *m))
             return *it;
     }
     return std::nullopt;
 }
 
-int remove_version(const std::string &dir, const std::string &name, std::int64_t version, std::string *error)
+void remove_version(const std::string &dir, const std::string &name, std::int64_t version)
 {
     const std::string mpath = dir + "/" + manifest_file_name(name, version);
     if (::unlink(mpath.c_str()) != 0 && errno != ENOENT) {
         int err = errno;
-        if (error)
-            *error = "cannot remove '" + mpath + "': " + std::strerror(err);
-        return -err;
+        throw Error(-err, "cannot remove '" + mpath + "': " + std::strerror(err));
     }
-    int rc = sync_directory(dir, error);
-    if (rc)
-        return rc;
+    sync_directory(dir);
     // Data files: those the manifest lists, plus any of this version without one (a crash
     // between data and manifest) and temporaries.
     const std::string prefix = name + ".v" + std::to_string(version) + ".";
@@ -306,7 +311,6 @@ int remove_version(const std::string &dir, const std::string &name, std::int64_t
         }
         ::closedir(d);
     }
-    return 0;
 }
 
 }  // namespace hetpu::ckpt

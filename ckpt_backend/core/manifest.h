@@ -37,29 +37,31 @@ std::uint64_t checksum_of(const void *data, std::size_t size);
 // The same checksum computed in kWriteChunk pieces, calling between_chunks in between.
 std::uint64_t checksum_of(const void *data, std::size_t size, const std::function<void()> &between_chunks);
 // Names and region names: letters, digits, '_', '-', '.', 1..128 chars (they become file
-// names). Returns an empty string when valid, else what is wrong.
-std::string invalid_name_reason(const std::string &name);
+// names). Throws an -EINVAL Error "<what> '<name>' <what is wrong>" otherwise.
+void check_name(const std::string &name, const std::string &what);
 std::string region_file_name(const std::string &name, std::int64_t version, std::size_t index);
 std::string manifest_file_name(const std::string &name, std::int64_t version);
 
 std::string serialize(const Manifest &m);
-// Parses manifest text; -EBADMSG with the line number in *error when malformed or when the
+// Parses manifest text; throws an -EBADMSG Error naming the line when malformed or when the
 // self checksum does not match (a torn manifest).
-int parse_manifest(const std::string &text, Manifest *out, std::string *error);
+Manifest parse_manifest(const std::string &text);
 
-int write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts, std::string *error);
-int read_manifest(const std::string &dir, const std::string &name, std::int64_t version, Manifest *out,
-                  std::string *error);
+void write_manifest(const std::string &dir, const Manifest &m, const WriteOptions &opts);
+// Throws an Error with the errno of the failed open (-ENOENT: no such version) or -EBADMSG.
+Manifest read_manifest(const std::string &dir, const std::string &name, std::int64_t version);
+// The manifest when it exists and is intact, for scans that skip the others.
+std::optional<Manifest> try_read_manifest(const std::string &dir, const std::string &name, std::int64_t version);
 // Reads region `index` into dst (which has record.size bytes) and verifies its checksum when
-// the manifest has them: -EBADMSG on mismatch.
-int read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst, std::string *error);
+// the manifest has them: an -EBADMSG Error on mismatch.
+void read_region(const std::string &dir, const Manifest &m, std::size_t index, void *dst);
 
 // Versions of `name` with an intact manifest whose region files exist with the recorded
 // sizes, ascending. verify_data also re-reads every file and checks its checksum.
 std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name, bool verify_data);
 std::optional<std::int64_t> latest_complete(const std::string &dir, const std::string &name, bool verify_data);
 // Removes a version: the manifest first (the version stops existing atomically), then its
-// data files; also sweeps temporary files left by a crash. Returns 0 or -errno.
-int remove_version(const std::string &dir, const std::string &name, std::int64_t version, std::string *error);
+// data files; also sweeps temporary files left by a crash. Throws Error.
+void remove_version(const std::string &dir, const std::string &name, std::int64_t version);
 
 }  // namespace hetpu::ckpt

@@ -13,14 +13,13 @@
 
 namespace hetpu::ckpt {
 
-bool parse_size(const std::string &text, std::uint64_t *out, std::string *why)
+std::uint64_t parse_size(const std::string &text)
 {
     std::size_t i = 0;
     while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
         ++i;
     if (i == 0) {
-        *why = "'" + text + "' does not start with a number";
-        return false;
+        throw Error(-EINVAL, "'" + text + "' does not start with a number");
     }
     std::string unit = text.substr(i);
     while (!unit.empty() && unit.front() == ' ')
@@ -35,8 +34,7 @@ bool parse_size(const std::string &text, std::uint64_t *out, std::string *why)
     else if (unit == "G" || unit == "GiB")
         mult = 1ull << 30;
     else {
-        *why = "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB)";
-        return false;
+        throw Error(-EINVAL, "unknown unit '" + unit + "' in '" + text + "' (use B, KiB, MiB, GiB)");
     }
     // Digit by digit with overflow checks: std::stoull throws on 20-digit numbers, and the
     // product with the unit wrapped silently (17179869184G became 0, "the file system's size").
@@ -45,17 +43,14 @@ bool parse_size(const std::string &text, std::uint64_t *out, std::string *why)
     for (std::size_t k = 0; k < i; ++k) {
         const unsigned d = static_cast<unsigned>(text[k] - '0');
         if (n > (max - d) / 10) {
-            *why = "'" + text + "' is too large (at most 2^64-1 bytes)";
-            return false;
+            throw Error(-EINVAL, "'" + text + "' is too large (at most 2^64-1 bytes)");
         }
         n = n * 10 + d;
     }
     if (n > max / mult) {
-        *why = "'" + text + "' is too large (at most 2^64-1 bytes)";
-        return false;
+        throw Error(-EINVAL, "'" + text + "' is too large (at most 2^64-1 bytes)");
     }
-    *out = n * mult;
-    return true;
+    return n * mult;
 }
 
 namespace {
@@ -63,16 +58,10 @@ namespace {
 struct Reader {
     const toml::table &root;
     std::string origin;
-    std::string *error;
-    bool ok = true;
 
     std::string where(const toml::node &n) const { return origin + ":" + std::to_string(n.source().begin.line); }
-    void fail(const std::string &msg)
-    {
-        if (ok && error)
-            *error = msg;
-        ok = false;
-    }
+    // The first problem found is the one reported: the user fixes and reruns.
+    [[noreturn]] void fail(const std::string &msg) { throw Error(-EINVAL, msg); }
     const toml::node *find(const std::string &table, const std::string &key)
     {
         const toml::node *n = table.empty() ? root.get(key) : nullptr;
@@ -117,9 +106,11 @@ struct Reader {
                 else
                     *out = static_cast<std::uint64_t>(v->get());
             } else if (auto s = n->value<std::string>()) {
-                std::string why;
-                if (!parse_size(*s, out, &why))
-                    fail(where(*n) + ": " + name(table, key) + ": " + why);
+                try {
+                    *out = parse_size(*s);
+                } catch (const Error &e) {
+                    fail(where(*n) + ": " + name(table, key) + ": " + e.what());
+                }
             } else {
                 fail(where(*n) + ": " + name(table, key) + " must be a size like 4096 or \"64MiB\"");
             }
@@ -153,20 +144,17 @@ template <std::size_t N> bool known(const std::string &k, const char *const (&ke
 
 namespace {
 
-int parse_config_tree(const std::string &toml_text, const std::string &origin, EngineConfig *out, std::string *error)
+EngineConfig parse_config_tree(const std::string &toml_text, const std::string &origin)
 {
     toml::table root;
     try {
         root = toml::parse(toml_text, origin);
     } catch (const toml::parse_error &e) {
-        if (error) {
-            std::ostringstream o;
-            o << origin << ":" << e.source().begin.line << ": TOML syntax error: " << e.description();
-            *error = o.str();
-        }
-        return -EINVAL;
+        std::ostringstream o;
+        o << origin << ":" << e.source().begin.line << ": TOML syntax error: " << e.description();
+        throw Error(-EINVAL, o.str());
     }
-    Reader r{root, origin, error};
+    Reader r{root, origin};
     // Unknown keys are errors: a typo must not silently fall back to a default.
     for (const auto &[k, v] : root) {
         std::string key(k.str());
@@ -202,39 +190,34 @@ int parse_config_tree(const std::string &toml_text, const std::string &origin, E
     r.boolean("local", "drop_page_cache", &c.drop_page_cache);
     r.string("remote", "path", &c.remote_dir);
     r.size("remote", "capacity", &c.remote_capacity);
-    if (r.ok && c.local_dir.empty())
+    if (c.local_dir.empty())
         r.fail(origin + ": [local] path is required (the node-local checkpoint directory)");
-    if (!r.ok)
-        return -EINVAL;
-    *out = c;
-    return 0;
+    return c;
 }
 
 }  // namespace
 
-// The C API promises 0 or -errno with a message: no exception of toml++ or the standard
-// library (a bad_alloc on a huge file, say) may leave this function.
-int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out, std::string *error)
+// Only ckpt::Error leaves: the C API maps it to -errno, and an exception of toml++ or the
+// standard library (a bad_alloc on a huge file, say) still names the config.
+EngineConfig parse_config(const std::string &toml_text, const std::string &origin)
 {
     try {
-        return parse_config_tree(toml_text, origin, out, error);
+        return parse_config_tree(toml_text, origin);
+    } catch (const Error &) {
+        throw;
     } catch (const std::exception &e) {
-        if (error)
-            *error = origin + ": cannot read the checkpoint config: " + e.what();
-        return -EINVAL;
+        throw Error(-EINVAL, origin + ": cannot read the checkpoint config: " + e.what());
     }
 }
 
-int load_config_file(const std::string &path, EngineConfig *out, std::string *error)
+EngineConfig load_config_file(const std::string &path)
 {
     std::string text, why;
     if (!read_whole_file(path, text, why)) {
         const int err = errno ? errno : EINVAL;
-        if (error)
-            *error = "cannot read checkpoint config '" + path + "': " + why;
-        return -err;
+        throw Error(-err, "cannot read checkpoint config '" + path + "': " + why);
     }
-    return parse_config(text, path, out, error);
+    return parse_config(text, path);
 }
 
 }  // namespace hetpu::ckpt

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <string>
 
+#include "ckpt_backend/core/ckpt_error.h"
+
 namespace hetpu::ckpt {
 
 enum class EvictionPolicy { Fifo, Score };
@@ -43,11 +45,12 @@ struct EngineConfig {
     std::uint64_t remote_capacity = 0;
 };
 
-// Parses a size: "64MiB", "1G", "4096". Returns false with a reason when malformed.
-bool parse_size(const std::string &text, std::uint64_t *out, std::string *why);
-// Parses TOML text; `origin` names the file in messages. Returns 0 or -EINVAL with a message
-// (key, line, and how to fix it) in *error.
-int parse_config(const std::string &toml_text, const std::string &origin, EngineConfig *out, std::string *error);
-int load_config_file(const std::string &path, EngineConfig *out, std::string *error);
+// Parses a size: "64MiB", "1G", "4096". Throws an -EINVAL Error saying why when malformed.
+std::uint64_t parse_size(const std::string &text);
+// Parses TOML text; `origin` names the file in messages. Throws an -EINVAL Error naming the
+// key, the line, and how to fix it.
+EngineConfig parse_config(const std::string &toml_text, const std::string &origin);
+// Throws an Error with the errno of the failed read, or as parse_config.
+EngineConfig load_config_file(const std::string &path);
 
 }  // namespace hetpu::ckpt

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -25,30 +26,20 @@ namespace {
 constexpr std::size_t kArenaAlignment = 4096;
 constexpr std::size_t kTouchChunk = 4u << 20;
 
-int set_error(std::string *error, int rc, const std::string &msg)
-{
-    if (error)
-        *error = msg;
-    return rc;
-}
-
-int check_dir(const std::string &dir, const char *what, std::string *error)
+void check_dir(const std::string &dir, const char *what)
 {
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0) {
         int err = errno;
-        return set_error(error, -err,
-                         std::string(what) + " directory '" + dir + "': " + std::strerror(err) +
-                             " (create it or fix the path in the config)");
+        throw Error(-err, std::string(what) + " directory '" + dir + "': " + std::strerror(err) +
+                              " (create it or fix the path in the config)");
     }
     if (!S_ISDIR(st.st_mode))
-        return set_error(error, -ENOTDIR, std::string(what) + " path '" + dir + "' is not a directory");
+        throw Error(-ENOTDIR, std::string(what) + " path '" + dir + "' is not a directory");
     if (::access(dir.c_str(), W_OK | X_OK) != 0) {
         int err = errno;
-        return set_error(error, -err,
-                         std::string(what) + " directory '" + dir + "' is not writable: " + std::strerror(err));
+        throw Error(-err, std::string(what) + " directory '" + dir + "' is not writable: " + std::strerror(err));
     }
-    return 0;
 }
 
 // Temporary files of a writer that died (the pid in their name is gone) are garbage: the
@@ -75,13 +66,13 @@ void sweep_dead_temporaries(const std::string &dir)
 // file inside the directory is held for the engine's life; the kernel drops it when the
 // process dies, so a crash never leaves the directory locked. The file holds the holder's
 // PID for the refusal message.
-int lock_directory(const std::string &dir, int *fd_out, std::string *error)
+int lock_directory(const std::string &dir)
 {
     const std::string path = dir + "/.hetpu-ckpt.lock";
     const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         const int err = errno;
-        return set_error(error, -err, "cannot create the lock file '" + path + "': " + std::strerror(err));
+        throw Error(-err, "cannot create the lock file '" + path + "': " + std::strerror(err));
     }
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
         const int err = errno;
@@ -89,21 +80,20 @@ int lock_directory(const std::string &dir, int *fd_out, std::string *error)
         const ssize_t n = err == EWOULDBLOCK ? ::pread(fd, buf, sizeof buf - 1, 0) : 0;
         ::close(fd);
         if (err != EWOULDBLOCK)
-            return set_error(error, -err, "cannot lock '" + path + "': " + std::strerror(err));
+            throw Error(-err, "cannot lock '" + path + "': " + std::strerror(err));
         const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
         // A PID is missing only in the instant between the holder's lock and its write.
-        return set_error(error, -EBUSY,
-                         "checkpoint directory '" + dir + "' is in use by " +
-                             (pid > 0 ? "process " + std::to_string(pid) : std::string("another process")) +
-                             " (it holds " + path + "): give each run its own directory, or wait for that run to end");
+        throw Error(-EBUSY, "checkpoint directory '" + dir + "' is in use by " +
+                                (pid > 0 ? "process " + std::to_string(pid) : std::string("another process")) +
+                                " (it holds " + path +
+                                "): give each run its own directory, or wait for that run to end");
     }
     const std::string pid = std::to_string(::getpid()) + "\n";
     // Best effort: the lock protects the directory whether or not the PID lands.
     const bool pid_written =
         ::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
     (void)pid_written;
-    *fd_out = fd;
-    return 0;
+    return fd;
 }
 
 // Flush and touch threads run at a lower priority than the application: when the
@@ -126,26 +116,20 @@ Engine::Engine(const EngineConfig &config) : config_(config)
     remote_opts_.simulated_capacity = config.remote_capacity;
 }
 
-int Engine::create(const EngineConfig &config, std::unique_ptr<Engine> *out, std::string *error)
+std::unique_ptr<Engine> Engine::create(const EngineConfig &config)
 {
     std::unique_ptr<Engine> e(new Engine(config));
-    int rc = e->start(error);
-    if (rc)
-        return rc;
-    *out = std::move(e);
-    return 0;
+    e->start();  // on an error, ~Engine stops what start() began
+    return e;
 }
 
-int Engine::start(std::string *error)
+void Engine::start()
 {
-    int rc = check_dir(config_.local_dir, "local tier", error);
-    if (rc)
-        return rc;
-    if (!config_.remote_dir.empty() && (rc = check_dir(config_.remote_dir, "remote tier", error)))
-        return rc;
+    check_dir(config_.local_dir, "local tier");
+    if (!config_.remote_dir.empty())
+        check_dir(config_.remote_dir, "remote tier");
     // Before the sweep: another live run's temporaries are not ours to judge.
-    if ((rc = lock_directory(config_.local_dir, &dir_lock_fd_, error)))
-        return rc;
+    dir_lock_fd_ = lock_directory(config_.local_dir);
     sweep_dead_temporaries(config_.local_dir);
     if (!config_.remote_dir.empty())
         sweep_dead_temporaries(config_.remote_dir);
@@ -154,8 +138,7 @@ int Engine::start(std::string *error)
         void *p = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p == MAP_FAILED) {
             int err = errno;
-            return set_error(error, -err,
-                             "cannot map the " + std::to_string(cap) + "-byte host cache: " + std::strerror(err));
+            throw Error(-err, "cannot map the " + std::to_string(cap) + "-byte host cache: " + std::strerror(err));
         }
         ::madvise(p, cap, MADV_HUGEPAGE);  // fewer faults while touching; harmless if refused
         host_base_ = static_cast<char *>(p);
@@ -177,9 +160,8 @@ int Engine::start(std::string *error)
             threads_.emplace_back(&Engine::touch_loop, this);
     } catch (const std::system_error &e) {
         stop();
-        return set_error(error, -EAGAIN, std::string("cannot start checkpoint threads: ") + e.what());
+        throw Error(-EAGAIN, std::string("cannot start checkpoint threads: ") + e.what());
     }
-    return 0;
 }
 
 Engine::~Engine()
@@ -247,12 +229,14 @@ Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk)
     if (!load_from_disk)
         return nullptr;
     // Known only on disk (written by an earlier run): take the local manifest, else remote.
-    Manifest m;
-    bool local = read_manifest(config_.local_dir, key.first, key.second, &m, nullptr) == 0;
-    bool remote = !local && !config_.remote_dir.empty() &&
-                  read_manifest(config_.remote_dir, key.first, key.second, &m, nullptr) == 0;
-    if (!local && !remote)
+    std::optional<Manifest> found = try_read_manifest(config_.local_dir, key.first, key.second);
+    const bool local = found.has_value();
+    if (!local && !config_.remote_dir.empty())
+        found = try_read_manifest(config_.remote_dir, key.first, key.second);
+    if (!found)
         return nullptr;
+    const bool remote = !local;
+    const Manifest &m = *found;
     Version v;
     v.declared_in_memory = false;
     v.regions = m.regions;
@@ -274,15 +258,15 @@ std::size_t Engine::rank_locked(const Key &key) const
     return pos == it->second.end() ? kNoHint : static_cast<std::size_t>(pos - it->second.begin());
 }
 
-void Engine::record_error_locked(Version &v, int rc, const std::string &msg)
+void Engine::record_error_locked(Version &v, const Error &e)
 {
     if (!v.error) {
-        v.error = rc;
-        v.error_message = msg;
+        v.error = e.code();
+        v.error_message = e.what();
     }
     if (!first_error_) {
-        first_error_ = rc;
-        first_error_message_ = msg;
+        first_error_ = e.code();
+        first_error_message_ = e.what();
     }
 }
 
@@ -333,28 +317,21 @@ long long Engine::allocate_locked(std::uint64_t size, std::size_t keep_rank_belo
 // ---------------------------------------------------------------------------------------
 // Checkpoint
 
-int Engine::begin(const std::string &name, std::int64_t version, const std::vector<RegionSpec> &regions,
-                  std::string *error)
+void Engine::begin(const std::string &name, std::int64_t version, const std::vector<RegionSpec> &regions)
 {
-    std::string why = invalid_name_reason(name);
-    if (!why.empty())
-        return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
+    check_name(name, "checkpoint name");
     if (version < 0)
-        return set_error(error, -EINVAL, "checkpoint version must be >= 0");
+        throw Error(-EINVAL, "checkpoint version must be >= 0");
     if (regions.empty())
-        return set_error(error, -EINVAL, "checkpoint '" + name + "' has no regions (protect some data first)");
-    for (const RegionSpec &r : regions) {
-        why = invalid_name_reason(r.name);
-        if (!why.empty())
-            return set_error(error, -EINVAL, "region name '" + r.name + "' " + why);
-    }
+        throw Error(-EINVAL, "checkpoint '" + name + "' has no regions (protect some data first)");
+    for (const RegionSpec &r : regions)
+        check_name(r.name, "region name");
     std::lock_guard<std::mutex> lock(mu_);
     const Key key{name, version};
     auto it = versions_.find(key);
     if (it != versions_.end() && it->second.declared_in_memory)
-        return set_error(error, -EEXIST,
-                         "checkpoint '" + name + "' version " + std::to_string(version) +
-                             " was already taken in this run (use a new version number)");
+        throw Error(-EEXIST, "checkpoint '" + name + "' version " + std::to_string(version) +
+                                 " was already taken in this run (use a new version number)");
     if (it != versions_.end()) {
         // Re-taking a version known from an earlier run: drop its cached (prefetched) copies.
         for (long long off : it->second.host_offset) {
@@ -362,9 +339,8 @@ int Engine::begin(const std::string &name, std::int64_t version, const std::vect
                 continue;
             const Cached &c = cached_.at(static_cast<std::size_t>(off));
             if (!may_evict(c.life.state()) || c.pins > 0)
-                return set_error(error, -EBUSY,
-                                 "version " + std::to_string(version) + " of '" + name +
-                                     "' is being prefetched or restored; retry");
+                throw Error(-EBUSY, "version " + std::to_string(version) + " of '" + name +
+                                        "' is being prefetched or restored; retry");
         }
         for (long long off : it->second.host_offset)
             if (off >= 0)
@@ -377,19 +353,16 @@ int Engine::begin(const std::string &name, std::int64_t version, const std::vect
         v.regions.push_back({regions[i].name, regions[i].size, 0, region_file_name(name, version, i)});
     v.host_offset.assign(regions.size(), -1);
     versions_[key] = std::move(v);
-    return 0;
 }
 
-int Engine::persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
-                           std::uint64_t *checksum, std::string *error)
+void Engine::persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
+                            std::uint64_t *checksum)
 {
     *checksum = config_.checksums ? checksum_of(data, size, local_opts_.between_chunks) : 0;
-    return write_file_durably(config_.local_dir, region_file_name(key.first, key.second, index), data, size,
-                              local_opts_, error);
+    write_file_durably(config_.local_dir, region_file_name(key.first, key.second, index), data, size, local_opts_);
 }
 
-int Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src,
-                    std::string *error)
+void Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src)
 {
     const Key key{name, version};
     const auto asked = std::chrono::steady_clock::now();
@@ -399,11 +372,9 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
     stats_.capture_lock_wait_max_s = std::max(stats_.capture_lock_wait_max_s, lock_wait);
     Version *v = find_locked(key, false);
     if (!v || !v->declared_in_memory)
-        return set_error(error, -ENOENT,
-                         "checkpoint '" + name + "' version " + std::to_string(version) + " was not begun");
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " was not begun");
     if (index >= v->regions.size() || v->host_offset[index] != -1)
-        return set_error(error, -EINVAL,
-                         "region index " + std::to_string(index) + " is out of range or captured twice");
+        throw Error(-EINVAL, "region index " + std::to_string(index) + " is out of range or captured twice");
     const std::uint64_t size = v->regions[index].size;
     long long off = -1;
     for (;;) {
@@ -423,21 +394,27 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
     if (off < 0) {
         lock.unlock();
         std::uint64_t sum = 0;
-        std::string msg;
-        int rc = persist_region(key, index, src, size, &sum, &msg);
+        std::optional<Error> failed;
+        try {
+            persist_region(key, index, src, size, &sum);
+        } catch (const Error &e) {
+            failed = e;  // recorded on the version first: wait() and drain() report it too
+        }
         lock.lock();
         v = find_locked(key, false);
         v->regions[index].checksum = sum;
         ++v->captured;
         stats_.captured_bytes += size;
         stats_.written_through_bytes += size;
-        if (rc)
-            record_error_locked(*v, rc, msg);
+        if (failed)
+            record_error_locked(*v, *failed);
         region_on_local_locked(lock, key, *v);
         lock.unlock();
         notify_state();
         remote_cv_.notify_one();
-        return rc ? set_error(error, rc, msg) : 0;
+        if (failed)
+            throw *failed;
+        return;
     }
     cached_.emplace(static_cast<std::size_t>(off),
                     Cached{key, index, size, RegionLifecycle(RegionState::Writing), 0, v->flush_order});
@@ -457,7 +434,6 @@ int Engine::capture(const std::string &name, std::int64_t version, std::size_t i
     flush_cv_.notify_one();
     if (someone_waits)
         cv_.notify_all();  // a restore or wait() on this version
-    return 0;
 }
 
 void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v)
@@ -470,14 +446,18 @@ void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Ke
     m.checksums = config_.checksums;
     m.regions = v.regions;
     lock.unlock();
-    std::string msg;
-    int rc = write_manifest(config_.local_dir, m, local_opts_, &msg);
-    if (!rc && config_.remote_dir.empty())
+    std::optional<Error> failed;
+    try {
+        write_manifest(config_.local_dir, m, local_opts_);
+    } catch (const Error &e) {
+        failed = e;
+    }
+    if (!failed && config_.remote_dir.empty())
         apply_retention(config_.local_dir, key.first);
     lock.lock();
     Version &again = versions_.at(key);
-    if (rc) {
-        record_error_locked(again, rc, msg);
+    if (failed) {
+        record_error_locked(again, *failed);
         return;
     }
     again.local_complete = true;
@@ -491,8 +471,7 @@ void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Ke
 // as pending only when the remote tier has nothing older, i.e. it may still be copied.
 bool Engine::on_remote_or_done(const std::string &name, std::int64_t version)
 {
-    Manifest m;
-    if (read_manifest(config_.remote_dir, name, version, &m, nullptr) == 0)
+    if (try_read_manifest(config_.remote_dir, name, version))
         return true;
     {
         std::lock_guard<std::mutex> lock(mu_);
@@ -518,7 +497,11 @@ void Engine::apply_retention(const std::string &dir, const std::string &name)
         // testing only the remote manifest kept such a version on the local disk for good.
         if (local_with_remote && !on_remote_or_done(name, complete[i]))
             continue;
-        remove_version(dir, name, complete[i], nullptr);
+        try {
+            remove_version(dir, name, complete[i]);
+        } catch (const Error &) {
+            // Retention is housekeeping: the version is pruned again on the next pass.
+        }
     }
 }
 
@@ -539,8 +522,12 @@ void Engine::flush_loop()
         ++c.pins;  // Cached regions are never evicted; the pin also keeps readers honest
         lock.unlock();
         std::uint64_t sum = 0;
-        std::string msg;
-        int rc = persist_region(key, index, host_base_ + off, c.size, &sum, &msg);
+        std::optional<Error> failed;
+        try {
+            persist_region(key, index, host_base_ + off, c.size, &sum);
+        } catch (const Error &e) {
+            failed = e;
+        }
         lock.lock();
         Cached &again = cached_.at(off);
         --again.pins;
@@ -550,8 +537,8 @@ void Engine::flush_loop()
         again.life.advance(RegionState::Flushed);
         Version &ver = versions_.at(key);
         ver.regions[index].checksum = sum;
-        if (rc)
-            record_error_locked(ver, rc, msg);
+        if (failed)
+            record_error_locked(ver, *failed);
         else
             stats_.flushed_bytes += again.size;
         region_on_local_locked(lock, key, ver);
@@ -580,26 +567,26 @@ void Engine::remote_loop()
         m.checksums = config_.checksums;
         m.regions = versions_.at(key).regions;
         lock.unlock();
-        int rc = 0;
-        std::string msg;
-        std::vector<char> buf;
-        for (std::size_t i = 0; !rc && i < m.regions.size(); ++i) {
-            buf.resize(m.regions[i].size);
-            rc = read_region(config_.local_dir, m, i, buf.data(), &msg);
-            if (!rc)
-                rc = write_file_durably(config_.remote_dir, m.regions[i].file, buf.data(), buf.size(), remote_opts_,
-                                        &msg);
+        std::optional<Error> failed;
+        try {
+            std::vector<char> buf;
+            for (std::size_t i = 0; i < m.regions.size(); ++i) {
+                buf.resize(m.regions[i].size);
+                read_region(config_.local_dir, m, i, buf.data());
+                write_file_durably(config_.remote_dir, m.regions[i].file, buf.data(), buf.size(), remote_opts_);
+            }
+            write_manifest(config_.remote_dir, m, remote_opts_);
+        } catch (const Error &e) {
+            failed = e;
         }
-        if (!rc)
-            rc = write_manifest(config_.remote_dir, m, remote_opts_, &msg);
-        if (!rc) {
+        if (!failed) {
             apply_retention(config_.remote_dir, key.first);
             apply_retention(config_.local_dir, key.first);
         }
         lock.lock();
         Version &v = versions_.at(key);
-        if (rc)
-            record_error_locked(v, rc, msg);
+        if (failed)
+            record_error_locked(v, *failed);
         else
             v.remote_complete = true;
         --remote_in_flight_;
@@ -652,24 +639,21 @@ void Engine::touch_loop()
 // ---------------------------------------------------------------------------------------
 // Restore
 
-int Engine::describe(const std::string &name, std::int64_t version, std::vector<RegionSpec> *out, std::string *error)
+std::vector<RegionSpec> Engine::describe(const std::string &name, std::int64_t version)
 {
     std::lock_guard<std::mutex> lock(mu_);
     Version *v = find_locked({name, version}, true);
     if (!v)
-        return set_error(error, -ENOENT,
-                         "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
-    out->clear();
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+    std::vector<RegionSpec> out;
     for (const RegionRecord &r : v->regions)
-        out->push_back({r.region, r.size});
-    return 0;
+        out.push_back({r.region, r.size});
+    return out;
 }
 
-int Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order, std::string *error)
+void Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order)
 {
-    std::string why = invalid_name_reason(name);
-    if (!why.empty())
-        return set_error(error, -EINVAL, "checkpoint name '" + name + "' " + why);
+    check_name(name, "checkpoint name");
     {
         std::lock_guard<std::mutex> lock(mu_);
         hints_[name] = std::deque<std::int64_t>(order.begin(), order.end());
@@ -680,28 +664,23 @@ int Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_
             find_locked({name, v}, true);
     }
     prefetch_cv_.notify_one();
-    return 0;
 }
 
-int Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst, std::uint64_t dst_size,
-                    std::string *error)
+void Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst,
+                     std::uint64_t dst_size)
 {
     const Key key{name, version};
     std::unique_lock<std::mutex> lock(mu_);
     Version *v = find_locked(key, true);
     if (!v)
-        return set_error(error, -ENOENT,
-                         "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
     if (index >= v->regions.size())
-        return set_error(error, -EINVAL,
-                         "version has " + std::to_string(v->regions.size()) + " regions, no index " +
-                             std::to_string(index));
+        throw Error(-EINVAL,
+                    "version has " + std::to_string(v->regions.size()) + " regions, no index " + std::to_string(index));
     const std::uint64_t size = v->regions[index].size;
     if (dst_size != size)
-        return set_error(error, -EINVAL,
-                         "region '" + v->regions[index].region + "' holds " + std::to_string(size) +
-                             " bytes, the destination " + std::to_string(dst_size));
-    int rc = 0;
+        throw Error(-EINVAL, "region '" + v->regions[index].region + "' holds " + std::to_string(size) +
+                                 " bytes, the destination " + std::to_string(dst_size));
     for (;;) {
         v = find_locked(key, true);
         const long long off = v->host_offset[index];
@@ -736,16 +715,18 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
         one.regions = v->regions;
         const bool remote_only = !v->local_complete && v->remote_complete;
         lock.unlock();
-        std::string msg;
-        rc = read_region(remote_only ? config_.remote_dir : config_.local_dir, one, index, dst, &msg);
-        if (rc && !remote_only && !config_.remote_dir.empty()) {
-            std::string msg2;
-            if (read_region(config_.remote_dir, one, index, dst, &msg2) == 0)
-                rc = 0;
+        try {
+            read_region(remote_only ? config_.remote_dir : config_.local_dir, one, index, dst);
+        } catch (const Error &local_error) {
+            if (remote_only || config_.remote_dir.empty())
+                throw;
+            try {
+                read_region(config_.remote_dir, one, index, dst);
+            } catch (const Error &) {
+                throw local_error;  // names the first place looked at
+            }
         }
         lock.lock();
-        if (rc)
-            return set_error(error, rc, msg);
         stats_.restored_from_disk_bytes += size;
         break;
     }
@@ -761,7 +742,6 @@ int Engine::restore(const std::string &name, std::int64_t version, std::size_t i
     }
     lock.unlock();
     notify_state();
-    return 0;
 }
 
 void Engine::prefetch_loop()
@@ -817,12 +797,16 @@ void Engine::prefetch_loop()
         const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
         ++active_prefetches_;
         lock.unlock();
-        std::string msg;
-        int rc = read_region(dir, one, target_index, host_base_ + off, &msg);
+        bool unreadable = false;
+        try {
+            read_region(dir, one, target_index, host_base_ + off);
+        } catch (const Error &) {
+            unreadable = true;
+        }
         --active_prefetches_;
         lock.lock();
         Cached &c = cached_.at(static_cast<std::size_t>(off));
-        if (rc) {
+        if (unreadable) {
             // Unreadable: drop it; the restore reads the disk itself and reports the error.
             versions_.at(target).host_offset[target_index] = -1;
             arena_->release(static_cast<std::size_t>(off));
@@ -840,29 +824,28 @@ void Engine::prefetch_loop()
 // ---------------------------------------------------------------------------------------
 // Queries
 
-int Engine::wait(const std::string &name, std::int64_t version, Tier tier, std::string *error)
+void Engine::wait(const std::string &name, std::int64_t version, Tier tier)
 {
     if (tier == Tier::Remote && config_.remote_dir.empty())
-        return set_error(error, -EINVAL, "no remote tier configured ([remote] path)");
+        throw Error(-EINVAL, "no remote tier configured ([remote] path)");
     const Key key{name, version};
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
         Version *v = find_locked(key, true);
         if (!v)
-            return set_error(error, -ENOENT,
-                             "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+            throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
         if (v->error)
-            return set_error(error, v->error, v->error_message);
+            throw Error(v->error, v->error_message);
         const bool done = tier == Tier::Host    ? v->captured == v->regions.size()
                           : tier == Tier::Local ? v->local_complete
                                                 : v->remote_complete;
         if (done)
-            return 0;
+            return;
         wait_state(lock);
     }
 }
 
-int Engine::latest(const std::string &name, std::int64_t *version, std::string *error)
+std::int64_t Engine::latest(const std::string &name)
 {
     std::int64_t best = -1;
     {
@@ -877,19 +860,17 @@ int Engine::latest(const std::string &name, std::int64_t *version, std::string *
         if (auto r = latest_complete(config_.remote_dir, name, false))
             best = std::max(best, *r);
     if (best < 0)
-        return set_error(error, -ENOENT, "no complete version of checkpoint '" + name + "' on any tier");
-    *version = best;
-    return 0;
+        throw Error(-ENOENT, "no complete version of checkpoint '" + name + "' on any tier");
+    return best;
 }
 
-int Engine::drain(std::string *error)
+void Engine::drain()
 {
     std::unique_lock<std::mutex> lock(mu_);
     while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
         wait_state(lock);
     if (first_error_)
-        return set_error(error, first_error_, first_error_message_);
-    return 0;
+        throw Error(first_error_, first_error_message_);
 }
 
 }  // namespace hetpu::ckpt

@@ -10,8 +10,8 @@
 // read from the fastest tier holding the region; regions hinted for restore are prefetched
 // into the arena in hint order without evicting anything needed sooner.
 //
-// Thread safety: every public method may be called from any thread. Errors are -errno with a
-// message in *error.
+// Thread safety: every public method may be called from any thread. Errors are thrown as
+// ckpt::Error (-errno and a message).
 #pragma once
 
 #include "ckpt_backend/core/arena.h"
@@ -50,32 +50,34 @@ struct EngineStats {
 
 class Engine {
 public:
-    static int create(const EngineConfig &config, std::unique_ptr<Engine> *out, std::string *error);
+    // Checks the tier directories and locks the local one (an -EBUSY Error when another run
+    // holds it), then starts the threads.
+    static std::unique_ptr<Engine> create(const EngineConfig &config);
     ~Engine();
     Engine(const Engine &) = delete;
     Engine &operator=(const Engine &) = delete;
 
     // Declares version `version` of checkpoint `name` with its regions (before capturing).
-    int begin(const std::string &name, std::int64_t version, const std::vector<RegionSpec> &regions,
-              std::string *error);
+    void begin(const std::string &name, std::int64_t version, const std::vector<RegionSpec> &regions);
     // Copies region `index` (size as declared) from src; blocks only for the copy, or until a
     // flush frees room when the host arena is full of unflushed data.
-    int capture(const std::string &name, std::int64_t version, std::size_t index, const void *src, std::string *error);
+    // A failed write-through is thrown here and also reported by wait() and drain().
+    void capture(const std::string &name, std::int64_t version, std::size_t index, const void *src);
     // Blocks until the version is complete on `tier` (Host: captured).
-    int wait(const std::string &name, std::int64_t version, Tier tier, std::string *error);
+    void wait(const std::string &name, std::int64_t version, Tier tier);
     // Copies region `index` of the version into dst (dst_size must equal the region's size),
     // verifying the checksum when it comes from a disk tier.
-    int restore(const std::string &name, std::int64_t version, std::size_t index, void *dst, std::uint64_t dst_size,
-                std::string *error);
+    void restore(const std::string &name, std::int64_t version, std::size_t index, void *dst, std::uint64_t dst_size);
     // Region sizes and names of a version (from memory, else from the newest disk manifest).
-    int describe(const std::string &name, std::int64_t version, std::vector<RegionSpec> *out, std::string *error);
+    std::vector<RegionSpec> describe(const std::string &name, std::int64_t version);
     // The order in which versions of `name` will be restored (replaces earlier hints); a
     // restore of a version consumes its first occurrence.
-    int prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order, std::string *error);
-    // Newest version restorable now (captured in memory, or complete on a disk tier).
-    int latest(const std::string &name, std::int64_t *version, std::string *error);
-    // Drains all flushes; returns the first flush error if any occurred.
-    int drain(std::string *error);
+    void prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order);
+    // Newest version restorable now (captured in memory, or complete on a disk tier); an
+    // -ENOENT Error when there is none.
+    std::int64_t latest(const std::string &name);
+    // Drains all flushes; throws the first flush error if any occurred.
+    void drain();
     EngineStats stats();
     const EngineConfig &config() const { return config_; }
     // Bytes of the host arena usable now (grows during incremental initialisation).
@@ -105,7 +107,7 @@ private:
     };
 
     explicit Engine(const EngineConfig &config);
-    int start(std::string *error);
+    void start();
     void stop();
 
     Version *find_locked(const Key &key, bool load_from_disk);
@@ -114,12 +116,12 @@ private:
     // (write through / wait). keep_rank_below as in choose_score_victims.
     long long allocate_locked(std::uint64_t size, std::size_t keep_rank_below, bool allow_fifo_eviction);
     void evict_locked(std::size_t offset);
-    int persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size, std::uint64_t *checksum,
-                       std::string *error);
+    void persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
+                        std::uint64_t *checksum);
     void region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v);
     bool on_remote_or_done(const std::string &name, std::int64_t version);
     void apply_retention(const std::string &dir, const std::string &name);
-    void record_error_locked(Version &v, int rc, const std::string &msg);
+    void record_error_locked(Version &v, const Error &e);
 
     void step_aside_for_captures();
     void wait_state(std::unique_lock<std::mutex> &lock);

@@ -1,11 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ckpt_backend/engine/config.h"
+#include "tests/unit/thrown_message.h"
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <string>
+#include <tuple>
+#include <utility>
 
 using namespace hetpu::ckpt;
+
+namespace {
+
+// The -errno and the message of the Error that f() throws.
+template <typename F> std::pair<int, std::string> error_of(F &&f)
+{
+    const auto e = hetpu::test::thrown<Error>(f);
+    return e ? std::make_pair(e->code(), std::string(e->what())) : std::make_pair(0, std::string());
+}
+
+std::pair<int, std::string> config_error(const std::string &text, const std::string &origin)
+{
+    return error_of([&] { parse_config(text, origin); });
+}
+
+}  // namespace
 
 TEST(CkptConfig, ReadsEveryKey)
 {
@@ -26,9 +46,7 @@ drop_page_cache = true
 path = "/tmp/y"
 capacity = "1G"
 )";
-    EngineConfig c;
-    std::string err;
-    ASSERT_EQ(parse_config(text, "t.toml", &c, &err), 0) << err;
+    const EngineConfig c = parse_config(text, "t.toml");
     EXPECT_EQ(c.versions_to_keep, 3);
     EXPECT_FALSE(c.checksums);
     EXPECT_EQ(c.flush_threads, 2);
@@ -45,37 +63,39 @@ capacity = "1G"
 
 TEST(CkptConfig, ErrorsNameTheKeyAndLine)
 {
-    EngineConfig c;
+    int rc = 0;
     std::string err;
-    EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\n\nflush_thread = 2\n", "a.toml", &c, &err), -EINVAL);
+    std::tie(rc, err) = config_error("[local]\npath = \"/tmp\"\n\nflush_thread = 2\n", "a.toml");
+    EXPECT_EQ(rc, -EINVAL);
     // flush_thread lands in [local] here: still an unknown key, on line 4.
-    EXPECT_NE(err.find("a.toml:4"), std::string::npos) << err;
-    EXPECT_NE(err.find("flush_thread"), std::string::npos) << err;
-    EXPECT_EQ(parse_config("flush_threads = 0\n[local]\npath = \"/tmp\"\n", "b.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("b.toml:1"), std::string::npos) << err;
-    EXPECT_EQ(parse_config("[host]\nsize = \"12 furlongs\"\n[local]\npath = \"/tmp\"\n", "c.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("unknown unit"), std::string::npos) << err;
-    EXPECT_EQ(parse_config("eviction = \"lru\"\n[local]\npath = \"/tmp\"\n", "d.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("lru"), std::string::npos) << err;
-    EXPECT_EQ(parse_config("checksums = true\n", "e.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("[local] path is required"), std::string::npos) << err;
-    EXPECT_EQ(parse_config("x = = 1\n", "f.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("f.toml:1"), std::string::npos) << err;
-    EXPECT_EQ(load_config_file("/nonexistent/ckpt.toml", &c, &err), -ENOENT);
-    EXPECT_NE(err.find("/nonexistent/ckpt.toml"), std::string::npos) << err;
+    EXPECT_EQ(err, "a.toml:4: unknown key 'local.flush_thread'");
+    std::tie(rc, err) = config_error("flush_threads = 0\n[local]\npath = \"/tmp\"\n", "b.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err, "b.toml:1: flush_threads must be an integer in [1, 64]");
+    std::tie(rc, err) = config_error("[host]\nsize = \"12 furlongs\"\n[local]\npath = \"/tmp\"\n", "c.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err, "c.toml:2: host.size: unknown unit 'furlongs' in '12 furlongs' (use B, KiB, MiB, GiB)");
+    std::tie(rc, err) = config_error("eviction = \"lru\"\n[local]\npath = \"/tmp\"\n", "d.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err, "d.toml: eviction = \"lru\" is not \"score\" or \"fifo\"");
+    std::tie(rc, err) = config_error("checksums = true\n", "e.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err, "e.toml: [local] path is required (the node-local checkpoint directory)");
+    std::tie(rc, err) = config_error("x = = 1\n", "f.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err.rfind("f.toml:1: TOML syntax error: ", 0), 0u) << err;
+    std::tie(rc, err) = error_of([] { load_config_file("/nonexistent/ckpt.toml"); });
+    EXPECT_EQ(rc, -ENOENT);
+    EXPECT_EQ(err, "cannot read checkpoint config '/nonexistent/ckpt.toml': No such file or directory");
 }
 
 TEST(CkptConfig, SizesWithUnits)
 {
-    std::uint64_t v = 0;
-    std::string why;
-    ASSERT_TRUE(parse_size("4096", &v, &why));
-    EXPECT_EQ(v, 4096u);
-    ASSERT_TRUE(parse_size("3KiB", &v, &why));
-    EXPECT_EQ(v, 3072u);
-    ASSERT_TRUE(parse_size("2 G", &v, &why));
-    EXPECT_EQ(v, 2ull << 30);
-    EXPECT_FALSE(parse_size("MiB", &v, &why));
+    EXPECT_EQ(parse_size("4096"), 4096u);
+    EXPECT_EQ(parse_size("3KiB"), 3072u);
+    EXPECT_EQ(parse_size("2 G"), 2ull << 30);
+    EXPECT_EQ(error_of([] { parse_size("MiB"); }),
+              std::make_pair(-EINVAL, std::string("'MiB' does not start with a number")));
 }
 
 // Sizes that do not fit 64 bits are errors with a message, not std::out_of_range("stoull")
@@ -83,22 +103,14 @@ TEST(CkptConfig, SizesWithUnits)
 // system's capacity").
 TEST(CkptConfig, SizesTooLargeAreErrors)
 {
-    std::uint64_t v = 7;
-    std::string why;
-    EXPECT_FALSE(parse_size("99999999999999999999", &v, &why));
-    EXPECT_NE(why.find("too large"), std::string::npos) << why;
-    EXPECT_FALSE(parse_size("17179869184G", &v, &why));
-    EXPECT_NE(why.find("too large"), std::string::npos) << why;
-    EXPECT_EQ(v, 7u) << "a refused size leaves the output alone";
-    ASSERT_TRUE(parse_size("18446744073709551615", &v, &why)) << why;
-    EXPECT_EQ(v, 18446744073709551615ull);
-    ASSERT_TRUE(parse_size("17179869183G", &v, &why)) << why;
-    EXPECT_EQ(v, 17179869183ull << 30);
+    EXPECT_THROW_MSG(parse_size("99999999999999999999"), Error,
+                     "'99999999999999999999' is too large (at most 2^64-1 bytes)");
+    EXPECT_THROW_MSG(parse_size("17179869184G"), Error, "'17179869184G' is too large (at most 2^64-1 bytes)");
+    EXPECT_EQ(parse_size("18446744073709551615"), 18446744073709551615ull);
+    EXPECT_EQ(parse_size("17179869183G"), 17179869183ull << 30);
 
-    EngineConfig c;
-    std::string err;
-    EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\ncapacity = \"99999999999999999999\"\n", "g.toml", &c, &err),
-              -EINVAL);
+    const auto [rc, err] = config_error("[local]\npath = \"/tmp\"\ncapacity = \"99999999999999999999\"\n", "g.toml");
+    EXPECT_EQ(rc, -EINVAL);
     EXPECT_NE(err.find("g.toml:3: local.capacity: '99999999999999999999' is too large"), std::string::npos) << err;
 }
 
@@ -106,18 +118,14 @@ TEST(CkptConfig, SizesTooLargeAreErrors)
 // conversion (undefined behaviour for 1e30).
 TEST(CkptConfig, FloatsWhereIntegersBelongAreErrors)
 {
-    EngineConfig c;
-    std::string err;
-    EXPECT_EQ(parse_config("[local]\npath = \"/tmp\"\ncapacity = 1e30\n", "h.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("h.toml:3: local.capacity must be a size"), std::string::npos) << err;
-    EXPECT_EQ(parse_config("flush_threads = 2.0\n[local]\npath = \"/tmp\"\n", "i.toml", &c, &err), -EINVAL);
-    EXPECT_NE(err.find("i.toml:1: flush_threads must be an integer"), std::string::npos) << err;
+    EXPECT_EQ(config_error("[local]\npath = \"/tmp\"\ncapacity = 1e30\n", "h.toml"),
+              std::make_pair(-EINVAL, std::string("h.toml:3: local.capacity must be a size like 4096 or \"64MiB\"")));
+    EXPECT_EQ(config_error("flush_threads = 2.0\n[local]\npath = \"/tmp\"\n", "i.toml"),
+              std::make_pair(-EINVAL, std::string("i.toml:1: flush_threads must be an integer in [1, 64]")));
 }
 
 TEST(CkptConfig, ADirectoryIsNamedAsSuch)
 {
-    EngineConfig c;
-    std::string err;
-    EXPECT_EQ(load_config_file("/", &c, &err), -EISDIR);
-    EXPECT_NE(err.find("'/': is a directory, not a file"), std::string::npos) << err;
+    EXPECT_EQ(error_of([] { load_config_file("/"); }),
+              std::make_pair(-EISDIR, std::string("cannot read checkpoint config '/': is a directory, not a file")));
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ckpt_backend/engine/engine.h"
+#include "tests/unit/thrown_message.h"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,14 @@
 using namespace hetpu::ckpt;
 
 namespace {
+
+// The -errno of the Error that f() throws, its message in `message`.
+template <typename F> int error_code(std::string &message, F &&f)
+{
+    const auto e = hetpu::test::thrown<Error>(f);
+    message = e ? e->what() : "";
+    return e ? e->code() : 0;
+}
 
 class EngineTest : public ::testing::Test {
 protected:
@@ -34,13 +43,7 @@ protected:
         std::system(("umount '" + root + "/small' 2>/dev/null; rm -rf '" + root + "'").c_str());
     }
 
-    std::unique_ptr<Engine> make()
-    {
-        std::unique_ptr<Engine> e;
-        std::string err;
-        EXPECT_EQ(Engine::create(config, &e, &err), 0) << err;
-        return e;
-    }
+    std::unique_ptr<Engine> make() { return Engine::create(config); }
 
     // Deterministic contents for (version, region).
     static std::vector<char> data(std::int64_t v, std::size_t r, std::size_t size)
@@ -56,14 +59,15 @@ protected:
         std::vector<RegionSpec> specs;
         for (std::size_t i = 0; i < sizes.size(); ++i)
             specs.push_back({"r" + std::to_string(i), sizes[i]});
-        std::string err;
-        ASSERT_EQ(e.begin("app", v, specs, &err), 0) << err;
+        e.begin("app", v, specs);
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             auto d = data(v, i, sizes[i]);
-            int rc = e.capture("app", v, i, d.data(), &err);
             if (expect_rc == 0) {
-                ASSERT_EQ(rc, 0) << err;
+                ASSERT_NO_THROW(e.capture("app", v, i, d.data()));
+                continue;
             }
+            std::string err;
+            EXPECT_EQ(error_code(err, [&] { e.capture("app", v, i, d.data()); }), expect_rc) << err;
         }
     }
 
@@ -71,8 +75,7 @@ protected:
     {
         for (std::size_t i = 0; i < sizes.size(); ++i) {
             std::vector<char> got(sizes[i]);
-            std::string err;
-            ASSERT_EQ(e.restore("app", v, i, got.data(), got.size(), &err), 0) << "v" << v << " r" << i << ": " << err;
+            ASSERT_NO_THROW(e.restore("app", v, i, got.data(), got.size())) << "v" << v << " r" << i;
             ASSERT_EQ(got, data(v, i, sizes[i])) << "v" << v << " r" << i;
         }
     }
@@ -101,28 +104,36 @@ TEST_F(EngineTest, CheckpointFlushRestoreAndRestart)
         for (int v = 1; v <= 3; ++v)
             take(*e, v, sizes);
         std::string err;
-        ASSERT_EQ(e->wait("app", 3, Tier::Local, &err), 0) << err;
+        ASSERT_NO_THROW(e->wait("app", 3, Tier::Local));
         expect_restores(*e, 2, sizes);
         EXPECT_EQ(e->stats().restored_from_host_bytes, 80003u);
         EXPECT_EQ(e->stats().restored_from_disk_bytes, 0u);
         std::int64_t latest = 0;
-        ASSERT_EQ(e->latest("app", &latest, &err), 0);
+        ASSERT_NO_THROW(latest = e->latest("app"));
         EXPECT_EQ(latest, 3);
-        EXPECT_EQ(e->begin("app", 3, {{"r0", 1}}, &err), -EEXIST);
+        EXPECT_EQ(error_code(err, [&] { e->begin("app", 3, {{"r0", 1}}); }), -EEXIST);
+        EXPECT_EQ(err, "checkpoint 'app' version 3 was already taken in this run (use a new version number)");
     }
     // A new engine (a restarted process) finds the versions on disk.
     auto e = make();
     std::int64_t latest = 0;
     std::string err;
-    ASSERT_EQ(e->latest("app", &latest, &err), 0) << err;
+    ASSERT_NO_THROW(latest = e->latest("app"));
     EXPECT_EQ(latest, 3);
     expect_restores(*e, 3, sizes);
     expect_restores(*e, 1, sizes);
     EXPECT_EQ(e->stats().restored_from_disk_bytes, 2 * 80003u);
     std::vector<char> wrong(5);
-    EXPECT_EQ(e->restore("app", 3, 0, wrong.data(), wrong.size(), &err), -EINVAL);
-    EXPECT_NE(err.find("10000"), std::string::npos) << err;
-    EXPECT_EQ(e->restore("app", 9, 0, wrong.data(), wrong.size(), &err), -ENOENT);
+    EXPECT_EQ(error_code(err, [&] { e->restore("app", 3, 0, wrong.data(), wrong.size()); }), -EINVAL);
+    EXPECT_EQ(err, "region 'r0' holds 10000 bytes, the destination 5");
+    EXPECT_EQ(error_code(err, [&] { e->restore("app", 9, 0, wrong.data(), wrong.size()); }), -ENOENT);
+    EXPECT_EQ(err, "checkpoint 'app' version 9 exists on no tier");
+    EXPECT_EQ(error_code(err, [&] { e->latest("other"); }), -ENOENT);
+    EXPECT_EQ(err, "no complete version of checkpoint 'other' on any tier");
+    EXPECT_EQ(error_code(err, [&] { e->begin("a/b", 1, {{"r0", 1}}); }), -EINVAL);
+    EXPECT_EQ(err, "checkpoint name 'a/b' contains '/' (use letters, digits, '_', '-', '.')");
+    EXPECT_EQ(error_code(err, [&] { e->wait("app", 3, Tier::Remote); }), -EINVAL);
+    EXPECT_EQ(err, "no remote tier configured ([remote] path)");
 }
 
 TEST_F(EngineTest, SmallHostCacheWaitsForFlushesAndLosesNothing)
@@ -131,8 +142,7 @@ TEST_F(EngineTest, SmallHostCacheWaitsForFlushesAndLosesNothing)
     auto e = make();
     for (int v = 1; v <= 12; ++v)
         take(*e, v, {20000, 20000});
-    std::string err;
-    ASSERT_EQ(e->drain(&err), 0) << err;
+    ASSERT_NO_THROW(e->drain());
     for (int v = 1; v <= 12; ++v)
         expect_restores(*e, v, {20000, 20000});
     EXPECT_GT(e->stats().evicted_bytes, 0u);
@@ -151,9 +161,8 @@ TEST_F(EngineTest, RemoteTierAndRetention)
         auto e = make();
         for (int v = 1; v <= 5; ++v)
             take(*e, v, {5000});
-        std::string err;
-        ASSERT_EQ(e->wait("app", 5, Tier::Remote, &err), 0) << err;
-        ASSERT_EQ(e->drain(&err), 0) << err;
+        ASSERT_NO_THROW(e->wait("app", 5, Tier::Remote));
+        ASSERT_NO_THROW(e->drain());
     }
     EXPECT_EQ(complete_versions(remote, "app", true), (std::vector<std::int64_t>{4, 5}));
     EXPECT_EQ(complete_versions(local, "app", true), (std::vector<std::int64_t>{4, 5}));
@@ -161,8 +170,7 @@ TEST_F(EngineTest, RemoteTierAndRetention)
     std::system(("rm -f '" + local + "'/*").c_str());
     auto e = make();
     std::int64_t latest = 0;
-    std::string err;
-    ASSERT_EQ(e->latest("app", &latest, &err), 0);
+    ASSERT_NO_THROW(latest = e->latest("app"));
     EXPECT_EQ(latest, 5);
     expect_restores(*e, 5, {5000});
 }
@@ -173,14 +181,15 @@ TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly)
     auto e = make();
     take(*e, 1, {10000});
     std::string err;
-    ASSERT_EQ(e->wait("app", 1, Tier::Local, &err), 0) << err;
+    ASSERT_NO_THROW(e->wait("app", 1, Tier::Local));
     take(*e, 2, {25000});
-    EXPECT_EQ(e->wait("app", 2, Tier::Local, &err), -ENOSPC);
+    EXPECT_EQ(error_code(err, [&] { e->wait("app", 2, Tier::Local); }), -ENOSPC) << err;
     EXPECT_NE(err.find("no space"), std::string::npos) << err;
-    EXPECT_EQ(e->drain(&err), -ENOSPC);
+    EXPECT_EQ(error_code(err, [&] { e->drain(); }), -ENOSPC);
+    EXPECT_NE(err.find("no space left (simulated tier capacity) writing '" + local + "/"), std::string::npos) << err;
     EXPECT_EQ(complete_versions(local, "app", true), (std::vector<std::int64_t>{1}));
     std::int64_t latest = 0;
-    ASSERT_EQ(e->latest("app", &latest, &err), 0);
+    ASSERT_NO_THROW(latest = e->latest("app"));
     EXPECT_EQ(latest, 1) << "a version that failed to flush is not offered";
     expect_restores(*e, 1, {10000});
 }
@@ -197,12 +206,12 @@ TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly)
         auto e = make();
         take(*e, 1, {100000});
         std::string err;
-        ASSERT_EQ(e->wait("app", 1, Tier::Local, &err), 0) << err;
+        ASSERT_NO_THROW(e->wait("app", 1, Tier::Local));
         take(*e, 2, {200000});
-        EXPECT_EQ(e->wait("app", 2, Tier::Local, &err), -ENOSPC);
+        EXPECT_EQ(error_code(err, [&] { e->wait("app", 2, Tier::Local); }), -ENOSPC) << err;
         EXPECT_NE(err.find(small), std::string::npos) << err;
         std::int64_t latest = 0;
-        ASSERT_EQ(e->latest("app", &latest, &err), 0);
+        ASSERT_NO_THROW(latest = e->latest("app"));
         EXPECT_EQ(latest, 1);
     }
     EXPECT_EQ(complete_versions(small, "app", true), (std::vector<std::int64_t>{1}));
@@ -212,9 +221,8 @@ TEST_F(EngineTest, RealFullFileSystemFailsTheNewVersionOnly)
 TEST_F(EngineTest, MissingDirectoryIsAClearError)
 {
     config.local_dir = root + "/nope";
-    std::unique_ptr<Engine> e;
     std::string err;
-    EXPECT_EQ(Engine::create(config, &e, &err), -ENOENT);
+    EXPECT_EQ(error_code(err, [&] { Engine::create(config); }), -ENOENT) << err;
     EXPECT_NE(err.find(root + "/nope"), std::string::npos) << err;
     EXPECT_NE(err.find("create it"), std::string::npos) << err;
 }
@@ -224,8 +232,7 @@ TEST_F(EngineTest, CorruptedDiskDataIsRefused)
     {
         auto e = make();
         take(*e, 1, {4096});
-        std::string err;
-        ASSERT_EQ(e->drain(&err), 0);
+        ASSERT_NO_THROW(e->drain());
     }
     {
         std::fstream f(local + "/" + region_file_name("app", 1, 0), std::ios::in | std::ios::out | std::ios::binary);
@@ -235,7 +242,7 @@ TEST_F(EngineTest, CorruptedDiskDataIsRefused)
     auto e = make();
     std::vector<char> got(4096);
     std::string err;
-    EXPECT_EQ(e->restore("app", 1, 0, got.data(), got.size(), &err), -EBADMSG);
+    EXPECT_EQ(error_code(err, [&] { e->restore("app", 1, 0, got.data(), got.size()); }), -EBADMSG) << err;
     EXPECT_NE(err.find("checksum mismatch"), std::string::npos) << err;
 }
 
@@ -245,10 +252,9 @@ TEST_F(EngineTest, HintedVersionsArePrefetchedIntoTheCache)
     auto e = make();
     for (int v = 1; v <= 8; ++v)
         take(*e, v, {30000});
-    std::string err;
-    ASSERT_EQ(e->drain(&err), 0);
+    ASSERT_NO_THROW(e->drain());
     // Versions 1 and 2 were evicted long ago; the hint brings them back before the restore.
-    ASSERT_EQ(e->prefetch_hint("app", {1, 2}, &err), 0);
+    ASSERT_NO_THROW(e->prefetch_hint("app", {1, 2}));
     wait_until([&] { return e->stats().prefetched_bytes >= 60000; });
     ASSERT_EQ(e->stats().prefetched_bytes, 60000u);
     const auto before = e->stats().restored_from_disk_bytes;
@@ -263,12 +269,10 @@ TEST_F(EngineTest, HintsAfterARestartPrefetchFromDisk)
         auto e = make();
         for (int v = 1; v <= 3; ++v)
             take(*e, v, {20000});
-        std::string err;
-        ASSERT_EQ(e->drain(&err), 0);
+        ASSERT_NO_THROW(e->drain());
     }
     auto e = make();
-    std::string err;
-    ASSERT_EQ(e->prefetch_hint("app", {3, 2, 7}, &err), 0);  // 7 does not exist (yet)
+    ASSERT_NO_THROW(e->prefetch_hint("app", {3, 2, 7}));  // 7 does not exist (yet)
     wait_until([&] { return e->stats().prefetched_bytes >= 40000; });
     ASSERT_EQ(e->stats().prefetched_bytes, 40000u);
     expect_restores(*e, 3, {20000});
@@ -285,8 +289,7 @@ TEST_F(EngineTest, IncrementalInitUsesWhatIsReady)
     config.host_incremental_init = true;
     auto e = make();
     take(*e, 1, {100000});  // immediately: goes to the touched part or through to disk
-    std::string err;
-    ASSERT_EQ(e->drain(&err), 0);
+    ASSERT_NO_THROW(e->drain());
     wait_until([&] { return e->host_ready_bytes() >= (64u << 20); });
     EXPECT_EQ(e->host_ready_bytes(), 64u << 20);
     take(*e, 2, {100000});
@@ -300,11 +303,11 @@ TEST_F(EngineTest, IncrementalInitUsesWhatIsReady)
 TEST_F(EngineTest, ASecondEngineOnTheSameDirectoryIsRefusedWithTheHoldersPid)
 {
     auto first = make();
-    std::unique_ptr<Engine> second;
     std::string err;
-    EXPECT_EQ(Engine::create(config, &second, &err), -EBUSY);
-    EXPECT_FALSE(second);
-    EXPECT_NE(err.find("is in use by process " + std::to_string(::getpid())), std::string::npos) << err;
+    EXPECT_EQ(error_code(err, [&] { Engine::create(config); }), -EBUSY) << err;
+    EXPECT_EQ(err, "checkpoint directory '" + local + "' is in use by process " + std::to_string(::getpid()) +
+                       " (it holds " + local +
+                       "/.hetpu-ckpt.lock): give each run its own directory, or wait for that run to end");
     first.reset();
-    ASSERT_EQ(Engine::create(config, &second, &err), 0) << err;
+    ASSERT_NE(Engine::create(config), nullptr);
 }
