@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -328,9 +329,10 @@ int make_job_planner(const hetpu_divisible_job &job, const std::vector<PlannerWo
         return rc;
     if (requested == 0)
         requested = job.default_block;
-    if (std::string why = choose_fixed_block(rules, requested, static_cast<unsigned>(workers.size()), fixed_block);
-        !why.empty()) {
-        std::fprintf(stderr, "hetpu: %s: %s\n", label, why.c_str());
+    try {
+        fixed_block = choose_fixed_block(rules, requested, static_cast<unsigned>(workers.size()));
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", label, e.what());
         return -EINVAL;
     }
     planner = std::make_unique<FixedBlockPlanner>(fixed_block);
@@ -884,8 +886,10 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
         return -EINVAL;
     }
     BlockRules rules{job->total, job->granule, job->min_block, job->name ? job->name : ""};
-    if (std::string why = normalize_block_rules(rules); !why.empty()) {
-        std::fprintf(stderr, "hetpu: %s: %s\n", label, why.c_str());
+    try {
+        normalize_block_rules(rules);
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", label, e.what());
         return -EINVAL;
     }
     std::vector<PlannerWorker> workers = eligible_workers(*job);

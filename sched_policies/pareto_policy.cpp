@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/stat.h>
 
@@ -26,8 +27,10 @@ std::unique_ptr<BlockPlanner> load_balanced_fallback(const char *policy, const s
                                                      const BlockRules &rules, const std::string &why)
 {
     uint64_t block = 0;
-    if (std::string err = choose_fixed_block(rules, 0, static_cast<unsigned>(workers.size()), block); !err.empty()) {
-        std::fprintf(stderr, "hetpu: %s: %s\n", policy, err.c_str());
+    try {
+        block = choose_fixed_block(rules, 0, static_cast<unsigned>(workers.size()));
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", policy, e.what());
         return nullptr;
     }
     std::fprintf(stderr,
@@ -56,8 +59,10 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
     ParetoPlanOptions options;
     options.objective = objective;
     const char *t = std::getenv("HETPU_TRADEOFF");
-    if (std::string why = parse_tradeoff(t && *t ? t : "slowdown<=5%", options.tradeoff); !why.empty()) {
-        std::fprintf(stderr, "hetpu: %s: HETPU_TRADEOFF: %s\n", policy, why.c_str());
+    try {
+        options.tradeoff = parse_tradeoff(t && *t ? t : "slowdown<=5%");
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hetpu: %s: HETPU_TRADEOFF: %s\n", policy, e.what());
         return nullptr;
     }
 
@@ -122,8 +127,11 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
     }
 
     ParetoPlan plan;
-    if (std::string why = make_pareto_plan(profiles, workers, rules, options, plan); !why.empty())
-        return load_balanced_fallback(policy, workers, rules, rules.job_name + ": " + why);
+    try {
+        plan = make_pareto_plan(profiles, workers, rules, options);
+    } catch (const std::exception &e) {
+        return load_balanced_fallback(policy, workers, rules, rules.job_name + ": " + e.what());
+    }
     for (const std::string &note : plan.notes)
         std::fprintf(stderr, "hetpu: %s: %s: %s\n", policy, rules.job_name.c_str(), note.c_str());
     const std::vector<std::string> sources = energy_sources(profiles);

@@ -114,8 +114,12 @@ private:
         e.file.saved_unix_s = static_cast<double>(std::time(nullptr));
         e.written_unix_s = e.file.saved_unix_s;
         e.dirty = false;
-        if (std::string why = hetpu::save_plbhac_models(path, e.file); !why.empty())
-            std::fprintf(stderr, "hetpu: plb-hac: models not saved: %s\n", why.c_str());
+        try {
+            hetpu::save_plbhac_models(path, e.file);
+        } catch (const std::exception &ex) {
+            // Losing the models costs the next job its warm start, not this job its result.
+            std::fprintf(stderr, "hetpu: plb-hac: models not saved: %s\n", ex.what());
+        }
     }
     std::mutex mutex_;
     std::map<std::string, Entry> entries_;
@@ -139,9 +143,10 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
                                                   const hetpu::BlockRules &rules)
 {
     hetpu::PlbhacOptions options;
-    if (std::string why = hetpu::plbhac_options_from_env(options, [](const char *name) { return std::getenv(name); });
-        !why.empty()) {
-        std::fprintf(stderr, "hetpu: plb-hac: %s\n", why.c_str());
+    try {
+        hetpu::plbhac_options_from_env(options, [](const char *name) { return std::getenv(name); });
+    } catch (const hetpu::PlbhacInputError &e) {
+        std::fprintf(stderr, "hetpu: plb-hac: %s\n", e.what());
         return nullptr;
     }
     const char *keep = std::getenv("HETPU_PLBHAC_KEEP_MODELS");

@@ -3,22 +3,23 @@
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace hetpu {
 
 OnlineTimeModel::OnlineTimeModel(const OnlineModelOptions &opt) : opt_(opt), log_(opt.half_life, opt.window) {}
 
-std::string OnlineTimeModel::add(double x, double seconds)
+void OnlineTimeModel::add(double x, double seconds)
 {
     if (!std::isfinite(x) || x <= 0.0) {
         std::ostringstream os;
         os << "execution model: block size must be a positive finite number of elements, got " << x;
-        return os.str();
+        throw std::invalid_argument(os.str());
     }
     if (!std::isfinite(seconds) || seconds <= 0.0) {
         std::ostringstream os;
         os << "execution model: execution time must be positive and finite, got " << seconds << " s";
-        return os.str();
+        throw std::invalid_argument(os.str());
     }
     const bool checkable = opt_.change_after > 0 && ready() && log_.size() >= opt_.min_points_for_surprise &&
                            x >= log_.min_x() && x <= log_.max_x();
@@ -30,23 +31,22 @@ std::string OnlineTimeModel::add(double x, double seconds)
         held_side_ = side;
         held_.push_back({x, seconds});
         if (held_.size() < static_cast<size_t>(opt_.change_after))
-            return "";       // maybe a spike: wait for the next measurement
+            return;          // maybe a spike: wait for the next measurement
         log_.drop_older(0);  // a run: the PU changed speed, restart from the run
         for (const Held &h : held_)
             log_.add(h.x, h.seconds);
         held_.clear();
         held_side_ = 0;
         refit(true);
-        return "";
+        return;
     }
     held_.clear();  // the held measurements were isolated spikes
     held_side_ = 0;
     log_.add(x, seconds);
     refit(++adds_since_select_ >= opt_.reselect_every);
-    return "";
 }
 
-std::string OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points)
+void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points)
 {
     OnlineTimeModel fresh(opt_);
     for (const auto &[x, seconds] : points) {
@@ -54,14 +54,13 @@ std::string OnlineTimeModel::restore(const std::vector<std::pair<double, double>
             std::ostringstream os;
             os << "execution model: stored point (" << x << " elements, " << seconds << " s) is not a measurement";
             *this = OnlineTimeModel(opt_);
-            return os.str();
+            throw std::invalid_argument(os.str());
         }
         fresh.log_.add(x, seconds);
     }
     if (!fresh.log_.empty())
         fresh.refit(true);
     *this = std::move(fresh);
-    return "";
 }
 
 void OnlineTimeModel::refit(bool reselect)

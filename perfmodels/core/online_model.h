@@ -19,9 +19,9 @@
 // outliers). The restarted model only knows the sizes of the run and extrapolates
 // (fitted_curve.h) elsewhere until new blocks widen the range.
 //
-// Errors: add() returns "" on success or a message naming the bad value; the model is then
-// unchanged. No exceptions are thrown by this class (GSL is only called on validated input),
-// so glue code can call it from StarPU callbacks and convert the message to -EINVAL.
+// Errors: add() throws std::invalid_argument naming the bad value; the model is then
+// unchanged. Nothing else throws (GSL is only called on validated input), so a StarPU
+// callback needs to catch only that around add().
 // Not thread-safe: the scheduler serialises model updates (the paper refits "in the first
 // CPU that finishes").
 #pragma once
@@ -61,7 +61,7 @@ public:
     // One measurement: `seconds` spent executing a block of `x` elements. x must be finite
     // and > 0, seconds finite and > 0 (a zero time is not a measurement). Refits at once, so
     // predictions stay const and cheap for the solver.
-    [[nodiscard]] std::string add(double x, double seconds);
+    void add(double x, double seconds);
 
     // True once the model rests on at least two distinct block sizes (the paper's first fit
     // after the training phase). With one size it is proportional (t = a*x), usable for the
@@ -73,10 +73,10 @@ public:
     // The fitted points, oldest first, and the way back: a model rebuilt from them (the
     // window and forgetting weights follow their order) fits the same curve. restore()
     // bypasses the surprise rule, which judges new measurements against a model, not the
-    // model's own history; it validates like add() and returns "" or the first bad point,
-    // leaving the model empty then.
+    // model's own history; it validates like add() and throws std::invalid_argument naming
+    // the first bad point, leaving the model empty then.
     std::vector<std::pair<double, double>> points() const { return log_.points(); }
-    [[nodiscard]] std::string restore(const std::vector<std::pair<double, double>> &points);
+    void restore(const std::vector<std::pair<double, double>> &points);
 
     double predict(double x) const { return curve_.value(x); }
     double derivative(double x) const { return curve_.derivative(x); }

@@ -4,23 +4,24 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace hetpu {
 
 LinearTransferModel::LinearTransferModel(const TransferModelOptions &opt) : opt_(opt), log_(opt.half_life, opt.window)
 {}
 
-std::string LinearTransferModel::add(double x, double seconds)
+void LinearTransferModel::add(double x, double seconds)
 {
     if (!std::isfinite(x) || x <= 0.0) {
         std::ostringstream os;
         os << "transfer model: block size must be a positive finite number of elements, got " << x;
-        return os.str();
+        throw std::invalid_argument(os.str());
     }
     if (!std::isfinite(seconds) || seconds < 0.0) {
         std::ostringstream os;
         os << "transfer model: transfer time must be finite and >= 0, got " << seconds << " s";
-        return os.str();
+        throw std::invalid_argument(os.str());
     }
     log_.add(x, seconds);
     const FitData data = log_.fit_data(false);
@@ -31,19 +32,19 @@ std::string LinearTransferModel::add(double x, double seconds)
     // Coefficients are per scaled size u = x / max_x: convert back to per-element units.
     a1_ = fit.coef[0] / log_.max_x();
     a2_ = line ? fit.coef[1] : 0.0;
-    return "";
 }
 
-std::string LinearTransferModel::restore(const std::vector<std::pair<double, double>> &points)
+void LinearTransferModel::restore(const std::vector<std::pair<double, double>> &points)
 {
     LinearTransferModel fresh(opt_);
-    for (const auto &[x, seconds] : points)
-        if (std::string why = fresh.add(x, seconds); !why.empty()) {
-            *this = LinearTransferModel(opt_);
-            return why;
-        }
+    try {
+        for (const auto &[x, seconds] : points)
+            fresh.add(x, seconds);
+    } catch (const std::invalid_argument &) {
+        *this = LinearTransferModel(opt_);
+        throw;
+    }
     *this = std::move(fresh);
-    return "";
 }
 
 bool LinearTransferModel::ready() const { return log_.size() >= 2 && distinct_sizes(log_.fit_data(false).u) >= 2; }

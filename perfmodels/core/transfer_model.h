@@ -29,14 +29,15 @@ class LinearTransferModel {
 public:
     explicit LinearTransferModel(const TransferModelOptions &opt = TransferModelOptions());
 
-    // x finite and > 0 elements, seconds finite and >= 0.
-    [[nodiscard]] std::string add(double x, double seconds);
+    // x finite and > 0 elements, seconds finite and >= 0; else throws std::invalid_argument
+    // and the model is unchanged.
+    void add(double x, double seconds);
 
     bool ready() const;  // at least two distinct sizes
     size_t size() const { return log_.size(); }
     // Fitted points, oldest first, and a model rebuilt from them (see OnlineTimeModel).
     std::vector<std::pair<double, double>> points() const { return log_.points(); }
-    [[nodiscard]] std::string restore(const std::vector<std::pair<double, double>> &points);
+    void restore(const std::vector<std::pair<double, double>> &points);
 
     double predict(double x) const;
     double derivative(double x) const;

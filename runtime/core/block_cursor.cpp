@@ -2,6 +2,7 @@
 #include "runtime/core/block_cursor.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace hetpu {
 
@@ -9,34 +10,33 @@ namespace {
 uint64_t round_up(uint64_t value, uint64_t granule) { return (value + granule - 1) / granule * granule; }
 }  // namespace
 
-std::string normalize_block_rules(BlockRules &rules)
+void normalize_block_rules(BlockRules &rules)
 {
     if (rules.total == 0)
-        return "the job's total size is 0; give the number of elements to process";
+        throw std::invalid_argument("the job's total size is 0; give the number of elements to process");
     if (rules.granule == 0)
         rules.granule = 1;
     if (rules.granule > rules.total)
-        return "the granule (" + std::to_string(rules.granule) + ") is larger than the job (" +
-               std::to_string(rules.total) + " elements)";
+        throw std::invalid_argument("the granule (" + std::to_string(rules.granule) + ") is larger than the job (" +
+                                    std::to_string(rules.total) + " elements)");
     if (rules.min_block == 0)
         rules.min_block = rules.granule;
     rules.min_block = round_up(rules.min_block, rules.granule);
     if (rules.min_block > rules.total)
         rules.min_block = rules.total;
-    return "";
 }
 
-std::string choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigned workers, uint64_t &block)
+uint64_t choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigned workers)
 {
     if (requested > rules.total)
-        return "block size " + std::to_string(requested) + " is larger than the problem (" +
-               std::to_string(rules.total) + " elements); choose a block of at most " + std::to_string(rules.total);
+        throw std::invalid_argument("block size " + std::to_string(requested) + " is larger than the problem (" +
+                                    std::to_string(rules.total) + " elements); choose a block of at most " +
+                                    std::to_string(rules.total));
     uint64_t b = requested;
     if (b == 0)
         b = rules.total / (4 * std::max(1u, workers));
     b = b / rules.granule * rules.granule;
-    block = std::min(std::max(b, rules.min_block), rules.total);
-    return "";
+    return std::min(std::max(b, rules.min_block), rules.total);
 }
 
 Block BlockCursor::take(uint64_t wanted)

@@ -23,14 +23,15 @@ struct Block {
 };
 
 // Fills in the defaults of a job description (granule 0 -> 1, min_block 0 -> granule,
-// min_block rounded up to a granule multiple) and returns "" or what is wrong with it.
-std::string normalize_block_rules(BlockRules &rules);
+// min_block rounded up to a granule multiple). Throws std::invalid_argument naming what is
+// wrong with it.
+void normalize_block_rules(BlockRules &rules);
 
 // Fixed block size used when no planner chooses: requested (HETPU_BLOCK or the job's
 // default) if nonzero, else total / (4 * workers); then made valid for the rules.
-// Returns "" or an error (a requested block larger than the whole problem is an error:
-// it almost always means the user mixed up units).
-std::string choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigned workers, uint64_t &block);
+// Throws std::invalid_argument for a requested block larger than the whole problem: it
+// almost always means the user mixed up units.
+uint64_t choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigned workers);
 
 class BlockCursor {
 public:

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,14 +22,14 @@ std::string gnuplot_quoted(const std::string &text)
     return q + "'";
 }
 
-std::string gnuplot_png(const std::string &script, const std::string &png, int width, int height)
+void gnuplot_png(const std::string &script, const std::string &png, int width, int height)
 {
     const std::string tmp_png = png + ".tmp";
     const std::string full = "set terminal pngcairo size " + std::to_string(width) + "," + std::to_string(height) +
                              " noenhanced\nset output " + gnuplot_quoted(tmp_png) + "\n" + script + "\nset output\n";
     int in[2];
     if (pipe(in) != 0)
-        return std::string("cannot create a pipe to gnuplot: ") + std::strerror(errno);
+        throw std::runtime_error(std::string("cannot create a pipe to gnuplot: ") + std::strerror(errno));
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
@@ -40,7 +41,7 @@ std::string gnuplot_png(const std::string &script, const std::string &png, int w
     close(in[0]);
     if (rc != 0) {
         close(in[1]);
-        return std::string("cannot run gnuplot: ") + std::strerror(rc) + " (install gnuplot-nox)";
+        throw std::runtime_error(std::string("cannot run gnuplot: ") + std::strerror(rc) + " (install gnuplot-nox)");
     }
     // gnuplot dying early must not kill us with SIGPIPE: the write fails and its status says why.
     void (*old)(int) = std::signal(SIGPIPE, SIG_IGN);
@@ -60,14 +61,13 @@ std::string gnuplot_png(const std::string &script, const std::string &png, int w
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || done < full.size()) {
         std::remove(tmp_png.c_str());
-        return "gnuplot failed (see its message above)";
+        throw std::runtime_error("gnuplot failed (see its message above)");
     }
     if (std::rename(tmp_png.c_str(), png.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         std::remove(tmp_png.c_str());
-        return "cannot write " + png + ": " + why;
+        throw std::runtime_error("cannot write " + png + ": " + why);
     }
-    return "";
 }
 
 }  // namespace hetpu

@@ -13,8 +13,8 @@ namespace hetpu {
 std::string gnuplot_quoted(const std::string &text);
 
 // Runs gnuplot on `script` (everything after the terminal and output lines, which this adds:
-// pngcairo of width x height). Returns "" or what went wrong, naming the package to install
-// when gnuplot is missing.
-std::string gnuplot_png(const std::string &script, const std::string &png, int width = 900, int height = 560);
+// pngcairo of width x height). Throws std::runtime_error saying what went wrong, naming the
+// package to install when gnuplot is missing.
+void gnuplot_png(const std::string &script, const std::string &png, int width = 900, int height = 560);
 
 }  // namespace hetpu

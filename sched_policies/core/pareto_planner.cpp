@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "sched_policies/core/hepopta.h"
 
@@ -45,10 +46,10 @@ bool usable_front(const CachedFront &c, const GranularProfiles &g)
 
 }  // namespace
 
-std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<PlannerWorker> &workers,
-                             const BlockRules &rules, const ParetoPlanOptions &options, ParetoPlan &out)
+ParetoPlan make_pareto_plan(const ProfileSet &profiles, const std::vector<PlannerWorker> &workers,
+                            const BlockRules &rules, const ParetoPlanOptions &options)
 {
-    out = ParetoPlan();
+    ParetoPlan out;
     const std::vector<std::string> names = processor_names(workers);
     // The profiles of the processors present in this run, in worker order.
     ProfileSet usable;
@@ -66,8 +67,9 @@ std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<Plann
         if (std::find(names.begin(), names.end(), p.name) == names.end())
             out.notes.push_back("profile of '" + p.name + "' matches no worker of this run: not used");
     if (usable.processors.empty())
-        return "no profiled processor is among this run's workers (" + std::to_string(workers.size()) +
-               " workers; profiles name " + std::to_string(profiles.processors.size()) + " processors)";
+        throw std::runtime_error("no profiled processor is among this run's workers (" +
+                                 std::to_string(workers.size()) + " workers; profiles name " +
+                                 std::to_string(profiles.processors.size()) + " processors)");
 
     std::vector<Distribution> front;
     GranularProfiles g;
@@ -92,13 +94,12 @@ std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<Plann
                 options.cache->store(key, CachedFront{g.granule, front});
         }
     } catch (const UnreachableWorkloadError &) {
-        return "the job's " + std::to_string(rules.total) +
-               " elements cannot be formed from the profiled sizes; calibrate sizes that add up to it";
-    } catch (const std::exception &e) {
-        return e.what();
+        throw UnreachableWorkloadError("the job's " + std::to_string(rules.total) +
+                                       " elements cannot be formed from the profiled sizes; calibrate sizes that add "
+                                       "up to it");
     }
     if (front.empty())
-        return "empty Pareto front";
+        throw std::runtime_error("empty Pareto front");
     out.front_size = front.size();
     out.chosen_index = pick_tradeoff(front, options.objective, options.tradeoff);
     out.chosen = front[out.chosen_index];
@@ -106,12 +107,12 @@ std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<Plann
     for (std::size_t i = 0; i < worker_of.size(); ++i) {
         const std::uint64_t share = static_cast<std::uint64_t>(out.chosen.sizes[i]) * g.granule;
         if (share != 0 && (share % rules.granule != 0 || share < rules.min_block))
-            return "the chosen share " + std::to_string(share) + " of " + workers[worker_of[i]].name +
-                   " is not a multiple of the job's granule " + std::to_string(rules.granule) +
-                   " of at least its minimum block " + std::to_string(rules.min_block);
+            throw std::runtime_error("the chosen share " + std::to_string(share) + " of " + workers[worker_of[i]].name +
+                                     " is not a multiple of the job's granule " + std::to_string(rules.granule) +
+                                     " of at least its minimum block " + std::to_string(rules.min_block));
         out.shares[worker_of[i]] = share;
     }
-    return "";
+    return out;
 }
 
 ParetoPlanner::ParetoPlanner(std::string name, const std::vector<PlannerWorker> &workers,

@@ -43,11 +43,12 @@ struct ParetoPlan {
 };
 
 // Computes the front of the job's total over the processors that are both in the profiles
-// and among the workers, and picks the tradeoff's point. Returns "" or why there is no plan
-// (no processor in common, total not reachable from the measured sizes, a share not a
-// multiple of the job's granule ...); the caller then falls back to a load-balanced split.
-std::string make_pareto_plan(const ProfileSet &profiles, const std::vector<PlannerWorker> &workers,
-                             const BlockRules &rules, const ParetoPlanOptions &options, ParetoPlan &out);
+// and among the workers, and picks the tradeoff's point. Throws std::runtime_error (or the
+// profile core's own error) saying why there is no plan (no processor in common, total not
+// reachable from the measured sizes, a share not a multiple of the job's granule ...); the
+// caller then falls back to a load-balanced split.
+ParetoPlan make_pareto_plan(const ProfileSet &profiles, const std::vector<PlannerWorker> &workers,
+                            const BlockRules &rules, const ParetoPlanOptions &options);
 
 // Hands each worker its share as one block, once; declines everything afterwards.
 class ParetoPlanner final : public BlockPlanner {

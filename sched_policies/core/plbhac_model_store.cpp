@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -20,6 +21,13 @@
 namespace hetpu {
 
 namespace {
+
+// What is wrong with a well-formed file, said as is; anything else thrown while reading one
+// is prefixed "unreadable models file".
+class NotAModelsFile : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 constexpr const char *kFormat = "hetpu-plbhac-models";
 
@@ -126,16 +134,17 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
     return j.dump(1) + "\n";
 }
 
-std::string plbhac_models_from_json(const std::string &text, PlbhacModelFile &out)
+PlbhacModelFile plbhac_models_from_json(const std::string &text)
 {
     try {
         const nlohmann::json j = nlohmann::json::parse(text);
         if (!j.is_object() || j.value("format", std::string()) != kFormat)
-            return std::string("not a hetpu PLB-HAC models file (no \"format\": \"") + kFormat + "\")";
+            throw NotAModelsFile(std::string("not a hetpu PLB-HAC models file (no \"format\": \"") + kFormat + "\")");
         if (!j.contains("version") || !j["version"].is_number_integer() ||
             j["version"].get<int>() != kPlbhacModelsVersion)
-            return "models file version " + (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
-                   ", this hetpu reads version " + std::to_string(kPlbhacModelsVersion);
+            throw NotAModelsFile("models file version " +
+                                 (j.contains("version") ? j["version"].dump() : std::string("(none)")) +
+                                 ", this hetpu reads version " + std::to_string(kPlbhacModelsVersion));
         PlbhacModelFile f;
         f.key.job = j.at("job").get<std::string>();
         f.key.host = j.at("host").get<std::string>();
@@ -145,31 +154,34 @@ std::string plbhac_models_from_json(const std::string &text, PlbhacModelFile &ou
         for (const auto &p : j.at("pus")) {
             PlbhacPuMemory m;
             m.worker = p.at("worker").get<int>();
-            if (std::string why = m.exec.restore(points_from(p.at("exec"), "exec")); !why.empty())
-                return why;
-            if (std::string why = m.transfer.restore(points_from(p.at("transfer"), "transfer")); !why.empty())
-                return why;
+            try {
+                m.exec.restore(points_from(p.at("exec"), "exec"));
+                m.transfer.restore(points_from(p.at("transfer"), "transfer"));
+            } catch (const std::invalid_argument &e) {
+                throw NotAModelsFile(e.what());
+            }
             m.size_lo = p.at("size_lo").get<double>();
             m.size_hi = p.at("size_hi").get<double>();
             if (!(m.size_lo >= 0 && m.size_hi >= m.size_lo))
-                return "size_lo/size_hi of worker " + std::to_string(m.worker) + " are not a range";
+                throw NotAModelsFile("size_lo/size_hi of worker " + std::to_string(m.worker) + " are not a range");
             f.memory.pus.push_back(std::move(m));
         }
-        out = std::move(f);
-        return "";
+        return f;
+    } catch (const NotAModelsFile &) {
+        throw;
     } catch (const std::exception &e) {
-        return std::string("unreadable models file: ") + e.what();
+        throw std::runtime_error(std::string("unreadable models file: ") + e.what());
     }
 }
 
-std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &file)
+void save_plbhac_models(const std::string &path, const PlbhacModelFile &file)
 {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path target(path);
     fs::create_directories(target.parent_path(), ec);
     if (ec)
-        return "cannot create " + target.parent_path().string() + ": " + ec.message();
+        throw std::runtime_error("cannot create " + target.parent_path().string() + ": " + ec.message());
     // Unique per process and per call, in the target's directory (rename is atomic only
     // within one file system).
     static std::atomic<unsigned> counter{0};
@@ -177,7 +189,7 @@ std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &f
     const std::string text = plbhac_models_to_json(file);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
-        return "cannot write " + tmp + ": " + std::strerror(errno);
+        throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
     size_t done = 0;
     while (done < text.size()) {
         const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
@@ -187,7 +199,7 @@ std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &f
             const std::string why = std::strerror(errno);
             ::close(fd);
             ::unlink(tmp.c_str());
-            return "cannot write " + tmp + ": " + why;
+            throw std::runtime_error("cannot write " + tmp + ": " + why);
         }
         done += static_cast<size_t>(n);
     }
@@ -196,14 +208,13 @@ std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &f
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         const std::string why = std::strerror(errno);
         ::unlink(tmp.c_str());
-        return "cannot write " + tmp + ": " + why;
+        throw std::runtime_error("cannot write " + tmp + ": " + why);
     }
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         ::unlink(tmp.c_str());
-        return "cannot rename " + tmp + " to " + path + ": " + why;
+        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + why);
     }
-    return "";
 }
 
 std::optional<PlbhacModelFile> load_plbhac_models(const std::string &path, const PlbhacModelKey &key,
@@ -215,8 +226,10 @@ std::optional<PlbhacModelFile> load_plbhac_models(const std::string &path, const
     if (missing)
         return std::nullopt;
     PlbhacModelFile f;
-    if (std::string why = plbhac_models_from_json(text, f); !why.empty()) {
-        warning = path + ": " + why + "; ignored (the run trains and rewrites it)";
+    try {
+        f = plbhac_models_from_json(text);
+    } catch (const std::runtime_error &e) {
+        warning = path + ": " + e.what() + "; ignored (the run trains and rewrites it)";
         return std::nullopt;
     }
     if (!(f.key == key)) {
@@ -241,10 +254,11 @@ std::vector<PlbhacModelEntry> list_plbhac_models(const std::string &home)
         PlbhacModelEntry entry;
         entry.path = e.path().string();
         bool missing = false;
-        PlbhacModelFile f;
-        entry.error = plbhac_models_from_json(read_file(entry.path, missing), f);
-        if (entry.error.empty())
-            entry.file = std::move(f);
+        try {
+            entry.file = plbhac_models_from_json(read_file(entry.path, missing));
+        } catch (const std::runtime_error &e) {
+            entry.error = e.what();  // listed with the others: one bad file must not hide the rest
+        }
         out.push_back(std::move(entry));
     }
     std::sort(out.begin(), out.end(), [](const auto &a, const auto &b) { return a.path < b.path; });

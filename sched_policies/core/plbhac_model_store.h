@@ -66,11 +66,13 @@ std::string plbhac_models_dir(const std::string &home);
 std::string plbhac_model_path(const std::string &home, const PlbhacModelKey &key);
 
 std::string plbhac_models_to_json(const PlbhacModelFile &file);
-// "" and `out` filled, or why the text is not a models file of this version.
-std::string plbhac_models_from_json(const std::string &text, PlbhacModelFile &out);
+// The models of `text`; throws std::runtime_error saying why it is not a models file of
+// this version.
+PlbhacModelFile plbhac_models_from_json(const std::string &text);
 
-// Atomic write (see above); creates the directories. Returns "" or the failure.
-std::string save_plbhac_models(const std::string &path, const PlbhacModelFile &file);
+// Atomic write (see above); creates the directories. Throws std::runtime_error naming the
+// failure.
+void save_plbhac_models(const std::string &path, const PlbhacModelFile &file);
 
 // The file's models when it exists, parses and holds `key`. A missing file is no warning
 // (first run); otherwise `warning` says why it was ignored.

@@ -74,7 +74,7 @@ bool parse_double(const char *text, double lo, double hi, double &out)
 
 }  // namespace
 
-std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup)
+void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup)
 {
     // Parsed into a copy: on an error `opt` is left as it was, not half updated.
     PlbhacOptions o = opt;
@@ -82,32 +82,33 @@ std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<cons
     double align = o.align_finish ? 1 : 0;
     double min_step_ms = o.min_step_s * 1e3;
     if (!parse_double(lookup("HETPU_PLBHAC_MIN_STEP_MS"), 0, 1e9, min_step_ms))
-        return "HETPU_PLBHAC_MIN_STEP_MS must be a number of milliseconds >= 0 (e.g. 200)";
+        throw PlbhacInputError("HETPU_PLBHAC_MIN_STEP_MS must be a number of milliseconds >= 0 (e.g. 200)");
     o.min_step_s = min_step_ms * 1e-3;
     double warm_steps = o.warm_steps;
     if (!parse_double(lookup("HETPU_PLBHAC_WARM_STEPS"), 1, 1e6, warm_steps) || warm_steps != std::floor(warm_steps))
-        return "HETPU_PLBHAC_WARM_STEPS must be a whole number of virtual steps >= 1 (e.g. 4)";
+        throw PlbhacInputError("HETPU_PLBHAC_WARM_STEPS must be a whole number of virtual steps >= 1 (e.g. 4)");
     o.warm_steps = static_cast<unsigned>(warm_steps);
     if (!parse_double(lookup("HETPU_PLBHAC_TRUST"), 0, 1e9, o.trust) || (o.trust > 0 && o.trust < 1))
-        return "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block (e.g. 4)";
+        throw PlbhacInputError(
+            "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block (e.g. 4)");
     if (!parse_double(lookup("HETPU_PLBHAC_GAP_MS"), 0, 1e9, gap_ms))
-        return "HETPU_PLBHAC_GAP_MS must be a number of milliseconds >= 0 (e.g. 400)";
+        throw PlbhacInputError("HETPU_PLBHAC_GAP_MS must be a number of milliseconds >= 0 (e.g. 400)");
     if (!parse_double(lookup("HETPU_PLBHAC_TAIL"), 0, 1, o.tail_fraction))
-        return "HETPU_PLBHAC_TAIL must be a fraction of the data in [0, 1] (e.g. 0.7)";
+        throw PlbhacInputError("HETPU_PLBHAC_TAIL must be a fraction of the data in [0, 1] (e.g. 0.7)");
     if (!parse_double(lookup("HETPU_PLBHAC_ALPHA"), 0, 0.99, o.alpha))
-        return "HETPU_PLBHAC_ALPHA must be a shrink factor in [0, 0.99] (e.g. 0.1)";
+        throw PlbhacInputError("HETPU_PLBHAC_ALPHA must be a shrink factor in [0, 0.99] (e.g. 0.1)");
     if (!parse_double(lookup("HETPU_PLBHAC_STEPS"), 1, 1e6, steps) || steps != std::floor(steps))
-        return "HETPU_PLBHAC_STEPS must be a whole number of virtual steps >= 1 (e.g. 8)";
+        throw PlbhacInputError("HETPU_PLBHAC_STEPS must be a whole number of virtual steps >= 1 (e.g. 8)");
     if (!parse_double(lookup("HETPU_PLBHAC_XINIT"), 0, 1e18, x_init) || x_init != std::floor(x_init))
-        return "HETPU_PLBHAC_XINIT must be a whole number of elements (e.g. 1024)";
+        throw PlbhacInputError("HETPU_PLBHAC_XINIT must be a whole number of elements (e.g. 1024)");
     if (!parse_double(lookup("HETPU_PLBHAC_ALIGN"), 0, 1, align) || (align != 0 && align != 1))
-        return "HETPU_PLBHAC_ALIGN must be 1 (equalise absolute finish times, default) or 0 (equal block durations)";
+        throw PlbhacInputError(
+            "HETPU_PLBHAC_ALIGN must be 1 (equalise absolute finish times, default) or 0 (equal block durations)");
     o.align_finish = align == 1;
     o.gap_threshold_s = gap_ms * 1e-3;
     o.steps = static_cast<unsigned>(steps);
     o.x_init = static_cast<uint64_t>(x_init);
     opt = o;
-    return "";
 }
 
 std::string plbhac_trace_json(const PlbhacTraceRecord &r)
@@ -662,7 +663,11 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     }
     if (done.exec_s > 0 && done.count > 0) {
         const size_t before = pu->exec.size();
-        (void)pu->exec.add(static_cast<double>(done.count), done.exec_s);
+        try {
+            pu->exec.add(static_cast<double>(done.count), done.exec_s);
+        } catch (const std::invalid_argument &) {
+            // An infinite time from a broken clock: the model keeps its last fit.
+        }
         // The model drops its history only when it accepts a new regime. Its measured
         // range is then that of the new run alone: narrow() and the trust region must see
         // it, not the range of the dropped history (seen in simulation: a model restarted
@@ -696,7 +701,11 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         }
     }
     if (done.count > 0 && done.transfer_s >= 0)
-        (void)pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
+        try {
+            pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
+        } catch (const std::invalid_argument &) {
+            // As for exec above.
+        }
     ++measurements_since_solve_;
 
     if (!trained_) {

@@ -76,8 +76,8 @@ struct PlbhacOptions {
 };
 
 // Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
-// returns "" or a message naming the bad variable and a valid example.
-std::string plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup);
+// throws PlbhacInputError naming the bad variable and a valid example (`opt` unchanged then).
+void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup);
 
 // One line of "what the scheduler did", written when a block completes.
 struct PlbhacTraceRecord {

@@ -12,27 +12,21 @@
 
 namespace hetpu {
 
-std::string parse_tradeoff(const std::string &text, Tradeoff &out)
+Tradeoff parse_tradeoff(const std::string &text)
 {
     const std::string help = "use time, energy or slowdown<=X% (e.g. slowdown<=5%)";
-    if (text == "time") {
-        out = {Tradeoff::Time, 0};
-        return "";
-    }
-    if (text == "energy") {
-        out = {Tradeoff::Energy, 0};
-        return "";
-    }
+    if (text == "time")
+        return {Tradeoff::Time, 0};
+    if (text == "energy")
+        return {Tradeoff::Energy, 0};
     const std::string prefix = "slowdown<=";
     if (text.compare(0, prefix.size(), prefix) == 0 && text.size() > prefix.size() + 1 && text.back() == '%') {
         const std::string num = text.substr(prefix.size(), text.size() - prefix.size() - 1);
         const std::optional<double> v = finite_number(num);
-        if (v && *v >= 0) {
-            out = {Tradeoff::Slowdown, *v / 100.0};
-            return "";
-        }
+        if (v && *v >= 0)
+            return {Tradeoff::Slowdown, *v / 100.0};
     }
-    return "unknown trade-off '" + text + "': " + help;
+    throw std::invalid_argument("unknown trade-off '" + text + "': " + help);
 }
 
 std::string tradeoff_name(const Tradeoff &t)

@@ -16,9 +16,9 @@ struct Tradeoff {
     double slowdown = 0;  // Slowdown: accepted fraction of extra time over the fastest (0.05)
 };
 
-// "time", "energy" or "slowdown<=X%" (X a number >= 0, e.g. slowdown<=5%). Returns "" or a
-// message naming the accepted forms.
-std::string parse_tradeoff(const std::string &text, Tradeoff &out);
+// "time", "energy" or "slowdown<=X%" (X a number >= 0, e.g. slowdown<=5%). Throws
+// std::invalid_argument naming the accepted forms.
+Tradeoff parse_tradeoff(const std::string &text);
 
 std::string tradeoff_name(const Tradeoff &t);  // the text parse_tradeoff accepts
 

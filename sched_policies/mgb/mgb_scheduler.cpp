@@ -21,6 +21,7 @@
 #include <mutex>
 #include <new>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -152,21 +153,23 @@ Scheduler::Scheduler(unsigned sched_ctx_id, Algorithm algorithm)
 {
     const char *policy = algorithm_name(algorithm);
     if (!NodeArbiter::disabled_by_environment()) {
-        std::string error;
         const std::string name = NodeArbiter::default_name();
-        ledger_ = NodeArbiter::open(name, policy, &error);
-        if (!ledger_)
+        try {
+            ledger_ = NodeArbiter::open(name, policy);
+        } catch (const std::runtime_error &e) {
             std::fprintf(stderr,
                          "hetpu %s: node-wide arbiter %s unavailable (%s); devices are not shared safely "
                          "with other processes (set HETPU_MGB_ARBITER=off to silence this)\n",
-                         policy, name.c_str(), error.c_str());
+                         policy, name.c_str(), e.what());
+        }
     }
     if (!ledger_)
         ledger_ = std::make_unique<LocalLedger>();
-    std::string trace_error;
-    trace_ = GrantTrace::from_environment(&trace_error);
-    if (!trace_ && !trace_error.empty())
-        std::fprintf(stderr, "hetpu %s: no grant trace: %s\n", policy, trace_error.c_str());
+    try {
+        trace_ = GrantTrace::from_environment();
+    } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "hetpu %s: no grant trace: %s\n", policy, e.what());
+    }
     if (ledger_->node_wide())
         poller_ = std::thread([this] { poll_loop(); });
 }

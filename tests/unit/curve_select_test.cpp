@@ -30,7 +30,7 @@ OnlineTimeModel train(const Curve &t, double lo, double hi, int n, double noise,
         // Guarantee both ends are covered, the rest uniformly in between.
         const double x = std::round(i == 0 ? lo : i == 1 ? hi : lo + (hi - lo) * pos(rng));
         const double y = t(x) * (1.0 + noise * gauss(rng));
-        EXPECT_EQ(m.add(x, y), "");
+        EXPECT_NO_THROW(m.add(x, y));
     }
     return m;
 }
@@ -99,23 +99,23 @@ TEST(CurveSelect, FewPointsGiveSmallModels)
 {
     OnlineTimeModel m;
     const Curve t = [](double x) { return 1e-3 + 2e-10 * x * x * x; };
-    ASSERT_EQ(m.add(1000, t(1000)), "");
+    ASSERT_NO_THROW(m.add(1000, t(1000)));
     EXPECT_FALSE(m.ready()) << "one size is not a model yet";
     EXPECT_EQ(m.curve().terms(), std::vector<BasisFn>{BasisFn::X}) << "one size: proportional";
     EXPECT_NEAR(m.predict(1000), t(1000), 1e-12);
 
-    ASSERT_EQ(m.add(2000, t(2000)), "");
+    ASSERT_NO_THROW(m.add(2000, t(2000)));
     EXPECT_TRUE(m.ready());
     EXPECT_EQ(m.curve().terms(), (std::vector<BasisFn>{BasisFn::Constant, BasisFn::X}))
         << "two sizes: the paper's initial linear fit";
     EXPECT_NEAR(m.predict(1500), 0.5 * (t(1000) + t(2000)), 1e-9);
 
-    ASSERT_EQ(m.add(3000, t(3000)), "");
+    ASSERT_NO_THROW(m.add(3000, t(3000)));
     EXPECT_LE(m.curve().terms().size(), 2u) << "3 sizes: at most 2 terms, " << m.describe();
 
     // Repeating the same sizes does not license more terms: d distinct sizes allow d - 1.
     for (int i = 0; i < 10; ++i)
-        ASSERT_EQ(m.add(1000 + 1000 * (i % 3), t(1000 + 1000 * (i % 3))), "");
+        ASSERT_NO_THROW(m.add(1000 + 1000 * (i % 3), t(1000 + 1000 * (i % 3))));
     EXPECT_LE(m.curve().terms().size(), 2u) << m.describe();
 }
 
@@ -174,7 +174,7 @@ TEST(CurveSelect, FewPointsNeverGiveACurveThatMissesOne)
     OnlineTimeModel m;
     const double pts[][2] = {{16, 0.006773981}, {32, 0.008839704}, {128, 0.024178682}};
     for (const auto &p : pts)
-        ASSERT_EQ(m.add(p[0], p[1]), "");
+        ASSERT_NO_THROW(m.add(p[0], p[1]));
     for (const auto &p : pts)
         EXPECT_NEAR(m.predict(p[0]), p[1], 0.5 * p[1]) << m.describe();
     EXPECT_NEAR(m.predict(128), 0.0242, 0.2 * 0.0242) << m.describe();

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sched_policies/core/plbhac_model_store.h"
+#include "tests/unit/thrown_message.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/simulator.h"
 
@@ -54,8 +55,8 @@ PlbhacMemory trained_memory()
         pu.worker = w;
         for (double x : {1024.0, 2048.0, 8192.0, 32768.0, 65536.0}) {
             const double t = w == 0 ? 2e-5 * x : 0.01 + 1e-6 * x;
-            EXPECT_EQ(pu.exec.add(x, t), "");
-            EXPECT_EQ(pu.transfer.add(x, w == 0 ? 0.0 : 0.001 + 1e-8 * x), "");
+            EXPECT_NO_THROW(pu.exec.add(x, t));
+            EXPECT_NO_THROW(pu.transfer.add(x, w == 0 ? 0.0 : 0.001 + 1e-8 * x));
         }
         pu.size_lo = 1024;
         pu.size_hi = 65536;
@@ -85,7 +86,7 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
     f.runs = 3;
     f.saved_unix_s = 1.7e9;
     f.memory = trained_memory();
-    ASSERT_EQ(save_plbhac_models(path, f), "");
+    ASSERT_NO_THROW(save_plbhac_models(path, f));
 
     std::string warning;
     const auto back = load_plbhac_models(path, key, warning);
@@ -107,6 +108,14 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
                 << "worker " << i << " x " << x;
         EXPECT_NEAR(b.transfer.predict(1e5), a.transfer.predict(1e5), 1e-12);
     }
+}
+
+TEST(PlbhacModelStore, AnUnwritableDirectoryIsNamed)
+{
+    PlbhacModelFile f;
+    f.key = plbhac_model_key("grn", "node1", two_workers());
+    EXPECT_THROW_MSG(save_plbhac_models("/dev/null/models/grn.json", f), std::runtime_error,
+                     "cannot create /dev/null/models: ");
 }
 
 TEST(PlbhacModelStore, AMissingFileIsNoWarning)
@@ -159,7 +168,7 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
         EXPECT_NE(warning.find("ignored"), std::string::npos) << c.what << ": " << warning;
     }
     // A good file written over the corrupt one is read again.
-    ASSERT_EQ(save_plbhac_models(path, f), "");
+    ASSERT_NO_THROW(save_plbhac_models(path, f));
     std::string warning;
     EXPECT_TRUE(load_plbhac_models(path, key, warning).has_value()) << warning;
 }
@@ -204,7 +213,7 @@ TEST(PlbhacModelStore, ConcurrentWritersNeverLeaveATornFile)
     PlbhacModelFile f;
     f.key = key;
     f.memory = trained_memory();
-    ASSERT_EQ(save_plbhac_models(path, f), "");
+    ASSERT_NO_THROW(save_plbhac_models(path, f));
 
     constexpr int kWriters = 3, kSaves = 40;
     std::atomic<int> writers_left{kWriters};
@@ -215,8 +224,11 @@ TEST(PlbhacModelStore, ConcurrentWritersNeverLeaveATornFile)
             PlbhacModelFile mine = f;
             for (int i = 0; i < kSaves; ++i) {
                 mine.runs = static_cast<unsigned>(1000 * t + i);
-                if (!save_plbhac_models(path, mine).empty())
+                try {
+                    save_plbhac_models(path, mine);
+                } catch (const std::runtime_error &) {
                     ++failures;
+                }
             }
             --writers_left;
         });
@@ -227,7 +239,11 @@ TEST(PlbhacModelStore, ConcurrentWritersNeverLeaveATornFile)
         int bad = 0;
         for (int i = 0; i < kSaves; ++i) {
             mine.runs = static_cast<unsigned>(9000 + i);
-            bad += !save_plbhac_models(path, mine).empty();
+            try {
+                save_plbhac_models(path, mine);
+            } catch (const std::runtime_error &) {
+                ++bad;
+            }
         }
         _exit(bad ? 1 : 0);
     }
@@ -259,7 +275,7 @@ TEST(PlbhacModelStore, ListShowsGoodAndBrokenFiles)
     PlbhacModelFile f;
     f.key = plbhac_model_key("mm", "node1", two_workers());
     f.memory = trained_memory();
-    ASSERT_EQ(save_plbhac_models(plbhac_model_path(home.path, f.key), f), "");
+    ASSERT_NO_THROW(save_plbhac_models(plbhac_model_path(home.path, f.key), f));
     spit(plbhac_models_dir(home.path) + "/broken.0000000000000000.json", "{");
     const auto entries = list_plbhac_models(home.path);
     ASSERT_EQ(entries.size(), 2u);
@@ -311,7 +327,7 @@ StoreRun run_with_store(const sim::Scenario &s, const std::string &home, uint64_
         PlbhacModelFile f;
         f.key = key;
         f.memory = m;
-        EXPECT_EQ(save_plbhac_models(path, f), "");
+        EXPECT_NO_THROW(save_plbhac_models(path, f));
     };
     StoreRun r;
     {

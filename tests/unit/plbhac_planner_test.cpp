@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sched_policies/core/hdss_planner.h"
+#include "tests/unit/thrown_message.h"
 #include "sched_policies/core/plbhac_planner.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/simulated_unit.h"
@@ -739,7 +740,7 @@ TEST(PlbhacOptions, ParsesValidValues)
         return it == env.end() ? nullptr : it->second.c_str();
     };
     PlbhacOptions o;
-    EXPECT_EQ(plbhac_options_from_env(o, lookup), "");
+    EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
     EXPECT_DOUBLE_EQ(o.gap_threshold_s, 0.25);
     EXPECT_DOUBLE_EQ(o.tail_fraction, 0.6);
     EXPECT_DOUBLE_EQ(o.alpha, 0.2);
@@ -748,19 +749,19 @@ TEST(PlbhacOptions, ParsesValidValues)
 
     // Unset or empty: defaults kept (the paper's 400 ms, 70%, 0.1).
     PlbhacOptions d;
-    EXPECT_EQ(plbhac_options_from_env(d, [](const char *) -> const char * { return nullptr; }), "");
+    EXPECT_NO_THROW(plbhac_options_from_env(d, [](const char *) -> const char * { return nullptr; }));
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     EXPECT_DOUBLE_EQ(d.tail_fraction, 0.7);
     EXPECT_DOUBLE_EQ(d.alpha, 0.1);
     EXPECT_EQ(d.steps, 8u);
-    EXPECT_EQ(plbhac_options_from_env(d, [](const char *) -> const char * { return ""; }), "");
+    EXPECT_NO_THROW(plbhac_options_from_env(d, [](const char *) -> const char * { return ""; }));
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     // Boundaries accepted.
     env = {{"HETPU_PLBHAC_GAP_MS", "0"},
            {"HETPU_PLBHAC_TAIL", "1"},
            {"HETPU_PLBHAC_ALPHA", "0"},
            {"HETPU_PLBHAC_STEPS", "1"}};
-    EXPECT_EQ(plbhac_options_from_env(o, lookup), "");
+    EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
     EXPECT_DOUBLE_EQ(o.gap_threshold_s, 0.0);
     EXPECT_EQ(o.steps, 1u);
 }
@@ -785,8 +786,7 @@ TEST(PlbhacOptions, RejectsEachBadValueNamingTheVariable)
                     return "0.5";  // a valid value read before some bad ones
                 return nullptr;
             };
-            const std::string msg = plbhac_options_from_env(o, lookup);
-            EXPECT_NE(msg.find(var), std::string::npos) << var << "=" << v << ": '" << msg << "'";
+            EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError, var + " must be ") << "=" << v;
             // On an error the options are left as they were.
             EXPECT_DOUBLE_EQ(o.tail_fraction, 0.7) << var << "=" << v;
             EXPECT_EQ(o.x_init, 777u);
@@ -990,10 +990,11 @@ TEST(PlbhacOptions, TrustIsAnOption)
         auto it = env.find(n);
         return it == env.end() ? nullptr : it->second.c_str();
     };
-    EXPECT_EQ(plbhac_options_from_env(o, lookup), "");
+    EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
     EXPECT_EQ(o.trust, 8.0);
     env["HETPU_PLBHAC_TRUST"] = "0.5";
-    EXPECT_NE(plbhac_options_from_env(o, lookup).find("HETPU_PLBHAC_TRUST"), std::string::npos);
+    EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError,
+                     "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block");
     EXPECT_EQ(o.trust, 8.0) << "unchanged on error";
 }
 
@@ -1008,7 +1009,7 @@ TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
         PlbhacPuMemory m;
         m.worker = w;
         for (double x : {4096.0, 50000.0, 100000.0, 200000.0, 400000.0})
-            EXPECT_EQ(m.exec.add(x, spe[w] * x), "");
+            EXPECT_NO_THROW(m.exec.add(x, spe[w] * x));
         m.size_lo = 4096;
         m.size_hi = 400000;
         memory->pus.push_back(std::move(m));

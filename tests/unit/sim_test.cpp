@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <functional>
 #include <random>
+#include <stdexcept>
 
 #include "tools/sim/optimum.h"
 #include "tools/sim/scenario.h"
 #include "tools/sim/simulated_unit.h"
 #include "tools/sim/simulator.h"
+#include "tests/unit/thrown_message.h"
 
 using namespace hetpu;
 using namespace hetpu::sim;
@@ -231,9 +233,10 @@ TEST(SimScenario, NumberOverflowIsAScenarioError)
 // bisects (the unbounded list once grew past 8 GB on workload 1e12, granule 1).
 TEST(SimOptimum, HugeWorkloadsBisectInBoundedMemory)
 {
-    EXPECT_EQ(hetpu::sim::optimum_refusal(2, 1000000000000ull, 1), "");
-    EXPECT_NE(hetpu::sim::optimum_refusal(2, 100, 0), "");
-    EXPECT_NE(hetpu::sim::optimum_refusal(0, 100, 1), "");
+    EXPECT_NO_THROW(hetpu::sim::check_optimum_job(2, 1000000000000ull, 1));
+    EXPECT_THROW_MSG(hetpu::sim::check_optimum_job(2, 100, 0), std::invalid_argument,
+                     "the optimum needs a positive granule and at least one unit");
+    EXPECT_THROW_MSG(hetpu::sim::check_optimum_job(0, 100, 1), std::invalid_argument, "at least one unit");
     EXPECT_FALSE(hetpu::sim::optimum_needs_bisection(2, 20000, 16));
     EXPECT_TRUE(hetpu::sim::optimum_needs_bisection(2, 1000000000000ull, 1));
     EXPECT_TRUE(hetpu::sim::optimum_needs_bisection(3, UINT64_MAX, 1)) << "no overflow";

@@ -15,7 +15,10 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <thread>
+
+#include <CLI/CLI.hpp>
 
 #include "apps/fft2d/fft2d_codelets.h"
 #include "apps/fft2d/fft2d_job.h"
@@ -314,8 +317,10 @@ int run_calibration(const Options &options)
                       model.cuda.active_w, model.cuda.idle_w);
         comments.push_back(line);
     }
-    if (std::string why = write_file_atomically(path, format_profile_csv(comments, base_power, rows)); !why.empty()) {
-        std::fprintf(stderr, "hetpu calibrate: %s\n", why.c_str());
+    try {
+        write_file_atomically(path, format_profile_csv(comments, base_power, rows));
+    } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "hetpu calibrate: %s\n", e.what());
         return 1;
     }
     std::printf("profiles: %s (%zu points, P_S %.1f W)\n", path.c_str(), rows.size(), base_power);
@@ -327,8 +332,10 @@ int run_calibration(const Options &options)
 int calibrate_command(int argc, char **argv)
 {
     Options options;
-    if (std::string why = parse_options(argc, argv, options); !why.empty()) {
-        std::fprintf(stderr, "hetpu calibrate: %s\nRun with --help for more information.\n", why.c_str());
+    try {
+        options = parse_options(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        std::fprintf(stderr, "hetpu calibrate: %s\nRun with --help for more information.\n", e.what());
         return 2;
     }
     if (options.help) {

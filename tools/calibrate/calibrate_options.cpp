@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
+#include <stdexcept>
 
 #include "tools/cli_args.h"
 
@@ -18,9 +19,9 @@ namespace hetpu::calibrate {
 
 uint64_t default_dim(const std::string &app) { return app == "fft2d" ? 1024 : 512; }
 
-std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
+std::vector<uint64_t> parse_sizes(const std::string &text)
 {
-    out.clear();
+    std::vector<uint64_t> out;
     std::stringstream ss(text);
     std::string item;
     while (std::getline(ss, item, ',')) {
@@ -28,7 +29,7 @@ std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
         if (c1 == std::string::npos) {
             uint64_t v = 0;
             if (!cli::parse_whole_number(item, v) || v == 0)
-                return "size '" + item + "' is not a positive integer";
+                throw std::invalid_argument("size '" + item + "' is not a positive integer");
             out.push_back(v);
             continue;
         }
@@ -37,17 +38,18 @@ std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out)
         if (c2 == std::string::npos || !cli::parse_whole_number(item.substr(0, c1), from) ||
             !cli::parse_whole_number(item.substr(c1 + 1, c2 - c1 - 1), to) ||
             !cli::parse_whole_number(item.substr(c2 + 1), step) || from == 0 || step == 0 || to < from)
-            return "size range '" + item + "' is not FROM:TO:STEP with 0 < FROM <= TO and STEP > 0";
+            throw std::invalid_argument("size range '" + item +
+                                        "' is not FROM:TO:STEP with 0 < FROM <= TO and STEP > 0");
         if ((to - from) / step >= 10000)
-            return "size range '" + item + "' has more than 10000 sizes";
+            throw std::invalid_argument("size range '" + item + "' has more than 10000 sizes");
         for (uint64_t v = from; v <= to; v += step)
             out.push_back(v);
     }
     if (out.empty())
-        return "no sizes given";
+        throw std::invalid_argument("no sizes given");
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
-    return "";
+    return out;
 }
 
 namespace {
@@ -75,14 +77,17 @@ void describe_options(CLI::App &app, Options &o)
             return v == "matmul" || v == "fft2d" ? "" : "'" + v + "' is not an app calibrate knows (matmul, fft2d)";
         }));
     app.add_option_function<std::string>(
-           "--sizes", [&o](const std::string &v) { parse_sizes(v, o.sizes); },
+           "--sizes", [&o](const std::string &v) { o.sizes = parse_sizes(v); },
            "elements per processor: 64,128 or FROM:TO:STEP (matmul: columns of B and C; fft2d: rows)")
         ->required()
         ->type_name("LIST")
         ->check(check([](const std::string &v) {
-            std::vector<uint64_t> sizes;
-            const std::string e = parse_sizes(v, sizes);
-            return e.empty() ? e : e + " (e.g. --sizes 64:1024:64)";
+            try {
+                parse_sizes(v);
+                return std::string();
+            } catch (const std::invalid_argument &e) {
+                return std::string(e.what()) + " (e.g. --sizes 64:1024:64)";
+            }
         }));
     app.add_option("--dim", o.dim, "matmul: m = k (default 512); fft2d: row length N (default 1024)")
         ->check(CLI::Range(uint64_t{1}, uint64_t{65536}));
@@ -120,24 +125,23 @@ void describe_options(CLI::App &app, Options &o)
 
 }  // namespace
 
-std::string parse_options(int argc, const char *const *argv, Options &o)
+Options parse_options(int argc, const char *const *argv)
 {
+    Options o;
     CLI::App app{"", "hetpu calibrate"};
     describe_options(app, o);
     try {
         cli::parse_or_throw(app, argc, argv);
     } catch (const CLI::CallForHelp &) {
         o.help = true;
-        return "";
-    } catch (const CLI::ParseError &e) {
-        return e.what();
+        return o;
     }
     if (o.rule.min_reps > o.rule.max_reps)
-        return "--min-reps " + std::to_string(o.rule.min_reps) + " is larger than --max-reps " +
-               std::to_string(o.rule.max_reps);
+        throw CLI::ValidationError("--min-reps " + std::to_string(o.rule.min_reps) + " is larger than --max-reps " +
+                                   std::to_string(o.rule.max_reps));
     if (o.dim == 0)
         o.dim = default_dim(o.app);
-    return "";
+    return o;
 }
 
 std::string usage()

@@ -24,11 +24,12 @@ struct Options {
 };
 
 // "64,128,256" or "FROM:TO:STEP" (inclusive), or both mixed with commas ("32:256:32,384").
-// Returns "" or the problem.
-std::string parse_sizes(const std::string &text, std::vector<uint64_t> &out);
+// Ascending and distinct; throws std::invalid_argument naming the problem.
+std::vector<uint64_t> parse_sizes(const std::string &text);
 
-// argv without the subcommand. Returns "" or a message naming the option and the fix.
-std::string parse_options(int argc, const char *const *argv, Options &out);
+// argv without the subcommand. Throws CLI::ParseError (a ValidationError of CLI11 for what
+// CLI11 cannot check itself) naming the option and the fix; --help sets Options::help.
+Options parse_options(int argc, const char *const *argv);
 
 uint64_t default_dim(const std::string &app);  // matmul 512, fft2d 1024
 

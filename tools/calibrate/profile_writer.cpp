@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,29 +29,28 @@ std::string format_profile_csv(const std::vector<std::string> &comments, double 
     return out;
 }
 
-std::string write_file_atomically(const std::string &path, const std::string &text)
+void write_file_atomically(const std::string &path, const std::string &text)
 {
     // mkdir -p of the parent directory.
     for (std::size_t slash = path.find('/', 1); slash != std::string::npos; slash = path.find('/', slash + 1)) {
         const std::string dir = path.substr(0, slash);
         if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-            return "cannot create directory " + dir + ": " + std::strerror(errno);
+            throw std::runtime_error("cannot create directory " + dir + ": " + std::strerror(errno));
     }
     const std::string tmp = path + ".tmp." + std::to_string(getpid());
     std::FILE *f = std::fopen(tmp.c_str(), "w");
     if (!f)
-        return "cannot write " + tmp + ": " + std::strerror(errno);
+        throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
     const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     if (std::fclose(f) != 0 || !ok) {
         std::remove(tmp.c_str());
-        return "writing " + tmp + " failed";
+        throw std::runtime_error("writing " + tmp + " failed");
     }
     if (std::rename(tmp.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         std::remove(tmp.c_str());
-        return "cannot rename " + tmp + " to " + path + ": " + why;
+        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + why);
     }
-    return "";
 }
 
 }  // namespace hetpu::calibrate

@@ -23,7 +23,7 @@ std::string format_profile_csv(const std::vector<std::string> &comments, double 
                                const std::vector<ProfileRow> &rows);
 
 // Writes `text` to `path` through a temporary file renamed into place, creating missing
-// parent directories, so a reader never sees half a profile. Returns "" or the problem.
-std::string write_file_atomically(const std::string &path, const std::string &text);
+// parent directories, so a reader never sees half a profile. Throws std::runtime_error.
+void write_file_atomically(const std::string &path, const std::string &text);
 
 }  // namespace hetpu::calibrate

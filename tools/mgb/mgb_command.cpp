@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -186,9 +187,11 @@ int status(const std::string &name, bool json)
         }
         return 0;
     }
-    std::string error;
-    auto arbiter = NodeArbiter::open_existing(name, &error);
-    if (!arbiter) {
+    std::unique_ptr<NodeArbiter> arbiter;
+    try {
+        arbiter = NodeArbiter::open_existing(name);
+    } catch (const std::runtime_error &e) {
+        const std::string error = e.what();
         if (json) {
             nlohmann::ordered_json j = {{"arbiter", name},
                                         {"exists", true},
@@ -229,8 +232,13 @@ int reset(const std::string &name, bool force)
     }
     // Processes that have it mapped keep using the old segment while new ones create a new
     // one: two arbiters that each think they own the GPUs. Refuse unless told otherwise.
-    std::string error;
-    if (auto arbiter = NodeArbiter::open_existing(name, &error)) {
+    std::unique_ptr<NodeArbiter> arbiter;
+    try {
+        arbiter = NodeArbiter::open_existing(name);
+    } catch (const std::runtime_error &) {
+        // a segment of another layout or a broken one, which is what reset is for
+    }
+    if (arbiter) {
         std::vector<int32_t> live;
         arbiter->with_ledger([&](Ledger &ledger) {
             for (const auto &p : ledger.processes)
@@ -247,7 +255,7 @@ int reset(const std::string &name, bool force)
                          live.size(), name.c_str(), pids.c_str());
             return 1;
         }
-    }  // else: a segment of another layout or a broken one, which is what reset is for
+    }
     if (!NodeArbiter::unlink(name)) {
         std::fprintf(stderr, "hetpu mgb reset: cannot remove %s: %s\n", name.c_str(), std::strerror(errno));
         return 1;

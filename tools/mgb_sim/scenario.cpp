@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -144,8 +145,11 @@ mgb::GpuSpec parse_gpu(const json &g, const std::string &where)
             1024));
     if (g.contains("warp_size"))
         spec.warp_size = count(g.at("warp_size"), where + ".warp_size", 1, 1024, "32 on NVIDIA GPUs");
-    if (std::string why = mgb::spec_problem(spec); !why.empty())
-        fail(where, why, "");
+    try {
+        mgb::check_spec(spec);
+    } catch (const std::invalid_argument &e) {
+        fail(where, e.what(), "");
+    }
     return spec;
 }
 

@@ -116,19 +116,14 @@ void describe_options(CLI::App &app, Args &a)
         ->expected(1, CLI::detail::expected_max_vector_size);
 }
 
-std::string parse_args(int argc, const char *const *argv, Args &a)
+Args parse_args(int argc, const char *const *argv)
 {
+    Args a;
     CLI::App app{"", "hetpu pareto"};
     describe_options(app, a);
-    try {
-        cli::parse_or_throw(app, argc, argv);
-    } catch (const CLI::CallForHelp &) {
-        return "help";
-    } catch (const CLI::ParseError &e) {
-        return e.what();
-    }
+    cli::parse_or_throw(app, argc, argv);
     a.base_power_given = app.count("--base-power") > 0;
-    return "";
+    return a;
 }
 
 Result compute(const Args &args, const ProfileSet &set)
@@ -248,7 +243,7 @@ std::string render_table(const Result &r)
     return o.str();
 }
 
-std::string plot_png(const Result &r, const std::string &png)
+void plot_png(const Result &r, const std::string &png)
 {
     std::ostringstream s;
     s.precision(17);
@@ -281,7 +276,7 @@ std::string plot_png(const Result &r, const std::string &png)
         s << "set yrange [" << 0.9 * emin << ":" << 1.1 * emax + 1e-12 << "]\n";
     s << "plot $front using 1:2 with linespoints pt 7 ps 1 lc rgb '#c00000' title 'Pareto front', \\\n"
       << "     $lb using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#0050ff' title 'load-balanced'\n";
-    return gnuplot_png(s.str(), png);
+    gnuplot_png(s.str(), png);
 }
 
 int pareto_command(int argc, char **argv)
@@ -307,8 +302,10 @@ int pareto_command(int argc, char **argv)
     else
         std::fputs(render_table(r).c_str(), stdout);
     if (!args.plot.empty()) {
-        if (std::string why = plot_png(r, args.plot); !why.empty()) {
-            std::fprintf(stderr, "hetpu pareto: --plot %s: %s\n", args.plot.c_str(), why.c_str());
+        try {
+            plot_png(r, args.plot);
+        } catch (const std::runtime_error &e) {
+            std::fprintf(stderr, "hetpu pareto: --plot %s: %s\n", args.plot.c_str(), e.what());
             return 1;
         }
         if (!args.json)

@@ -23,9 +23,9 @@ struct Args {
     bool base_power_given = false;        // else htpopta takes P_S from the CSV
 };
 
-// Returns "" or the problem with the command line (argv without the subcommand), "help"
-// when --help was asked for. The options are CLI11's (tools/cli_args.h).
-std::string parse_args(int argc, const char *const *argv, Args &out);
+// The command line (argv without the subcommand). Throws CLI11's ParseError naming the
+// problem, CLI::CallForHelp after --help. The options are CLI11's (tools/cli_args.h).
+Args parse_args(int argc, const char *const *argv);
 
 // Everything the command prints, computed from a parsed CSV (pure: no files, no gnuplot).
 struct Result {
@@ -45,9 +45,9 @@ Result compute(const Args &args, const ProfileSet &set);
 std::string render_json(const Result &r);   // one line, no newline
 std::string render_table(const Result &r);  // several lines, ends with a newline
 
-// Writes the gnuplot PNG (front + load-balanced point); returns "" or what went wrong.
-// The PNG appears only when gnuplot succeeded.
-std::string plot_png(const Result &r, const std::string &png);
+// Writes the gnuplot PNG (front + load-balanced point); throws std::runtime_error saying what
+// went wrong. The PNG appears only when gnuplot succeeded.
+void plot_png(const Result &r, const std::string &png);
 
 // The whole command: returns the exit status (0, 1 on bad input, 2 on bad usage).
 int pareto_command(int argc, char **argv);

@@ -2,6 +2,7 @@
 #include "tools/sim/optimum.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace hetpu::sim {
 
@@ -81,16 +82,16 @@ bool optimum_needs_bisection(size_t units, uint64_t workload, uint64_t granule)
     return steps >= kMaxOptimumCandidates / per_step / units;
 }
 
-std::string optimum_refusal(size_t units, uint64_t workload, uint64_t granule)
+void check_optimum_job(size_t units, uint64_t workload, uint64_t granule)
 {
     if (granule == 0 || units == 0)
-        return "the optimum needs a positive granule and at least one unit";
+        throw std::invalid_argument("the optimum needs a positive granule and at least one unit");
     (void)workload;  // any size: past the candidate list's bound the search bisects
-    return "";
 }
 
 StaticDistribution optimum_distribution(const std::vector<SimulatedUnit> &units, uint64_t workload, uint64_t granule)
 {
+    check_optimum_job(units.size(), workload, granule);
     // Cluster-sized scenarios (1,024 units, millions of granules) have too many candidate
     // makespans to list (the list below ran out of memory): bisect on the makespan instead.
     // Feasibility is monotone in t, so the bracket closes on the optimum from above; the

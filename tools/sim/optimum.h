@@ -26,10 +26,10 @@ struct StaticDistribution {
 constexpr uint64_t kMaxOptimumCandidates = uint64_t(1) << 24;
 bool optimum_needs_bisection(size_t units, uint64_t workload, uint64_t granule);
 
-// Empty when optimum_distribution can handle the job, else why not (for the user).
-std::string optimum_refusal(size_t units, uint64_t workload, uint64_t granule);
+// Throws std::invalid_argument saying why optimum_distribution cannot handle the job.
+void check_optimum_job(size_t units, uint64_t workload, uint64_t granule);
 
-// Requires optimum_refusal(...) to be empty.
+// Calls check_optimum_job first.
 StaticDistribution optimum_distribution(const std::vector<SimulatedUnit> &units, uint64_t workload, uint64_t granule);
 
 }  // namespace hetpu::sim

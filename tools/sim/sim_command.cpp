@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/core/json_line.h"
@@ -63,14 +64,13 @@ void describe_options(CLI::App &app, Args &a)
         ->type_name("DIR");
 }
 
-// What CLI11 cannot say: options that only one policy takes.
-std::string check_args(const Args &a)
+// What CLI11 cannot say: options that only one policy takes. Throws CLI::ValidationError.
+void check_args(const Args &a)
 {
     if (!a.plan_trace.empty() && a.policy != "plb-hac")
-        return "--plan-trace is for --policy plb-hac";
+        throw CLI::ValidationError("--plan-trace is for --policy plb-hac");
     if (!a.models.empty() && a.policy != "plb-hac")
-        return "--models is for --policy plb-hac";
-    return "";
+        throw CLI::ValidationError("--models is for --policy plb-hac");
 }
 
 // plb-hac only: how long its training took and whether it started from saved models.
@@ -130,8 +130,10 @@ int sim_command(int argc, char **argv)
     describe_options(app, a);
     if (std::optional<int> rc = cli::parse_args(app, argc, argv))
         return *rc;
-    if (std::string why = check_args(a); !why.empty()) {
-        std::fprintf(stderr, "hetpu sim: %s\nRun with --help for more information.\n", why.c_str());
+    try {
+        check_args(a);
+    } catch (const CLI::ValidationError &e) {
+        std::fprintf(stderr, "hetpu sim: %s\nRun with --help for more information.\n", e.what());
         return 2;
     }
     Scenario scenario;
@@ -146,8 +148,10 @@ int sim_command(int argc, char **argv)
     SimResult result;
     PlbhacFacts plb_facts;
     if (a.policy == "optimum") {
-        if (std::string why = optimum_refusal(units.size(), scenario.workload, scenario.granule); !why.empty()) {
-            std::fprintf(stderr, "hetpu sim: --policy optimum: %s\n", why.c_str());
+        try {
+            check_optimum_job(units.size(), scenario.workload, scenario.granule);
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "hetpu sim: --policy optimum: %s\n", e.what());
             return 2;
         }
         result = simulate_static(scenario, optimum_distribution(units, scenario.workload, scenario.granule), "optimum");
@@ -155,9 +159,10 @@ int sim_command(int argc, char **argv)
         uint64_t block = a.block ? a.block : scenario.x_init;
         BlockRules rules = block_rules(scenario);
         uint64_t fixed = 0;
-        if (std::string why = choose_fixed_block(rules, block, static_cast<unsigned>(units.size()), fixed);
-            !why.empty()) {
-            std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
+        try {
+            fixed = choose_fixed_block(rules, block, static_cast<unsigned>(units.size()));
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "hetpu sim: %s\n", e.what());
             return 2;
         }
         FixedBlockPlanner planner(fixed);
@@ -166,9 +171,10 @@ int sim_command(int argc, char **argv)
     } else if (a.policy == "plb-hac") {
         PlbhacOptions options;
         options.x_init = scenario.x_init;
-        if (std::string why = plbhac_options_from_env(options, [](const char *n) { return std::getenv(n); });
-            !why.empty()) {
-            std::fprintf(stderr, "hetpu sim: %s\n", why.c_str());
+        try {
+            plbhac_options_from_env(options, [](const char *n) { return std::getenv(n); });
+        } catch (const PlbhacInputError &e) {
+            std::fprintf(stderr, "hetpu sim: %s\n", e.what());
             return 2;
         }
         // Saved models: the same store and key shape as the StarPU glue (plbhac.cpp).
@@ -191,8 +197,11 @@ int sim_command(int argc, char **argv)
             }
             options.on_learnt = [&](const PlbhacMemory &m) {
                 PlbhacModelFile f{key, runs + 1, static_cast<double>(std::time(nullptr)), m};
-                if (std::string why = save_plbhac_models(models_path, f); !why.empty())
-                    std::fprintf(stderr, "hetpu sim: models not saved: %s\n", why.c_str());
+                try {
+                    save_plbhac_models(models_path, f);
+                } catch (const std::exception &e) {
+                    std::fprintf(stderr, "hetpu sim: models not saved: %s\n", e.what());
+                }
             };
         }
         auto planner_ptr = std::make_unique<PlbhacPlanner>(planner_workers(scenario), block_rules(scenario), options);

@@ -91,8 +91,11 @@ void write_plot(const std::string &png, const Partition &cpu, const Partition &g
     }
     script += "$d using 1:" + std::to_string(tables.size() + 2) +
               " with lines lw 1 dt 3 lc rgb 'black' title 'least energy possible'\n";
-    if (std::string why = gnuplot_png(script, png); !why.empty())
-        throw std::runtime_error("--plot " + png + ": " + why);
+    try {
+        gnuplot_png(script, png);
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error("--plot " + png + ": " + e.what());
+    }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -72,23 +73,20 @@ std::string GrantTrace::to_json(const TraceRecord &record)
     return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-std::unique_ptr<GrantTrace> GrantTrace::open(const std::string &path, std::string *error)
+std::unique_ptr<GrantTrace> GrantTrace::open(const std::string &path)
 {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        if (error)
-            *error = "cannot open MGB trace " + path + ": " + std::strerror(errno);
-        return nullptr;
-    }
+    if (fd < 0)
+        throw std::runtime_error("cannot open MGB trace " + path + ": " + std::strerror(errno));
     return std::unique_ptr<GrantTrace>(new GrantTrace(path, fd));
 }
 
-std::unique_ptr<GrantTrace> GrantTrace::from_environment(std::string *error)
+std::unique_ptr<GrantTrace> GrantTrace::from_environment()
 {
     const char *path = std::getenv("HETPU_MGB_TRACE");
     if (!path || !*path)
         return nullptr;
-    return open(path, error);
+    return open(path);
 }
 
 GrantTrace::~GrantTrace() { ::close(fd_); }

@@ -43,10 +43,10 @@ TraceRecord trace_record(const Ledger &ledger, TraceEvent event, int device, int
 
 class GrantTrace {
 public:
-    // Opens path for appending (created 0644 when missing). nullptr with *error set on failure.
-    static std::unique_ptr<GrantTrace> open(const std::string &path, std::string *error);
-    // HETPU_MGB_TRACE: nullptr without error when unset or empty.
-    static std::unique_ptr<GrantTrace> from_environment(std::string *error);
+    // Opens path for appending (created 0644 when missing). Throws std::runtime_error.
+    static std::unique_ptr<GrantTrace> open(const std::string &path);
+    // HETPU_MGB_TRACE: nullptr when unset or empty, else as open().
+    static std::unique_ptr<GrantTrace> from_environment();
     ~GrantTrace();
     GrantTrace(const GrantTrace &) = delete;
     GrantTrace &operator=(const GrantTrace &) = delete;

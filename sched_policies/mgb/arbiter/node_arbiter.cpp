@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -64,12 +65,6 @@ void log_error(const std::string &name, const char *fmt, ...)
     std::vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
     std::fprintf(stderr, "hetpu: mgb arbiter %s: %s\n", name.c_str(), text);
-}
-
-void set_error(std::string *error, std::string text)
-{
-    if (error)
-        *error = std::move(text);
 }
 
 std::string remedy(const std::string &name)
@@ -137,16 +132,14 @@ std::string layout_error(const std::string &name, uint32_t magic, uint32_t versi
 }
 
 // Opens (creating when may_create) and maps the segment; returns it initialised and
-// checked, or nullptr with *error set.
-template <typename Segment>
-Segment *map_segment(const std::string &name, bool may_create, bool *created_out, std::string *error)
+// checked. Throws std::runtime_error naming the problem and its remedy.
+template <typename Segment> Segment *map_segment(const std::string &name, bool may_create, bool *created_out)
 {
     static_assert(__atomic_always_lock_free(sizeof(uint32_t), 0), "ready is shared between processes");
     *created_out = false;
     if (!valid_name(name)) {
-        set_error(error, "invalid MGB arbiter name '" + name +
-                             "': it must be '/' followed by up to 254 characters, no other '/'");
-        return nullptr;
+        throw std::runtime_error("invalid MGB arbiter name '" + name +
+                                 "': it must be '/' followed by up to 254 characters, no other '/'");
     }
     int fd = -1;
     bool created = false;
@@ -160,23 +153,19 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
                 break;
             }
             if (errno != EEXIST) {
-                set_error(error, "cannot create MGB arbiter segment " + name + ": " + std::strerror(errno));
-                return nullptr;
+                throw std::runtime_error("cannot create MGB arbiter segment " + name + ": " + std::strerror(errno));
             }
         }
         fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
         if (fd < 0 && !(may_create && errno == ENOENT)) {
             if (errno == ENOENT)
-                set_error(error, "MGB arbiter segment " + name + " does not exist");
-            else
-                set_error(error, "cannot open MGB arbiter segment " + name + ": " + std::strerror(errno) +
+                throw std::runtime_error("MGB arbiter segment " + name + " does not exist");
+            throw std::runtime_error("cannot open MGB arbiter segment " + name + ": " + std::strerror(errno) +
                                      (errno == EACCES ? " (it belongs to another user? " + remedy(name) + ")" : ""));
-            return nullptr;
         }
     }
     if (fd < 0) {
-        set_error(error, "cannot open MGB arbiter segment " + name + ": it keeps disappearing (being reset?)");
-        return nullptr;
+        throw std::runtime_error("cannot open MGB arbiter segment " + name + ": it keeps disappearing (being reset?)");
     }
 
     const uint64_t expected = sizeof(Segment);
@@ -184,8 +173,7 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
         if (created)  // nobody can use a segment we failed to initialise: do not leave it behind
             shm_unlink(name.c_str());
         ::close(fd);
-        set_error(error, std::move(text));
-        return nullptr;
+        throw std::runtime_error(std::move(text));
     };
 
     if (created) {
@@ -240,8 +228,8 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
         if (rc != 0) {
             munmap(p, expected);
             shm_unlink(name.c_str());
-            set_error(error, "cannot initialise the mutex of MGB arbiter segment " + name + ": " + std::strerror(rc));
-            return nullptr;
+            throw std::runtime_error("cannot initialise the mutex of MGB arbiter segment " + name + ": " +
+                                     std::strerror(rc));
         }
         ledger_init(seg->ledger);
         seg->size = expected;
@@ -262,17 +250,15 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
         if ((magic != 0 && magic != kSegmentMagic) ||
             (magic == kSegmentMagic && version != 0 && version != kSegmentVersion)) {
             munmap(p, expected);
-            set_error(error, layout_error(name, magic, version, expected, expected));
-            return nullptr;
+            throw std::runtime_error(layout_error(name, magic, version, expected, expected));
         }
         if (__atomic_load_n(&seg->ready, __ATOMIC_ACQUIRE) == 1)
             break;
         if (monotonic_ns() >= deadline) {
             munmap(p, expected);
-            set_error(error, "MGB arbiter segment " + name + " was not initialised within " +
-                                 std::to_string(kReadyWaitMs / 1000) +
-                                 " s (its creator died while creating it?): " + remedy(name));
-            return nullptr;
+            throw std::runtime_error("MGB arbiter segment " + name + " was not initialised within " +
+                                     std::to_string(kReadyWaitMs / 1000) +
+                                     " s (its creator died while creating it?): " + remedy(name));
         }
         usleep(1000);
     }
@@ -283,8 +269,7 @@ Segment *map_segment(const std::string &name, bool may_create, bool *created_out
             text += " (its ledger has version " + std::to_string(seg->ledger.version) + ", this hetpu's " +
                     std::to_string(kLedgerVersion) + ")";
         munmap(p, expected);
-        set_error(error, text);
-        return nullptr;
+        throw std::runtime_error(text);
     }
     return seg;
 }
@@ -321,34 +306,30 @@ NodeArbiter::NodeArbiter(std::string name, Segment *segment, bool registered)
     : name_(std::move(name)), segment_(segment), registered_(registered)
 {}
 
-std::unique_ptr<NodeArbiter> NodeArbiter::open(const std::string &name, const std::string &policy, std::string *error)
+std::unique_ptr<NodeArbiter> NodeArbiter::open(const std::string &name, const std::string &policy)
 {
     const std::string n = normalize_name(name);
     bool created = false;
-    Segment *seg = map_segment<Segment>(n, true, &created, error);
-    if (!seg)
-        return nullptr;
+    Segment *seg = map_segment<Segment>(n, true, &created);
     std::unique_ptr<NodeArbiter> arbiter(new NodeArbiter(n, seg, true));
     arbiter->owner_pid_ = int32_t(getpid());
     int rc = -EIO;  // stays so if with_ledger could not run fn (already logged)
     arbiter->with_ledger([&](Ledger &ledger) { rc = ledger_attach_process(ledger, arbiter->owner_pid_, policy); });
     if (rc < 0) {
         arbiter->registered_ = false;  // nothing to detach
-        set_error(error, rc == -ENOSPC ? "MGB arbiter segment " + n + " is full (" + std::to_string(kMaxProcesses) +
-                                             " processes already registered)"
-                                       : "cannot register with MGB arbiter segment " + n + ": " + std::strerror(-rc));
-        return nullptr;
+        throw std::runtime_error(rc == -ENOSPC
+                                     ? "MGB arbiter segment " + n + " is full (" + std::to_string(kMaxProcesses) +
+                                           " processes already registered)"
+                                     : "cannot register with MGB arbiter segment " + n + ": " + std::strerror(-rc));
     }
     return arbiter;
 }
 
-std::unique_ptr<NodeArbiter> NodeArbiter::open_existing(const std::string &name, std::string *error)
+std::unique_ptr<NodeArbiter> NodeArbiter::open_existing(const std::string &name)
 {
     const std::string n = normalize_name(name);
     bool created = false;
-    Segment *seg = map_segment<Segment>(n, false, &created, error);
-    if (!seg)
-        return nullptr;
+    Segment *seg = map_segment<Segment>(n, false, &created);
     return std::unique_ptr<NodeArbiter>(new NodeArbiter(n, seg, false));
 }
 

@@ -22,13 +22,13 @@ public:
     static bool disabled_by_environment();
 
     // Maps the segment, creating and initialising it if it does not exist (a concurrent
-    // creator is waited for). Registers this process (pid, policy). nullptr with *error set
+    // creator is waited for). Registers this process (pid, policy). Throws std::runtime_error
     // when the segment cannot be used (permissions, a segment of another layout version).
-    static std::unique_ptr<NodeArbiter> open(const std::string &name, const std::string &policy, std::string *error);
+    static std::unique_ptr<NodeArbiter> open(const std::string &name, const std::string &policy);
     // Maps an existing segment for reading (hetpu mgb status); does not register a process.
     // Its with_ledger gives up (fn not run, logged) when the lock stays held for 3 s, and
-    // reclaims dead processes only when it has to repair a dead holder's lock.
-    static std::unique_ptr<NodeArbiter> open_existing(const std::string &name, std::string *error);
+    // reclaims dead processes only when it has to repair a dead holder's lock. Throws as open().
+    static std::unique_ptr<NodeArbiter> open_existing(const std::string &name);
     // Removes the segment's name (tests; processes that have it mapped keep working).
     static bool unlink(const std::string &name);
     // Whether a segment of that name exists (whatever its layout), for `hetpu mgb status`.

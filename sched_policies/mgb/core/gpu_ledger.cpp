@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 namespace hetpu::mgb {
 
@@ -271,8 +272,13 @@ int ledger_find_device(const Ledger &ledger, std::string_view key)
 
 int ledger_add_device(Ledger &ledger, std::string_view key, const GpuSpec &spec)
 {
-    if (key.empty() || key.size() >= kDeviceKeyLength || !spec_problem(spec).empty())
+    if (key.empty() || key.size() >= kDeviceKeyLength)
         return -EINVAL;
+    try {
+        check_spec(spec);
+    } catch (const std::invalid_argument &) {
+        return -EINVAL;  // the shared ledger holds only devices that can run work
+    }
     const int known = ledger_find_device(ledger, key);
     if (known >= 0) {
         // Each process reports its own StarPU memory limit; the device is only safe for all

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <stdexcept>
 
 namespace hetpu::mgb {
 
@@ -74,25 +75,24 @@ void set_spec_name(GpuSpec &spec, std::string_view name)
     std::memcpy(spec.name, name.data(), n);
 }
 
-std::string spec_problem(const GpuSpec &spec)
+void check_spec(const GpuSpec &spec)
 {
     if (spec.sms == 0)
-        return "a device needs at least one SM (compute unit)";
+        throw std::invalid_argument("a device needs at least one SM (compute unit)");
     if (spec.sms > kMaxSms)
-        return "more than " + std::to_string(kMaxSms) + " SMs (" + std::to_string(spec.sms) + ")";
+        throw std::invalid_argument("more than " + std::to_string(kMaxSms) + " SMs (" + std::to_string(spec.sms) + ")");
     if (spec.max_warps_per_sm == 0)
-        return "max_warps_per_sm is 0";
+        throw std::invalid_argument("max_warps_per_sm is 0");
     if (spec.max_blocks_per_sm == 0)
-        return "max_blocks_per_sm is 0";
+        throw std::invalid_argument("max_blocks_per_sm is 0");
     // Grant::sm_blocks counts blocks per SM in a byte.
     if (spec.max_blocks_per_sm > 255)
-        return "max_blocks_per_sm above 255 (" + std::to_string(spec.max_blocks_per_sm) + ")";
+        throw std::invalid_argument("max_blocks_per_sm above 255 (" + std::to_string(spec.max_blocks_per_sm) + ")");
     // DeviceState::sm_warps counts warps per SM in 16 bits.
     if (spec.max_warps_per_sm > 65535)
-        return "max_warps_per_sm above 65535 (" + std::to_string(spec.max_warps_per_sm) + ")";
+        throw std::invalid_argument("max_warps_per_sm above 65535 (" + std::to_string(spec.max_warps_per_sm) + ")");
     if (spec.warp_size == 0)
-        return "warp_size is 0";
-    return {};
+        throw std::invalid_argument("warp_size is 0");
 }
 
 }  // namespace hetpu::mgb

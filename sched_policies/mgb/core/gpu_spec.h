@@ -40,7 +40,7 @@ std::vector<std::string> gpu_preset_names();
 void set_spec_name(GpuSpec &spec, std::string_view name);
 
 // A spec that can hold work at all: sms in 1..kMaxSms, nonzero per-SM limits and warp size.
-// Returns an empty string when valid, else what is wrong (for error messages).
-std::string spec_problem(const GpuSpec &spec);
+// Throws std::invalid_argument saying what is wrong.
+void check_spec(const GpuSpec &spec);
 
 }  // namespace hetpu::mgb

@@ -4,16 +4,20 @@
 // (read back by the profile reader).
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "sched_policies/core/profile_csv.h"
 #include "tools/calibrate/calibrate_options.h"
 #include "tools/calibrate/energy_attribution.h"
 #include "tools/calibrate/profile_writer.h"
 #include "tools/calibrate/sample_stats.h"
+#include "tests/unit/thrown_message.h"
 
 using namespace hetpu;
 using namespace hetpu::calibrate;
@@ -98,26 +102,26 @@ TEST(EnergyAttribution, SensorDynamicEnergyIsSplitByBusyTime)
 
 TEST(CalibrateOptions, SizesRangesAndErrors)
 {
-    std::vector<uint64_t> s;
-    EXPECT_EQ(parse_sizes("32:128:32,16,64", s), "");
-    EXPECT_EQ(s, (std::vector<uint64_t>{16, 32, 64, 96, 128}));
-    EXPECT_NE(parse_sizes("0", s), "");
-    EXPECT_NE(parse_sizes("64:32:8", s), "");
-    EXPECT_NE(parse_sizes("1:2", s), "");
-    EXPECT_NE(parse_sizes("a,b", s), "");
-    Options o;
+    EXPECT_EQ(parse_sizes("32:128:32,16,64"), (std::vector<uint64_t>{16, 32, 64, 96, 128}));
+    EXPECT_THROW_MSG(parse_sizes("0"), std::invalid_argument, "size '0' is not a positive integer");
+    EXPECT_THROW_MSG(parse_sizes("64:32:8"), std::invalid_argument,
+                     "size range '64:32:8' is not FROM:TO:STEP with 0 < FROM <= TO and STEP > 0");
+    EXPECT_THROW_MSG(parse_sizes("1:2"), std::invalid_argument, "size range '1:2' is not FROM:TO:STEP");
+    EXPECT_THROW_MSG(parse_sizes("a,b"), std::invalid_argument, "size 'a' is not a positive integer");
+    EXPECT_THROW_MSG(parse_sizes("1:100000:1"), std::invalid_argument, "has more than 10000 sizes");
     const char *ok[] = {"--app", "fft2d", "--sizes", "8:32:8", "--precision", "0.05", "--max-reps", "9"};
-    EXPECT_EQ(parse_options(8, ok, o), "");
+    const Options o = parse_options(8, ok);
     EXPECT_EQ(o.dim, 1024u);
     EXPECT_DOUBLE_EQ(o.rule.precision, 0.05);
     EXPECT_EQ(o.rule.max_reps, 9u);
-    Options bad;
     const char *app[] = {"--app", "kmeans", "--sizes", "8"};
-    EXPECT_NE(parse_options(4, app, bad).find("not an app calibrate knows"), std::string::npos);
+    EXPECT_THROW_MSG(parse_options(4, app), CLI::ParseError, "'kmeans' is not an app calibrate knows (matmul, fft2d)");
     const char *reps[] = {"--app", "matmul", "--sizes", "8", "--min-reps", "10", "--max-reps", "5"};
-    EXPECT_NE(parse_options(8, reps, bad).find("larger than --max-reps"), std::string::npos);
+    EXPECT_THROW_MSG(parse_options(8, reps), CLI::ParseError, "--min-reps 10 is larger than --max-reps 5");
     const char *none[] = {"--app", "matmul"};
-    EXPECT_NE(parse_options(2, none, bad).find("--sizes is required"), std::string::npos);
+    EXPECT_THROW_MSG(parse_options(2, none), CLI::ParseError, "--sizes is required");
+    const char *help[] = {"--help"};
+    EXPECT_TRUE(parse_options(1, help).help);
 }
 
 TEST(ProfileWriter, CsvReadsBackWithSourcesAndBasePower)
@@ -133,7 +137,9 @@ TEST(ProfileWriter, CsvReadsBackWithSourcesAndBasePower)
     char dir[] = "/tmp/hetpu-calib-test.XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     const std::string path = std::string(dir) + "/profiles/sub/matmul.csv";
-    EXPECT_EQ(write_file_atomically(path, csv), "");
+    EXPECT_NO_THROW(write_file_atomically(path, csv));
+    EXPECT_THROW_MSG(write_file_atomically("/dev/null/matmul.csv", csv), std::runtime_error,
+                     "cannot write /dev/null/matmul.csv.tmp.");
     std::ifstream in(path);
     std::stringstream text;
     text << in.rdbuf();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "sched_policies/mgb/core/gpu_spec.h"
+#include "tests/unit/thrown_message.h"
 
 namespace hetpu::mgb {
 namespace {
@@ -21,7 +22,7 @@ void expect_preset(const char *name, uint64_t memory, uint32_t sms, uint32_t sha
     EXPECT_EQ(spec->shared_mem_per_sm, shared_kib * 1024u);
     EXPECT_EQ(spec->warp_size, 32u);
     EXPECT_EQ(spec->max_warps(), uint64_t(sms) * 64);
-    EXPECT_EQ(spec_problem(*spec), "");
+    EXPECT_NO_THROW(check_spec(*spec));
 }
 
 TEST(GpuSpec, PresetsFollowNvidiasPublishedFigures)
@@ -63,32 +64,32 @@ TEST(GpuSpec, SetSpecNameTruncatesAndTerminates)
     EXPECT_STREQ(spec.name, "A");
 }
 
-TEST(GpuSpec, SpecProblemNamesEachInvalidField)
+TEST(GpuSpec, CheckSpecNamesEachInvalidField)
 {
     GpuSpec ok;
     ok.sms = 1;
-    EXPECT_EQ(spec_problem(ok), "");  // defaults: 64 warps, 32 blocks, warp 32, shared 0 = unlimited
+    EXPECT_NO_THROW(check_spec(ok));  // defaults: 64 warps, 32 blocks, warp 32, shared 0 = unlimited
 
     GpuSpec s = ok;
     s.sms = 0;
-    EXPECT_NE(spec_problem(s), "");
+    EXPECT_THROW_MSG(check_spec(s), std::invalid_argument, "a device needs at least one SM (compute unit)");
     s.sms = kMaxSms;
-    EXPECT_EQ(spec_problem(s), "");
+    EXPECT_NO_THROW(check_spec(s));
     s.sms = kMaxSms + 1;
-    EXPECT_NE(spec_problem(s), "");
+    EXPECT_THROW_MSG(check_spec(s), std::invalid_argument, "more than " + std::to_string(kMaxSms) + " SMs");
 
     s = ok;
     s.max_warps_per_sm = 0;
-    EXPECT_NE(spec_problem(s), "");
+    EXPECT_THROW_MSG(check_spec(s), std::invalid_argument, "max_warps_per_sm is 0");
     s = ok;
     s.max_blocks_per_sm = 0;
-    EXPECT_NE(spec_problem(s), "");
+    EXPECT_THROW_MSG(check_spec(s), std::invalid_argument, "max_blocks_per_sm is 0");
     s = ok;
     s.max_blocks_per_sm = 256;  // a Grant counts blocks per SM in one byte
-    EXPECT_NE(spec_problem(s), "");
+    EXPECT_THROW_MSG(check_spec(s), std::invalid_argument, "max_blocks_per_sm above 255 (256)");
     s = ok;
     s.warp_size = 0;
-    EXPECT_NE(spec_problem(s), "");
+    EXPECT_THROW_MSG(check_spec(s), std::invalid_argument, "warp_size is 0");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "sched_policies/mgb/arbiter/grant_trace.h"
 #include "tests/unit/mgb_arbiter/arbiter_test_util.h"
+#include "tests/unit/thrown_message.h"
 
 namespace hetpu::mgb {
 namespace {
@@ -107,20 +109,17 @@ TEST(GrantTrace, RecordTakesReservationFromTheLedger)
 
 TEST(GrantTrace, OpenFailureAndEnvironment)
 {
-    std::string error;
-    EXPECT_EQ(GrantTrace::open("/nonexistent-dir/trace.jsonl", &error), nullptr);
-    EXPECT_NE(error.find("/nonexistent-dir/trace.jsonl"), std::string::npos) << error;
+    EXPECT_THROW_MSG(GrantTrace::open("/nonexistent-dir/trace.jsonl"), std::runtime_error,
+                     "cannot open MGB trace /nonexistent-dir/trace.jsonl: No such file or directory");
     const char *old = std::getenv("HETPU_MGB_TRACE");
     const std::string saved = old ? old : "";
     unsetenv("HETPU_MGB_TRACE");
-    error.clear();
-    EXPECT_EQ(GrantTrace::from_environment(&error), nullptr);
-    EXPECT_TRUE(error.empty());
+    EXPECT_EQ(GrantTrace::from_environment(), nullptr);
     TempDir dir;
     const std::string path = dir.path() + "/env.jsonl";
     setenv("HETPU_MGB_TRACE", path.c_str(), 1);
-    auto trace = GrantTrace::from_environment(&error);
-    ASSERT_NE(trace, nullptr) << error;
+    auto trace = GrantTrace::from_environment();
+    ASSERT_NE(trace, nullptr);
     EXPECT_EQ(trace->path(), path);
     if (old)
         setenv("HETPU_MGB_TRACE", saved.c_str(), 1);
@@ -137,9 +136,8 @@ TEST(GrantTrace, ThreadsAndProcessesShareOneFileLineByLine)
     // Long policy and device strings make torn lines likely if writes were split.
     const std::string long_key(200, 'k');
     {
-        std::string error;
-        auto trace = GrantTrace::open(path, &error);
-        ASSERT_NE(trace, nullptr) << error;
+        auto trace = GrantTrace::open(path);
+        ASSERT_NE(trace, nullptr);
         std::vector<std::thread> threads;
         for (int t = 0; t < kThreads; ++t)
             threads.emplace_back([&, t] {
@@ -156,10 +154,12 @@ TEST(GrantTrace, ThreadsAndProcessesShareOneFileLineByLine)
         std::vector<std::unique_ptr<Child>> children;
         for (int p = 0; p < kProcesses; ++p)
             children.push_back(std::make_unique<Child>([&, p]() -> int {
-                std::string err;
-                auto mine = GrantTrace::open(path, &err);  // each process opens the file itself
-                if (!mine)
-                    return 2;
+                std::unique_ptr<GrantTrace> mine;
+                try {
+                    mine = GrantTrace::open(path);  // each process opens the file itself
+                } catch (const std::runtime_error &) {
+                    return 2;  // an exception would abort the forked child instead
+                }
                 for (int i = 0; i < kPerProcess; ++i) {
                     TraceRecord r;
                     r.event = TraceEvent::Release;

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -15,9 +16,21 @@
 
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
 #include "tests/unit/mgb_arbiter/arbiter_test_util.h"
+#include "tests/unit/thrown_message.h"
 
 namespace hetpu::mgb {
 namespace {
+
+// A forked child reports failure by its exit status: an exception would abort it instead.
+std::unique_ptr<NodeArbiter> open_in_child(const std::string &name, const char *policy)
+{
+    try {
+        return NodeArbiter::open(name, policy);
+    } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "child: %s\n", e.what());
+        return nullptr;
+    }
+}
 
 using test::Child;
 using test::grants_of;
@@ -88,18 +101,16 @@ TEST(NodeArbiter, NameFromEnvironment)
 
 TEST(NodeArbiter, InvalidNameIsAnError)
 {
-    std::string error;
-    EXPECT_EQ(NodeArbiter::open("/a/b", "mgb", &error), nullptr);
-    EXPECT_NE(error.find("invalid"), std::string::npos) << error;
+    EXPECT_THROW_MSG(NodeArbiter::open("/a/b", "mgb"), std::runtime_error,
+                     "invalid MGB arbiter name '/a/b': it must be '/' followed by up to 254 characters, no other '/'");
 }
 
 TEST(NodeArbiter, OpenCreatesAndRegisters)
 {
     ScopedSegmentName name;
     EXPECT_FALSE(NodeArbiter::exists(name.str()));
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     EXPECT_TRUE(NodeArbiter::exists(name.str()));
     EXPECT_TRUE(arbiter->node_wide());
     EXPECT_EQ(arbiter->describe(), "node-wide arbiter " + name.str());
@@ -121,13 +132,12 @@ TEST(NodeArbiter, OpenCreatesAndRegisters)
 TEST(NodeArbiter, OpenExistingNeedsASegmentAndDoesNotRegister)
 {
     ScopedSegmentName name;
-    std::string error;
-    EXPECT_EQ(NodeArbiter::open_existing(name.str(), &error), nullptr);
-    EXPECT_NE(error.find("does not exist"), std::string::npos) << error;
-    auto owner = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(owner, nullptr) << error;
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;
+    EXPECT_THROW_MSG(NodeArbiter::open_existing(name.str()), std::runtime_error,
+                     "MGB arbiter segment " + name.str() + " does not exist");
+    auto owner = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(owner, nullptr);
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);
     reader->with_ledger([](Ledger &ledger) { EXPECT_EQ(registered_count(ledger), 1u); });
     reader.reset();  // a reader's destruction detaches nobody
     owner->with_ledger([](Ledger &ledger) { EXPECT_TRUE(registered(ledger, kSelf)); });
@@ -136,16 +146,15 @@ TEST(NodeArbiter, OpenExistingNeedsASegmentAndDoesNotRegister)
 TEST(NodeArbiter, DestructionDetachesAndReleasesGrants)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     arbiter->with_ledger([](Ledger &ledger) {
         ASSERT_NE(place_on(ledger, "test:0", 1 << 20, kSelf), 0u);
         ASSERT_NE(place_on(ledger, "test:0", 1 << 20, kSelf), 0u);
     });
     arbiter.reset();
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;  // the segment outlives its users
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);  // the segment outlives its users
     reader->with_ledger([](Ledger &ledger) {
         EXPECT_FALSE(registered(ledger, kSelf));
         EXPECT_EQ(live_grants(ledger), 0u);
@@ -158,17 +167,15 @@ TEST(NodeArbiter, DestructionDetachesAndReleasesGrants)
 TEST(NodeArbiter, TwoProcessesSeeEachOthersGrants)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     arbiter->with_ledger([](Ledger &ledger) { ASSERT_NE(place_on(ledger, "test:0", 1000, kSelf), 0u); });
 
     Pipe placed, done;
     Child child([&]() -> int {
         placed.close_read();
         done.close_write();
-        std::string err;
-        auto mine = NodeArbiter::open(name.str(), "mgb-exact", &err);
+        auto mine = open_in_child(name.str(), "mgb-exact");
         if (!mine)
             return 2;
         const int32_t me = int32_t(getpid());
@@ -218,10 +225,11 @@ TEST(NodeArbiter, CreationRaceGivesOneLedger)
             placed.close_read();
             finish.close_write();
             go.receive();  // end of file: every child starts at once
-            std::string err;
-            auto arbiter = NodeArbiter::open(name.str(), "mgb", &err);
-            if (!arbiter) {
-                std::fprintf(stderr, "child: %s\n", err.c_str());
+            std::unique_ptr<NodeArbiter> arbiter;
+            try {
+                arbiter = NodeArbiter::open(name.str(), "mgb");
+            } catch (const std::runtime_error &e) {
+                std::fprintf(stderr, "child: %s\n", e.what());
                 placed.send('E');
                 return 2;
             }
@@ -241,9 +249,8 @@ TEST(NodeArbiter, CreationRaceGivesOneLedger)
         ASSERT_TRUE(placed.receive(&c));
         EXPECT_EQ(c, 'x');
     }
-    std::string error;
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);
     reader->with_ledger([&](Ledger &ledger) {
         EXPECT_EQ(registered_count(ledger), unsigned(kChildren));
         EXPECT_EQ(live_grants(ledger), unsigned(kChildren));
@@ -269,8 +276,7 @@ void kill_child_holding_lock(const std::string &name, int32_t *dead_pid)
     Pipe inside;
     Child child([&]() -> int {
         inside.close_read();
-        std::string err;
-        auto arbiter = NodeArbiter::open(name, "mgb", &err);
+        auto arbiter = open_in_child(name, "mgb");
         if (!arbiter)
             return 2;
         arbiter->with_ledger([&](Ledger &ledger) {
@@ -292,9 +298,8 @@ void kill_child_holding_lock(const std::string &name, int32_t *dead_pid)
 TEST(NodeArbiter, ChildKilledHoldingTheLockDoesNotDeadlock)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     arbiter->with_ledger([](Ledger &ledger) { ASSERT_NE(place_on(ledger, "test:0", 1000, kSelf), 0u); });
     int32_t dead = 0;
     ASSERT_NO_FATAL_FAILURE(kill_child_holding_lock(name.str(), &dead));
@@ -311,8 +316,8 @@ TEST(NodeArbiter, ChildKilledHoldingTheLockDoesNotDeadlock)
     });
     EXPECT_TRUE(ran);
     // And the mutex is usable again, by everyone.
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);
     ran = false;
     reader->with_ledger([&](Ledger &) { ran = true; });
     EXPECT_TRUE(ran);
@@ -321,14 +326,13 @@ TEST(NodeArbiter, ChildKilledHoldingTheLockDoesNotDeadlock)
 TEST(NodeArbiter, StatusReaderAlsoRepairsADeadHolder)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     arbiter.reset();  // nobody registered: only the child and the reader below
     int32_t dead = 0;
     ASSERT_NO_FATAL_FAILURE(kill_child_holding_lock(name.str(), &dead));
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);
     bool ran = false;
     reader->with_ledger([&](Ledger &ledger) {
         ran = true;
@@ -345,8 +349,7 @@ TEST(NodeArbiter, StatusReaderGivesUpOnAStuckHolder)
     Pipe inside;
     Child child([&]() -> int {
         inside.close_read();
-        std::string err;
-        auto arbiter = NodeArbiter::open(name.str(), "mgb", &err);
+        auto arbiter = open_in_child(name.str(), "mgb");
         if (!arbiter)
             return 2;
         arbiter->with_ledger([&](Ledger &) {
@@ -358,9 +361,8 @@ TEST(NodeArbiter, StatusReaderGivesUpOnAStuckHolder)
     });
     inside.close_write();
     ASSERT_TRUE(inside.receive()) << "child exited early: " << child.wait();
-    std::string error;
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);
     bool ran = false;
     reader->with_ledger([&](Ledger &) { ran = true; });  // returns after its timeout
     EXPECT_FALSE(ran);
@@ -372,14 +374,12 @@ TEST(NodeArbiter, StatusReaderGivesUpOnAStuckHolder)
 TEST(NodeArbiter, GrantsOfAChildKilledOutsideTheLockAreReclaimed)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     Pipe placed;
     Child child([&]() -> int {
         placed.close_read();
-        std::string err;
-        auto mine = NodeArbiter::open(name.str(), "mgb", &err);
+        auto mine = open_in_child(name.str(), "mgb");
         if (!mine)
             return 2;
         mine->with_ledger([&](Ledger &ledger) {
@@ -397,8 +397,8 @@ TEST(NodeArbiter, GrantsOfAChildKilledOutsideTheLockAreReclaimed)
     child.kill_and_wait(SIGKILL);  // reaped: kill(pid, 0) now says ESRCH
 
     // A status reader (`hetpu mgb status`) already sees the dead process's grants gone...
-    auto reader = NodeArbiter::open_existing(name.str(), &error);
-    ASSERT_NE(reader, nullptr) << error;
+    auto reader = NodeArbiter::open_existing(name.str());
+    ASSERT_NE(reader, nullptr);
     reader->with_ledger([&](Ledger &ledger) {
         EXPECT_FALSE(registered(ledger, dead));
         EXPECT_EQ(grants_of(ledger, dead), 0u);
@@ -417,9 +417,8 @@ TEST(NodeArbiter, GrantsOfAChildKilledOutsideTheLockAreReclaimed)
 TEST(NodeArbiter, ForkedCopyDoesNotDetachTheParent)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     arbiter->with_ledger([](Ledger &ledger) { ASSERT_NE(place_on(ledger, "test:0", 1000, kSelf), 0u); });
     Child child([&]() -> int {
         arbiter.reset();  // the inherited copy: its destructor must leave the parent registered
@@ -435,9 +434,8 @@ TEST(NodeArbiter, ForkedCopyDoesNotDetachTheParent)
 TEST(NodeArbiter, ExceptionsAndNestedCallsAreContained)
 {
     ScopedSegmentName name;
-    std::string error;
-    auto arbiter = NodeArbiter::open(name.str(), "mgb", &error);
-    ASSERT_NE(arbiter, nullptr) << error;
+    auto arbiter = NodeArbiter::open(name.str(), "mgb");
+    ASSERT_NE(arbiter, nullptr);
     EXPECT_NO_THROW(arbiter->with_ledger([](Ledger &ledger) {
         ASSERT_NE(place_on(ledger, "test:0", 2048, kSelf), 0u);
         ledger.devices[0].reserved_bytes = 1;
@@ -471,14 +469,11 @@ void poke_header(const std::string &name, unsigned index, uint32_t value)
 TEST(NodeArbiter, OtherVersionIsAClearError)
 {
     ScopedSegmentName name;
-    std::string error;
-    ASSERT_NE(NodeArbiter::open(name.str(), "mgb", &error), nullptr) << error;  // created, then detached
+    ASSERT_NE(NodeArbiter::open(name.str(), "mgb"), nullptr);  // created, then detached
     ASSERT_NO_FATAL_FAILURE(poke_header(name.str(), 1, 999));
     for (bool existing : {false, true}) {
-        error.clear();
-        auto arbiter =
-            existing ? NodeArbiter::open_existing(name.str(), &error) : NodeArbiter::open(name.str(), "mgb", &error);
-        EXPECT_EQ(arbiter, nullptr);
+        const std::string error = ::hetpu::test::thrown_message<std::runtime_error>(
+            [&] { existing ? NodeArbiter::open_existing(name.str()) : NodeArbiter::open(name.str(), "mgb"); });
         EXPECT_NE(error.find(name.str()), std::string::npos) << error;
         EXPECT_NE(error.find("version 999"), std::string::npos) << error;
         EXPECT_NE(error.find("rm /dev/shm" + name.str()), std::string::npos) << error;
@@ -494,8 +489,8 @@ TEST(NodeArbiter, OtherSizeIsAClearError)
     ASSERT_EQ(ftruncate(fd, 4096), 0);
     close(fd);
     ASSERT_NO_FATAL_FAILURE(poke_header(name.str(), 0, 0x12345678));
-    std::string error;
-    EXPECT_EQ(NodeArbiter::open(name.str(), "mgb", &error), nullptr);
+    const std::string error =
+        ::hetpu::test::thrown_message<std::runtime_error>([&] { NodeArbiter::open(name.str(), "mgb"); });
     EXPECT_NE(error.find("another layout"), std::string::npos) << error;
     EXPECT_NE(error.find("4096 bytes"), std::string::npos) << error;
     EXPECT_NE(error.find("rm /dev/shm" + name.str()), std::string::npos) << error;

@@ -210,14 +210,13 @@ TEST_F(FrontCacheTest, PlannerReadsTheFrontBackInsteadOfSearching)
     const std::vector<PlannerWorker> workers{{0, WorkerKind::Cpu, "CPU 0"}, {1, WorkerKind::OpenCL, "OpenCL 0"}};
     const FrontCache c = cache();
     ParetoPlanOptions o;
-    ASSERT_EQ(parse_tradeoff("time", o.tradeoff), "");
+    o.tradeoff = parse_tradeoff("time");
     o.cache = &c;
     o.profile_path = "job.csv";
     o.profile_hash = content_hash(csv);
-    ParetoPlan first, second;
-    ASSERT_EQ(make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o, first), "");
+    const ParetoPlan first = make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o);
     EXPECT_FALSE(first.cached);
-    ASSERT_EQ(make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o, second), "");
+    const ParetoPlan second = make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o);
     EXPECT_TRUE(second.cached);
     EXPECT_EQ(second.shares, first.shares);
     EXPECT_EQ(second.front_size, first.front_size);
@@ -236,15 +235,13 @@ TEST_F(FrontCacheTest, PlannerReadsTheFrontBackInsteadOfSearching)
     only.dynamic_energy_j = only.total_energy_j = 4;
     only.active = 1;
     ASSERT_TRUE(c.store(k, CachedFront{64, {only}}));
-    ParetoPlan planted;
-    ASSERT_EQ(make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o, planted), "");
+    const ParetoPlan planted = make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o);
     EXPECT_TRUE(planted.cached);
     EXPECT_EQ(planted.shares, (std::vector<std::uint64_t>{256, 0}));
 
     // Another content hash is another key: searched again.
     o.profile_hash ^= 1;
-    ParetoPlan changed;
-    ASSERT_EQ(make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o, changed), "");
+    const ParetoPlan changed = make_pareto_plan(set, workers, BlockRules{256, 1, 1}, o);
     EXPECT_FALSE(changed.cached);
     EXPECT_EQ(changed.shares, first.shares);
 }

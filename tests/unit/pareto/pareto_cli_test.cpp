@@ -3,9 +3,11 @@
 // checked for consistency with the profiles it came from.
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "tools/pareto/pareto_command.h"
+#include "tests/unit/thrown_message.h"
 
 using namespace hetpu;
 using namespace hetpu::pareto_cli;
@@ -14,9 +16,10 @@ namespace {
 
 std::string parse_error(std::vector<const char *> argv)
 {
-    Args a;
-    return parse_args(static_cast<int>(argv.size()), argv.data(), a);
+    return test::thrown_message<CLI::ParseError>([&] { parse_args(static_cast<int>(argv.size()), argv.data()); });
 }
+
+Args parse(std::vector<const char *> argv) { return parse_args(static_cast<int>(argv.size()), argv.data()); }
 
 // Non-linear, non-monotone profiles of three processors; "b" appears first.
 const char *kCsv = "processor,size,time_s,energy_j,energy_source\n"
@@ -47,11 +50,12 @@ TEST(ParetoCli, RejectsBadCommandLines)
     EXPECT_NE(parse_error({"--profiles", "p.csv", "--workload", "8", "--frobnicate"}).find("not expected"),
               std::string::npos);
     EXPECT_NE(parse_error({"--profiles"}).find("--profiles"), std::string::npos);
-    EXPECT_EQ(parse_error({"--help"}), "help");
-    EXPECT_EQ(parse_error({"--profiles=p.csv", "--workload=8"}), "");
-    EXPECT_EQ(parse_error({"--profiles", "p.csv", "--workload", "8", "--objective", "total", "--base-power", "90",
-                           "--format", "json", "--plot", "x.png"}),
-              "");
+    EXPECT_THROW(parse({"--help"}), CLI::CallForHelp);
+    EXPECT_EQ(parse({"--profiles=p.csv", "--workload=8"}).workload, 8u);
+    const Args all = parse({"--profiles", "p.csv", "--workload", "8", "--objective", "total", "--base-power", "90",
+                            "--format", "json", "--plot", "x.png"});
+    EXPECT_TRUE(all.base_power_given);
+    EXPECT_EQ(all.plot, "x.png");
 }
 
 TEST(ParetoCli, JsonFrontIsSortedConsistentAndInCsvOrder)

@@ -7,6 +7,7 @@
 
 #include "runtime/core/block_dispatcher.h"
 #include "sched_policies/core/pareto_planner.h"
+#include "tests/unit/thrown_message.h"
 
 using namespace hetpu;
 
@@ -36,10 +37,8 @@ ProfileSet profiles()
 ParetoPlan plan_for(const char *tradeoff, std::uint64_t total = 1024)
 {
     ParetoPlanOptions o;
-    EXPECT_EQ(parse_tradeoff(tradeoff, o.tradeoff), "");
-    ParetoPlan plan;
-    EXPECT_EQ(make_pareto_plan(profiles(), node(), BlockRules{total, 1, 1}, o, plan), "");
-    return plan;
+    o.tradeoff = parse_tradeoff(tradeoff);
+    return make_pareto_plan(profiles(), node(), BlockRules{total, 1, 1}, o);
 }
 
 }  // namespace
@@ -82,17 +81,16 @@ TEST(ParetoPlanner, TradeoffMovesWorkBetweenTheFastAndTheFrugalProcessor)
 TEST(ParetoPlanner, NoPlanWhenTheJobCannotBeFormedOrNothingMatches)
 {
     ParetoPlanOptions o;
-    ParetoPlan plan;
-    EXPECT_NE(make_pareto_plan(profiles(), node(), BlockRules{1000, 1, 1}, o, plan).find("cannot be formed"),
-              std::string::npos);
+    EXPECT_THROW_MSG(make_pareto_plan(profiles(), node(), BlockRules{1000, 1, 1}, o), UnreachableWorkloadError,
+                     "the job's 1000 elements cannot be formed from the profiled sizes; calibrate sizes that add up "
+                     "to it");
     std::vector<PlannerWorker> other = {{0, WorkerKind::Cuda, "CUDA 0"}, {1, WorkerKind::Cuda, "CUDA 1"}};
-    EXPECT_NE(make_pareto_plan(parse_profile_csv("processor,size,time_s,energy_j\ncpu0,1,1,1\n", "x.csv"), other,
-                               BlockRules{1, 1, 1}, o, plan)
-                  .find("no profiled processor"),
-              std::string::npos);
+    EXPECT_THROW_MSG(make_pareto_plan(parse_profile_csv("processor,size,time_s,energy_j\ncpu0,1,1,1\n", "x.csv"), other,
+                                      BlockRules{1, 1, 1}, o),
+                     std::runtime_error, "no profiled processor is among this run's workers (2 workers");
     // Shares must respect the job's granule.
-    EXPECT_NE(make_pareto_plan(profiles(), node(), BlockRules{1024, 128, 128}, o, plan).find("granule"),
-              std::string::npos);
+    EXPECT_THROW_MSG(make_pareto_plan(profiles(), node(), BlockRules{1024, 128, 128}, o), std::runtime_error,
+                     "is not a multiple of the job's granule 128");
 }
 
 TEST(ParetoPlanner, DispatcherRunsOneBlockPerChosenWorkerCoveringTheJob)

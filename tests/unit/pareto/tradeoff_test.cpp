@@ -2,24 +2,27 @@
 #include <gtest/gtest.h>
 
 #include "sched_policies/core/tradeoff.h"
+#include "tests/unit/thrown_message.h"
 
 using namespace hetpu;
 
 TEST(Tradeoff, ParsesTheThreeForms)
 {
     Tradeoff t;
-    EXPECT_EQ(parse_tradeoff("time", t), "");
+    t = parse_tradeoff("time");
     EXPECT_EQ(t.kind, Tradeoff::Time);
-    EXPECT_EQ(parse_tradeoff("energy", t), "");
+    t = parse_tradeoff("energy");
     EXPECT_EQ(t.kind, Tradeoff::Energy);
-    EXPECT_EQ(parse_tradeoff("slowdown<=5%", t), "");
+    t = parse_tradeoff("slowdown<=5%");
     EXPECT_EQ(t.kind, Tradeoff::Slowdown);
     EXPECT_DOUBLE_EQ(t.slowdown, 0.05);
     EXPECT_EQ(tradeoff_name(t), "slowdown<=5%");
-    EXPECT_EQ(parse_tradeoff("slowdown<=12.5%", t), "");
+    t = parse_tradeoff("slowdown<=12.5%");
     EXPECT_DOUBLE_EQ(t.slowdown, 0.125);
     for (const char *bad : {"", "fast", "slowdown<=%", "slowdown<=5", "slowdown<=-1%", "slowdown<=x%", "Time"})
-        EXPECT_NE(parse_tradeoff(bad, t).find("use time, energy or slowdown<=X%"), std::string::npos) << bad;
+        EXPECT_THROW_MSG(parse_tradeoff(bad), std::invalid_argument,
+                         "unknown trade-off '" + std::string(bad) +
+                             "': use time, energy or slowdown<=X% (e.g. slowdown<=5%)");
 }
 
 TEST(Tradeoff, PicksTheRequestedPoint)
@@ -32,14 +35,14 @@ TEST(Tradeoff, PicksTheRequestedPoint)
     };
     const std::vector<Distribution> front = {pt(3.0, 10), pt(1.2, 20), pt(1.04, 30), pt(1.0, 40)};
     Tradeoff t;
-    parse_tradeoff("time", t);
+    t = parse_tradeoff("time");
     EXPECT_EQ(pick_tradeoff(front, EnergyObjective::Dynamic, t), 3u);
-    parse_tradeoff("energy", t);
+    t = parse_tradeoff("energy");
     EXPECT_EQ(pick_tradeoff(front, EnergyObjective::Dynamic, t), 0u);
-    parse_tradeoff("slowdown<=5%", t);
+    t = parse_tradeoff("slowdown<=5%");
     EXPECT_EQ(pick_tradeoff(front, EnergyObjective::Dynamic, t), 2u);
-    parse_tradeoff("slowdown<=20%", t);
+    t = parse_tradeoff("slowdown<=20%");
     EXPECT_EQ(pick_tradeoff(front, EnergyObjective::Dynamic, t), 1u);
-    parse_tradeoff("slowdown<=0%", t);
+    t = parse_tradeoff("slowdown<=0%");
     EXPECT_EQ(pick_tradeoff(front, EnergyObjective::Dynamic, t), 3u);
 }
