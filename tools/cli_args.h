@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <string>
@@ -122,7 +123,14 @@ inline int run_subcommand(const std::string &program, const std::string &descrip
     for (std::string &a : rest)
         args.push_back(a.data());
     args.push_back(nullptr);
-    return chosen->run(static_cast<int>(rest.size()), args.data());
+    // Commands throw what they cannot handle themselves: one line naming the command, not
+    // std::terminate's abort.
+    try {
+        return chosen->run(static_cast<int>(rest.size()), args.data());
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s %s: %s\n", program.c_str(), chosen->name, e.what());
+        return 1;
+    }
 }
 
 }  // namespace hetpu::cli

@@ -6,7 +6,7 @@
 // are undefined. Predictions are clamped at 0 (a negative fitted latency would otherwise
 // predict negative times for small blocks); the line needs no other extrapolation guard.
 // With a single distinct size it is proportional (a2 = 0).
-// Errors: add() returns "" or a message; no exceptions.
+// Errors: add() throws std::invalid_argument naming the bad value (the model is unchanged).
 #pragma once
 
 #include "perfmodels/core/curve_select.h"

@@ -83,22 +83,24 @@ EnergySelection open_energy_sources(const PowerModel &model, const char *forced,
     const char *root = std::getenv("HETPU_POWERCAP_ROOT");
     const char *nvml_lib = std::getenv("HETPU_NVML_LIBRARY");
     EnergySelection sel;
-    std::string why;
+    // A missing sensor is an error only when forced; otherwise the model stands in for it.
     if (want == "auto" || want == "rapl") {
-        if (auto rapl = RaplSource::open(root && *root ? root : "/sys/class/powercap", &why))
-            sel.sources.push_back(std::move(rapl));
-        else if (want == "rapl")
-            throw std::runtime_error("HETPU_ENERGY=rapl: " + why);
-        else
-            sel.notes.push_back(why);
+        try {
+            sel.sources.push_back(RaplSource::open(root && *root ? root : "/sys/class/powercap"));
+        } catch (const std::runtime_error &e) {
+            if (want == "rapl")
+                throw std::runtime_error(std::string("HETPU_ENERGY=rapl: ") + e.what());
+            sel.notes.push_back(e.what());
+        }
     }
     if (want == "auto" || want == "nvml") {
-        if (auto nvml = NvmlSource::open(nvml_lib && *nvml_lib ? nvml_lib : "libnvidia-ml.so.1", &why))
-            sel.sources.push_back(std::move(nvml));
-        else if (want == "nvml")
-            throw std::runtime_error("HETPU_ENERGY=nvml: " + why);
-        else
-            sel.notes.push_back(why);
+        try {
+            sel.sources.push_back(NvmlSource::open(nvml_lib && *nvml_lib ? nvml_lib : "libnvidia-ml.so.1"));
+        } catch (const std::runtime_error &e) {
+            if (want == "nvml")
+                throw std::runtime_error(std::string("HETPU_ENERGY=nvml: ") + e.what());
+            sel.notes.push_back(e.what());
+        }
     }
     // The model covers whatever no sensor does (and everything when forced).
     sel.sources.push_back(std::make_unique<ModelSource>(model, opencl_on_cpu));

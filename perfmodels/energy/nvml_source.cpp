@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 
+#include <stdexcept>
+
 namespace hetpu::energy {
 
 // The few NVML entry points used, declared here with NVML's C types so no NVML header is
@@ -30,14 +32,10 @@ template <typename F> bool bind(void *lib, const char *sym, F *out)
 
 }  // namespace
 
-std::unique_ptr<NvmlSource> NvmlSource::open(const std::string &library, std::string *why,
-                                             std::chrono::milliseconds power_period)
+std::unique_ptr<NvmlSource> NvmlSource::open(const std::string &library, std::chrono::milliseconds power_period)
 {
-    auto fail = [why](const std::string &msg) {
-        if (why)
-            *why = "nvml: " + msg;
-        return nullptr;
-    };
+    // After src exists, its destructor shuts NVML down and closes the library on the way out.
+    auto fail = [](const std::string &msg) -> std::unique_ptr<NvmlSource> { throw std::runtime_error("nvml: " + msg); };
     void *lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib)
         return fail("cannot load " + library + " (no NVIDIA driver on this machine?): " + dlerror());

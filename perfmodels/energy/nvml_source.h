@@ -19,9 +19,9 @@ namespace hetpu::energy {
 class NvmlSource final : public EnergySource {
 public:
     // `library` is the file to dlopen (default libnvidia-ml.so.1; HETPU_NVML_LIBRARY overrides
-    // it, which the tests use to load a fake). Returns nullptr and sets `why` when NVML or a GPU
-    // is missing.
-    static std::unique_ptr<NvmlSource> open(const std::string &library, std::string *why,
+    // it, which the tests use to load a fake). Throws std::runtime_error saying why when NVML or
+    // a GPU is missing.
+    static std::unique_ptr<NvmlSource> open(const std::string &library,
                                             std::chrono::milliseconds power_period = std::chrono::milliseconds(100));
     ~NvmlSource() override;
 

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 #include <dirent.h>
 #include <fstream>
 #include <algorithm>
@@ -58,8 +59,7 @@ bool is_package_zone(const std::string &n)
 
 }  // namespace
 
-std::unique_ptr<RaplSource> RaplSource::open(const std::string &root, std::string *why,
-                                             std::chrono::milliseconds period)
+std::unique_ptr<RaplSource> RaplSource::open(const std::string &root, std::chrono::milliseconds period)
 {
     std::unique_ptr<RaplSource> src(new RaplSource());
     std::string failure;
@@ -87,14 +87,11 @@ std::unique_ptr<RaplSource> RaplSource::open(const std::string &root, std::strin
             src->zones_.push_back(std::move(z));
         }
     }
-    if (src->zones_.empty()) {
-        if (why)
-            *why = failure.empty() ? "rapl: no powercap package zone under " + root +
-                                         " (no RAPL on this CPU, "
-                                         "or the intel_rapl driver is not loaded)"
-                                   : "rapl: " + failure;
-        return nullptr;
-    }
+    if (src->zones_.empty())
+        throw std::runtime_error(failure.empty() ? "rapl: no powercap package zone under " + root +
+                                                       " (no RAPL on this CPU, "
+                                                       "or the intel_rapl driver is not loaded)"
+                                                 : "rapl: " + failure);
     src->opened_ = std::chrono::steady_clock::now();
     RaplSource *self = src.get();
     src->sampler_ = std::make_unique<PeriodicSampler>(period, [self] { self->sample_all(); });

@@ -19,8 +19,8 @@ namespace hetpu::energy {
 class RaplSource final : public EnergySource {
 public:
     // `root` is the powercap directory (/sys/class/powercap; tests point it at a fake tree).
-    // Returns nullptr and sets `why` when no readable package zone exists.
-    static std::unique_ptr<RaplSource> open(const std::string &root, std::string *why,
+    // Throws std::runtime_error saying why when no readable package zone exists.
+    static std::unique_ptr<RaplSource> open(const std::string &root,
                                             std::chrono::milliseconds period = std::chrono::milliseconds(1000));
     ~RaplSource() override;
 

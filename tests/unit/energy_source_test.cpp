@@ -15,6 +15,7 @@
 #include "perfmodels/energy/model_source.h"
 #include "perfmodels/energy/nvml_source.h"
 #include "perfmodels/energy/rapl_source.h"
+#include "tests/unit/thrown_message.h"
 
 namespace fs = std::filesystem;
 using namespace hetpu::energy;
@@ -76,9 +77,8 @@ TEST(CounterAccumulator, UnknownRangeTreatsDropAsReset)
 TEST(RaplSource, SumsPackagesAndDramAcrossWraps)
 {
     FakePowercap pc;
-    std::string why;
-    auto src = RaplSource::open(pc.root.string(), &why, std::chrono::milliseconds(10000));
-    ASSERT_TRUE(src) << why;
+    auto src = RaplSource::open(pc.root.string(), std::chrono::milliseconds(10000));
+    ASSERT_TRUE(src);
     EXPECT_EQ(src->zones(), (std::vector<std::string>{"package-0", "dram", "package-1"}));
     EXPECT_DOUBLE_EQ(src->joules(Device::cpu), 0.0);
     EXPECT_DOUBLE_EQ(src->joules(Device::gpu), 0.0);
@@ -93,17 +93,16 @@ TEST(RaplSource, SumsPackagesAndDramAcrossWraps)
 
 TEST(RaplSource, NoZonesExplainsWhy)
 {
-    std::string why;
-    EXPECT_FALSE(RaplSource::open("/nonexistent/powercap", &why));
-    EXPECT_NE(why.find("no powercap package zone"), std::string::npos) << why;
+    EXPECT_THROW_MSG(RaplSource::open("/nonexistent/powercap"), std::runtime_error,
+                     "rapl: no powercap package zone under /nonexistent/powercap (no RAPL on this CPU, or the "
+                     "intel_rapl driver is not loaded)");
 }
 
 TEST(NvmlSource, ReadsEnergyCountersOfAllGpus)
 {
     ::unsetenv("FAKE_NVML_MODE");
-    std::string why;
-    auto src = NvmlSource::open(fake_nvml(), &why);
-    ASSERT_TRUE(src) << why;
+    auto src = NvmlSource::open(fake_nvml());
+    ASSERT_TRUE(src);
     EXPECT_EQ(src->gpu_count(), 2);
     EXPECT_EQ(src->integrated_count(), 0);
     // The fake's counters start at 5 J and rise 1 J per read: the first read after open is +1 J
@@ -116,9 +115,8 @@ TEST(NvmlSource, ReadsEnergyCountersOfAllGpus)
 TEST(NvmlSource, IntegratesPowerWithoutACounter)
 {
     ::setenv("FAKE_NVML_MODE", "power", 1);
-    std::string why;
-    auto src = NvmlSource::open(fake_nvml(), &why, std::chrono::milliseconds(5));
-    ASSERT_TRUE(src) << why;
+    auto src = NvmlSource::open(fake_nvml(), std::chrono::milliseconds(5));
+    ASSERT_TRUE(src);
     EXPECT_EQ(src->integrated_count(), 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     const double t_before = src->seconds();
@@ -134,9 +132,8 @@ TEST(NvmlSource, IntegratesPowerWithoutACounter)
 
 TEST(NvmlSource, MissingLibraryExplainsWhy)
 {
-    std::string why;
-    EXPECT_FALSE(NvmlSource::open("/nonexistent/libnvidia-ml.so.1", &why));
-    EXPECT_NE(why.find("no NVIDIA driver"), std::string::npos) << why;
+    EXPECT_THROW_MSG(NvmlSource::open("/nonexistent/libnvidia-ml.so.1"), std::runtime_error,
+                     "nvml: cannot load /nonexistent/libnvidia-ml.so.1 (no NVIDIA driver on this machine?): ");
 }
 
 TEST(ModelSource, IdlePowerForWorkersPlusDynamicPowerForBusyTime)
