@@ -46,6 +46,6 @@ template <typename E, typename F> std::optional<E> thrown(F &&f)
 }  // namespace hetpu::test
 
 // Expects `statement` to throw an E whose message contains `part`.
-#define EXPECT_THROW_MSG(statement, E, part)                                                    \
-    EXPECT_NE(::hetpu::test::thrown_message<E>([&] { statement; }).find(part), std::string::npos) \
+#define EXPECT_THROW_MSG(statement, E, part)                                                                           \
+    EXPECT_NE(::hetpu::test::thrown_message<E>([&] { statement; }).find(part), std::string::npos)                      \
         << "expected " #E " containing \"" << (part) << "\" from " #statement
