@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# apps/common: pieces the grn and kmeans apps share (text tables with line-numbered
+# apps/common: pieces the four apps share (the command line, text tables with line-numbered
 # errors, the JSON run record, a platform-independent generator). Pure C++.
 noinst_LTLIBRARIES += apps/common/libhetpu_apps_common.la
 apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/text_table.cpp apps/common/text_table.h \
-	apps/common/option_scanner.cpp apps/common/option_scanner.h \
+	apps/common/app_options.cpp apps/common/app_options.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
 	apps/common/output_file.h
+# CLI11 parses the command lines (tools/cli_args.h), finite_number the real numbers.
+apps_common_libhetpu_apps_common_la_LIBADD = runtime/libhetpu_core.la
 
 # The GPU needs each app's codelets declare to the mgb policies (include/hetpu/gpu_needs.h),
 # asked for the way the scheduler asks, on StarPU with one CPU worker.
@@ -23,3 +25,7 @@ TESTS += tests/apps_gpu_needs_tests
 # two-device node with unequal memory limits.
 TESTS += tests/cli/mgb_apps.sh
 EXTRA_DIST += tests/cli/mgb_apps.sh
+
+# Every app with no arguments (its default problem, verified), --help, and bad values.
+TESTS += tests/cli/apps_defaults.sh
+EXTRA_DIST += tests/cli/apps_defaults.sh

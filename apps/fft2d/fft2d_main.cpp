@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "apps/common/output_file.h"
@@ -77,15 +78,8 @@ int run_all(const Options &options)
 int main(int argc, char **argv)
 {
     Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "fft2d: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
-        return 0;
-    }
+    if (std::optional<int> done = hetpu::apps::parse_or_exit("fft2d", argc, argv, options, parse_options, usage))
+        return *done;
     // fft2d's row passes are divisible, but its transpose needs every row on one rank: it
     // stays a single-node app. Launched on several ranks it says so instead of running N
     // independent copies.

@@ -9,7 +9,7 @@ apps_fft2d_libhetpu_fft2d_core_la_SOURCES = \
 	apps/fft2d/fft2d_problem.cpp apps/fft2d/fft2d_problem.h \
 	apps/fft2d/fft2d_report.cpp apps/fft2d/fft2d_report.h
 apps_fft2d_libhetpu_fft2d_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW_CFLAGS)
-apps_fft2d_libhetpu_fft2d_core_la_LIBADD = $(FFTW_LIBS)
+apps_fft2d_libhetpu_fft2d_core_la_LIBADD = apps/common/libhetpu_apps_common.la $(FFTW_LIBS)
 
 # StarPU glue (codelets, the job) plus the cores: everything but main.
 noinst_LTLIBRARIES += apps/fft2d/libhetpu_fft2d.la

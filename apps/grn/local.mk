@@ -12,7 +12,7 @@ apps_grn_libhetpu_grn_core_la_SOURCES = \
 	apps/grn/grn_data.cpp apps/grn/grn_data.h \
 	apps/grn/grn_search.cpp apps/grn/grn_search.h apps/grn/grn_score.h
 apps_grn_libhetpu_grn_core_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_grn_fp_flags)
-apps_grn_libhetpu_grn_core_la_LIBADD = apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la
+apps_grn_libhetpu_grn_core_la_LIBADD = apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la
 
 # The OpenCL program is compiled from grn_score.h's own text: turn it into a C string.
 apps/grn/grn_score_cl.inc: $(srcdir)/apps/grn/grn_score.h

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "apps/common/output_file.h"
@@ -235,15 +236,8 @@ int run_all(const Options &o, const Data &data)
 int main(int argc, char **argv)
 {
     Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "kmeans: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
-        return 0;
-    }
+    if (std::optional<int> done = hetpu::apps::parse_or_exit("kmeans", argc, argv, options, parse_options, usage))
+        return *done;
     Data data;
     try {
         if (int rc = load(options, data); rc != 0)

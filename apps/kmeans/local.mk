@@ -15,7 +15,7 @@ apps_kmeans_libhetpu_kmeans_core_la_SOURCES = \
 	apps/kmeans/kmeans_checkpoint_format.cpp apps/kmeans/kmeans_checkpoint_format.h
 apps_kmeans_libhetpu_kmeans_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(XXHASH_CFLAGS)
 apps_kmeans_libhetpu_kmeans_core_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
-apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
+apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
 	$(XXHASH_LIBS)
 
 # StarPU glue: codelets, the per-pass job, checkpoint/restart through libhetpu_ckpt.

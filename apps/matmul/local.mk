@@ -7,6 +7,7 @@ apps_matmul_libhetpu_matmul_core_la_SOURCES = \
 	apps/matmul/matmul_options.cpp apps/matmul/matmul_options.h \
 	apps/matmul/matmul_problem.cpp apps/matmul/matmul_problem.h \
 	apps/matmul/matmul_report.cpp apps/matmul/matmul_report.h
+apps_matmul_libhetpu_matmul_core_la_LIBADD = apps/common/libhetpu_apps_common.la
 
 # StarPU glue (codelets, the job) plus the cores: everything but main, shared with the
 # overhead benchmark.

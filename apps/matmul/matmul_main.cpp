@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 
 #include "apps/common/output_file.h"
@@ -86,15 +87,8 @@ template <typename T> int run_all(const Options &options)
 int main(int argc, char **argv)
 {
     Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "matmul: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
-        return 0;
-    }
+    if (std::optional<int> done = hetpu::apps::parse_or_exit("matmul", argc, argv, options, parse_options, usage))
+        return *done;
 
     int rc = hetpu::apps::start_hetpu();
     if (rc == HETPU_INIT_HELP_SHOWN)
