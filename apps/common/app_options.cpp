@@ -7,9 +7,9 @@
 
 namespace hetpu::apps {
 
-const CLI::Validator NonEmpty(
-    [](std::string &value) { return value.empty() ? std::string("needs a non-empty value") : std::string(); },
-    "", "non-empty");
+const CLI::Validator
+    NonEmpty([](std::string &value) { return value.empty() ? std::string("needs a non-empty value") : std::string(); },
+             "", "non-empty");
 
 CLI::Validator whole_in(uint64_t min, uint64_t max)
 {

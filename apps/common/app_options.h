@@ -45,12 +45,52 @@ std::string program_name(const char *argv0, const char *fallback);
 // false with CLI11's message, which names the option: "-n: Value 0 not in range [1 - ...]".
 bool parse_command_line(CLI::App &app, int argc, const char *const argv[], bool &help, std::string &error);
 
+// grn's and kmeans's data: --input FILE or --generate N, not both; neither generates the
+// default problem of `fallback` items.
+template <typename Count>
+bool choose_data(const std::string &input, Count &generate, Count fallback, std::string &error)
+{
+    if (!input.empty() && generate) {
+        error = "both --input and --generate given: choose one";
+        return false;
+    }
+    if (input.empty() && !generate)
+        generate = fallback;
+    return true;
+}
+
+// What every app's parse_options() does: a fresh Options whose options describe() adds,
+// CLI11 over argv, then (unless --help) complete() for the defaults that depend on other
+// options and the checks across options. `out` is written only on success.
+template <typename Options>
+bool parse_into(void (*describe)(CLI::App &, Options &), bool (*complete)(Options &, std::string &), int argc,
+                const char *const argv[], Options &out, std::string &error)
+{
+    Options o;
+    CLI::App app;
+    describe(app, o);
+    if (!parse_command_line(app, argc, argv, o.help, error) || (!o.help && !complete(o, error)))
+        return false;
+    out = o;
+    return true;
+}
+
+// The --help text: describe()'s options and their defaults, under the program's name.
+template <typename Options>
+std::string help_text(void (*describe)(CLI::App &, Options &), const char *argv0, const char *fallback)
+{
+    Options defaults;
+    CLI::App app{"", program_name(argv0, fallback)};
+    describe(app, defaults);
+    return app.help();
+}
+
 // main()'s first step. Returns the exit status when the program should stop: 2 after a bad
 // command line (printed with a hint), 0 after --help (the usage printed); nothing otherwise.
 template <typename Options>
 std::optional<int> parse_or_exit(const char *app, int argc, char **argv, Options &options,
-                                  bool (*parse)(int, const char *const[], Options &, std::string &),
-                                  std::string (*usage)(const char *))
+                                 bool (*parse)(int, const char *const[], Options &, std::string &),
+                                 std::string (*usage)(const char *))
 {
     std::string error;
     if (!parse(argc, argv, options, error)) {

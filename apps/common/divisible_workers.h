@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// StarPU glue shared by the apps: hetpu's per-job worker report as app WorkerRecords.
+// StarPU glue shared by the apps: hetpu's job report as the apps' WorkerRecords, or as a
+// whole run record for an app whose repetition is one job.
 #pragma once
 
 #include <hetpu/divisible.h>
+#include <hetpu/hetpu.h>
 
 #include <vector>
 
@@ -29,6 +31,23 @@ inline std::vector<WorkerRecord> worker_records(const struct hetpu_divisible_rep
                        w.rank, w.host});
     }
     return out;
+}
+
+// The common part of a repetition's record: the policy, the blocks, the time, the workers;
+// the app adds its name and its own keys.
+inline AppRecord divisible_record(const struct hetpu_divisible_report &report, unsigned rep, Verified verified)
+{
+    AppRecord r;
+    const char *policy = hetpu_policy_name();
+    r.policy = policy ? policy : "";
+    r.block = report.fixed_block;
+    r.planner = report.planner;
+    r.rep = rep;
+    r.makespan_s = report.makespan_s;
+    r.verified = verified;
+    r.ranks = report.ranks > 0 ? report.ranks : 1;
+    r.workers = worker_records(report);
+    return r;
 }
 
 }  // namespace hetpu::apps

@@ -7,15 +7,16 @@ apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/app_options.cpp apps/common/app_options.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
-	apps/common/output_file.h
+	apps/common/output_file.h apps/common/run_output.h apps/common/block_codelet.h
 # CLI11 parses the command lines (tools/cli_args.h), finite_number the real numbers.
+apps_common_libhetpu_apps_common_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 apps_common_libhetpu_apps_common_la_LIBADD = runtime/libhetpu_core.la
 
 # The GPU needs each app's codelets declare to the mgb policies (include/hetpu/gpu_needs.h),
 # asked for the way the scheduler asks, on StarPU with one CPU worker.
 check_PROGRAMS += tests/apps_gpu_needs_tests
 tests_apps_gpu_needs_tests_SOURCES = tests/unit/apps/gpu_needs_test.cpp
-tests_apps_gpu_needs_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tests_apps_gpu_needs_tests_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 tests_apps_gpu_needs_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS)
 tests_apps_gpu_needs_tests_LDADD = $(hetpu_matmul_libs) $(hetpu_grn_libs) $(hetpu_kmeans_libs) $(hetpu_fft2d_libs) \
 	$(GTEST_LIBS)

@@ -24,12 +24,17 @@ inline int start_hetpu()
 // On a multi-rank run only rank 0 holds the results and writes reports.
 inline bool reporting_rank() { return hetpu_mpi_rank() == 0; }
 
+// How an app may start: on every rank of an MPI launch, or as one process only (an app whose
+// data cannot be divided across nodes; it refuses a multi-rank launch itself).
+enum class Launch { AnyRanks, SingleProcess };
+
 // Returns the exit status: run()'s, 0 after STARPU_SCHED=help, 1 when StarPU or the
 // codelets cannot start or memory runs out.
-inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codelets_shutdown)(),
-                           const std::function<int()> &run)
+inline int run_with_starpu(const char *app, const std::function<int()> &codelets_init,
+                           const std::function<void()> &codelets_shutdown, const std::function<int()> &run,
+                           Launch launch = Launch::AnyRanks)
 {
-    int rc = start_hetpu();
+    int rc = launch == Launch::AnyRanks ? start_hetpu() : hetpu_init(nullptr);
     if (rc == HETPU_INIT_HELP_SHOWN)
         return 0;
     if (rc < 0) {
@@ -39,7 +44,7 @@ inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codel
     }
     int status;
     if ((rc = codelets_init()) != 0) {
-        std::fprintf(stderr, "%s: building the OpenCL kernels failed: %s\n", app, std::strerror(-rc));
+        std::fprintf(stderr, "%s: setting up the codelets failed: %s\n", app, std::strerror(-rc));
         status = 1;
     } else {
         try {

@@ -23,17 +23,11 @@ void describe(CLI::App &app, Options &o)
 
 }  // namespace
 
-bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
+namespace {
+
+// Defaults that depend on other options, and the checks across options.
+bool complete(Options &o, std::string &error)
 {
-    Options o;
-    CLI::App app;
-    describe(app, o);
-    if (!apps::parse_command_line(app, argc, argv, o.help, error))
-        return false;
-    if (o.help) {
-        out = o;
-        return true;
-    }
     if (o.m == 0 && o.n == 0)
         o.m = o.n = kDefaultSize;
     if (o.m == 0)
@@ -50,16 +44,16 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                 ", n = " + std::to_string(o.n) + "); give at most " + std::to_string(o.m < o.n ? o.m : o.n);
         return false;
     }
-    out = o;
     return true;
 }
 
-std::string usage(const char *prog)
+}  // namespace
+
+bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
 {
-    Options defaults;
-    CLI::App app{"", apps::program_name(prog, "hetpu-fft2d")};
-    describe(app, defaults);
-    return app.help();
+    return apps::parse_into(describe, complete, argc, argv, out, error);
 }
+
+std::string usage(const char *prog) { return apps::help_text(describe, prog, "hetpu-fft2d"); }
 
 }  // namespace hetpu::fft2d

@@ -11,8 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "apps/common/output_file.h"
 #include "apps/common/app_record.h"
+#include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/grn/grn_codelets.h"
 #include "apps/grn/grn_data.h"
@@ -72,12 +72,10 @@ int run_all(const Options &o, const Data &data)
     if (o.verify && reporter)
         reference = reference_search(in);
 
-    std::FILE *json = nullptr;
-    int json_error = 0;  // the first failed write: later lines are not attempted
-    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
-        std::fprintf(stderr, "grn: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
+    // Only the reporting rank writes the --json file.
+    hetpu::apps::RunOutput output("grn", reporter ? o.json_path : std::string());
+    if (!output.open())
         return 1;
-    }
     int status = 0;
     for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
         SearchRun run;
@@ -124,26 +122,24 @@ int run_all(const Options &o, const Data &data)
         r.workers = run.workers;
         r.ranks = hetpu_mpi_size();
         const uint64_t evaluations = subsets * (genes - o.k);
-        r.extra = [&](hetpu::JsonWriter &w) {
-            w.field("genes", genes)
-                .field("samples", e.samples)
-                .field("k", o.k)
-                .field("lag", o.lag)
-                .field("alpha", o.alpha)
-                .field("threshold", o.threshold)
-                .field("max_score", o.max_score)
-                .field("subsets", static_cast<unsigned long long>(subsets))
-                .field("evaluations", static_cast<unsigned long long>(evaluations))
-                .field("evaluations_per_s", run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0)
-                .field("edges", static_cast<unsigned long long>(edges.size()))
-                .field("constant_targets", constant);
-            if (data.generated) {
-                w.field("planted_edges", static_cast<unsigned long long>(rec.planted))
-                    .field("true_positives", static_cast<unsigned long long>(rec.true_positives))
-                    .field("edge_precision", rec.precision)
-                    .field("edge_recall", rec.recall);
-            }
-        };
+        r.extra = {{"genes", genes},
+                   {"samples", e.samples},
+                   {"k", o.k},
+                   {"lag", o.lag},
+                   {"alpha", o.alpha},
+                   {"threshold", o.threshold},
+                   {"max_score", o.max_score},
+                   {"subsets", subsets},
+                   {"evaluations", evaluations},
+                   {"evaluations_per_s", run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0},
+                   {"edges", edges.size()},
+                   {"constant_targets", constant}};
+        if (data.generated) {
+            r.extra["planted_edges"] = rec.planted;
+            r.extra["true_positives"] = rec.true_positives;
+            r.extra["edge_precision"] = rec.precision;
+            r.extra["edge_recall"] = rec.recall;
+        }
         std::printf("grn rep %u/%u: policy %s, %u genes x %u samples, k = %u, lag %d, %llu subsets, %s\n"
                     "  makespan %.6f s (%.3g subset-target evaluations/s), %zu edges at score <= %g\n",
                     rep + 1, o.reps, r.policy.c_str(), genes, e.samples, o.k, o.lag,
@@ -160,16 +156,8 @@ int run_all(const Options &o, const Data &data)
         if (o.verify)
             std::printf("  verified against the serial reference search: %s\n",
                         verified == apps::Verified::Passed ? "yes (identical scores)" : "NO");
-        for (const apps::WorkerRecord &w : r.workers) {
-            // Several ranks: say whose worker it is (worker ids repeat across ranks).
-            const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
-            std::printf("%s  worker %2d %-6s %-28s blocks %5u  subsets %10llu  busy %.6f s  transfer %.6f s\n",
-                        where.c_str(), w.id, w.type.c_str(), w.name.c_str(), w.blocks,
-                        static_cast<unsigned long long>(w.elements), w.busy_s, w.transfer_s);
-        }
-        std::fflush(stdout);
-        if (json && !json_error)
-            json_error = hetpu::apps::append_line(json, apps::json_line(r));
+        std::fputs(apps::worker_lines(r, "subsets").c_str(), stdout);
+        output.add(hetpu::apps::json_line(r));
         if (rep + 1 == o.reps && !o.edges_path.empty()) {
             std::string error;
             if (!write_inferred(o.edges_path, run.best, e.genes, o.k, o.max_score, error)) {
@@ -178,9 +166,7 @@ int run_all(const Options &o, const Data &data)
             }
         }
     }
-    if (json && hetpu::apps::close_output(json, "grn", "--json file '" + o.json_path + "'", json_error))
-        status = 1;
-    if (hetpu::apps::close_output(stdout, "grn", "the standard output"))
+    if (output.close() != 0)
         status = 1;
     return status;
 }

@@ -92,23 +92,13 @@ bool check_sizes(const Options &o, uint64_t genes, uint64_t samples, const std::
     return true;
 }
 
-bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
+namespace {
+
+// Defaults that depend on other options, and the checks across options.
+bool complete(Options &o, std::string &error)
 {
-    Options o;
-    CLI::App app;
-    describe(app, o);
-    if (!apps::parse_command_line(app, argc, argv, o.help, error))
+    if (!apps::choose_data(o.input, o.generate, kDefaultGenes, error))
         return false;
-    if (o.help) {
-        out = o;
-        return true;
-    }
-    if (!o.input.empty() && o.generate) {
-        error = "both --input and --generate given: choose one";
-        return false;
-    }
-    if (o.input.empty() && !o.generate)
-        o.generate = kDefaultGenes;
     if (!o.generate && (!o.write_data_path.empty() || !o.truth_path.empty())) {
         error = "--write-data and --truth describe generated data: use them with --generate";
         return false;
@@ -119,16 +109,16 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
         o.lag = o.generate ? 1 : 0;
     if (o.generate && !check_sizes(o, o.generate, o.samples, "--generate", error))
         return false;
-    out = o;
     return true;
 }
 
-std::string usage(const char *prog)
+}  // namespace
+
+bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
 {
-    Options defaults;
-    CLI::App app{"", apps::program_name(prog, "hetpu-grn")};
-    describe(app, defaults);
-    return app.help();
+    return apps::parse_into(describe, complete, argc, argv, out, error);
 }
+
+std::string usage(const char *prog) { return apps::help_text(describe, prog, "hetpu-grn"); }
 
 }  // namespace hetpu::grn

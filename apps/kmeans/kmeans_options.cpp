@@ -94,25 +94,15 @@ bool check_k(uint32_t k, uint64_t n, const std::string &source, std::string &err
     return true;
 }
 
-bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
+namespace {
+
+// Defaults that depend on other options, and the checks across options.
+bool complete(Options &o, std::string &error)
 {
-    Options o;
-    CLI::App app;
-    describe(app, o);
-    if (!apps::parse_command_line(app, argc, argv, o.help, error))
-        return false;
-    if (o.help) {
-        out = o;
-        return true;
-    }
     if (o.k == 0)
         o.k = kDefaultK;
-    if (!o.input.empty() && o.generate) {
-        error = "both --input and --generate given: choose one";
+    if (!apps::choose_data(o.input, o.generate, kDefaultPoints, error))
         return false;
-    }
-    if (o.input.empty() && !o.generate)
-        o.generate = kDefaultPoints;
     if (o.generate &&
         (!check_k(o.k, o.generate, "--generate", error) || !check_size(o.generate, o.dims, "--generate", error)))
         return false;
@@ -142,16 +132,16 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                 ": give fewer blobs";
         return false;
     }
-    out = o;
     return true;
 }
 
-std::string usage(const char *prog)
+}  // namespace
+
+bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
 {
-    Options defaults;
-    CLI::App app{"", apps::program_name(prog, "hetpu-kmeans")};
-    describe(app, defaults);
-    return app.help();
+    return apps::parse_into(describe, complete, argc, argv, out, error);
 }
+
+std::string usage(const char *prog) { return apps::help_text(describe, prog, "hetpu-kmeans"); }
 
 }  // namespace hetpu::kmeans
