@@ -11,6 +11,10 @@
 #include <cstring>
 #include <functional>
 #include <new>
+#include <optional>
+#include <string>
+
+#include "apps/common/app_options.h"
 
 namespace hetpu::apps {
 
@@ -57,6 +61,29 @@ inline int run_with_starpu(const char *app, const std::function<int()> &codelets
     codelets_shutdown();
     hetpu_shutdown();
     return status;
+}
+
+// main() of an app that reads or generates its data before StarPU starts (grn, kmeans), so
+// that bad input costs no start-up: parse the command line, load() (0, or the exit status
+// after printing the problem), then run_all() under StarPU.
+template <typename Options, typename Data>
+int run_data_app(const char *app, int argc, char **argv,
+                 bool (*parse)(int, const char *const[], Options &, std::string &), std::string (*usage)(const char *),
+                 int (*load)(const Options &, Data &), int (*codelets_init)(), void (*codelets_shutdown)(),
+                 int (*run_all)(const Options &, const Data &))
+{
+    Options options;
+    if (std::optional<int> done = parse_or_exit(app, argc, argv, options, parse, usage))
+        return *done;
+    Data data;
+    try {
+        if (int rc = load(options, data); rc != 0)
+            return rc;
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "%s: not enough memory for the data: use less\n", app);
+        return 1;
+    }
+    return run_with_starpu(app, codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
 }
 
 }  // namespace hetpu::apps

@@ -7,8 +7,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <new>
-#include <optional>
 #include <string>
 
 #include "apps/common/app_record.h"
@@ -175,16 +173,5 @@ int run_all(const Options &o, const Data &data)
 
 int main(int argc, char **argv)
 {
-    Options options;
-    if (std::optional<int> done = hetpu::apps::parse_or_exit("grn", argc, argv, options, parse_options, usage))
-        return *done;
-    Data data;
-    try {
-        if (int rc = load(options, data); rc != 0)
-            return rc;
-    } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "grn: not enough memory for the expression data\n");
-        return 1;
-    }
-    return apps::run_with_starpu("grn", codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
+    return apps::run_data_app("grn", argc, argv, parse_options, usage, load, codelets_init, codelets_shutdown, run_all);
 }
