@@ -42,6 +42,16 @@ struct AppRecord {
     int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "host"
 };
 
+// What an app's divisible jobs add up to in one repetition (grn runs one, kmeans one per
+// pass): their summed time and per-worker totals, and the block rule of the last one.
+struct JobTotals {
+    double makespan_s = 0;
+    uint64_t fixed_block = 0;  // 0: a planner chose the sizes
+    std::string planner;
+    std::vector<WorkerRecord> workers;
+    int ranks = 1;  // MPI ranks that took part
+};
+
 // Add one job's per-worker totals into a record's workers (matched by rank and id).
 void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<WorkerRecord> &job);
 

@@ -55,7 +55,7 @@ int run_all(const Options &options)
                 status = 1;
             }
         }
-        hetpu::apps::AppRecord record = hetpu::apps::divisible_record(report, rep, verified);
+        hetpu::apps::AppRecord record = hetpu::apps::record_of("fft2d", report, rep, verified);
         add_problem(record, options);
         std::fputs(summary(record, options, options.reps).c_str(), stdout);
         output.add(hetpu::apps::json_line(record));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "apps/common/app_record.h"
+#include "apps/common/divisible_workers.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/grn/grn_codelets.h"
@@ -108,17 +109,7 @@ int run_all(const Options &o, const Data &data)
         const std::vector<Edge> edges = edges_from_best(run.best, genes, o.k, o.max_score);
         const Recovery rec = compare_edges(edges, data.planted);
 
-        apps::AppRecord r;
-        r.app = "grn";
-        const char *policy = hetpu_policy_name();
-        r.policy = policy ? policy : "";
-        r.block = run.fixed_block;
-        r.planner = run.planner;
-        r.rep = rep;
-        r.makespan_s = run.makespan_s;
-        r.verified = verified;
-        r.workers = run.workers;
-        r.ranks = hetpu_mpi_size();
+        apps::AppRecord r = apps::record_of("grn", run, rep, verified);
         const uint64_t evaluations = subsets * (genes - o.k);
         r.extra = {{"genes", genes},
                    {"samples", e.samples},

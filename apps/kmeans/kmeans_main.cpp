@@ -11,6 +11,7 @@
 #include <string>
 
 #include "apps/common/app_record.h"
+#include "apps/common/divisible_workers.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/kmeans/kmeans_checkpoint.h"
@@ -150,19 +151,9 @@ int run_all(const Options &o, const Data &data)
         }
         const double centre_error = data.truth.empty() ? NAN : centre_recovery_error(state.centroids, data.truth, p.d);
 
-        apps::AppRecord r;
-        r.app = "kmeans";
-        const char *policy = hetpu_policy_name();
-        r.policy = policy ? policy : "";
-        r.block = acc.fixed_block;
-        r.planner = acc.planner;
-        r.rep = rep;
-        r.makespan_s = acc.makespan_s;
+        apps::AppRecord r = apps::record_of("kmeans", acc, rep, verified);
         // Assignment: 3 flops per dimension per centroid per point, per pass.
         r.gflops = acc.makespan_s > 0 ? 3.0 * p.n * o.k * p.d * result.passes / acc.makespan_s * 1e-9 : 0;
-        r.verified = verified;
-        r.workers = acc.workers;
-        r.ranks = hetpu_mpi_size();
         r.extra = {{"n", p.n},
                    {"d", p.d},
                    {"k", o.k},

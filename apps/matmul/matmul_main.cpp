@@ -64,7 +64,7 @@ template <typename T> int run_all(const Options &options)
         }
         if (!reporter)
             continue;
-        hetpu::apps::AppRecord record = hetpu::apps::divisible_record(report, rep, verified);
+        hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", report, rep, verified);
         add_problem(record, options);
         std::fputs(summary(record, options, options.reps).c_str(), stdout);
         output.add(hetpu::apps::json_line(record));
