@@ -42,7 +42,7 @@ CLI::Validator real_in(double min, double max);  // finite, in [min, max]
 std::string program_name(const char *argv0, const char *fallback);
 
 // Parses argv[1..argc) into `app`'s options. Returns true (help set after -h/--help), or
-// false with CLI11's message, which names the option: "-n: Value 0 not in range [1 - ...]".
+// false with the message, which names the option: "-n: 0 is not a whole number in [1 - ...]".
 bool parse_command_line(CLI::App &app, int argc, const char *const argv[], bool &help, std::string &error);
 
 // grn's and kmeans's data: --input FILE or --generate N, not both; neither generates the
