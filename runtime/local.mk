@@ -6,7 +6,6 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_cursor.cpp runtime/core/block_cursor.h \
 	runtime/core/block_planner.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
-	runtime/core/json_writer.cpp runtime/core/json_writer.h \
 	runtime/core/json_line.h runtime/core/trim.h \
 	runtime/core/finite_number.cpp runtime/core/finite_number.h \
 	runtime/core/gnuplot_png.cpp runtime/core/gnuplot_png.h \

@@ -25,7 +25,6 @@ tests_unit_tests_SOURCES = \
 	tests/unit/block_cursor_test.cpp \
 	tests/unit/block_dispatcher_test.cpp \
 	tests/unit/cluster_test.cpp \
-	tests/unit/json_writer_test.cpp \
 	tests/unit/matmul_options_test.cpp \
 	tests/unit/matmul_verify_test.cpp \
 	tests/unit/matmul_report_test.cpp \
@@ -45,7 +44,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/energy_source_test.cpp \
 	tests/unit/finite_number_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-# The app cores use runtime/core (JsonWriter), so they come first.
+# The app cores use runtime/core (finite_number, for the command lines), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 tests_integration_tests_SOURCES = \

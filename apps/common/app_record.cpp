@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/common/app_record.h"
 
+#include <cstdio>
+
 namespace hetpu::apps {
 
 void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<WorkerRecord> &job)
@@ -23,45 +25,51 @@ void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<Worke
 
 std::string json_line(const AppRecord &r)
 {
-    JsonWriter w;
-    w.begin_object()
-        .field("app", r.app.c_str())
-        .field("policy", r.policy.c_str())
-        .field("precision", r.precision.c_str())
-        .field("block", static_cast<unsigned long long>(r.block))
-        .field("planner", r.planner.c_str())
-        .field("rep", r.rep)
-        .field("makespan_s", r.makespan_s);
-    w.key("gflops");
-    if (r.gflops < 0)
-        w.null();
-    else
-        w.value(r.gflops);
-    w.key("verified");
-    if (r.verified == Verified::NotChecked)
-        w.null();
-    else
-        w.value(r.verified == Verified::Passed);
+    JsonRecord j = {{"app", r.app},         {"policy", r.policy}, {"precision", r.precision},  {"block", r.block},
+                    {"planner", r.planner}, {"rep", r.rep},       {"makespan_s", r.makespan_s}};
+    j["gflops"] = r.gflops < 0 ? JsonRecord() : JsonRecord(r.gflops);
+    j["verified"] = r.verified == Verified::NotChecked ? JsonRecord() : JsonRecord(r.verified == Verified::Passed);
     if (r.ranks > 1)
-        w.field("ranks", r.ranks);
-    if (r.extra)
-        r.extra(w);
-    w.begin_array("workers");
-    for (const WorkerRecord &wr : r.workers) {
-        w.begin_object()
-            .field("id", wr.id)
-            .field("type", wr.type.c_str())
-            .field("name", wr.name.c_str())
-            .field("blocks", wr.blocks)
-            .field("elements", static_cast<unsigned long long>(wr.elements))
-            .field("busy_s", wr.busy_s)
-            .field("transfer_s", wr.transfer_s);
-        if (r.ranks > 1)
-            w.field("rank", wr.rank).field("host", wr.host.c_str());
-        w.end_object();
+        j["ranks"] = r.ranks;
+    if (r.extra.is_object())
+        for (const auto &[key, value] : r.extra.items())
+            j[key] = value;
+    JsonRecord workers = JsonRecord::array();
+    for (const WorkerRecord &w : r.workers) {
+        JsonRecord wj = {{"id", w.id},
+                         {"type", w.type},
+                         {"name", w.name},
+                         {"blocks", w.blocks},
+                         {"elements", w.elements},
+                         {"busy_s", w.busy_s},
+                         {"transfer_s", w.transfer_s}};
+        if (r.ranks > 1) {
+            wj["rank"] = w.rank;
+            wj["host"] = w.host;
+        }
+        workers.push_back(std::move(wj));
     }
-    w.end_array().end_object();
-    return w.str();
+    j["workers"] = std::move(workers);
+    return hetpu::json_line(j);
+}
+
+std::string worker_lines(const AppRecord &r, const char *unit)
+{
+    std::string out;
+    char line[512];
+    for (const WorkerRecord &w : r.workers) {
+        // Several ranks: say whose worker it is (worker ids repeat across ranks).
+        if (r.ranks > 1) {
+            std::snprintf(line, sizeof line, "  rank %d (%s)", w.rank, w.host.c_str());
+            out += line;
+        }
+        std::snprintf(line, sizeof line,
+                      "  worker %2d %-6s %-28s blocks %5u  %s %10llu  busy %.6f s  transfer %.6f s\n", w.id,
+                      w.type.c_str(), w.name.c_str(), w.blocks, unit, static_cast<unsigned long long>(w.elements),
+                      w.busy_s, w.transfer_s);
+        out += line;
+    }
+    return out;
 }
 
 }  // namespace hetpu::apps

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The run record shared by the grn and kmeans apps: matmul's JSON-line keys (app, policy,
-// precision, block, planner, rep, makespan_s, gflops, verified, workers) plus each app's
-// own fields, written by a callback. Pure C++ (the StarPU glue fills WorkerRecords).
+// The run record of every app: the common JSON-line keys (app, policy, precision, block,
+// planner, rep, makespan_s, gflops, verified, workers) plus each app's own fields, so that
+// one reader handles the lines of all four. Pure C++ (the StarPU glue fills WorkerRecords).
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
-#include "runtime/core/json_writer.h"
+#include "runtime/core/json_line.h"
 
 namespace hetpu::apps {
 
@@ -38,15 +37,30 @@ struct AppRecord {
     double gflops = -1;     // < 0: not meaningful for this app (written as null)
     Verified verified = Verified::NotChecked;
     std::vector<WorkerRecord> workers;
-    // Adds the app's own fields to the open object (after the common ones).
-    std::function<void(JsonWriter &)> extra;
+    // The app's own fields, written after the common ones (an object; null: none).
+    JsonRecord extra;
     int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "host"
+};
+
+// What an app's divisible jobs add up to in one repetition (grn runs one, kmeans one per
+// pass): their summed time and per-worker totals, and the block rule of the last one.
+struct JobTotals {
+    double makespan_s = 0;
+    uint64_t fixed_block = 0;  // 0: a planner chose the sizes
+    std::string planner;
+    std::vector<WorkerRecord> workers;
+    int ranks = 1;  // MPI ranks that took part
 };
 
 // Add one job's per-worker totals into a record's workers (matched by rank and id).
 void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<WorkerRecord> &job);
 
-// One JSON object on one line, without the newline.
+// One JSON object on one line, without the newline. Numbers print in the shortest form
+// that reads back to the same double; NaN and infinities (nothing measured) print as null.
 std::string json_line(const AppRecord &r);
+
+// One line per worker for the human summary: "  worker  0 CPU    CPU 0 ... blocks 3  <unit> 96
+// busy ... s  transfer ... s", prefixed with the rank and host on a multi-rank run.
+std::string worker_lines(const AppRecord &r, const char *unit);
 
 }  // namespace hetpu::apps

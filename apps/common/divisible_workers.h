@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// StarPU glue shared by the apps: hetpu's per-job worker report as app WorkerRecords.
+// StarPU glue shared by the apps: hetpu's job reports as the apps' WorkerRecords, added up
+// over a repetition, and as the repetition's run record.
 #pragma once
 
 #include <hetpu/divisible.h>
+#include <hetpu/hetpu.h>
 
 #include <vector>
 
@@ -29,6 +31,43 @@ inline std::vector<WorkerRecord> worker_records(const struct hetpu_divisible_rep
                        w.rank, w.host});
     }
     return out;
+}
+
+// Adds one job's report into a repetition's totals.
+inline void add_job(JobTotals &t, const struct hetpu_divisible_report &report)
+{
+    t.makespan_s += report.makespan_s;
+    t.fixed_block = report.fixed_block;
+    t.planner = report.planner;
+    t.ranks = report.ranks > 0 ? report.ranks : 1;
+    accumulate_workers(t.workers, worker_records(report));
+}
+
+// The common part of a repetition's record: the policy, the blocks, the time, the workers;
+// the app adds its own keys (and gflops where it counts them).
+inline AppRecord record_of(const char *app, const JobTotals &t, unsigned rep, Verified verified)
+{
+    AppRecord r;
+    r.app = app;
+    const char *policy = hetpu_policy_name();
+    r.policy = policy ? policy : "";
+    r.block = t.fixed_block;
+    r.planner = t.planner;
+    r.rep = rep;
+    r.makespan_s = t.makespan_s;
+    r.verified = verified;
+    r.ranks = t.ranks;
+    r.workers = t.workers;
+    return r;
+}
+
+// The record of a repetition that is one job (matmul, fft2d).
+inline AppRecord record_of(const char *app, const struct hetpu_divisible_report &report, unsigned rep,
+                           Verified verified)
+{
+    JobTotals t;
+    add_job(t, report);
+    return record_of(app, t, rep, verified);
 }
 
 }  // namespace hetpu::apps

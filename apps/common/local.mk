@@ -1,19 +1,23 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# apps/common: pieces the grn and kmeans apps share (text tables with line-numbered
+# apps/common: pieces the four apps share (the command line, text tables with line-numbered
 # errors, the JSON run record, a platform-independent generator). Pure C++.
 noinst_LTLIBRARIES += apps/common/libhetpu_apps_common.la
 apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/text_table.cpp apps/common/text_table.h \
-	apps/common/option_scanner.cpp apps/common/option_scanner.h \
+	apps/common/app_options.cpp apps/common/app_options.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
-	apps/common/output_file.h
+	apps/common/output_file.h apps/common/run_output.h apps/common/block_codelet.h \
+	apps/common/opencl_kernels.h
+# CLI11 parses the command lines (tools/cli_args.h), finite_number the real numbers.
+apps_common_libhetpu_apps_common_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+apps_common_libhetpu_apps_common_la_LIBADD = runtime/libhetpu_core.la
 
 # The GPU needs each app's codelets declare to the mgb policies (include/hetpu/gpu_needs.h),
 # asked for the way the scheduler asks, on StarPU with one CPU worker.
 check_PROGRAMS += tests/apps_gpu_needs_tests
 tests_apps_gpu_needs_tests_SOURCES = tests/unit/apps/gpu_needs_test.cpp
-tests_apps_gpu_needs_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tests_apps_gpu_needs_tests_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 tests_apps_gpu_needs_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS)
 tests_apps_gpu_needs_tests_LDADD = $(hetpu_matmul_libs) $(hetpu_grn_libs) $(hetpu_kmeans_libs) $(hetpu_fft2d_libs) \
 	$(GTEST_LIBS)
@@ -23,3 +27,7 @@ TESTS += tests/apps_gpu_needs_tests
 # two-device node with unequal memory limits.
 TESTS += tests/cli/mgb_apps.sh
 EXTRA_DIST += tests/cli/mgb_apps.sh
+
+# Every app with no arguments (its default problem, verified), --help, and bad values.
+TESTS += tests/cli/apps_defaults.sh
+EXTRA_DIST += tests/cli/apps_defaults.sh

@@ -39,4 +39,24 @@ inline int close_output(std::FILE *f, const char *program, const std::string &wh
     return err;
 }
 
+// Writes `data` to path.tmp, then renames it to path: a failed or interrupted write never
+// leaves a file that looks complete. Returns false with `error` naming the file and reason.
+inline bool write_file_atomically(const std::string &path, const std::string &data, std::string &error)
+{
+    const std::string tmp = path + ".tmp";
+    std::FILE *f = std::fopen(tmp.c_str(), "wb");
+    if (!f) {
+        error = "cannot create '" + tmp + "': " + std::strerror(errno);
+        return false;
+    }
+    bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
+    ok = (std::fclose(f) == 0) && ok;
+    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        error = "writing '" + path + "' failed: " + std::strerror(errno);
+        std::remove(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
 }  // namespace hetpu::apps

@@ -11,6 +11,10 @@
 #include <cstring>
 #include <functional>
 #include <new>
+#include <optional>
+#include <string>
+
+#include "apps/common/app_options.h"
 
 namespace hetpu::apps {
 
@@ -24,12 +28,17 @@ inline int start_hetpu()
 // On a multi-rank run only rank 0 holds the results and writes reports.
 inline bool reporting_rank() { return hetpu_mpi_rank() == 0; }
 
+// How an app may start: on every rank of an MPI launch, or as one process only (an app whose
+// data cannot be divided across nodes; it refuses a multi-rank launch itself).
+enum class Launch { AnyRanks, SingleProcess };
+
 // Returns the exit status: run()'s, 0 after STARPU_SCHED=help, 1 when StarPU or the
 // codelets cannot start or memory runs out.
-inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codelets_shutdown)(),
-                           const std::function<int()> &run)
+inline int run_with_starpu(const char *app, const std::function<int()> &codelets_init,
+                           const std::function<void()> &codelets_shutdown, const std::function<int()> &run,
+                           Launch launch = Launch::AnyRanks)
 {
-    int rc = start_hetpu();
+    int rc = launch == Launch::AnyRanks ? start_hetpu() : hetpu_init(nullptr);
     if (rc == HETPU_INIT_HELP_SHOWN)
         return 0;
     if (rc < 0) {
@@ -39,7 +48,7 @@ inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codel
     }
     int status;
     if ((rc = codelets_init()) != 0) {
-        std::fprintf(stderr, "%s: building the OpenCL kernels failed: %s\n", app, std::strerror(-rc));
+        std::fprintf(stderr, "%s: setting up the codelets failed: %s\n", app, std::strerror(-rc));
         status = 1;
     } else {
         try {
@@ -52,6 +61,29 @@ inline int run_with_starpu(const char *app, int (*codelets_init)(), void (*codel
     codelets_shutdown();
     hetpu_shutdown();
     return status;
+}
+
+// main() of an app that reads or generates its data before StarPU starts (grn, kmeans), so
+// that bad input costs no start-up: parse the command line, load() (0, or the exit status
+// after printing the problem), then run_all() under StarPU.
+template <typename Options, typename Data>
+int run_data_app(const char *app, int argc, char **argv,
+                 bool (*parse)(int, const char *const[], Options &, std::string &), std::string (*usage)(const char *),
+                 int (*load)(const Options &, Data &), int (*codelets_init)(), void (*codelets_shutdown)(),
+                 int (*run_all)(const Options &, const Data &))
+{
+    Options options;
+    if (std::optional<int> done = parse_or_exit(app, argc, argv, options, parse, usage))
+        return *done;
+    Data data;
+    try {
+        if (int rc = load(options, data); rc != 0)
+            return rc;
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr, "%s: not enough memory for the data: use less\n", app);
+        return 1;
+    }
+    return run_with_starpu(app, codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
 }
 
 }  // namespace hetpu::apps

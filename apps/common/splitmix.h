@@ -20,6 +20,8 @@ struct SplitMix64 {
     }
     // Uniform in [0, 1), 53 random bits.
     double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+    // Uniform in [-1, 1), on the same 53-bit grid (doubling is exact).
+    double symmetric() { return uniform() * 2.0 - 1.0; }
     // Uniform in [0, bound), bound > 0 (modulo bias irrelevant at these sizes).
     uint64_t below(uint64_t bound) { return next() % bound; }
     // Standard normal (Box-Muller; one of the pair is dropped to keep the state one word).

@@ -10,6 +10,7 @@
 #include <climits>
 #include <map>
 
+#include "apps/common/block_codelet.h"
 #include "apps/fft2d/fft2d_kernels.h"
 #include "config.h"
 
@@ -80,26 +81,21 @@ int codelets_init(const std::vector<uint64_t> &lengths)
     }
     if (initialised)
         return 0;
-    model.type = STARPU_HISTORY_BASED;
-    model.symbol = "hetpu_fft2d_rows";
-    starpu_codelet_init(&cl);
-    cl.name = "hetpu_fft2d_rows";
-    cl.cpu_funcs[0] = hetpu_fft2d_cpu_rows;
-    cl.cpu_funcs_name[0] = "hetpu_fft2d_cpu_rows";
+    hetpu::apps::BlockCodelet b;
+    b.name = "hetpu_fft2d_rows";
+    b.cpu = hetpu_fft2d_cpu_rows;
+    b.cpu_name = "hetpu_fft2d_cpu_rows";
 #ifdef HETPU_HAVE_CLFFT
     if (int rc = hetpu_fft2d_opencl_setup(); rc != 0)
         return rc;
-    cl.opencl_funcs[0] = hetpu_fft2d_opencl_rows;
+    b.opencl = hetpu_fft2d_opencl_rows;
 #endif
 #ifdef HETPU_HAVE_CUDA
-    cl.cuda_funcs[0] = hetpu_fft2d_cuda_rows;
-    cl.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    b.cuda = hetpu_fft2d_cuda_rows;
 #endif
-    cl.nbuffers = 1;
-    cl.modes[0] = STARPU_RW;
-    cl.max_parallelism = 1;
-    cl.model = &model;
-    hetpu_codelet_set_gpu_needs(&cl, rows_gpu_needs);
+    b.modes = {STARPU_RW};  // whole rows, transformed in place
+    b.gpu_needs = rows_gpu_needs;
+    hetpu::apps::fill_block_codelet(cl, model, b);
     initialised = true;
     return 0;
 }

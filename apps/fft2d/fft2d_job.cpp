@@ -70,16 +70,6 @@ void accumulate(struct hetpu_divisible_report &a, const struct hetpu_divisible_r
     }
 }
 
-const char *worker_type_name(enum starpu_worker_archtype type)
-{
-    switch (type) {
-    case STARPU_CPU_WORKER: return "CPU";
-    case STARPU_OPENCL_WORKER: return "OpenCL";
-    case STARPU_CUDA_WORKER: return "CUDA";
-    default: return "other";
-    }
-}
-
 }  // namespace
 
 int run_once(Problem &p, const Options &options, struct hetpu_divisible_report *out)
@@ -106,34 +96,6 @@ int run_once(Problem &p, const Options &options, struct hetpu_divisible_report *
 int run_row_phase(Problem &p, const Options &options, struct hetpu_divisible_report *out)
 {
     return run_phase(p.data.data(), p.rows, p.cols, options, out);
-}
-
-RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,
-                      Verified verified)
-{
-    RunRecord r;
-    const char *policy = hetpu_policy_name();
-    r.policy = policy ? policy : "";
-    r.m = options.m;
-    r.n = options.n;
-    r.block = report.fixed_block;
-    r.planner = report.planner;
-    r.rep = rep;
-    r.makespan_s = report.makespan_s;
-    r.verified = verified;
-    for (unsigned i = 0; i < report.nworkers; ++i) {
-        const struct hetpu_worker_report &w = report.workers[i];
-        WorkerRecord wr;
-        wr.id = w.workerid;
-        wr.type = worker_type_name(w.type);
-        wr.name = w.name;
-        wr.blocks = w.blocks;
-        wr.elements = w.elements;
-        wr.busy_s = w.busy_s;
-        wr.transfer_s = w.transfer_s;
-        r.workers.push_back(std::move(wr));
-    }
-    return r;
 }
 
 }  // namespace hetpu::fft2d

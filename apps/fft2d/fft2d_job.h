@@ -9,7 +9,6 @@
 
 #include "apps/fft2d/fft2d_options.h"
 #include "apps/fft2d/fft2d_problem.h"
-#include "apps/fft2d/fft2d_report.h"
 
 namespace hetpu::fft2d {
 
@@ -21,8 +20,5 @@ int run_once(Problem &p, const Options &options, struct hetpu_divisible_report *
 // The row phase alone (row FFTs of length p.cols over the p.rows rows), as one divisible
 // job named "fft2d": what `hetpu calibrate --app fft2d` measures.
 int run_row_phase(Problem &p, const Options &options, struct hetpu_divisible_report *out);
-
-RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,
-                      Verified verified);
 
 }  // namespace hetpu::fft2d

@@ -9,9 +9,12 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 
-#include "apps/common/output_file.h"
+#include "apps/common/divisible_workers.h"
+#include "apps/common/run_output.h"
+#include "apps/common/run_with_starpu.h"
 #include "apps/fft2d/fft2d_codelets.h"
 #include "apps/fft2d/fft2d_job.h"
 #include "apps/fft2d/fft2d_options.h"
@@ -25,16 +28,9 @@ using namespace hetpu::fft2d;
 int run_all(const Options &options)
 {
     Problem problem(options.m, options.n, options.seed);
-    std::FILE *json = nullptr;
-    int json_error = 0;  // the first failed write: later lines are not attempted
-    if (!options.json_path.empty()) {
-        json = std::fopen(options.json_path.c_str(), "a");
-        if (!json) {
-            std::fprintf(stderr, "fft2d: cannot open --json file '%s': %s\n", options.json_path.c_str(),
-                         std::strerror(errno));
-            return 1;
-        }
-    }
+    hetpu::apps::RunOutput output("fft2d", options.json_path);
+    if (!output.open())
+        return 1;
     int status = 0;
     for (unsigned rep = 0; rep < options.reps; ++rep) {
         if (rep > 0)
@@ -45,10 +41,10 @@ int run_all(const Options &options)
             status = 1;
             break;
         }
-        Verified verified = Verified::NotChecked;
+        hetpu::apps::Verified verified = hetpu::apps::Verified::NotChecked;
         if (options.verify) {
             const VerifyResult v = verify(problem);
-            verified = v.ok() ? Verified::Passed : Verified::Failed;
+            verified = v.ok() ? hetpu::apps::Verified::Passed : hetpu::apps::Verified::Failed;
             if (!v.ok()) {
                 std::fprintf(stderr,
                              "fft2d: verification FAILED in repetition %u: %llu entries off by more than %.3g "
@@ -59,15 +55,12 @@ int run_all(const Options &options)
                 status = 1;
             }
         }
-        RunRecord record = make_record(report, options, rep, verified);
-        std::fputs(summary(record, options.reps).c_str(), stdout);
-        std::fflush(stdout);
-        if (json && !json_error)
-            json_error = hetpu::apps::append_line(json, json_line(record));
+        hetpu::apps::AppRecord record = hetpu::apps::record_of("fft2d", report, rep, verified);
+        add_problem(record, options);
+        std::fputs(summary(record, options, options.reps).c_str(), stdout);
+        output.add(hetpu::apps::json_line(record));
     }
-    if (json && hetpu::apps::close_output(json, "fft2d", "--json file '" + options.json_path + "'", json_error))
-        status = 1;
-    if (hetpu::apps::close_output(stdout, "fft2d", "the standard output"))
+    if (output.close() != 0)
         status = 1;
     return status;
 }
@@ -77,15 +70,8 @@ int run_all(const Options &options)
 int main(int argc, char **argv)
 {
     Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "fft2d: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
-        return 0;
-    }
+    if (std::optional<int> done = hetpu::apps::parse_or_exit("fft2d", argc, argv, options, parse_options, usage))
+        return *done;
     // fft2d's row passes are divisible, but its transpose needs every row on one rank: it
     // stays a single-node app. Launched on several ranks it says so instead of running N
     // independent copies.
@@ -105,24 +91,20 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    int rc = hetpu_init(nullptr);
-    if (rc == HETPU_INIT_HELP_SHOWN)
-        return 0;
-    if (rc < 0) {
-        std::fprintf(stderr, "fft2d: cannot start StarPU: %s\n", std::strerror(-rc));
-        return 1;
-    }
-    int status = 1;
-    if (codelets_init({options.n, options.m}) == 0) {
-        try {
-            status = run_all(options);
-        } catch (const std::bad_alloc &) {
-            std::fprintf(stderr, "fft2d: not enough memory for %llu x %llu: choose smaller sizes\n",
-                         static_cast<unsigned long long>(options.m), static_cast<unsigned long long>(options.n));
-            status = 1;
-        }
-    }
-    codelets_shutdown();
-    hetpu_shutdown();
-    return status;
+    return hetpu::apps::run_with_starpu(
+        "fft2d",
+        [&] {
+            return codelets_init({options.n, options.m});
+        },
+        codelets_shutdown,
+        [&] {
+            try {
+                return run_all(options);
+            } catch (const std::bad_alloc &) {
+                std::fprintf(stderr, "fft2d: not enough memory for %llu x %llu: choose smaller sizes\n",
+                             static_cast<unsigned long long>(options.m), static_cast<unsigned long long>(options.n));
+                return 1;
+            }
+        },
+        hetpu::apps::Launch::SingleProcess);
 }

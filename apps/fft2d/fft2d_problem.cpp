@@ -6,29 +6,16 @@
 #include <fftw3.h>
 #include <limits>
 
+#include "apps/common/splitmix.h"
+
 namespace hetpu::fft2d {
-
-namespace {
-
-// splitmix64: the same sequence on every platform.
-uint64_t next(uint64_t &state)
-{
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-double unit(uint64_t &state) { return static_cast<double>(next(state) >> 11) * 0x1.0p-53 * 2.0 - 1.0; }
-
-}  // namespace
 
 Problem::Problem(uint64_t r, uint64_t c, uint64_t seed) : rows(r), cols(c), input(r * c), data(), scratch(r * c)
 {
-    uint64_t state = seed;
+    apps::SplitMix64 rng{seed};
     for (Complex &z : input) {
-        const double re = unit(state);
-        z = Complex(re, unit(state));
+        const double re = rng.symmetric();
+        z = Complex(re, rng.symmetric());
     }
     data = input;
 }

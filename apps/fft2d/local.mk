@@ -8,15 +8,15 @@ apps_fft2d_libhetpu_fft2d_core_la_SOURCES = \
 	apps/fft2d/fft2d_options.cpp apps/fft2d/fft2d_options.h \
 	apps/fft2d/fft2d_problem.cpp apps/fft2d/fft2d_problem.h \
 	apps/fft2d/fft2d_report.cpp apps/fft2d/fft2d_report.h
-apps_fft2d_libhetpu_fft2d_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW_CFLAGS)
-apps_fft2d_libhetpu_fft2d_core_la_LIBADD = $(FFTW_LIBS)
+apps_fft2d_libhetpu_fft2d_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(FFTW_CFLAGS)
+apps_fft2d_libhetpu_fft2d_core_la_LIBADD = apps/common/libhetpu_apps_common.la $(FFTW_LIBS)
 
 # StarPU glue (codelets, the job) plus the cores: everything but main.
 noinst_LTLIBRARIES += apps/fft2d/libhetpu_fft2d.la
 apps_fft2d_libhetpu_fft2d_la_SOURCES = \
 	apps/fft2d/fft2d_codelets.cpp apps/fft2d/fft2d_codelets.h apps/fft2d/fft2d_kernels.h \
 	apps/fft2d/fft2d_job.cpp apps/fft2d/fft2d_job.h
-apps_fft2d_libhetpu_fft2d_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(FFTW_CFLAGS)
+apps_fft2d_libhetpu_fft2d_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS) $(FFTW_CFLAGS)
 apps_fft2d_libhetpu_fft2d_la_LIBADD = apps/fft2d/libhetpu_fft2d_core.la
 hetpu_fft2d_libs = apps/fft2d/libhetpu_fft2d.la libhetpu.la $(STARPU_LIBS) $(FFTW_LIBS)
 if HETPU_CLFFT
@@ -44,13 +44,13 @@ endif
 
 bin_PROGRAMS += apps/fft2d/hetpu-fft2d
 apps_fft2d_hetpu_fft2d_SOURCES = apps/fft2d/fft2d_main.cpp
-apps_fft2d_hetpu_fft2d_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_fft2d_hetpu_fft2d_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_fft2d_hetpu_fft2d_LDADD = $(hetpu_fft2d_libs)
 
 # Tests: the pure cores, and the app on the CPU + OpenCL node.
 check_PROGRAMS += tests/fft2d_unit_tests
 tests_fft2d_unit_tests_SOURCES = tests/unit/fft2d/fft2d_core_test.cpp
-tests_fft2d_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW_CFLAGS)
+tests_fft2d_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(FFTW_CFLAGS)
 tests_fft2d_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
 tests_fft2d_unit_tests_LDADD = apps/fft2d/libhetpu_fft2d_core.la apps/matmul/libhetpu_matmul_core.la runtime/libhetpu_core.la $(FFTW_LIBS) $(GTEST_LIBS)
 TESTS += tests/fft2d_unit_tests tests/cli/fft2d_cli.sh

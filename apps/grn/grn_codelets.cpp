@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "apps/common/block_codelet.h"
 #include "apps/grn/grn_kernels.h"
 #include "apps/grn/grn_search.h"
 #include "config.h"
@@ -58,31 +59,23 @@ int codelets_init()
 {
     if (initialised)
         return 0;
-    model.type = STARPU_HISTORY_BASED;
-    model.symbol = "hetpu_grn_block";
-    model.footprint = block_footprint;
-    starpu_codelet_init(&codelet);
-    codelet.name = "hetpu_grn_block";
-    codelet.type = STARPU_FORKJOIN;
-    codelet.max_parallelism = INT_MAX;
-    codelet.cpu_funcs[0] = hetpu_grn_cpu_block;
-    codelet.cpu_funcs_name[0] = "hetpu_grn_cpu_block";
+    apps::BlockCodelet b;
+    b.name = "hetpu_grn_block";
+    b.cpu = hetpu_grn_cpu_block;
+    b.cpu_name = "hetpu_grn_cpu_block";
+    b.forkjoin = true;
 #ifdef HETPU_HAVE_OPENCL
     if (int rc = hetpu_grn_opencl_init(); rc != 0)
         return rc;
-    codelet.opencl_funcs[0] = hetpu_grn_opencl_block;
+    b.opencl = hetpu_grn_opencl_block;
 #endif
 #ifdef HETPU_HAVE_CUDA
-    codelet.cuda_funcs[0] = hetpu_grn_cuda_block;
-    codelet.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    b.cuda = hetpu_grn_cuda_block;
 #endif
-    codelet.nbuffers = 4;
-    codelet.modes[0] = STARPU_R;
-    codelet.modes[1] = STARPU_R;
-    codelet.modes[2] = STARPU_R;
-    codelet.modes[3] = STARPU_W;
-    codelet.model = &model;
-    hetpu_codelet_set_gpu_needs(&codelet, block_gpu_needs);
+    b.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W};  // levels, xlogx, hy; the scores
+    b.footprint = block_footprint;
+    b.gpu_needs = block_gpu_needs;
+    apps::fill_block_codelet(codelet, model, b);
     initialised = true;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "apps/common/output_file.h"
 #include "apps/common/splitmix.h"
 #include "apps/common/text_table.h"
 
@@ -31,24 +32,6 @@ bool read_expression(const std::string &path, Expression &out, std::string &erro
     return true;
 }
 
-bool write_text_atomically(const std::string &path, const std::string &text, std::string &error)
-{
-    const std::string tmp = path + ".tmp";
-    std::FILE *f = std::fopen(tmp.c_str(), "wb");
-    if (!f) {
-        error = "cannot create '" + tmp + "': " + std::strerror(errno);
-        return false;
-    }
-    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        error = "writing '" + path + "' failed: " + std::strerror(errno);
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
-}
-
 bool write_expression(const std::string &path, const Expression &e, std::string &error)
 {
     std::string text = "gene";
@@ -64,7 +47,7 @@ bool write_expression(const std::string &path, const Expression &e, std::string 
         }
         text += '\n';
     }
-    return write_text_atomically(path, text, error);
+    return apps::write_file_atomically(path, text, error);
 }
 
 std::vector<uint8_t> discretise(const Expression &e, double threshold)
@@ -171,7 +154,7 @@ bool write_edges(const std::string &path, const std::vector<Edge> &edges, const 
     std::string text = "regulator\ttarget\n";
     for (const Edge &e : edges)
         text += genes[e.regulator] + "\t" + genes[e.target] + "\n";
-    return write_text_atomically(path, text, error);
+    return apps::write_file_atomically(path, text, error);
 }
 
 }  // namespace hetpu::grn

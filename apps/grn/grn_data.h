@@ -55,7 +55,4 @@ PlantedNetwork generate_network(uint32_t genes, uint32_t samples, uint32_t regul
 bool write_edges(const std::string &path, const std::vector<Edge> &edges, const std::vector<std::string> &genes,
                  std::string &error);
 
-// Write text to path via a temporary file and rename (shared by the writers).
-bool write_text_atomically(const std::string &path, const std::string &text, std::string &error);
-
 }  // namespace hetpu::grn

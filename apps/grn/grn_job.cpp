@@ -80,10 +80,7 @@ int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
     out.best.assign(in.genes, Best{});
     for (const auto &o : state.outputs)
         merge_block(out.best, o->data(), in.genes, lanes_for(in.genes));
-    out.makespan_s = report.makespan_s;
-    out.fixed_block = report.fixed_block;
-    out.planner = report.planner;
-    out.workers = apps::worker_records(report);
+    apps::add_job(out, report);
     return 0;
 }
 

@@ -14,12 +14,8 @@
 
 namespace hetpu::grn {
 
-struct SearchRun {
+struct SearchRun : apps::JobTotals {
     std::vector<Best> best;  // per target
-    double makespan_s = 0;
-    uint64_t fixed_block = 0;
-    std::string planner;
-    std::vector<apps::WorkerRecord> workers;
 };
 
 // StarPU started and codelets_init() done. block: fixed block size (0: default).

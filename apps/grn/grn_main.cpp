@@ -7,11 +7,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <new>
 #include <string>
 
-#include "apps/common/output_file.h"
 #include "apps/common/app_record.h"
+#include "apps/common/divisible_workers.h"
+#include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/grn/grn_codelets.h"
 #include "apps/grn/grn_data.h"
@@ -71,12 +71,10 @@ int run_all(const Options &o, const Data &data)
     if (o.verify && reporter)
         reference = reference_search(in);
 
-    std::FILE *json = nullptr;
-    int json_error = 0;  // the first failed write: later lines are not attempted
-    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
-        std::fprintf(stderr, "grn: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
+    // Only the reporting rank writes the --json file.
+    hetpu::apps::RunOutput output("grn", reporter ? o.json_path : std::string());
+    if (!output.open())
         return 1;
-    }
     int status = 0;
     for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
         SearchRun run;
@@ -111,38 +109,26 @@ int run_all(const Options &o, const Data &data)
         const std::vector<Edge> edges = edges_from_best(run.best, genes, o.k, o.max_score);
         const Recovery rec = compare_edges(edges, data.planted);
 
-        apps::AppRecord r;
-        r.app = "grn";
-        const char *policy = hetpu_policy_name();
-        r.policy = policy ? policy : "";
-        r.block = run.fixed_block;
-        r.planner = run.planner;
-        r.rep = rep;
-        r.makespan_s = run.makespan_s;
-        r.verified = verified;
-        r.workers = run.workers;
-        r.ranks = hetpu_mpi_size();
+        apps::AppRecord r = apps::record_of("grn", run, rep, verified);
         const uint64_t evaluations = subsets * (genes - o.k);
-        r.extra = [&](hetpu::JsonWriter &w) {
-            w.field("genes", genes)
-                .field("samples", e.samples)
-                .field("k", o.k)
-                .field("lag", o.lag)
-                .field("alpha", o.alpha)
-                .field("threshold", o.threshold)
-                .field("max_score", o.max_score)
-                .field("subsets", static_cast<unsigned long long>(subsets))
-                .field("evaluations", static_cast<unsigned long long>(evaluations))
-                .field("evaluations_per_s", run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0)
-                .field("edges", static_cast<unsigned long long>(edges.size()))
-                .field("constant_targets", constant);
-            if (data.generated) {
-                w.field("planted_edges", static_cast<unsigned long long>(rec.planted))
-                    .field("true_positives", static_cast<unsigned long long>(rec.true_positives))
-                    .field("edge_precision", rec.precision)
-                    .field("edge_recall", rec.recall);
-            }
-        };
+        r.extra = {{"genes", genes},
+                   {"samples", e.samples},
+                   {"k", o.k},
+                   {"lag", o.lag},
+                   {"alpha", o.alpha},
+                   {"threshold", o.threshold},
+                   {"max_score", o.max_score},
+                   {"subsets", subsets},
+                   {"evaluations", evaluations},
+                   {"evaluations_per_s", run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0},
+                   {"edges", edges.size()},
+                   {"constant_targets", constant}};
+        if (data.generated) {
+            r.extra["planted_edges"] = rec.planted;
+            r.extra["true_positives"] = rec.true_positives;
+            r.extra["edge_precision"] = rec.precision;
+            r.extra["edge_recall"] = rec.recall;
+        }
         std::printf("grn rep %u/%u: policy %s, %u genes x %u samples, k = %u, lag %d, %llu subsets, %s\n"
                     "  makespan %.6f s (%.3g subset-target evaluations/s), %zu edges at score <= %g\n",
                     rep + 1, o.reps, r.policy.c_str(), genes, e.samples, o.k, o.lag,
@@ -159,16 +145,8 @@ int run_all(const Options &o, const Data &data)
         if (o.verify)
             std::printf("  verified against the serial reference search: %s\n",
                         verified == apps::Verified::Passed ? "yes (identical scores)" : "NO");
-        for (const apps::WorkerRecord &w : r.workers) {
-            // Several ranks: say whose worker it is (worker ids repeat across ranks).
-            const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
-            std::printf("%s  worker %2d %-6s %-28s blocks %5u  subsets %10llu  busy %.6f s  transfer %.6f s\n",
-                        where.c_str(), w.id, w.type.c_str(), w.name.c_str(), w.blocks,
-                        static_cast<unsigned long long>(w.elements), w.busy_s, w.transfer_s);
-        }
-        std::fflush(stdout);
-        if (json && !json_error)
-            json_error = hetpu::apps::append_line(json, apps::json_line(r));
+        std::fputs(apps::worker_lines(r, "subsets").c_str(), stdout);
+        output.add(hetpu::apps::json_line(r));
         if (rep + 1 == o.reps && !o.edges_path.empty()) {
             std::string error;
             if (!write_inferred(o.edges_path, run.best, e.genes, o.k, o.max_score, error)) {
@@ -177,9 +155,7 @@ int run_all(const Options &o, const Data &data)
             }
         }
     }
-    if (json && hetpu::apps::close_output(json, "grn", "--json file '" + o.json_path + "'", json_error))
-        status = 1;
-    if (hetpu::apps::close_output(stdout, "grn", "the standard output"))
+    if (output.close() != 0)
         status = 1;
     return status;
 }
@@ -188,23 +164,5 @@ int run_all(const Options &o, const Data &data)
 
 int main(int argc, char **argv)
 {
-    Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "grn: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
-        return 0;
-    }
-    Data data;
-    try {
-        if (int rc = load(options, data); rc != 0)
-            return rc;
-    } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "grn: not enough memory for the expression data\n");
-        return 1;
-    }
-    return apps::run_with_starpu("grn", codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
+    return apps::run_data_app("grn", argc, argv, parse_options, usage, load, codelets_init, codelets_shutdown, run_all);
 }

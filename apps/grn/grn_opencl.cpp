@@ -9,10 +9,9 @@
 
 #include <starpu.h>
 
-#include <cerrno>
-
 #include <string>
 
+#include "apps/common/opencl_kernels.h"
 #include "apps/grn/grn_kernels.h"
 #include "apps/grn/grn_search.h"
 
@@ -42,37 +41,19 @@ __kernel void grn_block(__global const uchar *levels, ulong lev_off, __global co
 }
 )CLC";
 
-struct starpu_opencl_program program;
-bool loaded = false;
-
-void check(cl_int err)
-{
-    if (err != CL_SUCCESS)
-        STARPU_OPENCL_REPORT_ERROR(err);
-}
+hetpu::apps::OpenclKernels kernels;
 
 }  // namespace
 
 extern "C" int hetpu_grn_opencl_init(void)
 {
-    if (loaded || starpu_opencl_worker_get_count() == 0)
-        return 0;
     const std::string source = std::string("#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                                            "#pragma OPENCL FP_CONTRACT OFF\n") +
                                kScoreSource + kKernelSource;
-    int rc = starpu_opencl_load_opencl_from_string(source.c_str(), &program, nullptr);
-    if (rc != 0)
-        return rc < 0 ? rc : -EIO;
-    loaded = true;
-    return 0;
+    return kernels.load(source.c_str());
 }
 
-extern "C" void hetpu_grn_opencl_shutdown(void)
-{
-    if (loaded)
-        starpu_opencl_unload_opencl(&program);
-    loaded = false;
-}
+extern "C" void hetpu_grn_opencl_shutdown(void) { kernels.unload(); }
 
 extern "C" void hetpu_grn_opencl_block(void *buffers[], void *arg)
 {
@@ -89,33 +70,17 @@ extern "C" void hetpu_grn_opencl_block(void *buffers[], void *arg)
     cl_double alpha = a->alpha;
     cl_ulong offset = a->offset, count = a->count;
 
-    const int devid = starpu_worker_get_devid(starpu_worker_get_id());
-    cl_kernel kernel;
     cl_command_queue queue;
-    check(starpu_opencl_load_kernel(&kernel, &queue, &program, "grn_block", devid));
-    int n = 0;
-    check(clSetKernelArg(kernel, n++, sizeof levels, &levels));
-    check(clSetKernelArg(kernel, n++, sizeof lev_off, &lev_off));
-    check(clSetKernelArg(kernel, n++, sizeof xlogx, &xlogx));
-    check(clSetKernelArg(kernel, n++, sizeof x_off, &x_off));
-    check(clSetKernelArg(kernel, n++, sizeof hy, &hy));
-    check(clSetKernelArg(kernel, n++, sizeof h_off, &h_off));
-    check(clSetKernelArg(kernel, n++, sizeof out, &out));
-    check(clSetKernelArg(kernel, n++, sizeof o_off, &o_off));
-    check(clSetKernelArg(kernel, n++, sizeof genes, &genes));
-    check(clSetKernelArg(kernel, n++, sizeof samples, &samples));
-    check(clSetKernelArg(kernel, n++, sizeof lag, &lag));
-    check(clSetKernelArg(kernel, n++, sizeof k, &k));
-    check(clSetKernelArg(kernel, n++, sizeof lanes, &lanes));
-    check(clSetKernelArg(kernel, n++, sizeof alpha, &alpha));
-    check(clSetKernelArg(kernel, n++, sizeof offset, &offset));
-    check(clSetKernelArg(kernel, n++, sizeof count, &count));
+    cl_kernel kernel = kernels.kernel("grn_block", queue);
+    hetpu::apps::set_kernel_args(kernel, levels, lev_off, xlogx, x_off, hy, h_off, out, o_off, genes, samples, lag, k,
+                                 lanes, alpha, offset, count);
     const size_t local = 32;
     const size_t items = static_cast<size_t>(genes) * lanes;
     size_t global = (items + local - 1) / local * local;
-    check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    hetpu::apps::OpenclKernels::check(
+        clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     // StarPU 1.3 runs OpenCL codelets synchronously: the results must be there on return.
-    check(clFinish(queue));
+    hetpu::apps::OpenclKernels::check(clFinish(queue));
     starpu_opencl_release_kernel(kernel);
 }
 

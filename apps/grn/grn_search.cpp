@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "apps/common/output_file.h"
 #include "apps/grn/grn_score.h"
 
 namespace hetpu::grn {
@@ -184,7 +185,7 @@ bool write_inferred(const std::string &path, const std::vector<Best> &best, cons
         for (uint32_t g : subset)
             text += genes[g] + "\t" + genes[t] + "\t" + buf + "\t" + names + "\n";
     }
-    return write_text_atomically(path, text, error);
+    return apps::write_file_atomically(path, text, error);
 }
 
 }  // namespace hetpu::grn

@@ -12,7 +12,8 @@ apps_grn_libhetpu_grn_core_la_SOURCES = \
 	apps/grn/grn_data.cpp apps/grn/grn_data.h \
 	apps/grn/grn_search.cpp apps/grn/grn_search.h apps/grn/grn_score.h
 apps_grn_libhetpu_grn_core_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_grn_fp_flags)
-apps_grn_libhetpu_grn_core_la_LIBADD = apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la
+apps_grn_libhetpu_grn_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+apps_grn_libhetpu_grn_core_la_LIBADD = apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la
 
 # The OpenCL program is compiled from grn_score.h's own text: turn it into a C string.
 apps/grn/grn_score_cl.inc: $(srcdir)/apps/grn/grn_score.h
@@ -25,7 +26,7 @@ noinst_LTLIBRARIES += apps/grn/libhetpu_grn.la
 apps_grn_libhetpu_grn_la_SOURCES = \
 	apps/grn/grn_codelets.cpp apps/grn/grn_codelets.h apps/grn/grn_kernels.h \
 	apps/grn/grn_job.cpp apps/grn/grn_job.h
-apps_grn_libhetpu_grn_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_grn_libhetpu_grn_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_grn_libhetpu_grn_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_grn_fp_flags)
 apps_grn_libhetpu_grn_la_LIBADD = apps/grn/libhetpu_grn_core.la
 hetpu_grn_libs = apps/grn/libhetpu_grn.la libhetpu.la $(STARPU_LIBS)
@@ -55,6 +56,6 @@ endif
 
 bin_PROGRAMS += apps/grn/hetpu-grn
 apps_grn_hetpu_grn_SOURCES = apps/grn/grn_main.cpp
-apps_grn_hetpu_grn_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_grn_hetpu_grn_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_grn_hetpu_grn_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
 apps_grn_hetpu_grn_LDADD = $(hetpu_grn_libs)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "apps/common/block_codelet.h"
 #include "apps/kmeans/kmeans_kernels.h"
 #include "apps/kmeans/kmeans_lloyd.h"
 #include "config.h"
@@ -52,30 +53,22 @@ int codelets_init()
 {
     if (initialised)
         return 0;
-    model.type = STARPU_HISTORY_BASED;
-    model.symbol = "hetpu_kmeans_assign";
-    starpu_codelet_init(&codelet);
-    codelet.name = "hetpu_kmeans_assign";
-    codelet.type = STARPU_FORKJOIN;
-    codelet.max_parallelism = INT_MAX;
-    codelet.cpu_funcs[0] = hetpu_kmeans_cpu_assign;
-    codelet.cpu_funcs_name[0] = "hetpu_kmeans_cpu_assign";
+    apps::BlockCodelet b;
+    b.name = "hetpu_kmeans_assign";
+    b.cpu = hetpu_kmeans_cpu_assign;
+    b.cpu_name = "hetpu_kmeans_cpu_assign";
+    b.forkjoin = true;
 #ifdef HETPU_HAVE_OPENCL
     if (int rc = hetpu_kmeans_opencl_init(); rc != 0)
         return rc;
-    codelet.opencl_funcs[0] = hetpu_kmeans_opencl_assign;
+    b.opencl = hetpu_kmeans_opencl_assign;
 #endif
 #ifdef HETPU_HAVE_CUDA
-    codelet.cuda_funcs[0] = hetpu_kmeans_cuda_assign;
-    codelet.cuda_flags[0] = STARPU_CUDA_ASYNC;
+    b.cuda = hetpu_kmeans_cuda_assign;
 #endif
-    codelet.nbuffers = 4;
-    codelet.modes[0] = STARPU_R;
-    codelet.modes[1] = STARPU_R;
-    codelet.modes[2] = STARPU_W;
-    codelet.modes[3] = STARPU_W;
-    codelet.model = &model;
-    hetpu_codelet_set_gpu_needs(&codelet, assign_gpu_needs);
+    b.modes = {STARPU_R, STARPU_R, STARPU_W, STARPU_W};  // points, centroids; partial sums, labels
+    b.gpu_needs = assign_gpu_needs;
+    apps::fill_block_codelet(codelet, model, b);
     initialised = true;
     return 0;
 }

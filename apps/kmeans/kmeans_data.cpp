@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "apps/common/output_file.h"
 #include "apps/common/splitmix.h"
 #include "apps/common/text_table.h"
 
@@ -31,26 +32,6 @@ void put_le64(std::string &out, uint64_t v)
 {
     for (int i = 0; i < 8; ++i)
         out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-// Write to path.tmp then rename: a failed or interrupted write never leaves a file that
-// looks complete.
-bool write_atomically(const std::string &path, const std::string &data, std::string &error)
-{
-    const std::string tmp = path + ".tmp";
-    std::FILE *f = std::fopen(tmp.c_str(), "wb");
-    if (!f) {
-        error = "cannot create '" + tmp + "': " + std::strerror(errno);
-        return false;
-    }
-    bool ok = std::fwrite(data.data(), 1, data.size(), f) == data.size();
-    ok = (std::fclose(f) == 0) && ok;
-    if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
-        error = "writing '" + path + "' failed: " + std::strerror(errno);
-        std::remove(tmp.c_str());
-        return false;
-    }
-    return true;
 }
 
 }  // namespace
@@ -118,7 +99,7 @@ bool write_points(const std::string &path, const Points &p, std::string &error)
             std::memcpy(&bits, &v, 8);
             put_le64(data, bits);
         }
-        return write_atomically(path, data, error);
+        return apps::write_file_atomically(path, data, error);
     }
     char buf[40];
     for (uint32_t j = 0; j < p.d; ++j)
@@ -131,7 +112,7 @@ bool write_points(const std::string &path, const Points &p, std::string &error)
         }
         data += '\n';
     }
-    return write_atomically(path, data, error);
+    return apps::write_file_atomically(path, data, error);
 }
 
 bool write_matrix_csv(const std::string &path, const std::vector<double> &values, uint64_t rows, uint32_t cols,
@@ -149,7 +130,7 @@ bool write_matrix_csv(const std::string &path, const std::vector<double> &values
         }
         data += '\n';
     }
-    return write_atomically(path, data, error);
+    return apps::write_file_atomically(path, data, error);
 }
 
 bool write_labels(const std::string &path, const std::vector<int32_t> &labels, std::string &error)
@@ -157,7 +138,7 @@ bool write_labels(const std::string &path, const std::vector<int32_t> &labels, s
     std::string data = "cluster\n";
     for (int32_t l : labels)
         data += std::to_string(l) + '\n';
-    return write_atomically(path, data, error);
+    return apps::write_file_atomically(path, data, error);
 }
 
 Blobs generate_blobs(uint64_t n, uint32_t d, uint32_t k, double sigma, uint64_t seed)

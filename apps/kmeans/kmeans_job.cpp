@@ -101,11 +101,8 @@ int assignment_pass(const Points &p, uint32_t k, uint64_t block, const std::vect
         for (size_t i = 0; i < totals.size(); ++i)
             totals[i] += b->values[i];
 
-    acc.makespan_s += report.makespan_s;
+    apps::add_job(acc, report);
     ++acc.jobs;
-    acc.fixed_block = report.fixed_block;
-    acc.planner = report.planner;
-    apps::accumulate_workers(acc.workers, apps::worker_records(report));
     return 0;
 }
 

@@ -13,12 +13,8 @@
 
 namespace hetpu::kmeans {
 
-struct PassTotals {
-    double makespan_s = 0;
+struct PassTotals : apps::JobTotals {
     unsigned jobs = 0;
-    uint64_t fixed_block = 0;
-    std::string planner;
-    std::vector<apps::WorkerRecord> workers;
 };
 
 // One pass (StarPU started, codelets_init() done): labels (n) and totals

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <new>
 #include <string>
 
-#include "apps/common/output_file.h"
 #include "apps/common/app_record.h"
+#include "apps/common/divisible_workers.h"
+#include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/kmeans/kmeans_checkpoint.h"
 #include "apps/kmeans/kmeans_codelets.h"
@@ -71,12 +71,10 @@ int run_all(const Options &o, const Data &data)
     // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
     // reports; the other ranks run blocks and follow rank 0's iterations (see `pass`).
     const bool reporter = apps::reporting_rank();
-    std::FILE *json = nullptr;
-    int json_error = 0;  // the first failed write: later lines are not attempted
-    if (reporter && !o.json_path.empty() && !(json = std::fopen(o.json_path.c_str(), "a"))) {
-        std::fprintf(stderr, "kmeans: cannot open --json file '%s': %s\n", o.json_path.c_str(), std::strerror(errno));
+    // Only the reporting rank writes the --json file.
+    apps::RunOutput output("kmeans", reporter ? o.json_path : std::string());
+    if (!output.open())
         return 1;
-    }
     // Checkpointing is refused with --reps > 1 (parse_options), so it spans the one repetition.
     const bool checkpointing = o.checkpoint_every > 0 || o.restart;
     RunCheckpoints checkpoints(o, fingerprint_of(p, o.k, o.seed));
@@ -153,37 +151,22 @@ int run_all(const Options &o, const Data &data)
         }
         const double centre_error = data.truth.empty() ? NAN : centre_recovery_error(state.centroids, data.truth, p.d);
 
-        apps::AppRecord r;
-        r.app = "kmeans";
-        const char *policy = hetpu_policy_name();
-        r.policy = policy ? policy : "";
-        r.block = acc.fixed_block;
-        r.planner = acc.planner;
-        r.rep = rep;
-        r.makespan_s = acc.makespan_s;
+        apps::AppRecord r = apps::record_of("kmeans", acc, rep, verified);
         // Assignment: 3 flops per dimension per centroid per point, per pass.
         r.gflops = acc.makespan_s > 0 ? 3.0 * p.n * o.k * p.d * result.passes / acc.makespan_s * 1e-9 : 0;
-        r.verified = verified;
-        r.workers = acc.workers;
-        r.ranks = hetpu_mpi_size();
-        r.extra = [&](hetpu::JsonWriter &w) {
-            w.field("n", static_cast<unsigned long long>(p.n))
-                .field("d", p.d)
-                .field("k", o.k)
-                .field("iterations", state.iteration)
-                .field("passes", result.passes)
-                .field("converged", state.converged)
-                .field("inertia", state.inertia)
-                .field("reference_inertia", ref_inertia)
-                .field("centre_error", centre_error)
-                .field("wall_s", wall)
-                .field("checkpoints", checkpoints.checkpoints_taken());
-            w.key("restarted_from");  // iteration of the restored checkpoint, null for a fresh start
-            if (restarted_from >= 0)
-                w.value(static_cast<long long>(restarted_from));
-            else
-                w.null();
-        };
+        r.extra = {{"n", p.n},
+                   {"d", p.d},
+                   {"k", o.k},
+                   {"iterations", state.iteration},
+                   {"passes", result.passes},
+                   {"converged", state.converged},
+                   {"inertia", state.inertia},
+                   {"reference_inertia", ref_inertia},
+                   {"centre_error", centre_error},
+                   {"wall_s", wall},
+                   {"checkpoints", checkpoints.checkpoints_taken()},
+                   // iteration of the restored checkpoint, null for a fresh start
+                   {"restarted_from", restarted_from >= 0 ? hetpu::JsonRecord(restarted_from) : hetpu::JsonRecord()}};
         std::printf("kmeans rep %u/%u: policy %s, %llu points x %u dims, k = %u, %s\n"
                     "  %u iterations (%s), %u passes, inertia %.10g, time in jobs %.6f s (wall %.6f s)\n",
                     rep + 1, o.reps, r.policy.c_str(), static_cast<unsigned long long>(p.n), p.d, o.k,
@@ -197,16 +180,8 @@ int run_all(const Options &o, const Data &data)
                         verified == apps::Verified::Passed ? "yes" : "NO");
         if (!data.truth.empty())
             std::printf("  largest distance from a true centre to its nearest centroid: %.4g\n", centre_error);
-        for (const apps::WorkerRecord &w : r.workers) {
-            // Several ranks: say whose worker it is (worker ids repeat across ranks).
-            const std::string where = r.ranks > 1 ? "  rank " + std::to_string(w.rank) + " (" + w.host + ")" : "";
-            std::printf("%s  worker %2d %-6s %-28s blocks %5u  points %10llu  busy %.6f s  transfer %.6f s\n",
-                        where.c_str(), w.id, w.type.c_str(), w.name.c_str(), w.blocks,
-                        static_cast<unsigned long long>(w.elements), w.busy_s, w.transfer_s);
-        }
-        std::fflush(stdout);
-        if (json && !json_error)
-            json_error = hetpu::apps::append_line(json, apps::json_line(r));
+        std::fputs(apps::worker_lines(r, "points").c_str(), stdout);
+        output.add(apps::json_line(r));
         if (rep + 1 == o.reps) {
             std::string error;
             if (!o.centroids_path.empty() &&
@@ -223,9 +198,7 @@ int run_all(const Options &o, const Data &data)
     // The last checkpoints reach the directory before StarPU stops.
     if (checkpoints.finish() != 0)
         status = 1;
-    if (json && hetpu::apps::close_output(json, "kmeans", "--json file '" + o.json_path + "'", json_error))
-        status = 1;
-    if (hetpu::apps::close_output(stdout, "kmeans", "the standard output"))
+    if (output.close() != 0)
         status = 1;
     return status;
 }
@@ -234,24 +207,6 @@ int run_all(const Options &o, const Data &data)
 
 int main(int argc, char **argv)
 {
-    Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "kmeans: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
-        return 0;
-    }
-    Data data;
-    try {
-        if (int rc = load(options, data); rc != 0)
-            return rc;
-    } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "kmeans: not enough memory for the points: use fewer\n");
-        return 1;
-    }
-
-    return apps::run_with_starpu("kmeans", codelets_init, codelets_shutdown, [&] { return run_all(options, data); });
+    return apps::run_data_app("kmeans", argc, argv, parse_options, usage, load, codelets_init, codelets_shutdown,
+                              run_all);
 }

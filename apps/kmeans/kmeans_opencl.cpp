@@ -10,8 +10,7 @@
 
 #include <starpu.h>
 
-#include <cerrno>
-
+#include "apps/common/opencl_kernels.h"
 #include "apps/kmeans/kmeans_kernels.h"
 
 namespace {
@@ -85,36 +84,13 @@ __kernel void kmeans_partial(__global const double *x, ulong x_off, __global con
 }
 )CLC";
 
-struct starpu_opencl_program program;
-bool loaded = false;
-
-void check(cl_int err)
-{
-    if (err != CL_SUCCESS)
-        STARPU_OPENCL_REPORT_ERROR(err);
-}
+hetpu::apps::OpenclKernels kernels;
 
 }  // namespace
 
-extern "C" int hetpu_kmeans_opencl_init(void)
-{
-    if (loaded)
-        return 0;
-    if (starpu_opencl_worker_get_count() == 0)
-        return 0;  // nothing to compile for
-    int rc = starpu_opencl_load_opencl_from_string(kSource, &program, nullptr);
-    if (rc != 0)
-        return rc < 0 ? rc : -EIO;
-    loaded = true;
-    return 0;
-}
+extern "C" int hetpu_kmeans_opencl_init(void) { return kernels.load(kSource); }
 
-extern "C" void hetpu_kmeans_opencl_shutdown(void)
-{
-    if (loaded)
-        starpu_opencl_unload_opencl(&program);
-    loaded = false;
-}
+extern "C" void hetpu_kmeans_opencl_shutdown(void) { kernels.unload(); }
 
 extern "C" void hetpu_kmeans_opencl_assign(void *buffers[], void *arg)
 {
@@ -130,42 +106,22 @@ extern "C" void hetpu_kmeans_opencl_assign(void *buffers[], void *arg)
     cl_ulong count = STARPU_VECTOR_GET_NX(buffers[3]);
     cl_uint k = a->k, d = a->d;
 
-    const int devid = starpu_worker_get_devid(starpu_worker_get_id());
-    cl_kernel assign, sum;
     cl_command_queue queue;
-    check(starpu_opencl_load_kernel(&assign, &queue, &program, "kmeans_assign", devid));
-    check(starpu_opencl_load_kernel(&sum, &queue, &program, "kmeans_partial", devid));
-    int n = 0;
-    check(clSetKernelArg(assign, n++, sizeof x, &x));
-    check(clSetKernelArg(assign, n++, sizeof x_off, &x_off));
-    check(clSetKernelArg(assign, n++, sizeof c, &c));
-    check(clSetKernelArg(assign, n++, sizeof c_off, &c_off));
-    check(clSetKernelArg(assign, n++, sizeof labels, &labels));
-    check(clSetKernelArg(assign, n++, sizeof l_off, &l_off));
-    check(clSetKernelArg(assign, n++, sizeof count, &count));
-    check(clSetKernelArg(assign, n++, sizeof k, &k));
-    check(clSetKernelArg(assign, n++, sizeof d, &d));
-    n = 0;
-    check(clSetKernelArg(sum, n++, sizeof x, &x));
-    check(clSetKernelArg(sum, n++, sizeof x_off, &x_off));
-    check(clSetKernelArg(sum, n++, sizeof c, &c));
-    check(clSetKernelArg(sum, n++, sizeof c_off, &c_off));
-    check(clSetKernelArg(sum, n++, sizeof labels, &labels));
-    check(clSetKernelArg(sum, n++, sizeof l_off, &l_off));
-    check(clSetKernelArg(sum, n++, sizeof partial, &partial));
-    check(clSetKernelArg(sum, n++, sizeof p_off, &p_off));
-    check(clSetKernelArg(sum, n++, sizeof count, &count));
-    check(clSetKernelArg(sum, n++, sizeof k, &k));
-    check(clSetKernelArg(sum, n++, sizeof d, &d));
+    cl_kernel assign = kernels.kernel("kmeans_assign", queue);
+    cl_kernel sum = kernels.kernel("kmeans_partial", queue);
+    hetpu::apps::set_kernel_args(assign, x, x_off, c, c_off, labels, l_off, count, k, d);
+    hetpu::apps::set_kernel_args(sum, x, x_off, c, c_off, labels, l_off, partial, p_off, count, k, d);
 
     const size_t local = 64;
     size_t global = (count + local - 1) / local * local;
-    check(clEnqueueNDRangeKernel(queue, assign, 1, nullptr, &global, &local, 0, nullptr, nullptr));
+    hetpu::apps::OpenclKernels::check(
+        clEnqueueNDRangeKernel(queue, assign, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     const size_t items = static_cast<size_t>(k) * d + k + 1;
     size_t global2 = (items + local - 1) / local * local;
-    check(clEnqueueNDRangeKernel(queue, sum, 1, nullptr, &global2, &local, 0, nullptr, nullptr));
+    hetpu::apps::OpenclKernels::check(
+        clEnqueueNDRangeKernel(queue, sum, 1, nullptr, &global2, &local, 0, nullptr, nullptr));
     // StarPU 1.3 runs OpenCL codelets synchronously: the results must be there on return.
-    check(clFinish(queue));
+    hetpu::apps::OpenclKernels::check(clFinish(queue));
     starpu_opencl_release_kernel(assign);
     starpu_opencl_release_kernel(sum);
 }

@@ -1,96 +1,75 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/kmeans/kmeans_options.h"
 
-#include <cmath>
-#include <cstdlib>
-#include <iterator>
-#include <string_view>
-
-#include "apps/common/option_scanner.h"
-#include "apps/matmul/matmul_options.h"  // parse_unsigned, shared by the apps
-
 namespace hetpu::kmeans {
-
-using hetpu::matmul::parse_unsigned;
-
-std::string usage(const char *prog)
-{
-    std::string p = prog && *prog ? prog : "kmeans";
-    if (size_t slash = p.rfind('/'); slash != std::string::npos)
-        p.erase(0, slash + 1);
-    if (p.rfind("lt-", 0) == 0)
-        p.erase(0, 3);
-    return "usage: " + p +
-           " -k K (--input FILE | --generate N) [options]\n"
-           "Lloyd's k-means with k-means++ initialisation; each iteration's assignment step is\n"
-           "one job divided among the processing units by hetpu (policy from STARPU_SCHED).\n"
-           "  -k K                 number of clusters (1 <= K <= number of points)\n"
-           "  --input FILE         points, one per line (CSV, TSV or blank separated, optional\n"
-           "                       header, '#' comments), or hetpu's binary format (see README)\n"
-           "  --generate N         N points in Gaussian blobs with known centres instead\n"
-           "  --dims D             dimensions of generated points (default 2)\n"
-           "  --blobs B            blobs of generated points (default K)\n"
-           "  --sigma S            standard deviation of each blob (default 1; centres in [-50,50])\n"
-           "  --max-iter I         most centroid updates (default 100)\n"
-           "  --tol T              stop when centroids move less than T x mean variance (default 1e-6)\n"
-           "  --seed S             seed of the generator and of k-means++ (default 42)\n"
-           "  --block B            points per block under fixed-block policies (HETPU_BLOCK overrides)\n"
-           "  --reps R             repetitions (default 1)\n"
-           "  --verify             run the serial reference too and compare inertia and labels\n"
-           "  --centroids FILE     write the centroids (CSV)\n"
-           "  --assignments FILE   write the cluster of every point (one per line)\n"
-           "  --write-points FILE  save the generated points (.bin: binary, otherwise CSV)\n"
-           "  --truth FILE         save the generated blob centres (CSV)\n"
-           "  --json FILE          append one JSON line per repetition\n"
-           "  --checkpoint-every K save the iteration state every K iterations into --checkpoint-dir\n"
-           "                       (asynchronous, through hetpu's checkpoint backend)\n"
-           "  --checkpoint-dir DIR directory of the checkpoints (created if missing)\n"
-           "  --restart            continue from the newest checkpoint in --checkpoint-dir (same\n"
-           "                       -k, --seed and data; an error if there is none)\n"
-           "  -h, --help           show this help\n"
-           "Example: STARPU_SCHED=plb-hac " +
-           p + " --generate 200000 --dims 4 -k 8 --verify\n";
-}
 
 namespace {
 
-using Spec = apps::OptionSpec;
-
-constexpr Spec kOptions[] = {
-    {"-k", true},
-    {"--input", true},
-    {"--generate", true},
-    {"--dims", true},
-    {"--blobs", true},
-    {"--sigma", true},
-    {"--max-iter", true},
-    {"--tol", true},
-    {"--seed", true},
-    {"--block", true},
-    {"--reps", true},
-    {"--verify", false},
-    {"--centroids", true},
-    {"--assignments", true},
-    {"--write-points", true},
-    {"--truth", true},
-    {"--json", true},
-    {"-h", false},
-    {"--help", false},
-    {"--checkpoint-every", true},
-    {"--checkpoint-dir", true},
-    {"--restart", false},
-};
-
-bool parse_positive_double(const char *text, const char *what, double &out, std::string &error)
+void describe(CLI::App &app, Options &o)
 {
-    char *end = nullptr;
-    double v = std::strtod(text, &end);
-    if (!*text || *end || !std::isfinite(v) || v <= 0) {
-        error = std::string(what) + " '" + text + "' is invalid: give a positive number such as 0.5";
-        return false;
-    }
-    out = v;
-    return true;
+    app.description("Lloyd's k-means with k-means++ initialisation; each iteration's assignment step is one job "
+                    "divided among the processing units by hetpu (policy from STARPU_SCHED). Without --input it "
+                    "clusters " +
+                    std::to_string(kDefaultPoints) + " generated points into " + std::to_string(kDefaultK) +
+                    " clusters.");
+    app.add_option("-k", o.k,
+                   "number of clusters (1 <= K <= number of points; default " + std::to_string(kDefaultK) + ")")
+        ->type_name("K")
+        ->check(apps::whole_in(1, 1u << 20));
+    app.add_option("--input", o.input,
+                   "points, one per line (CSV, TSV or blank separated, optional header, '#' comments), or hetpu's "
+                   "binary format (see README)")
+        ->type_name("FILE")
+        ->check(apps::NonEmpty);
+    app.add_option("--generate", o.generate,
+                   "N points in Gaussian blobs with known centres (default " + std::to_string(kDefaultPoints) +
+                       " without --input)")
+        ->type_name("N")
+        ->check(apps::whole_in(1, uint64_t{1} << 34));
+    app.add_option("--dims", o.dims, "dimensions of generated points")
+        ->type_name("D")
+        ->capture_default_str()
+        ->check(apps::whole_in(1, 4096));
+    app.add_option("--blobs", o.blobs, "blobs of generated points (default K)")
+        ->type_name("B")
+        ->check(apps::whole_in(1, 1u << 20));
+    app.add_option("--sigma", o.sigma, "standard deviation of each blob (centres in [-50,50])")
+        ->type_name("S")
+        ->capture_default_str()
+        ->check(apps::finite_real([](double v) { return v > 0; }, "a positive number such as 0.5"));
+    app.add_option("--max-iter", o.max_iter, "most centroid updates")
+        ->type_name("I")
+        ->capture_default_str()
+        ->check(apps::whole_in(0, 1000000));
+    app.add_option("--tol", o.tol, "stop when centroids move less than T x mean variance")
+        ->type_name("T")
+        ->capture_default_str()
+        ->check(apps::finite_real([](double v) { return v >= 0; }, "a number >= 0 such as 1e-6"));
+    apps::add_run_options(app, o, "points", UINT64_MAX, "the serial reference (inertia and labels)");
+    app.add_option("--centroids", o.centroids_path, "write the centroids (CSV)")
+        ->type_name("FILE")
+        ->check(apps::NonEmpty);
+    app.add_option("--assignments", o.assignments_path, "write the cluster of every point (one per line)")
+        ->type_name("FILE")
+        ->check(apps::NonEmpty);
+    app.add_option("--write-points", o.write_points_path, "save the generated points (.bin: binary, otherwise CSV)")
+        ->type_name("FILE")
+        ->check(apps::NonEmpty);
+    app.add_option("--truth", o.truth_path, "save the generated blob centres (CSV)")
+        ->type_name("FILE")
+        ->check(apps::NonEmpty);
+    app.add_option("--checkpoint-every", o.checkpoint_every,
+                   "save the iteration state every K iterations into --checkpoint-dir (asynchronous, through "
+                   "hetpu's checkpoint backend)")
+        ->type_name("K")
+        ->check(apps::whole_in(1, 1000000));
+    app.add_option("--checkpoint-dir", o.checkpoint_dir, "directory of the checkpoints (created if missing)")
+        ->type_name("DIR")
+        ->check(apps::NonEmpty);
+    app.add_flag("--restart", o.restart,
+                 "continue from the newest checkpoint in --checkpoint-dir (same -k, --seed and data; an error if "
+                 "there is none)");
+    app.footer("Example: STARPU_SCHED=plb-hac hetpu-kmeans --generate 200000 --dims 4 -k 8 --verify");
 }
 
 }  // namespace
@@ -115,105 +94,15 @@ bool check_k(uint32_t k, uint64_t n, const std::string &source, std::string &err
     return true;
 }
 
-bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
+namespace {
+
+// Defaults that depend on other options, and the checks across options.
+bool complete(Options &o, std::string &error)
 {
-    Options o;
-    bool have_k = false;
-    auto handle = [&](const std::string &n, const char *value) {
-        uint64_t v = 0;
-        if (n == "-h" || n == "--help") {
-            o.help = true;
-        } else if (n == "--verify") {
-            o.verify = true;
-        } else if (n == "--restart") {
-            o.restart = true;
-        } else if (n == "--checkpoint-every") {
-            if (!parse_unsigned(value, "checkpoint interval --checkpoint-every", 1, 1000000, v, error))
-                return false;
-            o.checkpoint_every = static_cast<uint32_t>(v);
-        } else if (n == "-k") {
-            if (!parse_unsigned(value, "cluster count -k", 1, 1u << 20, v, error))
-                return false;
-            o.k = static_cast<uint32_t>(v);
-            have_k = true;
-        } else if (n == "--input") {
-            if (!*value) {
-                error = "option --input needs a file name";
-                return false;
-            }
-            o.input = value;
-        } else if (n == "--generate") {
-            if (!parse_unsigned(value, "point count --generate", 1, 1ull << 34, o.generate, error))
-                return false;
-        } else if (n == "--dims") {
-            if (!parse_unsigned(value, "dimension count --dims", 1, 4096, v, error))
-                return false;
-            o.dims = static_cast<uint32_t>(v);
-        } else if (n == "--blobs") {
-            if (!parse_unsigned(value, "blob count --blobs", 1, 1u << 20, v, error))
-                return false;
-            o.blobs = static_cast<uint32_t>(v);
-        } else if (n == "--sigma") {
-            if (!parse_positive_double(value, "blob spread --sigma", o.sigma, error))
-                return false;
-        } else if (n == "--max-iter") {
-            if (!parse_unsigned(value, "iteration limit --max-iter", 0, 1000000, v, error))
-                return false;
-            o.max_iter = static_cast<uint32_t>(v);
-        } else if (n == "--tol") {
-            char *end = nullptr;
-            double t = std::strtod(value, &end);
-            if (!*value || *end || !std::isfinite(t) || t < 0) {
-                error = std::string("tolerance --tol '") + value + "' is invalid: give a number >= 0 such as 1e-6";
-                return false;
-            }
-            o.tol = t;
-        } else if (n == "--seed") {
-            if (!parse_unsigned(value, "seed --seed", 0, UINT64_MAX, o.seed, error))
-                return false;
-        } else if (n == "--block") {
-            if (!parse_unsigned(value, "block size --block", 1, UINT64_MAX, o.block, error))
-                return false;
-        } else if (n == "--reps") {
-            if (!parse_unsigned(value, "repetition count --reps", 1, 1000000, v, error))
-                return false;
-            o.reps = static_cast<unsigned>(v);
-        } else {
-            if (!*value) {
-                error = "option " + n + " needs a file name";
-                return false;
-            }
-            if (n == "--centroids")
-                o.centroids_path = value;
-            if (n == "--assignments")
-                o.assignments_path = value;
-            if (n == "--write-points")
-                o.write_points_path = value;
-            if (n == "--truth")
-                o.truth_path = value;
-            if (n == "--json")
-                o.json_path = value;
-            if (n == "--checkpoint-dir")
-                o.checkpoint_dir = value;
-        }
-        return true;
-    };
-    if (!apps::scan_options(argc, argv, kOptions, std::size(kOptions), "give the data with --input FILE", handle,
-                            error))
+    if (o.k == 0)
+        o.k = kDefaultK;
+    if (!apps::choose_data(o.input, o.generate, kDefaultPoints, error))
         return false;
-    if (o.help) {
-        out = o;
-        return true;
-    }
-    if (!have_k) {
-        error = "missing -k: give the number of clusters, e.g. -k 8 (k = 0 is not allowed)";
-        return false;
-    }
-    if (o.input.empty() == (o.generate == 0)) {
-        error = o.input.empty() ? "no data: give --input FILE or --generate N"
-                                : "both --input and --generate given: choose one";
-        return false;
-    }
     if (o.generate &&
         (!check_k(o.k, o.generate, "--generate", error) || !check_size(o.generate, o.dims, "--generate", error)))
         return false;
@@ -243,8 +132,16 @@ bool parse_options(int argc, const char *const argv[], Options &out, std::string
                 ": give fewer blobs";
         return false;
     }
-    out = o;
     return true;
 }
+
+}  // namespace
+
+bool parse_options(int argc, const char *const argv[], Options &out, std::string &error)
+{
+    return apps::parse_into(describe, complete, argc, argv, out, error);
+}
+
+std::string usage(const char *prog) { return apps::help_text(describe, prog, "hetpu-kmeans"); }
 
 }  // namespace hetpu::kmeans

@@ -5,30 +5,30 @@
 #include <cstdint>
 #include <string>
 
+#include "apps/common/app_options.h"
+
 namespace hetpu::kmeans {
 
-struct Options {
+// The problem when no data is given: a few seconds at most on a two-core machine.
+constexpr uint64_t kDefaultPoints = 100000;
+constexpr uint32_t kDefaultK = 8;
+
+struct Options : apps::RunOptions {
     std::string input;      // points file (CSV/TSV text or .bin); empty with --generate
     uint64_t generate = 0;  // > 0: generate this many points (Gaussian blobs)
     uint32_t dims = 2;      // --dims, generated data only
     uint32_t blobs = 0;     // --blobs, generated data only (0: k)
     double sigma = 1.0;     // --sigma, generated data only
-    uint32_t k = 0;         // clusters (required)
+    uint32_t k = 0;         // clusters (0: kDefaultK)
     uint32_t max_iter = 100;
     double tol = 1e-6;
-    uint64_t seed = 42;
-    uint64_t block = 0;  // points per block for fixed-block policies (0: default)
-    unsigned reps = 1;
-    bool verify = false;         // compare with the serial reference implementation
     std::string centroids_path;  // --centroids FILE (CSV)
     std::string assignments_path;
     std::string write_points_path;  // --write-points FILE: save the generated points
     std::string truth_path;         // --truth FILE: save the generated centres
-    std::string json_path;
     uint32_t checkpoint_every = 0;  // --checkpoint-every K: checkpoint every K iterations (0: never)
     std::string checkpoint_dir;     // --checkpoint-dir DIR: the checkpoint backend's local tier
     bool restart = false;           // --restart: continue from the newest checkpoint in DIR
-    bool help = false;
 };
 
 // Returns true on success (also for --help); false with a one-line error otherwise.

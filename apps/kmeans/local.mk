@@ -13,9 +13,9 @@ apps_kmeans_libhetpu_kmeans_core_la_SOURCES = \
 	apps/kmeans/kmeans_data.cpp apps/kmeans/kmeans_data.h \
 	apps/kmeans/kmeans_lloyd.cpp apps/kmeans/kmeans_lloyd.h \
 	apps/kmeans/kmeans_checkpoint_format.cpp apps/kmeans/kmeans_checkpoint_format.h
-apps_kmeans_libhetpu_kmeans_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(XXHASH_CFLAGS)
+apps_kmeans_libhetpu_kmeans_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(XXHASH_CFLAGS)
 apps_kmeans_libhetpu_kmeans_core_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
-apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
+apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
 	$(XXHASH_LIBS)
 
 # StarPU glue: codelets, the per-pass job, checkpoint/restart through libhetpu_ckpt.
@@ -24,7 +24,7 @@ apps_kmeans_libhetpu_kmeans_la_SOURCES = \
 	apps/kmeans/kmeans_codelets.cpp apps/kmeans/kmeans_codelets.h apps/kmeans/kmeans_kernels.h \
 	apps/kmeans/kmeans_job.cpp apps/kmeans/kmeans_job.h \
 	apps/kmeans/kmeans_checkpoint.cpp apps/kmeans/kmeans_checkpoint.h
-apps_kmeans_libhetpu_kmeans_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_kmeans_libhetpu_kmeans_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_kmeans_libhetpu_kmeans_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
 apps_kmeans_libhetpu_kmeans_la_LIBADD = apps/kmeans/libhetpu_kmeans_core.la
 hetpu_kmeans_libs = apps/kmeans/libhetpu_kmeans.la libhetpu.la libhetpu_ckpt.la $(STARPU_LIBS)
@@ -53,7 +53,7 @@ endif
 
 bin_PROGRAMS += apps/kmeans/hetpu-kmeans
 apps_kmeans_hetpu_kmeans_SOURCES = apps/kmeans/kmeans_main.cpp
-apps_kmeans_hetpu_kmeans_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_kmeans_hetpu_kmeans_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_kmeans_hetpu_kmeans_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
 apps_kmeans_hetpu_kmeans_LDADD = $(hetpu_kmeans_libs)
 
@@ -65,7 +65,7 @@ tests_apps_unit_tests_SOURCES = \
 	tests/unit/apps/kmeans_test.cpp \
 	tests/unit/apps/kmeans_checkpoint_test.cpp \
 	tests/unit/apps/grn_test.cpp
-tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
+tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
 tests_apps_unit_tests_LDADD = apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
 	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/apps_unit_tests
@@ -82,7 +82,7 @@ EXTRA_DIST += bench/apps_policies.sh
 if HETPU_NVCC
 check_PROGRAMS += tests/apps_cuda_tests
 tests_apps_cuda_tests_SOURCES = tests/unit/apps/cuda_agreement_test.cpp
-tests_apps_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_apps_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CUDA_CFLAGS)
 tests_apps_cuda_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
 tests_apps_cuda_tests_LDADD = apps/grn/libgrn_cuda.a apps/kmeans/libkmeans_cuda.a \
 	apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \

@@ -7,6 +7,8 @@ apps_matmul_libhetpu_matmul_core_la_SOURCES = \
 	apps/matmul/matmul_options.cpp apps/matmul/matmul_options.h \
 	apps/matmul/matmul_problem.cpp apps/matmul/matmul_problem.h \
 	apps/matmul/matmul_report.cpp apps/matmul/matmul_report.h
+apps_matmul_libhetpu_matmul_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
+apps_matmul_libhetpu_matmul_core_la_LIBADD = apps/common/libhetpu_apps_common.la
 
 # StarPU glue (codelets, the job) plus the cores: everything but main, shared with the
 # overhead benchmark.
@@ -15,7 +17,7 @@ apps_matmul_libhetpu_matmul_la_SOURCES = \
 	apps/matmul/matmul_codelets.cpp apps/matmul/matmul_codelets.h \
 	apps/matmul/matmul_kernels.h apps/matmul/gemm_shape.h \
 	apps/matmul/matmul_job.cpp apps/matmul/matmul_job.h
-apps_matmul_libhetpu_matmul_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(BLAS_CFLAGS)
+apps_matmul_libhetpu_matmul_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS) $(BLAS_CFLAGS)
 apps_matmul_libhetpu_matmul_la_LIBADD = apps/matmul/libhetpu_matmul_core.la
 # Link flags every program using libhetpu_matmul.la needs (libhetpu itself comes first).
 hetpu_matmul_libs = apps/matmul/libhetpu_matmul.la libhetpu.la $(STARPU_LIBS) $(BLAS_LIBS)
@@ -45,5 +47,5 @@ endif
 
 bin_PROGRAMS += apps/matmul/hetpu-matmul
 apps_matmul_hetpu_matmul_SOURCES = apps/matmul/matmul_main.cpp
-apps_matmul_hetpu_matmul_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+apps_matmul_hetpu_matmul_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_matmul_hetpu_matmul_LDADD = $(hetpu_matmul_libs)

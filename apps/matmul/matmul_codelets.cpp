@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "apps/common/block_codelet.h"
 #include "apps/matmul/matmul_kernels.h"
 #include "apps/matmul/gemm_shape.h"
 #include "config.h"
@@ -66,26 +67,15 @@ bool initialised = false;
 void fill(struct starpu_codelet &cl, struct starpu_perfmodel &model, const char *symbol, starpu_cpu_func_t cpu,
           const char *cpu_name, starpu_opencl_func_t opencl, starpu_cuda_func_t cuda)
 {
-    // History-based: indexed by the footprint of the buffers' sizes, so each distinct
-    // block width is calibrated separately (fixed blocks need one calibration).
-    model.type = STARPU_HISTORY_BASED;
-    model.symbol = symbol;
-
-    starpu_codelet_init(&cl);
-    cl.name = symbol;
-    cl.cpu_funcs[0] = cpu;
-    cl.cpu_funcs_name[0] = cpu_name;
-    cl.opencl_funcs[0] = opencl;
-    cl.cuda_funcs[0] = cuda;
-    if (cuda)
-        cl.cuda_flags[0] = STARPU_CUDA_ASYNC;  // StarPU syncs the worker's stream after
-    cl.nbuffers = 3;
-    cl.modes[0] = STARPU_R;
-    cl.modes[1] = STARPU_R;
-    cl.modes[2] = STARPU_W;
-    cl.max_parallelism = 1;
-    cl.model = &model;
-    hetpu_codelet_set_gpu_needs(&cl, gemm_gpu_needs);
+    hetpu::apps::BlockCodelet b;
+    b.name = symbol;
+    b.cpu = cpu;
+    b.cpu_name = cpu_name;
+    b.opencl = opencl;
+    b.cuda = cuda;
+    b.modes = {STARPU_R, STARPU_R, STARPU_W};  // A, the B block; the C block
+    b.gpu_needs = gemm_gpu_needs;
+    hetpu::apps::fill_block_codelet(cl, model, b);
 }
 
 }  // namespace

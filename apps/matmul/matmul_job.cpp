@@ -76,47 +76,4 @@ template <typename T> int run_once(Problem<T> &p, const Options &options, struct
 template int run_once<float>(Problem<float> &, const Options &, struct hetpu_divisible_report *);
 template int run_once<double>(Problem<double> &, const Options &, struct hetpu_divisible_report *);
 
-const char *worker_type_name(enum starpu_worker_archtype type)
-{
-    switch (type) {
-    case STARPU_CPU_WORKER: return "CPU";
-    case STARPU_OPENCL_WORKER: return "OpenCL";
-    case STARPU_CUDA_WORKER: return "CUDA";
-    default: return "other";
-    }
-}
-
-RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,
-                      Verified verified)
-{
-    RunRecord r;
-    const char *policy = hetpu_policy_name();
-    r.policy = policy ? policy : "";
-    r.precision = options.precision;
-    r.m = options.m;
-    r.n = options.n;
-    r.k = options.k;
-    r.block = report.fixed_block;
-    r.planner = report.planner;
-    r.rep = rep;
-    r.makespan_s = report.makespan_s;
-    r.verified = verified;
-    r.ranks = report.ranks > 0 ? report.ranks : 1;
-    for (unsigned i = 0; i < report.nworkers; ++i) {
-        const struct hetpu_worker_report &w = report.workers[i];
-        WorkerRecord wr;
-        wr.id = w.workerid;
-        wr.type = worker_type_name(w.type);
-        wr.name = w.name;
-        wr.blocks = w.blocks;
-        wr.elements = w.elements;
-        wr.busy_s = w.busy_s;
-        wr.transfer_s = w.transfer_s;
-        wr.rank = w.rank;
-        wr.host = w.host;
-        r.workers.push_back(std::move(wr));
-    }
-    return r;
-}
-
 }  // namespace hetpu::matmul

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // StarPU glue of one matmul repetition: registers A once, hands hetpu's divisible runner
-// a fill_task that registers the B and C column blocks of each block it generates, and
-// converts the runner's report into the app's RunRecord.
+// a fill_task that registers the B and C column blocks of each block it generates.
 #pragma once
 
 #include <hetpu/divisible.h>
 
 #include "apps/matmul/matmul_options.h"
 #include "apps/matmul/matmul_problem.h"
-#include "apps/matmul/matmul_report.h"
 
 namespace hetpu::matmul {
 
@@ -17,11 +15,5 @@ namespace hetpu::matmul {
 // fixed block size is options.block (0: the runtime's default; HETPU_BLOCK overrides).
 // On return every block has completed and C is back in p.c. Returns 0 or -errno.
 template <typename T> int run_once(Problem<T> &p, const Options &options, struct hetpu_divisible_report *out);
-
-// The report of one repetition as the app prints and writes it.
-RunRecord make_record(const struct hetpu_divisible_report &report, const Options &options, unsigned rep,
-                      Verified verified);
-
-const char *worker_type_name(enum starpu_worker_archtype type);  // "CPU", "OpenCL", "CUDA"
 
 }  // namespace hetpu::matmul

@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 
-#include "apps/common/output_file.h"
+#include "apps/common/divisible_workers.h"
+#include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/matmul/matmul_codelets.h"
 #include "apps/matmul/matmul_job.h"
@@ -30,16 +32,10 @@ template <typename T> int run_all(const Options &options)
     // verifies and reports.
     Problem<T> problem(options.m, options.n, options.k, options.seed);
     const bool reporter = hetpu::apps::reporting_rank();
-    std::FILE *json = nullptr;
-    int json_error = 0;  // the first failed write: later lines are not attempted
-    if (reporter && !options.json_path.empty()) {
-        json = std::fopen(options.json_path.c_str(), "a");
-        if (!json) {
-            std::fprintf(stderr, "matmul: cannot open --json file '%s': %s\n", options.json_path.c_str(),
-                         std::strerror(errno));
-            return 1;
-        }
-    }
+    // Only the reporting rank writes the --json file.
+    hetpu::apps::RunOutput output("matmul", reporter ? options.json_path : std::string());
+    if (!output.open())
+        return 1;
     int status = 0;
     for (unsigned rep = 0; rep < options.reps; ++rep) {
         if (rep > 0)
@@ -51,10 +47,10 @@ template <typename T> int run_all(const Options &options)
             status = 1;
             break;
         }
-        Verified verified = Verified::NotChecked;
+        hetpu::apps::Verified verified = hetpu::apps::Verified::NotChecked;
         if (options.verify && reporter) {
             VerifyResult v = verify(problem);
-            verified = v.ok() ? Verified::Passed : Verified::Failed;
+            verified = v.ok() ? hetpu::apps::Verified::Passed : hetpu::apps::Verified::Failed;
             if (!v.ok()) {
                 std::fprintf(stderr,
                              "matmul: verification FAILED in repetition %u: %llu bad entries, first at row %llu "
@@ -68,15 +64,12 @@ template <typename T> int run_all(const Options &options)
         }
         if (!reporter)
             continue;
-        RunRecord record = make_record(report, options, rep, verified);
-        std::fputs(summary(record, options.reps).c_str(), stdout);
-        std::fflush(stdout);
-        if (json && !json_error)
-            json_error = hetpu::apps::append_line(json, json_line(record));
+        hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", report, rep, verified);
+        add_problem(record, options);
+        std::fputs(summary(record, options, options.reps).c_str(), stdout);
+        output.add(hetpu::apps::json_line(record));
     }
-    if (json && hetpu::apps::close_output(json, "matmul", "--json file '" + options.json_path + "'", json_error))
-        status = 1;
-    if (hetpu::apps::close_output(stdout, "matmul", "the standard output"))
+    if (output.close() != 0)
         status = 1;
     return status;
 }
@@ -86,37 +79,21 @@ template <typename T> int run_all(const Options &options)
 int main(int argc, char **argv)
 {
     Options options;
-    std::string error;
-    if (!parse_options(argc, argv, options, error)) {
-        std::fprintf(stderr, "matmul: %s\n", error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argv[0]).c_str(), stdout);
+    if (std::optional<int> done = hetpu::apps::parse_or_exit("matmul", argc, argv, options, parse_options, usage))
+        return *done;
+
+    auto init = [] {
+        codelets_init();
         return 0;
-    }
-
-    int rc = hetpu::apps::start_hetpu();
-    if (rc == HETPU_INIT_HELP_SHOWN)
-        return 0;
-    if (rc < 0) {
-        // For an unknown STARPU_SCHED, hetpu has already listed the valid policies.
-        std::fprintf(stderr, "matmul: cannot start StarPU: %s\n", std::strerror(-rc));
-        return 1;
-    }
-    codelets_init();
-
-    int status;
-    try {
-        status = options.precision == Precision::Single ? run_all<float>(options) : run_all<double>(options);
-    } catch (const std::bad_alloc &) {
-        std::fprintf(stderr, "matmul: not enough memory for m = %llu, n = %llu, k = %llu: choose smaller sizes\n",
-                     static_cast<unsigned long long>(options.m), static_cast<unsigned long long>(options.n),
-                     static_cast<unsigned long long>(options.k));
-        status = 1;
-    }
-
-    codelets_shutdown();
-    hetpu_shutdown();
-    return status;
+    };
+    return hetpu::apps::run_with_starpu("matmul", init, codelets_shutdown, [&] {
+        try {
+            return options.precision == Precision::Single ? run_all<float>(options) : run_all<double>(options);
+        } catch (const std::bad_alloc &) {
+            std::fprintf(stderr, "matmul: not enough memory for m = %llu, n = %llu, k = %llu: choose smaller sizes\n",
+                         static_cast<unsigned long long>(options.m), static_cast<unsigned long long>(options.n),
+                         static_cast<unsigned long long>(options.k));
+            return 1;
+        }
+    });
 }

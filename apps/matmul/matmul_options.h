@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Command line of the matmul app (C = A x B). Pure C++: parsed and unit-tested without
-// StarPU. Every rejected input yields one message that names the problem and the fix.
+// StarPU. Every rejected input yields one message that names the option and the problem.
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "apps/common/app_options.h"
 
 namespace hetpu::matmul {
 
@@ -16,31 +18,23 @@ const char *precision_name(Precision p);  // "single" / "double"
 // integers both hold dimensions (and leading dimensions) in 32-bit signed-safe values.
 constexpr uint64_t kMaxDimension = 0x7fffffffu;
 
-struct Options {
+// n when no size is given: a fraction of a second on a two-core machine.
+constexpr uint64_t kDefaultSize = 1024;
+
+struct Options : apps::RunOptions {
     uint64_t m = 0;  // rows of A and C
     uint64_t n = 0;  // columns of B and C: the divisible dimension
     uint64_t k = 0;  // columns of A, rows of B
     Precision precision = Precision::Double;
-    uint64_t block = 0;  // columns per block for fixed-block runs; 0: runtime default
-    unsigned reps = 1;
-    bool verify = false;
-    std::string json_path;  // empty: no JSON file
-    uint64_t seed = 42;
-    bool help = false;  // -h/--help: print usage, run nothing
 };
 
 // Parse argv[1..argc-1]. Returns true on success (also for -h/--help, which sets
 // out.help); on failure returns false and sets error to a one-line message such as
 // "--block 999999 is larger than n = 1024: give a block of at most 1024 columns".
-// -n N alone means a square problem; -m and -k default to n when not given.
+// n defaults to kDefaultSize; m and k default to n.
 bool parse_options(int argc, const char *const argv[], Options &out, std::string &error);
 
 // Usage text (several lines, ends with a newline).
 std::string usage(const char *prog);
-
-// Strict unsigned parse shared with the benchmark: decimal digits only, no sign, no
-// trailing characters, no overflow, and value in [min, max]. On failure error says
-// "<what> '<text>' is not ..." with the accepted range.
-bool parse_unsigned(const char *text, const char *what, uint64_t min, uint64_t max, uint64_t &out, std::string &error);
 
 }  // namespace hetpu::matmul

@@ -5,32 +5,17 @@
 #include <cmath>
 #include <limits>
 
+#include "apps/common/splitmix.h"
+
 namespace hetpu::matmul {
 
 namespace {
 
-// splitmix64: tiny, fast, and the same sequence everywhere (unlike the standard
-// distributions, whose output is implementation-defined).
-struct SplitMix64 {
-    uint64_t state;
-    uint64_t next()
-    {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        return z ^ (z >> 31);
-    }
-    // Uniform in [-1, 1), exactly representable in double (53-bit grid).
-    double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-52 - 1.0; }
-    // Uniform in [0, bound), bound > 0 (the modulo bias is irrelevant for sampling).
-    uint64_t below(uint64_t bound) { return next() % bound; }
-};
-
 template <typename T> void fill_random(std::vector<T> &v, uint64_t seed)
 {
-    SplitMix64 rng{seed};
+    apps::SplitMix64 rng{seed};
     for (T &x : v)
-        x = static_cast<T>(rng.unit());
+        x = static_cast<T>(rng.symmetric());
 }
 
 }  // namespace
@@ -106,7 +91,7 @@ template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptio
             record_bad(i, j);
     };
 
-    SplitMix64 rng{p.seed ^ 0x5eed5eed5eed5eedull};
+    apps::SplitMix64 rng{p.seed ^ 0x5eed5eed5eed5eedull};
     const uint64_t per_column = options.rows_per_column;
     std::vector<uint64_t> rows;
     for (uint64_t j = 0; j < p.n; ++j) {

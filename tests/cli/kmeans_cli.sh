@@ -80,7 +80,7 @@ check_bad "ragged.csv:4:" --input "$d/ragged.csv" -k 2
 check_bad "text.csv:2: column 2: 'abc'" --input "$d/text.csv" -k 1
 check_bad "empty" --input "$d/empty.csv" -k 1
 check_bad "k = 3 is larger than the 2 points" --input "$d/two.csv" -k 3
-check_bad "-k 0" --input "$d/two.csv" -k 0
+check_bad "-k: 0 is not" --input "$d/two.csv" -k 0
 check_bad "truncated" --input "$d/cut.bin" -k 2
 check_bad "cannot open" --input "$d/missing.csv" -k 2
 "$km" --help | grep -q -- "--checkpoint-every" || fail "--help does not describe checkpointing"

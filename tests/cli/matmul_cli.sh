@@ -132,7 +132,7 @@ check_bad() {
 check_bad "-n" -n 0
 check_bad "--block 999999" -n 64 --block 999999
 check_bad "half" -n 64 --precision half
-check_bad "unknown option" -n 64 --bogus
+check_bad "not expected: --bogus" -n 64 --bogus
 
 "$matmul" --help | grep -q -- "--precision" || fail "--help does not describe the options"
 echo "matmul cli: ok"

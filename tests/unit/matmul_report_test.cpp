@@ -9,20 +9,27 @@
 
 namespace {
 
-hetpu::matmul::RunRecord sample()
+hetpu::matmul::Options problem()
 {
-    hetpu::matmul::RunRecord r;
+    hetpu::matmul::Options o;
+    o.precision = hetpu::matmul::Precision::Single;
+    o.m = 100;
+    o.n = 200;
+    o.k = 50;
+    return o;
+}
+
+hetpu::apps::AppRecord sample()
+{
+    hetpu::apps::AppRecord r;
     r.policy = "greedy";
-    r.precision = hetpu::matmul::Precision::Single;
-    r.m = 100;
-    r.n = 200;
-    r.k = 50;
     r.block = 32;
     r.planner = "fixed";
     r.rep = 2;
     r.makespan_s = 0.5;
     r.workers.push_back({0, "CPU", "CPU 0", 3, 96, 0.25, 0.0});
     r.workers.push_back({1, "OpenCL", "OpenCL 0 (\"pocl\")", 4, 104, 0.3, 0.01});
+    hetpu::matmul::add_problem(r, problem());
     return r;
 }
 
@@ -36,7 +43,7 @@ TEST(MatmulReport, Gflops)
 
 TEST(MatmulReport, JsonLineHasEveryField)
 {
-    std::string line = hetpu::matmul::json_line(sample());
+    std::string line = hetpu::apps::json_line(sample());
     EXPECT_EQ(line.find('\n'), std::string::npos);
     for (const char *f :
          {"\"app\":\"matmul\"", "\"policy\":\"greedy\"", "\"precision\":\"single\"", "\"m\":100", "\"n\":200",
@@ -51,15 +58,15 @@ TEST(MatmulReport, JsonLineHasEveryField)
 TEST(MatmulReport, VerifiedIsBoolWhenChecked)
 {
     auto r = sample();
-    r.verified = hetpu::matmul::Verified::Passed;
-    EXPECT_NE(hetpu::matmul::json_line(r).find("\"verified\":true"), std::string::npos);
-    r.verified = hetpu::matmul::Verified::Failed;
-    EXPECT_NE(hetpu::matmul::json_line(r).find("\"verified\":false"), std::string::npos);
+    r.verified = hetpu::apps::Verified::Passed;
+    EXPECT_NE(hetpu::apps::json_line(r).find("\"verified\":true"), std::string::npos);
+    r.verified = hetpu::apps::Verified::Failed;
+    EXPECT_NE(hetpu::apps::json_line(r).find("\"verified\":false"), std::string::npos);
 }
 
 TEST(MatmulReport, SummaryNamesPolicyRateAndWorkers)
 {
-    std::string s = hetpu::matmul::summary(sample(), 5);
+    std::string s = hetpu::matmul::summary(sample(), problem(), 5);
     for (const char *f : {"rep 3/5", "greedy", "single", "100x200x50", "GFLOP/s", "not checked", "CPU 0", "OpenCL 0"})
         EXPECT_NE(s.find(f), std::string::npos) << "missing " << f << " in\n" << s;
 }

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+
 using namespace hetpu::apps;
 
 TEST(AppRecord, JsonLineKeysNullsAndExtras)
@@ -17,17 +20,42 @@ TEST(AppRecord, JsonLineKeysNullsAndExtras)
     r.rep = 1;
     r.makespan_s = 0.5;
     r.workers.push_back({0, "CPU", "CPU 0", 3, 300, 0.25, 0.0});
-    r.extra = [](hetpu::JsonWriter &w) { w.field("genes", 40).field("edge_recall", 1.0); };
+    r.extra = {{"genes", 40}, {"edge_recall", 1.0}};
     EXPECT_EQ(json_line(r),
               "{\"app\":\"grn\",\"policy\":\"dmda\",\"precision\":\"double\",\"block\":100,\"planner\":\"fixed\","
-              "\"rep\":1,\"makespan_s\":0.5,\"gflops\":null,\"verified\":null,\"genes\":40,\"edge_recall\":1,"
+              "\"rep\":1,\"makespan_s\":0.5,\"gflops\":null,\"verified\":null,\"genes\":40,\"edge_recall\":1.0,"
               "\"workers\":[{\"id\":0,\"type\":\"CPU\",\"name\":\"CPU 0\",\"blocks\":3,\"elements\":300,"
-              "\"busy_s\":0.25,\"transfer_s\":0}]}");
+              "\"busy_s\":0.25,\"transfer_s\":0.0}]}");
     r.gflops = 2.5;
     r.verified = Verified::Failed;
     r.extra = nullptr;
     const std::string line = json_line(r);
     EXPECT_NE(line.find("\"gflops\":2.5,\"verified\":false,\"workers\""), std::string::npos) << line;
+}
+
+TEST(AppRecord, NumbersRoundTripAndNonFiniteIsNull)
+{
+    AppRecord r;
+    r.makespan_s = 0.1 + 0.2;  // 0.30000000000000004: a short format would lose the last bit
+    r.extra = {{"inertia", std::nan("")}, {"seed", UINT64_MAX}, {"name", "OpenCL 0 (\"pocl\")"}};
+    const hetpu::JsonRecord j = hetpu::JsonRecord::parse(json_line(r));
+    EXPECT_EQ(j["makespan_s"].get<double>(), 0.1 + 0.2);
+    EXPECT_TRUE(j["inertia"].is_null());
+    EXPECT_EQ(j["seed"].get<uint64_t>(), UINT64_MAX);
+    EXPECT_EQ(j["name"], "OpenCL 0 (\"pocl\")");
+}
+
+TEST(AppRecord, WorkerLinesNameRanksOnlyWhenSeveral)
+{
+    AppRecord r;
+    r.workers.push_back({0, "CPU", "CPU 0", 3, 96, 0.25, 0.0, 1, "node7"});
+    std::string s = worker_lines(r, "columns");
+    EXPECT_NE(s.find("worker  0 CPU"), std::string::npos) << s;
+    EXPECT_NE(s.find("columns         96"), std::string::npos) << s;
+    EXPECT_EQ(s.find("node7"), std::string::npos) << s;
+    r.ranks = 2;
+    s = worker_lines(r, "columns");
+    EXPECT_NE(s.find("rank 1 (node7)"), std::string::npos) << s;
 }
 
 TEST(AppRecord, WorkersAccumulateById)

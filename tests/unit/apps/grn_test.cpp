@@ -202,8 +202,10 @@ TEST(GrnOptions, ErrorsNameTheProblem)
 {
     Options o;
     std::string error;
-    EXPECT_FALSE(parse({}, o, error));
-    EXPECT_NE(error.find("--input FILE or --generate"), std::string::npos) << error;
+    ASSERT_TRUE(parse({}, o, error)) << error;
+    EXPECT_EQ(o.generate, kDefaultGenes);  // no data: the default generated network
+    EXPECT_FALSE(parse({"--input", "x.tsv", "--generate", "10"}, o, error));
+    EXPECT_NE(error.find("choose one"), std::string::npos) << error;
     EXPECT_FALSE(parse({"--generate", "10", "-k", "4"}, o, error));
     EXPECT_NE(error.find("-k"), std::string::npos) << error;
     EXPECT_FALSE(parse({"--generate", "3", "-k", "3"}, o, error));
@@ -216,4 +218,13 @@ TEST(GrnOptions, ErrorsNameTheProblem)
     EXPECT_EQ(o.lag, 0);
     EXPECT_FALSE(check_sizes(o, 2, 10, "x.tsv", error));
     EXPECT_NE(error.find("x.tsv has 2 genes"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--noise", "nan"}, o, error));
+    EXPECT_NE(error.find("--noise"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--lag=-1"}, o, error));
+    EXPECT_NE(error.find("--lag"), std::string::npos) << error;
+    ASSERT_TRUE(parse({"--generate=20", "--samples", "30", "--max-score=0.5"}, o, error)) << error;
+    EXPECT_EQ(o.generate, 20u);
+    EXPECT_EQ(o.samples, 30u);
+    EXPECT_EQ(o.max_score, 0.5);
+    EXPECT_NE(usage("hetpu-grn").find("--max-score"), std::string::npos);
 }

@@ -41,16 +41,22 @@ double brute_inertia(const Points &p, const std::vector<double> &c, uint32_t k)
 
 }  // namespace
 
-TEST(KmeansOptions, RequiresKAndData)
+TEST(KmeansOptions, DefaultsAndErrors)
 {
     Options o;
     std::string error;
-    EXPECT_FALSE(parse({"--generate", "100"}, o, error));
-    EXPECT_NE(error.find("missing -k"), std::string::npos) << error;
+    ASSERT_TRUE(parse({}, o, error)) << error;  // the default problem
+    EXPECT_EQ(o.k, kDefaultK);
+    EXPECT_EQ(o.generate, kDefaultPoints);
+    EXPECT_EQ(o.blobs, kDefaultK);
+    ASSERT_TRUE(parse({"--input", "p.csv"}, o, error)) << error;
+    EXPECT_EQ(o.generate, 0u);
     EXPECT_FALSE(parse({"-k", "0", "--generate", "100"}, o, error));
     EXPECT_NE(error.find("-k"), std::string::npos) << error;
-    EXPECT_FALSE(parse({"-k", "3"}, o, error));
-    EXPECT_NE(error.find("--input FILE or --generate N"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--input", "p.csv", "--generate", "100"}, o, error));
+    EXPECT_NE(error.find("choose one"), std::string::npos) << error;
+    EXPECT_FALSE(parse({"--sigma", "0"}, o, error));
+    EXPECT_NE(error.find("--sigma"), std::string::npos) << error;
     EXPECT_FALSE(parse({"-k", "300", "--generate", "100"}, o, error));
     EXPECT_NE(error.find("larger than the 100 points"), std::string::npos) << error;
     EXPECT_FALSE(parse({"-k", "3", "--generate", "100", "--tol", "-1"}, o, error));

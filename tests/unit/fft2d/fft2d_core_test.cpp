@@ -52,16 +52,20 @@ TEST(Fft2dOptions, SquareByDefaultAndClearErrors)
     ASSERT_TRUE(parse({"-m", "32", "-n", "48", "--block", "8"}, o, err)) << err;
     EXPECT_EQ(o.m, 32u);
     EXPECT_EQ(o.n, 48u);
-    EXPECT_FALSE(parse({}, o, err));
-    EXPECT_NE(err.find("-n N"), std::string::npos);
+    ASSERT_TRUE(parse({}, o, err)) << err;
+    EXPECT_EQ(o.m, kDefaultSize);
+    EXPECT_EQ(o.n, kDefaultSize);
+    ASSERT_TRUE(parse({"-m40"}, o, err)) << err;
+    EXPECT_EQ(o.n, 40u);
     EXPECT_FALSE(parse({"-n", "0"}, o, err));
-    EXPECT_NE(err.find("-n '0' is not an integer in [1,"), std::string::npos) << err;
+    EXPECT_NE(err.find("-n: 0 is not a whole number in [1 - 2147483647]"), std::string::npos) << err;
     EXPECT_FALSE(parse({"-n", "16", "--block", "17"}, o, err));
     EXPECT_NE(err.find("--block 17 is larger"), std::string::npos) << err;
     EXPECT_FALSE(parse({"-n", "100000"}, o, err));
     EXPECT_NE(err.find("choose smaller sizes"), std::string::npos) << err;
     EXPECT_FALSE(parse({"-n", "16", "--wat"}, o, err));
-    EXPECT_NE(err.find("unknown option '--wat'"), std::string::npos) << err;
+    EXPECT_NE(err.find("not expected: --wat"), std::string::npos) << err;
+    EXPECT_NE(usage("hetpu-fft2d").find("--verify"), std::string::npos);
 }
 
 TEST(Fft2dProblem, TransposeIsExact)
@@ -94,18 +98,22 @@ TEST(Fft2dProblem, VerifyAcceptsTheRowColumnAlgorithmAndRejectsAWrongRow)
 
 TEST(Fft2dReport, JsonLineHasMatmulsKeys)
 {
-    RunRecord r;
+    Options o;
+    o.m = 64;
+    o.n = 32;
+    hetpu::apps::AppRecord r;
     r.policy = "hepopta";
-    r.m = 64;
-    r.n = 32;
     r.planner = "hepopta";
     r.makespan_s = 0.5;
-    r.verified = Verified::Passed;
+    r.verified = hetpu::apps::Verified::Passed;
     r.workers.push_back({0, "CPU", "CPU 0", 1, 64, 0.3, 0.0});
-    const nlohmann::json j = nlohmann::json::parse(json_line(r));
-    hetpu::matmul::RunRecord mm;
+    add_problem(r, o);
+    const nlohmann::json j = nlohmann::json::parse(hetpu::apps::json_line(r));
+    hetpu::apps::AppRecord mm;
     mm.workers.push_back({});
-    const nlohmann::json jm = nlohmann::json::parse(hetpu::matmul::json_line(mm));
+    hetpu::matmul::Options mo;
+    hetpu::matmul::add_problem(mm, mo);
+    const nlohmann::json jm = nlohmann::json::parse(hetpu::apps::json_line(mm));
     std::set<std::string> keys, mkeys, wkeys, mwkeys;
     for (auto it = j.begin(); it != j.end(); ++it)
         keys.insert(it.key());
@@ -119,6 +127,7 @@ TEST(Fft2dReport, JsonLineHasMatmulsKeys)
     EXPECT_EQ(wkeys, mwkeys);
     EXPECT_EQ(j["app"], "fft2d");
     EXPECT_EQ(j["verified"], true);
+    EXPECT_TRUE(j["k"].is_null());
     EXPECT_NEAR(j["gflops"].get<double>(), 5.0 * 2048 * 11 / 0.5 * 1e-9, 1e-12);
-    EXPECT_NE(summary(r, 1).find("fft2d 64 x 32"), std::string::npos);
+    EXPECT_NE(summary(r, o, 1).find("fft2d 64 x 32"), std::string::npos);
 }
