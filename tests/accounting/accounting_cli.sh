@@ -131,14 +131,17 @@ SLURM_JOB_ID=4242 SLURM_JOB_PARTITION=gpu SLURM_JOB_NUM_NODES=2 SLURM_CPUS_ON_NO
       abs(su - weight * wall_s / 3600 * nodes * 0.25) < 1e-12 FROM jobs ORDER BY id DESC LIMIT 1")" = "gpu|slurm|4242|2|0.25|0.25|192.0|1|1" ] \
     || { sqlite3 "$HETPU_LEDGER" "SELECT * FROM jobs ORDER BY id DESC LIMIT 1"; fail "Slurm allocation not charged"; }
 
-# A RAPL sensor (a fake powercap tree whose package counter rises during the run): the CPU
-# figures are measured, named "rapl", with the model's estimate beside them.
+# A RAPL sensor: a fake powercap tree whose package counter is a FIFO that answers every read
+# with a larger value, so the counter rises between the run's first and last reading however
+# fast or slow the run is (a counter ticking on a timer can miss a short run). The writer
+# ignores SIGPIPE, and the run is bounded by timeout, so nothing can block for ever.
 pc=$STARPU_HOME/powercap; mkdir -p "$pc/intel-rapl:0"
 echo package-0 >"$pc/intel-rapl:0/name"; echo 262143328850 >"$pc/intel-rapl:0/max_energy_range_uj"
-echo 1000000 >"$pc/intel-rapl:0/energy_uj"
-( uj=1000000; i=0; while [ $i -lt 40 ]; do uj=$((uj + 500000)); echo $uj >"$pc/intel-rapl:0/energy_uj.new"
-  mv "$pc/intel-rapl:0/energy_uj.new" "$pc/intel-rapl:0/energy_uj"; sleep 0.1; i=$((i + 1)); done ) & ticker=$!
-HETPU_POWERCAP_ROOT=$pc STARPU_SCHED=dmda "$matmul" -n 384 --block 64 >"$out" 2>"$err" || { cat "$err"; fail "run with RAPL"; }
+mkfifo "$pc/intel-rapl:0/energy_uj"
+( trap '' PIPE; uj=1000000
+  while :; do uj=$((uj + 500000)); echo $uj 2>/dev/null >"$pc/intel-rapl:0/energy_uj"; done ) & ticker=$!
+HETPU_POWERCAP_ROOT=$pc STARPU_SCHED=dmda timeout 300 "$matmul" -n 384 --block 64 >"$out" 2>"$err" \
+    || { kill $ticker; cat "$err"; fail "run with RAPL"; }
 kill $ticker 2>/dev/null; wait $ticker 2>/dev/null
 grep -q "energy .* \[rapl\] (model: " "$err" || { cat "$err"; fail "RAPL figures not named in the summary"; }
 [ "$(sqlite3 "$HETPU_LEDGER" "SELECT energy_source, energy_j > 0 FROM jobs ORDER BY id DESC LIMIT 1")" = "rapl|1" ] \
