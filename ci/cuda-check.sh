@@ -43,7 +43,7 @@ starpu_source=$(dpkg-query -W -f='${source:Package}' libstarpu-dev)
 starpu_flags=(
   --with-cuda-dir="$cuda" --disable-cuda-memcpy-peer --disable-starpufft --disable-mpi
   --disable-build-doc --disable-build-examples --disable-build-tests --disable-fortran
-  --disable-socl --disable-gdb CFLAGS=-O1 CXXFLAGS=-O1
+  --disable-socl --disable-static --disable-gdb CFLAGS=-O1 CXXFLAGS=-O1
 )
 patches=()
 [ "$cuda_major" -ge 13 ] && patches+=("$top/ci/starpu/cuda13-cublas.patch")
@@ -113,6 +113,8 @@ build_starpu() {
   # Written last: an interrupted build is never taken for a finished one.
   touch "$prefix/.hetpu-complete"
   rm -rf "$work"
+  # Builds for an older version, patch or flag set are never used again.
+  find "$cache" -mindepth 1 -maxdepth 1 -name 'starpu-cuda-*' ! -path "$prefix" -exec rm -rf {} +
 }
 
 begin "StarPU $starpu_version source with CUDA ($prefix)"
@@ -128,12 +130,19 @@ fi
 # ------------------------------------------------------------------ hetpu against it
 begin "hetpu: configure in $build"
 cd "$top"
-[ -x configure ] || autoreconf -fi >/dev/null
+if [ ! -x configure ]; then
+  out=$(autoreconf -fi 2>&1) || { printf '%s\n' "$out"; die "autoreconf failed"; }
+fi
 hetpu_flags=(--with-starpu="$prefix" --with-cuda="$cuda" --without-mpi --enable-werror)
+# Programs linked against another StarPU build keep its path (rpath), and make sees nothing
+# to redo: a new StarPU prefix means a fresh build directory.
+if [ -f "$build/Makefile" ] && [ "$(cat "$build/cuda-check.flags" 2>/dev/null)" != "${hetpu_flags[*]}" ]; then
+  [ -f "$build/cuda-check.flags" ] || die "$build holds a build that cuda-check did not make: remove it or set CUDA_BUILD_DIR"
+  rm -rf "$build"
+fi
 mkdir -p "$build"
 cd "$build"
-if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ] ||
-  [ "$(cat cuda-check.flags 2>/dev/null)" != "${hetpu_flags[*]}" ]; then
+if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
   "$top/configure" "${hetpu_flags[@]}" >configure.out 2>&1 || { tail -40 configure.out; die "hetpu configure failed"; }
   printf '%s' "${hetpu_flags[*]}" >cuda-check.flags
 fi
