@@ -132,12 +132,13 @@ SLURM_JOB_ID=4242 SLURM_JOB_PARTITION=gpu SLURM_JOB_NUM_NODES=2 SLURM_CPUS_ON_NO
     || { sqlite3 "$HETPU_LEDGER" "SELECT * FROM jobs ORDER BY id DESC LIMIT 1"; fail "Slurm allocation not charged"; }
 
 # A RAPL sensor (a fake powercap tree whose package counter rises during the run): the CPU
-# figures are measured, named "rapl", with the model's estimate beside them.
+# figures are measured, named "rapl", with the model's estimate beside them. The counter
+# ticks until the run is over, however late a loaded machine starts the run.
 pc=$STARPU_HOME/powercap; mkdir -p "$pc/intel-rapl:0"
 echo package-0 >"$pc/intel-rapl:0/name"; echo 262143328850 >"$pc/intel-rapl:0/max_energy_range_uj"
 echo 1000000 >"$pc/intel-rapl:0/energy_uj"
-( uj=1000000; i=0; while [ $i -lt 40 ]; do uj=$((uj + 500000)); echo $uj >"$pc/intel-rapl:0/energy_uj.new"
-  mv "$pc/intel-rapl:0/energy_uj.new" "$pc/intel-rapl:0/energy_uj"; sleep 0.1; i=$((i + 1)); done ) & ticker=$!
+( uj=1000000; while :; do uj=$((uj + 500000)); echo $uj >"$pc/intel-rapl:0/energy_uj.new"
+  mv "$pc/intel-rapl:0/energy_uj.new" "$pc/intel-rapl:0/energy_uj"; sleep 0.02; done ) & ticker=$!
 HETPU_POWERCAP_ROOT=$pc STARPU_SCHED=dmda "$matmul" -n 384 --block 64 >"$out" 2>"$err" || { cat "$err"; fail "run with RAPL"; }
 kill $ticker 2>/dev/null; wait $ticker 2>/dev/null
 grep -q "energy .* \[rapl\] (model: " "$err" || { cat "$err"; fail "RAPL figures not named in the summary"; }
