@@ -79,6 +79,8 @@ EXTRA_DIST += bench/apps_policies.sh
 # The CUDA kernels against the CPU cores, bit for bit: built whenever nvcc exists (the
 # kernels' launch functions need no CUDA StarPU); skips without a CUDA device.
 # It has its own main (exit 77 without a device), which takes precedence over gtest_main.
+# Against a CUDA StarPU the kernels' objects also hold the StarPU codelet functions, which
+# call libstarpu (starpu_cuda_get_local_stream): hence $(STARPU_LIBS).
 if HETPU_NVCC
 check_PROGRAMS += tests/apps_cuda_tests
 tests_apps_cuda_tests_SOURCES = tests/unit/apps/cuda_agreement_test.cpp
@@ -87,6 +89,6 @@ tests_apps_cuda_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAG
 tests_apps_cuda_tests_LDADD = apps/grn/libgrn_cuda.a apps/kmeans/libkmeans_cuda.a \
 	apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
 	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
-	$(GTEST_LIBS) $(CUDA_LIBS)
+	$(GTEST_LIBS) $(STARPU_LIBS) $(CUDA_LIBS)
 TESTS += tests/apps_cuda_tests
 endif

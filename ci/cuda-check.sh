@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# ./run cuda-check: hetpu's CUDA paths (everything under STARPU_USE_CUDA / HETPU_HAVE_CUDA)
+# built and tested without a GPU. Debian's StarPU has no CUDA workers, so this builds
+# Debian's own StarPU source with CUDA into a cache, then hetpu against it with warnings as
+# errors, then make check (the tests that need a CUDA device skip).
+# Usage: ci/cuda-check.sh TOP_SRCDIR JOBS
+# Environment: CUDA_HOME (default /usr/local/cuda), CUDA_BUILD_DIR (default TOP/_build-cuda),
+# XDG_CACHE_HOME (the StarPU build lands in $XDG_CACHE_HOME/hetpu, default ~/.cache/hetpu).
+set -euo pipefail
+
+top=$1
+jobs=$2
+cuda=${CUDA_HOME:-/usr/local/cuda}
+nvcc=$cuda/bin/nvcc
+build=${CUDA_BUILD_DIR:-$top/_build-cuda}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/hetpu
+
+start=$SECONDS
+step=0
+nsteps=5
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+begin() { step=$((step + 1)); say "[$step/$nsteps] $* (at $(elapsed))"; }
+elapsed() { local s=$((SECONDS - start)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+die() { printf 'cuda-check: %s\n' "$*" >&2; exit 1; }
+as_root() { [ "$(id -u)" -eq 0 ]; }
+
+# ------------------------------------------------------------------ what to build
+[ -x "$nvcc" ] || die "no nvcc at $nvcc: install the CUDA toolkit there or set CUDA_HOME to its root"
+cuda_release=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
+[ -n "$cuda_release" ] || die "cannot read the CUDA release from '$nvcc --version'"
+cuda_major=${cuda_release%%.*}
+
+# The StarPU hetpu builds against everywhere else: the installed libstarpu-dev, by version.
+starpu_version=$(dpkg-query -W -f='${Version}' libstarpu-dev 2>/dev/null) ||
+  die "libstarpu-dev is not installed: cuda-check builds the same StarPU version with CUDA"
+starpu_source=$(dpkg-query -W -f='${source:Package}' libstarpu-dev)
+
+# memcpy-peer and starpufft use what CUDA 13 removed (cudaDeviceProp::computeMode, two cuFFT
+# error codes); hetpu needs neither. No MPI: hetpu is configured --without-mpi here, so that
+# Debian's StarPU-MPI (linked to Debian's libstarpu) is not mixed in. The rest saves time:
+# this StarPU is for compiling and testing hetpu, not for timing it.
+starpu_flags=(
+  --with-cuda-dir="$cuda" --disable-cuda-memcpy-peer --disable-starpufft --disable-mpi
+  --disable-build-doc --disable-build-examples --disable-build-tests --disable-fortran
+  --disable-socl --disable-static --disable-gdb CFLAGS=-O1 CXXFLAGS=-O1
+)
+patches=()
+[ "$cuda_major" -ge 13 ] && patches+=("$top/ci/starpu/cuda13-cublas.patch")
+
+# A new StarPU version, CUDA release, patch or flag is a new cache entry.
+key=$({
+  printf '%s\n' "$starpu_version" "$cuda_release" "${starpu_flags[@]}"
+  [ ${#patches[@]} -eq 0 ] || cat "${patches[@]}"
+} | sha256sum | cut -c1-12)
+prefix=$cache/starpu-cuda-$starpu_version-$key
+
+say "cuda-check: StarPU $starpu_version with CUDA $cuda_release (${#patches[@]} patch(es)), $jobs jobs"
+
+# ------------------------------------------------------------------ StarPU with CUDA
+ensure_source_tools() {
+  command -v dpkg-source >/dev/null && command -v patch >/dev/null && return 0
+  as_root || die "apt-get source needs dpkg-dev: sudo apt-get install -y dpkg-dev"
+  say "installing dpkg-dev (apt-get source)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev patch >/dev/null
+}
+
+# apt-get source needs deb-src entries; a stock Debian 12 image has only deb. Add deb-src
+# for the same archives (and snapshot dates) the machine installs its packages from.
+ensure_deb_src() {
+  apt-get source --print-uris -qq "$starpu_source=$starpu_version" >/dev/null 2>&1 && return 0
+  as_root || die "apt-get source $starpu_source=$starpu_version found no source package: add deb-src entries to APT's sources, apt-get update, and rerun"
+  local deb822=/etc/apt/sources.list.d/debian.sources
+  if [ -f "$deb822" ]; then
+    say "adding deb-src entries (/etc/apt/sources.list.d/hetpu-deb-src.sources)"
+    sed 's/^Types:.*/Types: deb-src/' "$deb822" >/etc/apt/sources.list.d/hetpu-deb-src.sources
+  elif [ -f /etc/apt/sources.list ]; then
+    say "adding deb-src entries (/etc/apt/sources.list.d/hetpu-deb-src.list)"
+    sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list >/etc/apt/sources.list.d/hetpu-deb-src.list
+  fi
+  apt-get update -qq
+  apt-get source --print-uris -qq "$starpu_source=$starpu_version" >/dev/null 2>&1 ||
+    die "source package $starpu_source=$starpu_version not found in any deb-src archive (is the archive still serving it?)"
+}
+
+build_starpu() {
+  local work=$cache/work-$key log
+  rm -rf "$work" "$prefix"
+  mkdir -p "$work"
+  (
+    cd "$work"
+    apt-get source -qq --download-only "$starpu_source=$starpu_version" >fetch.out 2>&1 ||
+      { cat fetch.out; die "apt-get source $starpu_source=$starpu_version failed"; }
+    # dpkg-source applies Debian's own patches: the same source libstarpu-dev was built from.
+    dpkg-source -x ./*.dsc src >>fetch.out 2>&1 || { cat fetch.out; die "dpkg-source -x failed"; }
+  ) || exit 1
+  local p
+  for p in "${patches[@]}"; do
+    patch -d "$work/src" -p1 --forward --quiet <"$p" || die "$p does not apply to $starpu_source $starpu_version"
+  done
+
+  begin "StarPU: configure, make -j$jobs, install into $prefix"
+  mkdir -p "$work/build"
+  cd "$work/build"
+  log=$work/build/configure.out
+  "$work/src/configure" --prefix="$prefix" "${starpu_flags[@]}" >"$log" 2>&1 ||
+    { tail -40 "$log"; die "StarPU configure failed (log: $log)"; }
+  grep -q 'CUDA *enabled: yes' "$log" || { grep -i cuda "$log" | tail -20; die "StarPU configure did not enable CUDA (log: $log)"; }
+  log=$work/build/make.out
+  { make -j"$jobs" && make install; } >"$log" 2>&1 ||
+    { grep -E 'error|Error' "$log" | head -20; tail -20 "$log"; die "StarPU build failed (log: $log)"; }
+  cd "$top"
+  # Written last: an interrupted build is never taken for a finished one.
+  touch "$prefix/.hetpu-complete"
+  rm -rf "$work"
+  # Builds for an older version, patch or flag set are never used again.
+  find "$cache" -mindepth 1 -maxdepth 1 -name 'starpu-cuda-*' ! -path "$prefix" -exec rm -rf {} +
+}
+
+begin "StarPU $starpu_version source with CUDA ($prefix)"
+if [ -f "$prefix/.hetpu-complete" ]; then
+  say "cached"
+  step=$((step + 1))
+else
+  ensure_source_tools
+  ensure_deb_src
+  build_starpu
+fi
+
+# ------------------------------------------------------------------ hetpu against it
+begin "hetpu: configure in $build"
+cd "$top"
+if [ ! -x configure ]; then
+  out=$(autoreconf -fi 2>&1) || { printf '%s\n' "$out"; die "autoreconf failed"; }
+fi
+hetpu_flags=(--with-starpu="$prefix" --with-cuda="$cuda" --without-mpi --enable-werror)
+# Programs linked against another StarPU build keep its path (rpath), and make sees nothing
+# to redo: a new StarPU prefix means a fresh build directory.
+if [ -f "$build/Makefile" ] && [ "$(cat "$build/cuda-check.flags" 2>/dev/null)" != "${hetpu_flags[*]}" ]; then
+  [ -f "$build/cuda-check.flags" ] || die "$build holds a build that cuda-check did not make: remove it or set CUDA_BUILD_DIR"
+  rm -rf "$build"
+fi
+mkdir -p "$build"
+cd "$build"
+if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
+  "$top/configure" "${hetpu_flags[@]}" >configure.out 2>&1 || { tail -40 configure.out; die "hetpu configure failed"; }
+  printf '%s' "${hetpu_flags[*]}" >cuda-check.flags
+fi
+sed -n '/^hetpu .* configuration/,$p' configure.out
+grep -q 'CUDA workers *: yes' configure.out || die "hetpu does not see CUDA workers in $prefix"
+grep -q 'CUDA codelets *: yes' configure.out || die "hetpu does not build its CUDA codelets"
+
+begin "hetpu: make -j$jobs (warnings are errors)"
+make -j"$jobs" >make.out 2>&1 || { grep -E 'error|Error' make.out | head -30; tail -30 make.out; die "hetpu build failed (log: $build/make.out)"; }
+
+begin "hetpu: make check"
+if ! make -j"$jobs" check >check.out 2>&1; then
+  grep -E '^(PASS|SKIP|FAIL|XFAIL|XPASS|ERROR):' check.out | grep -v -E '^(PASS|SKIP|XFAIL):' || true
+  find . -name '*.log' -path '*tests*' -newer Makefile -exec grep -l -E "^(FAIL|ERROR)|FAILED" {} + 2>/dev/null |
+    while read -r f; do echo "---- $f"; tail -60 "$f"; done
+  sed -n '/^# TOTAL/,/^# ERROR/p' check.out
+  die "make check failed after $(elapsed) (log: $build/check.out)"
+fi
+grep -E '^SKIP:' check.out || true
+sed -n '/^# TOTAL/,/^# ERROR/p' check.out
+say "cuda-check passed in $(elapsed)"
