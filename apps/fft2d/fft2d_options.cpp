@@ -21,10 +21,6 @@ void describe(CLI::App &app, Options &o)
     app.footer("Example: STARPU_SCHED=hepopta HETPU_TRADEOFF=energy hetpu-fft2d -n 2048 --verify");
 }
 
-}  // namespace
-
-namespace {
-
 // Defaults that depend on other options, and the checks across options.
 bool complete(Options &o, std::string &error)
 {
