@@ -61,6 +61,18 @@ tests_programs_plain_starpu_SOURCES = tests/programs/plain_starpu.c
 tests_programs_plain_starpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
 tests_programs_plain_starpu_LDADD = $(STARPU_LIBS)
 
+# Uses more of StarPU (dependencies, tags, callbacks, OpenCL-only tasks): every policy runs it.
+check_PROGRAMS += tests/programs/dag_starpu
+tests_programs_dag_starpu_SOURCES = tests/programs/dag_starpu.c
+tests_programs_dag_starpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS)
+tests_programs_dag_starpu_LDADD = $(STARPU_LIBS)
+if HETPU_OPENCL
+tests_programs_dag_starpu_CFLAGS += -DDAG_WITH_OPENCL $(OPENCL_CFLAGS)
+tests_programs_dag_starpu_LDADD += $(OPENCL_LIBS)
+endif
+TESTS += tests/cli/preload_dag.sh
+EXTRA_DIST += tests/cli/preload_dag.sh
+
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 
