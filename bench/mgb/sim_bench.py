@@ -14,10 +14,18 @@ gen_workloads.py, several generator seeds:
   NN        8 identical neural-network jobs that fit one V100: MGB vs schedGPU, 4xV100
   H100      W1-W8 on 4xH100 (80 GiB): MGB vs SA
 
-    sim_bench.py HETPU OUT_DIR [--seeds 3]
+    sim_bench.py HETPU OUT_DIR [--seeds 3] [--gpu-busy F]
 
 Writes OUT_DIR/sim.jsonl (every run), OUT_DIR/summary.json, OUT_DIR/tables.md and gnuplot
 PNGs. Every ratio compares runs of the same scenario file (same jobs, same noise draws).
+--gpu-busy F runs it all on jobs rescaled to fraction F of GPU-busy time (gen_workloads.py
+--gpu-busy; the NN workloads stay as they are).
+
+    sim_bench.py HETPU OUT_DIR --busy-sweep [--seeds 3]
+
+runs only the sensitivity of the 4xV100 results to the jobs' GPU-busy share: SA, the best
+non-crashing CG and MGB on W1-W8 for F = 0.1 .. 0.6 and the tabled shapes; writes
+OUT_DIR/sim.jsonl, OUT_DIR/busy_sweep.jsonl (one line per F), busy_sweep.md, busy_sweep.png.
 """
 import argparse
 import json
@@ -27,6 +35,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gen_workloads import gpu_busy_arg  # noqa: E402 (next to this script, not installed)
 PLATFORMS = {  # name: (preset, devices, MGB workers (the paper's median), CG worker sweep)
     "2xP100": ("P100", 2, 10, [2, 3, 4, 5, 6]),
     "4xV100": ("V100", 4, 16, [4, 6, 8, 10, 12]),
@@ -46,6 +56,7 @@ PAPER = {
     "nn": {"predict": 1.4, "generate": 2.2, "train": 3.1, "detect": 1.0},
 }
 MIX = ["1:1", "2:1", "3:1", "5:1"]
+BUSY_SWEEP = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, None]  # None: the shapes as tabled in gen_workloads.py
 
 
 def mean(xs):
@@ -71,13 +82,95 @@ class Runner:
         return r
 
 
-def gen(args, platform, seed, nn=False):
+def gen(args, platform, seed, nn=False, gpu_busy=None):
     preset, count, workers, _ = PLATFORMS[platform]
-    d = os.path.join(args.out, "scenarios", "%s-seed%d%s" % (platform, seed, "-nn" if nn else ""))
+    tag = "-nn" if nn else ("-busy%g" % gpu_busy if gpu_busy is not None else "")
+    d = os.path.join(args.out, "scenarios", "%s-seed%d%s" % (platform, seed, tag))
     cmd = [sys.executable, os.path.join(HERE, "gen_workloads.py"), "--gpu", preset, "--count", str(count),
            "--workers", str(workers), "--seed", str(seed), "--out", d] + (["--nn"] if nn else [])
+    if gpu_busy is not None:
+        cmd += ["--gpu-busy", repr(gpu_busy)]
     subprocess.run(cmd, check=True)
     return d
+
+
+def jobs_busy(scenario):
+    """Mean standalone GPU-busy share of a scenario's jobs (kernel / (host + kernel) time),
+    at the scenario's own kernel times."""
+    with open(scenario) as f:
+        jobs = json.load(f)["jobs"]
+    shares = []
+    for j in jobs:
+        gpu = sum(k["seconds"] * k["repeat"] for k in j["kernels"])
+        host = j["cpu_seconds"] + sum(k["host_seconds"] * k["repeat"] for k in j["kernels"])
+        shares.append(gpu / (gpu + host))
+    return mean(shares)
+
+
+def device_busy(row):
+    """Mean share of the makespan the devices had a kernel running, in %."""
+    return mean(g["busy_pct"] for g in row["gpus"])
+
+
+def best_cg(res, key, sweep):
+    """Throughput of the best CG run without a crash (0 if every worker count crashed)."""
+    ok = [res[key + ("cg%d" % cw,)]["throughput_jobs_per_hour"] for cw in sweep
+          if res[key + ("cg%d" % cw,)]["jobs_crashed"] == 0]
+    return max(ok) if ok else 0.0
+
+
+def busy_sweep(args, R, seeds):
+    """MGB and the best safe CG over SA on 4xV100 as the jobs' GPU-busy share varies: the
+    gain depends on how much of a job's life its GPU sits idle, so one F alone says little."""
+    platform = "4xV100"
+    _, count, workers, cg_sweep = PLATFORMS[platform]
+    lines, rows = [], []
+    for f in BUSY_SWEEP:
+        res, busy = {}, []
+        for seed in seeds:
+            d = gen(args, platform, seed, gpu_busy=f)
+            for w in range(1, 9):
+                sc = os.path.join(d, "W%d.json" % w)
+                busy.append(jobs_busy(sc))
+                tags = {"platform": platform, "workload": "W%d" % w, "gen_seed": seed, "gpu_busy": f}
+                res[w, seed, "sa"] = R.run(sc, "sa", count, dict(tags, experiment="sa"), seed=seed)
+                res[w, seed, "mgb"] = R.run(sc, "mgb", workers, dict(tags, experiment="mgb"), seed=seed)
+                for cw in cg_sweep:
+                    res[w, seed, "cg%d" % cw] = R.run(sc, "cg", cw, dict(tags, experiment="cg"), seed=seed)
+        thr = lambda r: r["throughput_jobs_per_hour"]
+        mgb_w = [mean(thr(res[w, s, "mgb"]) / thr(res[w, s, "sa"]) for s in seeds) for w in range(1, 9)]
+        cg_w = [mean(best_cg(res, (w, s), cg_sweep) / thr(res[w, s, "sa"]) for s in seeds) for w in range(1, 9)]
+        runs = [res[w, s, k] for w in range(1, 9) for s in seeds for k in ("sa", "mgb")]
+        line = {"platform": platform, "gpu_busy": f, "jobs_busy_mean": mean(busy), "seeds": len(seeds),
+                "mgb_over_sa": mgb_w, "mgb_over_sa_avg": mean(mgb_w), "mgb_over_sa_min": min(mgb_w),
+                "cg_best_over_sa": cg_w, "cg_best_over_sa_avg": mean(cg_w),
+                "alg3_kernel_slowdown_pct_avg": mean(res[w, s, "mgb"]["mean_kernel_slowdown_pct"]
+                                                      for w in range(1, 9) for s in seeds),
+                "device_busy_pct_sa": mean(device_busy(res[w, s, "sa"]) for w in range(1, 9) for s in seeds),
+                "device_busy_pct_mgb": mean(device_busy(res[w, s, "mgb"]) for w in range(1, 9) for s in seeds),
+                "mgb_crashed": sum(r["jobs_crashed"] for r in runs if r["policy"] == "mgb"),
+                "max_sim_wall_s_32_jobs": max(r["sim_wall_s"] for r in res.values() if r["jobs"] == 32)}
+        lines.append(line)
+        label = "%g" % f if f is not None else "tabled"
+        rows.append((label, [1.0, line["cg_best_over_sa_avg"], line["mgb_over_sa_avg"]]))
+    with open(os.path.join(args.out, "busy_sweep.jsonl"), "w") as out:
+        for line in lines:
+            out.write(json.dumps(line) + "\n")
+    plot(args.out, "busy_sweep", "4xV100, W1-W8, %d seeds: throughput / SA by the jobs' GPU-busy share F" % len(seeds),
+         "throughput / SA (mean W1-W8)", ["SA", "CG (best non-crashing)", "MGB (Alg. 3)"], rows,
+         extra="set xlabel \"F (V100 kernel time / standalone run time); tabled: the shapes as listed, mean F %.2f\"\n"
+               "set arrow from graph 0, first 2 to graph 1, first 2 nohead dt 2 lc rgb 'gray40'" % lines[-1]["jobs_busy_mean"])
+    md = ["| jobs' GPU-busy share F (V100) | MGB / SA mean (min) W1-W8 | best CG / SA | MGB / best CG "
+          "| Alg. 3 kernel slowdown % | device busy % SA / MGB | MGB crashes |", "|---|---|---|---|---|---|---|"]
+    for line in lines:
+        md.append("| %s | %.2fx (%.2f) | %.2fx | %.2fx | %.1f | %.0f / %.0f | %d |" % (
+            "%g" % line["gpu_busy"] if line["gpu_busy"] is not None else "tabled shapes (mean %.2f)" % line["jobs_busy_mean"],
+            line["mgb_over_sa_avg"], line["mgb_over_sa_min"], line["cg_best_over_sa_avg"],
+            line["mgb_over_sa_avg"] / line["cg_best_over_sa_avg"], line["alg3_kernel_slowdown_pct_avg"],
+            line["device_busy_pct_sa"], line["device_busy_pct_mgb"], line["mgb_crashed"]))
+    with open(os.path.join(args.out, "busy_sweep.md"), "w") as out:
+        out.write("\n".join(md) + "\n")
+    print("\n".join(md))
 
 
 def plot(out, name, title, ylabel, columns, rows, extra=""):
@@ -106,15 +199,25 @@ def main():
     p.add_argument("hetpu")
     p.add_argument("out")
     p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--gpu-busy", type=gpu_busy_arg, metavar="F",
+                   help="jobs rescaled to fraction F of GPU-busy time (see gen_workloads.py); default: as tabled")
+    p.add_argument("--busy-sweep", action="store_true", help="only the 4xV100 sensitivity to F (busy_sweep.*)")
     args = p.parse_args()
+    if args.busy_sweep and args.gpu_busy is not None:
+        p.error("--busy-sweep sets F itself; leave out --gpu-busy")
     os.makedirs(args.out, exist_ok=True)
     R = Runner(args.hetpu, args.out)
     seeds = range(1, args.seeds + 1)
+    if args.busy_sweep:
+        busy_sweep(args, R, seeds)
+        R.log.close()
+        return
     res = {}  # (platform, W, seed, key) -> row
+    dirs = {}  # (platform, seed) -> scenario directory
 
     for platform, (preset, count, workers, cg_sweep) in PLATFORMS.items():
         for seed in seeds:
-            d = gen(args, platform, seed)
+            d = dirs[platform, seed] = gen(args, platform, seed, gpu_busy=args.gpu_busy)
             for w in range(1, 9):
                 sc = os.path.join(d, "W%d.json" % w)
                 tags = {"platform": platform, "workload": "W%d" % w, "gen_seed": seed}
@@ -138,7 +241,7 @@ def main():
     R.log.close()
 
     thr = lambda r: r["throughput_jobs_per_hour"]
-    S = {"seeds": args.seeds, "paper": PAPER}
+    S = {"seeds": args.seeds, "gpu_busy": args.gpu_busy, "paper": PAPER}
     md = []
     # Fig. 5 and the CG sweep.
     for platform in ("2xP100", "4xV100"):
@@ -148,16 +251,19 @@ def main():
             cgs, ms = [], []
             for seed in seeds:
                 sa = thr(res[platform, w, seed, "sa"])
-                ok = [thr(res[platform, w, seed, "cg%d" % cw]) for cw in sweep if res[platform, w, seed, "cg%d" % cw]["jobs_crashed"] == 0]
-                best = max(ok) if ok else 0.0
-                cg_none += not ok
+                best = best_cg(res, (platform, w, seed), sweep)
+                cg_none += best == 0.0
                 cgs.append(best / sa)
                 ms.append(thr(res[platform, w, seed, "mgb"]) / sa)
                 if best > 0:
                     mgb_over_cg.append(thr(res[platform, w, seed, "mgb"]) / best)
             cg_best.append(mean(cgs))
             mgb_r.append(mean(ms))
-        S[platform] = {"fig5_cg_best": cg_best, "fig5_mgb": mgb_r, "fig5_mgb_avg": mean(mgb_r), "fig5_cg_best_avg": mean(cg_best),
+        S[platform] = {"jobs_busy_mean": mean(jobs_busy(os.path.join(dirs[platform, s], "W%d.json" % w))
+                                              for s in seeds for w in range(1, 9)),
+                       "device_busy_pct_sa": mean(device_busy(res[platform, w, s, "sa"]) for w in range(1, 9) for s in seeds),
+                       "device_busy_pct_mgb": mean(device_busy(res[platform, w, s, "mgb"]) for w in range(1, 9) for s in seeds),
+                       "fig5_cg_best": cg_best, "fig5_mgb": mgb_r, "fig5_mgb_avg": mean(mgb_r), "fig5_cg_best_avg": mean(cg_best),
                        "mgb_over_best_cg_avg": mean(mgb_over_cg), "cg_runs_without_a_safe_ratio": cg_none}
         plot(args.out, "fig5_%s" % platform, "Throughput normalised to SA, %s (mean of %d seeds)" % (platform, args.seeds),
              "throughput / SA", ["SA", "CG (best non-crashing)", "MGB (Alg. 3)"],
@@ -216,12 +322,16 @@ def main():
         json.dump(S, f, indent=1)
 
     f2 = lambda xs: " ".join("%.2f" % x for x in xs)
+    md.append("Jobs: %s.\n" % ("rescaled to %g GPU-busy on a V100 (gen_workloads.py --gpu-busy)" % args.gpu_busy
+                                if args.gpu_busy is not None else "the shapes as tabled in gen_workloads.py"))
     md.append("| | paper | ours |\n|---|---|---|")
     for platform in ("2xP100", "4xV100"):
         s = S[platform]
         md.append("| Fig. 5 MGB / SA, %s, mean W1-W8 | %.1fx | %.2fx (per W: %s) |" % (platform, PAPER["fig5_mgb_avg"][platform], s["fig5_mgb_avg"], f2(s["fig5_mgb"])))
         md.append("| Fig. 5 best non-crashing CG / SA, %s | (below MGB; < 1 on some W) | %.2fx (per W: %s) |" % (platform, s["fig5_cg_best_avg"], f2(s["fig5_cg_best"])))
         md.append("| MGB / best non-crashing CG, %s | %.2fx | %.2fx |" % (platform, PAPER["fig5_mgb_over_cg"][platform], s["mgb_over_best_cg_avg"]))
+        md.append("| jobs' standalone GPU-busy share (mean), %s | ~0.3 (introduction) | %.2f |" % (platform, s["jobs_busy_mean"]))
+        md.append("| device busy %% of the makespan, SA / MGB, %s | - | %.0f / %.0f |" % (platform, s["device_busy_pct_sa"], s["device_busy_pct_mgb"]))
         md.append("| Table III turnaround speedup, %s, W1-W8 | %s | %s |" % (platform, f2(PAPER["table3"][platform]), f2(s["table3"])))
         for cw, vals in s["table2"].items():
             paper = PAPER["table2"][platform].get(cw)
