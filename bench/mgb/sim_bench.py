@@ -36,6 +36,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree (it may be read-only)
 from gen_workloads import gpu_busy_arg  # noqa: E402 (next to this script, not installed)
 PLATFORMS = {  # name: (preset, devices, MGB workers (the paper's median), CG worker sweep)
     "2xP100": ("P100", 2, 10, [2, 3, 4, 5, 6]),
