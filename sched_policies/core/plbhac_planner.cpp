@@ -412,8 +412,9 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     uint64_t w = std::min<uint64_t>(remaining,
                                     std::max<uint64_t>(round_block(static_cast<uint64_t>(workload)), rules_.min_block));
     // A remainder smaller than a step is solved whole: a last sliver would only add a step.
-    if (remaining - w < w / 2)
+    if (remaining - w < w / 2 || force_final_)
         w = remaining;
+    force_final_ = false;
 
     // Nothing measured since the last solve and the same workload: the answer could not
     // change, so the step is entered without calling Ipopt. It still counts as solved: a
@@ -601,10 +602,41 @@ uint64_t PlbhacPlanner::final_block(Pu &pu, uint64_t remaining)
     return size;
 }
 
+void PlbhacPlanner::resolve_final(uint64_t remaining)
+{
+    force_final_ = true;
+    solve_step(solved_step_ + 1, remaining);
+    if (final_solved_)
+        for (auto &p : pus_)
+            p->final_taken = false;
+}
+
 uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
 {
+    // A PU whose speed changed after the final solve would otherwise run a final share
+    // sized for its old speed while the others idle at the end (seen in simulation: a
+    // warm-started GPU slowed 2.5x took a 190k-element share predicted at 19 s that ran
+    // 48 s; the run ended 1.8x the optimum). Its surprise re-solves the final step with
+    // every share not yet taken, counting each PU's queue, and every PU takes its new
+    // share once.
+    if (final_solved_ && pu.regime_changed) {
+        pu.regime_changed = false;
+        resolve_final(remaining);
+    }
     if (final_solved_)
         return final_block(pu, remaining);
+    // While a PU's queued block reaches beyond the sizes it has run, its next block waits
+    // for that block's measurement: the trust region grows a PU's blocks by up to
+    // options_.trust over what it has measured, but a block sized while the previous one
+    // is still unmeasured grows only from the one before, so two blocks in flight halve
+    // the ramp's growth per block, and every ramp block pays the PU's fixed per-block cost
+    // (seen in simulation: 9 GPU blocks from 1.5k to 583k elements with two in flight, 5
+    // with one; a growing-advantage node 1.18x -> 1.15x the optimum). The cost is one
+    // callback's latency per ramp block, as for a PU with a single block in flight.
+    if (options_.trust > 0)
+        for (const Outstanding &o : pu.outstanding)
+            if (static_cast<double>(o.size) > pu.size_hi)
+                return 0;
     const unsigned step = pu.step + 1;
     // The first PU to enter a step re-solves (solve_step skips Ipopt when nothing changed);
     // the others use the latest solution without waiting. One exception: a PU whose model

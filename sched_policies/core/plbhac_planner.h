@@ -138,6 +138,7 @@ private:
     uint64_t regular_block(Pu &pu, uint64_t remaining);
     uint64_t probe_block(Pu &pu, uint64_t remaining);
     uint64_t final_block(Pu &pu, uint64_t remaining);
+    void resolve_final(uint64_t remaining);
     bool solution_sums_to(uint64_t w) const;
     double trust_excess() const;
     void split_by_rates(uint64_t w);
@@ -166,6 +167,7 @@ private:
     uint64_t solved_workload_ = 0;  // workload of the last Ipopt solve
     unsigned tail_start_step_ = 0;  // 0: not in the tail yet
     bool final_solved_ = false;     // the latest solve shared out everything left
+    bool force_final_ = false;      // the next solve shares out everything left (resolve_final)
     unsigned measurements_since_solve_ = 0;
     std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
     std::vector<double> solve_times_;

@@ -331,6 +331,7 @@ TEST(PlbhacSolve, CloseTrainingSizesDoNotGiveANoiseSlope)
     ASSERT_EQ(p.next_block(0, total), 16384u);  // waiting for PU 1
     p.block_done(done(1, 4160, 0.2005));        // true time 0.2031: 1.3% noise
     ASSERT_FALSE(p.training());
+    p.block_done(done(0, 16384, 0.4064));  // PU 0's next block waits for this one (PlbhacRamp)
     const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
     const double share1 = static_cast<double>(b1) / (b0 + b1);
     EXPECT_GT(share1, 0.25) << b0 << " / " << b1;
@@ -1050,4 +1051,52 @@ TEST(PlbhacSteps, AJobTooShortForItsStepsTakesFewer)
             EXPECT_NEAR(static_cast<double>(b0 + b1), rem / 8.0, 0.05 * rem / 8.0);
         EXPECT_NEAR(static_cast<double>(b1) / b0, 2.0, 0.2);
     }
+}
+
+TEST(PlbhacRamp, ABlockBeyondTheMeasuredSizesHoldsTheNextUntilItIsMeasured)
+{
+    // While the trust region grows a PU's blocks, each new block is sized from the PU's
+    // measurements; a second block sized while the first is still unmeasured would grow
+    // only from the sizes before it and pay one more fixed per-block cost.
+    const std::vector<double> spe{4e-5, 1e-5};
+    PlbhacOptions o;
+    o.x_init = 4096;
+    o.gap_threshold_s = 1e9;
+    const uint64_t total = 4'000'000;
+    PlbhacPlanner p(workers(2), rules(total), o);
+    const std::vector<uint64_t> second = train_linear(p, spe, total);
+    const uint64_t rem = total - 20000;
+    const uint64_t b1 = p.next_block(1, rem);
+    ASSERT_GT(b1, 2 * std::max<uint64_t>(4096, second[1])) << "the first step extrapolates (the trust region binds)";
+    EXPECT_EQ(p.next_block(1, rem - b1), 0u) << "the next block waits for the measurement of the first";
+    p.block_done(done(1, b1, spe[1] * b1));
+    const uint64_t b2 = p.next_block(1, rem - b1);
+    EXPECT_GT(b2, b1 * 3 / 2) << "grown from the measured block";
+    EXPECT_LE(static_cast<double>(b2), 4.0 * b1 + 64);
+}
+
+TEST(PlbhacFinal, ASlowdownAfterTheFinalSolveResharesWhatIsNotTaken)
+{
+    // One step: the first solve is the final one. PU 0 takes its share; PU 1 then reports a
+    // block 4x slower than its model. Its old share would run ~4x its predicted time while
+    // PU 0 idles; re-solving what is not taken gives PU 1 less and PU 0 the rest.
+    const std::vector<double> spe{1e-5, 1e-5};
+    PlbhacOptions o;
+    o.x_init = 4096;
+    o.steps = 1;
+    o.trust = 0;
+    o.gap_threshold_s = 1e9;
+    const uint64_t total = 400'000;
+    PlbhacPlanner p(workers(2), rules(total), o);
+    train_linear(p, spe, total);
+    uint64_t rem = total - 20000;
+    const uint64_t a0 = p.next_block(0, rem);
+    ASSERT_GT(a0, 0u);
+    rem -= a0;
+    const uint64_t reserved = rem;
+    p.block_done(done(1, 16384, 4 * spe[1] * 16384));
+    const uint64_t a1 = p.next_block(1, rem);
+    EXPECT_LT(static_cast<double>(a1), 0.6 * static_cast<double>(reserved)) << "sized for the slower PU";
+    rem -= a1;
+    EXPECT_GT(p.next_block(0, rem), 0u) << "the faster PU takes what the slowed one no longer can";
 }
