@@ -26,6 +26,9 @@ grep -q "6 jobs, 3 workers: 3 ok, 1 failed, 1 timed out, 1 crashed" "$dir/summar
 grep -q "throughput" "$dir/summary" && grep -q "mean turnaround" "$dir/summary" || fail "no throughput/turnaround"
 grep -q "TIMED OUT" "$dir/progress" || fail "no progress line for the timeout"
 grep -qx hello "$dir/job-5.out" || fail "job output not in the log dir"
+# The progress lines name a job by the index its log files and JSON line carry.
+grep -q "job 1 TIMED OUT" "$dir/progress" && grep -q "job 2 CRASHED" "$dir/progress" &&
+    grep -q "job 5 ok" "$dir/progress" || { cat "$dir/progress"; fail "progress lines name the wrong job"; }
 python3 - "$dir/out.jsonl" <<'PY' || fail "JSON lines are wrong (see above)"
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]

@@ -55,7 +55,9 @@ int batch_command(int argc, char **argv)
     app.add_option("--timeout", timeout_s, "seconds per job before its process group is killed (default: none)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--json", json_path, "write one JSON line per job, then a summary line, to this file");
-    app.add_option("--log-dir", log_dir, "send job i's stdout/stderr to DIR/job-<i>.out/.err");
+    app.add_option(
+        "--log-dir", log_dir,
+        "send job i's stdout/stderr to DIR/job-<i>.out/.err (i counts from 0, as in the JSON and progress lines)");
     app.add_option("--label", label, "a name for this batch, copied into the JSON summary (e.g. the policy)");
     app.add_flag("--quiet-jobs", quiet_jobs, "without --log-dir: discard the jobs' output");
     if (const auto rc = hetpu::cli::parse_args(app, argc, argv))
@@ -92,12 +94,14 @@ int batch_command(int argc, char **argv)
         results = run_batch(
             commands, options,
             [&](const JobResult &r) {
-                std::fprintf(stderr, "hetpu batch: [start %zu/%zu] %s\n", r.index + 1, total, r.command.c_str());
+                // "job N" is the index the JSON lines and the --log-dir files use.
+                std::fprintf(stderr, "hetpu batch: [start %zu/%zu] job %zu: %s\n", r.index + 1, total, r.index,
+                             r.command.c_str());
             },
             [&](const JobResult &r) {
                 ++ended;
                 std::fprintf(stderr, "hetpu batch: [%zu/%zu done] job %zu %s after %.2f s (exit %d%s)\n", ended, total,
-                             r.index + 1, outcome(r), r.end_s - r.start_s, r.exit_status,
+                             r.index, outcome(r), r.end_s - r.start_s, r.exit_status,
                              r.signal ? (", signal " + std::to_string(r.signal)).c_str() : "");
                 if (json.is_open())
                     json << job_json(r).dump() << '\n' << std::flush;
