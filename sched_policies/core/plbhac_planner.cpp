@@ -33,6 +33,9 @@ struct PlbhacPlanner::Pu {
     double surprise_scale = 1.0;
     bool final_taken = false;   // took its share of the final solve (see final_block)
     uint64_t waiting_size = 0;  // latest block taken while waiting for the synchronisation
+    // Measured blocks (size, exec + transfer seconds) since its model last restarted: the
+    // fixed cost per block is read off them (fixed_cost), not off the fitted curve.
+    std::vector<std::pair<double, double>> measured;
     std::deque<Outstanding> outstanding;
 };
 
@@ -81,6 +84,12 @@ void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char 
     double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
     double align = o.align_finish ? 1 : 0;
     double min_step_ms = o.min_step_s * 1e3;
+    if (!parse_double(lookup("HETPU_PLBHAC_STEP_ERROR"), 0, 1e3, o.step_error))
+        throw PlbhacInputError("HETPU_PLBHAC_STEP_ERROR must be a fraction >= 0 (e.g. 0.1; 0: off)");
+    double min_steps = o.min_steps;
+    if (!parse_double(lookup("HETPU_PLBHAC_MIN_STEPS"), 1, 1e6, min_steps) || min_steps != std::floor(min_steps))
+        throw PlbhacInputError("HETPU_PLBHAC_MIN_STEPS must be a whole number of virtual steps >= 1 (e.g. 4)");
+    o.min_steps = static_cast<unsigned>(min_steps);
     if (!parse_double(lookup("HETPU_PLBHAC_MIN_STEP_MS"), 0, 1e9, min_step_ms))
         throw PlbhacInputError("HETPU_PLBHAC_MIN_STEP_MS must be a number of milliseconds >= 0 (e.g. 200)");
     o.min_step_s = min_step_ms * 1e-3;
@@ -402,6 +411,14 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
         }
         step_workload_ = std::max<uint64_t>(remaining / std::max(1u, steps), rules_.min_block);
     }
+    // Every later step, outside the tail, re-reads the PUs' fixed costs from their measured
+    // blocks and enlarges the steps when fewer pay (overhead_steps); never smaller.
+    if (!tail_start_step_ && solved_step_ > 0) {
+        const unsigned left = static_cast<unsigned>(std::max<uint64_t>(1, remaining / step_workload_));
+        const unsigned n = overhead_steps(left, remaining);
+        if (n < left)
+            step_workload_ = std::max(step_workload_, remaining / n);
+    }
     double workload = static_cast<double>(step_workload_);
     // The tail shrinks each step by (1 - alpha), down to a quarter of a regular step: the
     // point is to let the PUs finish together, and below that the blocks only buy
@@ -507,6 +524,87 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     const uint64_t size = std::min(pu.min_block, remaining);
     pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
     return size;
+}
+
+// A PU's fixed cost per block, from its measured blocks rather than its fitted curve: a
+// curve's tangent intercept at large sizes is ill-conditioned (1-3% of model error is
+// 0.3-0.5 s of intercept on a 9 s block, against a true 0.1 s). The intercept of a
+// least-squares line through the blocks of at least a quarter of its largest size (at
+// least three, spanning 2x or more), so beyond the small sizes where an accelerator's curve
+// is still concave once its blocks have grown; while they have not, the line through the
+// concave part underestimates the cost. The estimate is lowered by one standard error
+// (residual-based, at least kNoise of the times), so that noise gives more steps, not
+// fewer. Returns -1 when it cannot be read (too few sizes, a non-increasing line).
+double PlbhacPlanner::fixed_cost(const Pu &pu) const
+{
+    constexpr double kNoise = 0.02;  // relative timing noise assumed at least
+    double x_hi = 0;
+    for (const auto &m : pu.measured)
+        x_hi = std::max(x_hi, m.first);
+    double n = 0, sx = 0, st = 0, x_min = x_hi;
+    for (const auto &m : pu.measured)
+        if (m.first >= x_hi / 4) {
+            n += 1;
+            sx += m.first;
+            st += m.second;
+            x_min = std::min(x_min, m.first);
+        }
+    if (n < 3 || x_min > x_hi / 2)
+        return -1;
+    const double mx = sx / n, mt = st / n;
+    double sxx = 0, sxt = 0, sx2 = 0;
+    for (const auto &m : pu.measured)
+        if (m.first >= x_hi / 4) {
+            sxx += (m.first - mx) * (m.first - mx);
+            sxt += (m.first - mx) * (m.second - mt);
+            sx2 += m.first * m.first;
+        }
+    const double slope = sxt / sxx;
+    if (!(slope > 0) || !std::isfinite(slope))
+        return -1;
+    const double c = mt - slope * mx;
+    double rss = 0;
+    for (const auto &m : pu.measured)
+        if (m.first >= x_hi / 4) {
+            const double r = m.second - c - slope * m.first;
+            rss += r * r;
+        }
+    const double s2 = std::max(rss / std::max(1.0, n - 2), (kNoise * mt) * (kNoise * mt));
+    const double se = std::sqrt(s2 * sx2 / (n * sxx));
+    return std::max(0.0, c - se);
+}
+
+// Steps for the execution phase when the accelerators pay a fixed cost c per block: each
+// step costs every PU one block's fixed cost, each step's misprediction costs about
+// step_error of a step's length, so steps x c + step_error T / steps is least at
+// sqrt(step_error T / c). At least min_steps (a slowdown needs steps to be seen and acted
+// on) and at most `steps`. A PU whose fixed cost cannot be read counts as having none.
+// Measured in simulation (bench/README.md): short MM/GRN 0.5-2.6% closer to the optimum.
+unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
+{
+    if (options_.step_error <= 0 || steps <= options_.min_steps)
+        return steps;
+    double rate_sum = 0, cost_sum = 0;
+    for (const auto &pu : pus_) {
+        // A PU whose fixed cost cannot be read counts as having none: more steps, the safe side.
+        const double c = std::max(0.0, fixed_cost(*pu));
+        if (pu->size_hi <= 0)
+            return steps;
+        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
+        if (!(t > 0) || !std::isfinite(t))
+            return steps;
+        const double rate = pu->size_hi / t;
+        rate_sum += rate;
+        cost_sum += rate * c;
+    }
+    const double t = ideal_seconds(remaining);
+    if (rate_sum <= 0 || cost_sum <= 0 || t <= 0)
+        return steps;
+    const double c = cost_sum / rate_sum;
+    const double n = std::ceil(std::sqrt(options_.step_error * t / c));
+    if (n >= steps)
+        return steps;
+    return std::max(options_.min_steps, static_cast<unsigned>(n));
 }
 
 // Seconds for `w` elements if every PU ran at the throughput it showed at its largest
@@ -686,6 +784,8 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         pu->outstanding.pop_front();
     }
     const double measured = done.exec_s + done.transfer_s;
+    if (done.count > 0 && measured > 0 && std::isfinite(measured) && block.phase != "probe")
+        pu->measured.emplace_back(static_cast<double>(done.count), measured);
     pu->last_end_s = std::max(pu->last_end_s, done.end_s);
     now_s_ = std::max(now_s_, done.end_s);
     if (done.count > 0) {
@@ -708,6 +808,7 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         // that took 23 s; the next, queued, took 58 s).
         if (pu->exec.size() < before) {
             pu->regime_changed = true;
+            pu->measured.clear();
             pu->size_lo = pu->size_hi = 0;
             for (const auto &pt : pu->exec.points()) {
                 pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, pt.first) : pt.first;

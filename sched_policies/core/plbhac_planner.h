@@ -62,6 +62,13 @@ struct PlbhacOptions {
     // HETPU_PLBHAC_MIN_STEP_MS: fewer steps when the job is too short for them: at most
     // one step per min_step_s of the job's estimated length (0: always the step count).
     double min_step_s = 0.2;
+    // HETPU_PLBHAC_STEP_ERROR: fewer steps for a job whose accelerators pay a fixed cost per
+    // block, read off the PUs' measured blocks at every step before the tail (see
+    // overhead_steps): steps left = sqrt(step_error T / c), T the estimated time left, c
+    // the throughput-weighted fixed cost, between HETPU_PLBHAC_MIN_STEPS (min_steps) and
+    // the steps left as planned. 0: always the step count.
+    double step_error = 0.1;
+    unsigned min_steps = 4;
     uint64_t accel_min_block = 0;  // minimum block on GPUs/accelerators (0: the job's minimum)
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
@@ -151,6 +158,8 @@ private:
     double model_time(const Pu &pu, double x) const;
     bool narrow(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
+    double fixed_cost(const Pu &pu) const;
+    unsigned overhead_steps(unsigned steps, uint64_t remaining) const;
 
     BlockRules rules_;
     PlbhacOptions options_;

@@ -775,6 +775,8 @@ TEST(PlbhacOptions, RejectsEachBadValueNamingTheVariable)
         {"HETPU_PLBHAC_ALPHA", {"-0.1", "1", "0.1.2"}},
         {"HETPU_PLBHAC_STEPS", {"0", "2.5", "-3", "eight"}},
         {"HETPU_PLBHAC_XINIT", {"1.5", "-1", "1k"}},
+        {"HETPU_PLBHAC_STEP_ERROR", {"-0.1", "x"}},
+        {"HETPU_PLBHAC_MIN_STEPS", {"0", "2.5"}},
     };
     for (const auto &[var, values] : bad) {
         for (const auto &v : values) {
@@ -860,6 +862,7 @@ TEST(PlbhacSim, AdaptsToASlowdown)
     po.x_init = s.x_init;
     po.tail_fraction = 1.0;  // no tail shrink: any size change comes from the models
     po.steps = 32;           // blocks of ~0.4 s, so that the change is seen in time
+    po.step_error = 0;       // and no fewer for the GPUs' launch cost (overhead_steps)
     PlbhacPlanner plb(sim::planner_workers(s), sim::block_rules(s), po);
     Spy spy(plb);
     spy.log.reserve(10000);
@@ -1099,4 +1102,37 @@ TEST(PlbhacFinal, ASlowdownAfterTheFinalSolveResharesWhatIsNotTaken)
     EXPECT_LT(static_cast<double>(a1), 0.6 * static_cast<double>(reserved)) << "sized for the slower PU";
     rem -= a1;
     EXPECT_GT(p.next_block(0, rem), 0u) << "the faster PU takes what the slowed one no longer can";
+}
+
+TEST(PlbhacSteps, AFixedCostPerBlockTakesFewerLargerSteps)
+{
+    // Two GPUs pay 0.25 s per block whatever its size, in a ~10 s job: with 8 steps and the
+    // tail that is a fifth of the run. Their fixed cost, read off their measured blocks,
+    // makes the later steps fewer and larger (overhead_steps): fewer blocks than with
+    // step_error = 0 (always the configured steps) on the same seeds, and no later end.
+    sim::Scenario s;
+    s.workload = 7'500'000;
+    s.granule = 64;
+    s.x_init = 8192;
+    s.units = {unit("A.gpu0", "gpu", 400e3, 0.25, 0, 0, 0.02), unit("B.gpu0", "gpu", 300e3, 0.25, 0, 0, 0.02),
+               unit("A.cpu", "cpu", 50e3, 0.001, 0, 0, 0.02)};
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const double optimum = sim::optimum_distribution(units, s.workload, s.granule).makespan_s;
+    for (uint64_t seed : {1u, 2u}) {
+        sim::SimResult r[2];
+        for (int on : {0, 1}) {
+            PlbhacOptions po;
+            po.x_init = s.x_init;
+            po.step_error = on ? 0.1 : 0.0;
+            PlbhacPlanner plb(sim::planner_workers(s), sim::block_rules(s), po);
+            r[on] = sim::simulate(s, plb, {seed, false});
+            EXPECT_FALSE(r[on].forced_remainder);
+        }
+        std::printf("[ sim      ] seed %u: optimum %.3f s; 8 steps %.3f s (x%.3f, %u blocks), fixed-cost steps "
+                    "%.3f s (x%.3f, %u blocks)\n",
+                    static_cast<unsigned>(seed), optimum, r[0].makespan_s, r[0].makespan_s / optimum, r[0].blocks,
+                    r[1].makespan_s, r[1].makespan_s / optimum, r[1].blocks);
+        EXPECT_LE(r[1].blocks + 6, r[0].blocks) << "seed " << seed;
+        EXPECT_LT(r[1].makespan_s, 1.03 * r[0].makespan_s) << "seed " << seed;
+    }
 }
