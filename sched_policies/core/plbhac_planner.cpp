@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <numeric>
 
+#include <gsl/gsl_fit.h>
+
 #include "runtime/core/json_line.h"
 #include "runtime/core/finite_number.h"
 
@@ -541,37 +543,26 @@ double PlbhacPlanner::fixed_cost(const Pu &pu) const
     double x_hi = 0;
     for (const auto &m : pu.measured)
         x_hi = std::max(x_hi, m.first);
-    double n = 0, sx = 0, st = 0, x_min = x_hi;
+    std::vector<double> xs, ts;
     for (const auto &m : pu.measured)
         if (m.first >= x_hi / 4) {
-            n += 1;
-            sx += m.first;
-            st += m.second;
-            x_min = std::min(x_min, m.first);
+            xs.push_back(m.first);
+            ts.push_back(m.second);
         }
-    if (n < 3 || x_min > x_hi / 2)
+    const size_t n = xs.size();
+    if (n < 3 || *std::min_element(xs.begin(), xs.end()) > x_hi / 2)
         return -1;
-    const double mx = sx / n, mt = st / n;
-    double sxx = 0, sxt = 0, sx2 = 0;
-    for (const auto &m : pu.measured)
-        if (m.first >= x_hi / 4) {
-            sxx += (m.first - mx) * (m.first - mx);
-            sxt += (m.first - mx) * (m.second - mt);
-            sx2 += m.first * m.first;
-        }
-    const double slope = sxt / sxx;
+    // Unit weights: gsl_fit_wlinear's cov00 is then the intercept's variance per unit of
+    // residual variance, which is scaled below by the larger of the residual variance and
+    // the assumed noise (an exact fit through three points must not look certain).
+    const std::vector<double> ws(n, 1.0);
+    double c, slope, cov00, cov01, cov11, rss;
+    gsl_fit_wlinear(xs.data(), 1, ws.data(), 1, ts.data(), 1, n, &c, &slope, &cov00, &cov01, &cov11, &rss);
     if (!(slope > 0) || !std::isfinite(slope))
         return -1;
-    const double c = mt - slope * mx;
-    double rss = 0;
-    for (const auto &m : pu.measured)
-        if (m.first >= x_hi / 4) {
-            const double r = m.second - c - slope * m.first;
-            rss += r * r;
-        }
-    const double s2 = std::max(rss / std::max(1.0, n - 2), (kNoise * mt) * (kNoise * mt));
-    const double se = std::sqrt(s2 * sx2 / (n * sxx));
-    return std::max(0.0, c - se);
+    const double mt = std::accumulate(ts.begin(), ts.end(), 0.0) / static_cast<double>(n);
+    const double s2 = std::max(rss / static_cast<double>(n - 2), (kNoise * mt) * (kNoise * mt));
+    return std::max(0.0, c - std::sqrt(s2 * cov00));
 }
 
 // Steps for the execution phase when the accelerators pay a fixed cost c per block: each
@@ -586,10 +577,9 @@ unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
         return steps;
     double rate_sum = 0, cost_sum = 0;
     for (const auto &pu : pus_) {
-        // A PU whose fixed cost cannot be read counts as having none: more steps, the safe side.
-        const double c = std::max(0.0, fixed_cost(*pu));
         if (pu->size_hi <= 0)
             return steps;
+        const double c = std::max(0.0, fixed_cost(*pu));  // unreadable (-1): none, so more steps
         const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
         if (!(t > 0) || !std::isfinite(t))
             return steps;
