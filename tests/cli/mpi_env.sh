@@ -36,7 +36,7 @@ hetpu_mpirun() {
 }
 
 # check_mpi_json FILE RANKS N [OPENCL]: one verified line (rank 0 writes it); every rank did
-# blocks (guaranteed: the first wave of blocks goes round-robin to every PU of every rank);
+# blocks (guaranteed in a run without saved models: training sends every PU of every rank a block);
 # the elements add up to N ("-": not checked); OPENCL=1: the OpenCL worker of rank 0 ran blocks.
 check_mpi_json() {
     python3 - "$@" <<'PY'
