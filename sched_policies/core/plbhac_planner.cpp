@@ -612,6 +612,34 @@ double PlbhacPlanner::ideal_seconds(uint64_t w) const
     return rate > 0 ? static_cast<double>(w) / rate : 0.0;
 }
 
+// Seconds from now until what is left would be done if it were shared so that every PU
+// ends at the same time, each starting when its queue drains (ready_in) and running at the
+// throughput of its largest measured block (0 when a PU has none): water-filling over the
+// PUs in the order they become free.
+double PlbhacPlanner::common_end_s(uint64_t remaining) const
+{
+    std::vector<std::pair<double, double>> free_rate;  // (ready in, elements per second)
+    for (const auto &pu : pus_) {
+        if (pu->size_hi <= 0)
+            return 0;
+        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
+        if (!(t > 0) || !std::isfinite(t))
+            return 0;
+        free_rate.emplace_back(ready_in(*pu), pu->size_hi / t);
+    }
+    std::sort(free_rate.begin(), free_rate.end());
+    double left = static_cast<double>(remaining), rate = 0;
+    for (size_t k = 0; k < free_rate.size(); ++k) {
+        rate += free_rate[k].second;
+        const double from = free_rate[k].first;
+        const double until = k + 1 < free_rate.size() ? free_rate[k + 1].first : HUGE_VAL;
+        if (left <= rate * (until - from))
+            return from + left / rate;
+        left -= rate * (until - from);
+    }
+    return 0;
+}
+
 // What the first step falls back on when Ipopt fails: shares proportional to each PU's
 // measured throughput at the largest size it has run (inside its measured range, where
 // the model is sound), within the trust region. An even split, the former fallback, gave
@@ -707,7 +735,15 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
     // 48 s; the run ended 1.8x the optimum). Its surprise re-solves the final step with
     // every share not yet taken, counting each PU's queue, and every PU takes its new
     // share once.
-    if (final_solved_ && pu.regime_changed) {
+    // Likewise, but without a surprise: the final shares are sized when the first PU enters
+    // the final step, from predictions of every other PU's queue, which reach seconds ahead
+    // (two blocks per PU). Each later completion corrects one of those predictions, so a PU
+    // about to take its share re-solves first with what has been measured since: only the
+    // shares not yet taken move, and a PU that has taken its share gets another only if
+    // it would otherwise idle before the others end (seen in simulation, GRN on five
+    // machines: the PUs' end times spread over 0.8 s, 0.4 s with the re-solve).
+    const bool reshare = options_.reshare_final && !pu.final_taken && measurements_since_solve_ > 0;
+    if (final_solved_ && (pu.regime_changed || reshare)) {
         pu.regime_changed = false;
         resolve_final(remaining);
     }
@@ -741,6 +777,22 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
         return final_block(pu, remaining);
     const size_t i = index_of(pu);
     uint64_t size = std::min(solution_[i], remaining);
+    // A step's block that keeps this PU busy past the time at which the whole job could end
+    // (what is left shared so that every PU ends together after its queue) commits it to
+    // work the others will be idle for: with two blocks queued per PU and few, long steps
+    // (GRN on four machines, HETPU_PLBHAC_MIN_STEPS=2, in simulation) a GPU took a 3.6 s
+    // block of the last regular step and ended 2.3 s after the others; 20.4 s against 18.7
+    // s with this rule. That step becomes the final one: everything left is shared
+    // counting every PU's queue.
+    if (options_.final_past_end && size > 0 && size < remaining) {
+        const double end = common_end_s(remaining);
+        if (end > 0 && ready_in(pu) + predict(pu, size) > end) {
+            resolve_final(remaining);
+            if (final_solved_)
+                return final_block(pu, remaining);
+            size = std::min(solution_[i], remaining);  // the solve failed: the last solution
+        }
+    }
     if (size == 0)
         return probe_block(pu, remaining);  // left out of this step
     pu.step = step;
@@ -814,8 +866,17 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         // by more than kSurprise, the PU's predictions are scaled by the miss and it
         // re-solves before its next block. A spike costs one block sized for a slower PU;
         // a real change is acted on at once and handed back to the model when it adapts.
+        // The miss is measured against what the planner predicts, not the raw curve: while
+        // the measured sizes are narrow the planner prices blocks proportionally through the
+        // largest (see narrow), and a line fitted through a restarted model's few close sizes
+        // can pass through a block it predicts 2.5x off (seen in simulation: two fast blocks
+        // of a GPU just back to full speed, then one slowed 2.5x at a size 2% smaller; the
+        // line through them fell with the size and "predicted" the slow block, the planner
+        // priced the next at full speed, and the run ended 18% late).
         if (trained_ && pu->exec.ready()) {
-            const double r = done.exec_s / std::max(pu->exec.predict(static_cast<double>(done.count)), 1e-12);
+            const double x = static_cast<double>(done.count);
+            const double expected = narrow(*pu) ? pu->exec.predict(pu->size_hi) * x / pu->size_hi : pu->exec.predict(x);
+            const double r = done.exec_s / std::max(expected, 1e-12);
             const double scale = (r > 1.0 + kSurprise || r < 1.0 / (1.0 + kSurprise)) ? r : 1.0;
             if (scale != pu->surprise_scale) {
                 pu->surprise_scale = scale;

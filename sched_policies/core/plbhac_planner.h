@@ -73,6 +73,13 @@ struct PlbhacOptions {
     // HETPU_PLBHAC_ALIGN: each solve equalises absolute finish times, counting the work
     // still queued on every PU (see solve_step); 0 gives the paper's equal block durations.
     bool align_finish = true;
+    // The final solve comes as soon as a step's block would keep its PU busy past the time
+    // at which the whole job could end (see regular_block), not only when what is left is
+    // under a step and a half. Off: the paper's step count alone decides (tests compare).
+    bool final_past_end = true;
+    // A PU about to take its final share re-solves the final step first when blocks have
+    // been measured since (see regular_block). Off: only a surprise re-solves it.
+    bool reshare_final = true;
     // Read when the planner is built (a warm start when it holds a trained model for every
     // worker) and overwritten with the planner's models when it is destroyed. Null: none.
     std::shared_ptr<PlbhacMemory> memory;
@@ -150,6 +157,7 @@ private:
     double trust_excess() const;
     void split_by_rates(uint64_t w);
     double ideal_seconds(uint64_t w) const;
+    double common_end_s(uint64_t remaining) const;
     void solve_step(unsigned step, uint64_t remaining);
     std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
     uint64_t largest_block_within(const Pu &pu, double seconds) const;

@@ -687,6 +687,10 @@ TEST(PlbhacTail, StepSizesShrinkByOneMinusAlpha)
     o.gap_threshold_s = 1e9;
     o.steps = 20;
     o.alpha = 0.1;  // tail_fraction: the default 0.7
+    // Re-shares of the final step are numbered as steps of their own after it (see
+    // EachShareIsResizedWithWhatWasMeasuredBeforeItIsTaken); this test reads the tail's steps
+    // up to the final one, so it leaves them out.
+    o.reshare_final = false;
     PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
     Spy spy(p);
     spy.log.reserve(10000);
@@ -1135,4 +1139,96 @@ TEST(PlbhacSteps, AFixedCostPerBlockTakesFewerLargerSteps)
         EXPECT_LE(r[1].blocks + 6, r[0].blocks) << "seed " << seed;
         EXPECT_LT(r[1].makespan_s, 1.03 * r[0].makespan_s) << "seed " << seed;
     }
+}
+
+namespace {
+
+// End-time spread and makespan of one simulated run.
+struct RunEnds {
+    double makespan_s = 0, spread_s = 0;
+};
+
+RunEnds run_ends(const sim::Scenario &s, const PlbhacOptions &o, uint64_t seed)
+{
+    PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+    const sim::SimResult r = sim::simulate(s, p, {seed, false});
+    std::map<int, double> last_end;
+    for (const auto &b : r.trace)
+        last_end[b.unit] = std::max(last_end[b.unit], b.end_s);
+    double first = r.makespan_s;
+    for (const auto &[u, end] : last_end)
+        first = std::min(first, end);
+    return {r.makespan_s, r.makespan_s - first};
+}
+
+}  // namespace
+
+TEST(PlbhacFinal, AStepThatWouldOutlastTheJobBecomesTheFinalOne)
+{
+    // Few, long steps (the fixed-cost rule's minimum of 2) and two blocks queued per PU: a PU
+    // entering a regular step near the end commits to a block that outlasts what the others
+    // have left, and they idle while it runs (seeds 1 and 5 here: 11.08 s and 10.88 s against
+    // 10.38 s and 10.66 s). With final_past_end that step is solved as the final one, every
+    // queue counted. Deterministic runs (no planning time charged), compared seed by seed.
+    sim::Scenario s;
+    s.workload = 6'000'000;
+    s.granule = 64;
+    s.x_init = 4096;
+    s.units = {unit("A.gpu0", "gpu", 200e3, 0.2, 0, 0, 0.03), unit("B.gpu0", "gpu", 150e3, 0.2, 0, 0, 0.03),
+               unit("C.gpu0", "gpu", 250e3, 0.2, 0, 0, 0.03), unit("D.gpu0", "gpu", 100e3, 0.2, 0, 0, 0.03),
+               unit("A.cpu", "cpu", 20e3, 0.01, 0, 0, 0.03),  unit("B.cpu", "cpu", 15e3, 0.01, 0, 0, 0.03)};
+    double sum[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 6; ++seed) {
+        RunEnds e[2];
+        for (int on : {0, 1}) {
+            PlbhacOptions o;
+            o.x_init = s.x_init;
+            o.min_steps = 2;
+            o.step_error = 0.05;
+            o.final_past_end = on;
+            e[on] = run_ends(s, o, seed);
+            sum[on] += e[on].makespan_s;
+        }
+        EXPECT_LT(e[1].makespan_s, 1.005 * e[0].makespan_s) << "seed " << seed;
+    }
+    EXPECT_LT(sum[1], 0.99 * sum[0]) << "mean makespan " << sum[1] / 6 << " s against " << sum[0] / 6 << " s";
+}
+
+TEST(PlbhacFinal, EachShareIsResizedWithWhatWasMeasuredBeforeItIsTaken)
+{
+    // GPUs whose time per element falls with the block size (a fixed cost that saturates at
+    // 8k elements, as GRN's): their queued blocks, priced by curves extrapolated beyond the
+    // sizes they have run, end earlier or later than the final solve assumed. Re-solving the
+    // untaken shares whenever a PU comes for its own, with what has completed since, brings
+    // the PUs' end times closer: mean spread 0.31 s without, 0.23 s with, over 6 seeds.
+    sim::Scenario s;
+    s.workload = 1'800'000;
+    s.granule = 64;
+    s.x_init = 1024;
+    auto gpu = [](const std::string &name, double rate, double fixed, double saturation) {
+        sim::UnitSpec u = unit(name, "gpu", rate, 0, 0, 0, 0.02);
+        u.profile.clear();
+        for (double x = 64; x <= (1 << 23); x *= 2)
+            u.profile.push_back({x, x / rate + fixed * x / (x + saturation)});
+        return u;
+    };
+    s.units = {gpu("A.gpu0", 40e3, 0.2, 8192),
+               gpu("B.gpu0", 30e3, 0.2, 8192),
+               gpu("C.gpu0", 50e3, 0.2, 8192),
+               gpu("D.gpu0", 35e3, 0.2, 8192),
+               unit("A.cpu", "cpu", 2e3, 0.01, 0, 0, 0.03),
+               unit("B.cpu", "cpu", 1.5e3, 0.01, 0, 0, 0.03)};
+    double spread[2] = {0, 0}, makespan[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 6; ++seed)
+        for (int on : {0, 1}) {
+            PlbhacOptions o;
+            o.x_init = s.x_init;
+            o.reshare_final = on;
+            const RunEnds e = run_ends(s, o, seed);
+            spread[on] += e.spread_s;
+            makespan[on] += e.makespan_s;
+        }
+    EXPECT_LT(spread[1], 0.85 * spread[0])
+        << "mean end-time spread " << spread[1] / 6 << " s against " << spread[0] / 6 << " s";
+    EXPECT_LE(makespan[1], makespan[0]);
 }
