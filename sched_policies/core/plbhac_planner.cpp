@@ -44,7 +44,8 @@ struct PlbhacPlanner::Pu {
 namespace {
 
 constexpr double kMinTailShrink = 0.25;
-constexpr double kSurprise = 0.3;  // relative miss that makes a block a surprise (as OnlineModelOptions)
+constexpr double kReshareMiss = 0.01;  // see regular_block
+constexpr double kSurprise = 0.3;      // relative miss that makes a block a surprise (as OnlineModelOptions)
 
 // Adapts the fitted models to the solver's TimeCurve. The solver wants exact first and
 // second derivatives; the fitted curves give value and slope analytically, and the
@@ -508,6 +509,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // left: nothing is reserved then, and the next step tries again.
     final_solved_ = w == remaining && solution_sums_to(w);
     measurements_since_solve_ = 0;
+    miss_since_solve_s_ = 0;
 }
 
 // A PU the solve leaves out gets no blocks, hence no new measurements: a model that
@@ -737,12 +739,14 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
     // share once.
     // Likewise, but without a surprise: the final shares are sized when the first PU enters
     // the final step, from predictions of every other PU's queue, which reach seconds ahead
-    // (two blocks per PU). Each later completion corrects one of those predictions, so a PU
-    // about to take its share re-solves first with what has been measured since: only the
-    // shares not yet taken move, and a PU that has taken its share gets another only if
-    // it would otherwise idle before the others end (seen in simulation, GRN on five
-    // machines: the PUs' end times spread over 0.8 s, 0.4 s with the re-solve).
-    const bool reshare = options_.reshare_final && !pu.final_taken && measurements_since_solve_ > 0;
+    // (two blocks per PU). A completion that missed its prediction by more than
+    // kReshareMiss of the time run so far moves that PU's end by as much, so a PU about to
+    // take its share re-solves first: only the shares not yet taken move, and a PU that has
+    // taken its share gets another only if it would otherwise idle before the others end
+    // (seen in simulation, GRN on five machines: the PUs' end times spread over 0.8 s, 0.4
+    // s with the re-solve). Smaller misses are left: re-solving after every completion
+    // cost MM on five machines 21 solves of 13 PUs, ~2 s of planning, for nothing.
+    const bool reshare = options_.reshare_final && !pu.final_taken && miss_since_solve_s_ > kReshareMiss * now_s_;
     if (final_solved_ && (pu.regime_changed || reshare)) {
         pu.regime_changed = false;
         resolve_final(remaining);
@@ -891,6 +895,8 @@ void PlbhacPlanner::block_done(const BlockDone &done)
             // As for exec above.
         }
     ++measurements_since_solve_;
+    if (block.predicted_s > 0 && block.phase != "probe")
+        miss_since_solve_s_ = std::max(miss_since_solve_s_, std::abs(measured - block.predicted_s));
 
     if (!trained_) {
         if (++pu->training_done == 1) {

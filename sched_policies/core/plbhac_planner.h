@@ -186,6 +186,7 @@ private:
     bool final_solved_ = false;     // the latest solve shared out everything left
     bool force_final_ = false;      // the next solve shares out everything left (resolve_final)
     unsigned measurements_since_solve_ = 0;
+    double miss_since_solve_s_ = 0;   // largest |measured - predicted| of a block since the last solve
     std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
     std::vector<double> solve_times_;
     unsigned solve_failures_ = 0;

@@ -1198,15 +1198,16 @@ TEST(PlbhacFinal, EachShareIsResizedWithWhatWasMeasuredBeforeItIsTaken)
 {
     // GPUs whose time per element falls with the block size (a fixed cost that saturates at
     // 8k elements, as GRN's): their queued blocks, priced by curves extrapolated beyond the
-    // sizes they have run, end earlier or later than the final solve assumed. Re-solving the
-    // untaken shares whenever a PU comes for its own, with what has completed since, brings
-    // the PUs' end times closer: mean spread 0.31 s without, 0.23 s with, over 6 seeds.
+    // sizes they have run, and with 4% timing noise, end earlier or later than the final
+    // solve assumed. Re-solving the untaken shares when a PU comes for its own after such a
+    // miss brings the PUs' end times closer: mean spread 0.48 s without, 0.33 s with, over
+    // 6 seeds.
     sim::Scenario s;
     s.workload = 1'800'000;
     s.granule = 64;
     s.x_init = 1024;
     auto gpu = [](const std::string &name, double rate, double fixed, double saturation) {
-        sim::UnitSpec u = unit(name, "gpu", rate, 0, 0, 0, 0.02);
+        sim::UnitSpec u = unit(name, "gpu", rate, 0, 0, 0, 0.04);
         u.profile.clear();
         for (double x = 64; x <= (1 << 23); x *= 2)
             u.profile.push_back({x, x / rate + fixed * x / (x + saturation)});
@@ -1228,7 +1229,9 @@ TEST(PlbhacFinal, EachShareIsResizedWithWhatWasMeasuredBeforeItIsTaken)
             spread[on] += e.spread_s;
             makespan[on] += e.makespan_s;
         }
-    EXPECT_LT(spread[1], 0.85 * spread[0])
-        << "mean end-time spread " << spread[1] / 6 << " s against " << spread[0] / 6 << " s";
+    std::printf("[ sim      ] mean end-time spread %.3f s without the re-solve, %.3f s with; mean makespan %.3f s, "
+                "%.3f s\n",
+                spread[0] / 6, spread[1] / 6, makespan[0] / 6, makespan[1] / 6);
+    EXPECT_LT(spread[1], 0.85 * spread[0]);
     EXPECT_LE(makespan[1], makespan[0]);
 }
