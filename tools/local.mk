@@ -7,6 +7,7 @@ tools_libhetpu_sim_la_SOURCES = \
 	tools/sim/simulated_unit.cpp tools/sim/simulated_unit.h \
 	tools/sim/optimum.cpp tools/sim/optimum.h \
 	tools/sim/simulator.cpp tools/sim/simulator.h \
+	tools/sim/static_planner.h \
 	tools/sim/sim_command.cpp tools/sim/sim_command.h
 tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# `hetpu sim` end to end: JSON output for greedy and optimum on a small scenario, the
-# optimum never worse than greedy, and clear errors for bad scenarios and options.
+# `hetpu sim` end to end: JSON output for greedy, optimum and optimum-noisy on a small
+# scenario, the optimum never worse than greedy, its noisy run one block per unit covering
+# the job, and clear errors for bad scenarios and options.
 . "$(dirname "$0")/node_env.sh"
 tool="$HETPU_BUILDDIR/tools/hetpu"
 dir=$STARPU_HOME
@@ -12,10 +13,13 @@ cat >"$dir/scenario.json" <<'JSON'
 JSON
 "$tool" sim --scenario "$dir/scenario.json" --policy greedy --seed 3 --json --trace "$dir/trace.jsonl" >"$dir/greedy.json" || fail "greedy run"
 "$tool" sim --scenario "$dir/scenario.json" --policy optimum --json >"$dir/optimum.json" || fail "optimum run"
-python3 - "$dir/greedy.json" "$dir/optimum.json" "$dir/trace.jsonl" <<'PY' || fail "sim JSON output is wrong (see above)"
+"$tool" sim --scenario "$dir/scenario.json" --policy optimum-noisy --seed 3 --json >"$dir/noisy.json" || fail "optimum-noisy run"
+python3 - "$dir/greedy.json" "$dir/optimum.json" "$dir/trace.jsonl" "$dir/noisy.json" <<'PY' || fail "sim JSON output is wrong (see above)"
 import json, sys
-g = json.load(open(sys.argv[1])); o = json.load(open(sys.argv[2]))
-for r in (g, o):
+g = json.load(open(sys.argv[1])); o = json.load(open(sys.argv[2])); n = json.load(open(sys.argv[4]))
+assert n["policy"] == "optimum-noisy" and n["blocks"] == 2, n
+assert [u["elements"] for u in n["units"]] == [u["elements"] for u in o["units"]], (n, o)
+for r in (g, o, n):
     for key in ("policy", "makespan_s", "blocks", "units", "classes"):
         assert key in r, key
     for u in r["units"]:
@@ -33,7 +37,7 @@ grep -q "sizes must increase" "$dir/err" || fail "bad scenario message: $(cat "$
 if "$tool" sim --scenario "$dir/missing.json" --policy greedy 2>"$dir/err"; then fail "missing file accepted"; fi
 grep -q "cannot read" "$dir/err" || fail "missing file message"
 if "$tool" sim --scenario "$dir/scenario.json" --policy nope 2>"$dir/err"; then fail "unknown policy accepted"; fi
-grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
+grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum,optimum-noisy}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
 "$tool" sim --scenario="$dir/scenario.json" --policy=greedy --seed=3 --json >"$dir/eq.json" || fail "--name=value rejected"
 "$tool" sim --help | grep -q -- "--no-planning-time" || fail "--help lists no options"
 echo "hetpu sim: ok"

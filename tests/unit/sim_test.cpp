@@ -12,6 +12,7 @@
 #include "tools/sim/scenario.h"
 #include "tools/sim/simulated_unit.h"
 #include "tools/sim/simulator.h"
+#include "tools/sim/static_planner.h"
 #include "tests/unit/thrown_message.h"
 
 using namespace hetpu;
@@ -213,6 +214,40 @@ TEST(SimRun, SameSeedSameRunDifferentSeedDifferentNoise)
     SimResult c = simulate(s, p3, {4, false});
     EXPECT_DOUBLE_EQ(a.makespan_s, b.makespan_s);
     EXPECT_NE(a.makespan_s, c.makespan_s);
+}
+
+TEST(SimRun, TheOptimumRunUnderNoiseIsTheOptimumWithoutAndLaterWithIt)
+{
+    // `--policy optimum-noisy`: the optimum's distribution, one block per unit, through the
+    // simulator. Without noise it ends exactly at the optimum; with each block's time
+    // multiplied by its own N(1, 0.03) the run ends with the slowest of the units, on average
+    // later than the noise-free optimum (E[max] >= max E), and it covers the whole job.
+    Scenario s;
+    s.workload = 64000;
+    s.granule = 64;
+    s.units = {linear_unit("a.cpu0", 0.001), linear_unit("a.cpu1", 0.002), linear_unit("b.cpu0", 0.0005),
+               linear_unit("b.cpu1", 0.004)};
+    std::vector<SimulatedUnit> units(s.units.begin(), s.units.end());
+    const StaticDistribution best = optimum_distribution(units, s.workload, s.granule);
+    StaticPlanner exact("optimum-noisy", best.blocks);
+    const SimResult r = simulate(s, exact, {1, false});
+    EXPECT_NEAR(r.makespan_s, best.makespan_s, 1e-9);
+    EXPECT_EQ(r.blocks, 4u);
+    EXPECT_FALSE(r.forced_remainder);
+
+    for (auto &u : s.units)
+        u.noise = 0.03;
+    double sum = 0;
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+        StaticPlanner noisy("optimum-noisy", best.blocks);
+        const SimResult n = simulate(s, noisy, {seed, false});
+        uint64_t elements = 0;
+        for (const auto &u : n.units)
+            elements += u.elements;
+        EXPECT_EQ(elements, s.workload);
+        sum += n.makespan_s;
+    }
+    EXPECT_GT(sum / 20, 1.01 * best.makespan_s) << "four units with 3% noise: the slowest ends ~2% late";
 }
 
 // nlohmann's non-parse exceptions (out_of_range for 6e666) become ScenarioErrors, so

@@ -19,6 +19,7 @@
 #include "sched_policies/core/plbhac_model_store.h"
 #include "sched_policies/core/plbhac_planner.h"
 #include "tools/sim/optimum.h"
+#include "tools/sim/static_planner.h"
 #include "tools/sim/simulator.h"
 
 namespace hetpu::sim {
@@ -40,12 +41,13 @@ void describe_options(CLI::App &app, Args &a)
         ->required()
         ->type_name("FILE");
     app.add_option("--policy", a.policy,
-                   "plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next) or optimum (best static "
-                   "distribution, exact at granule resolution); plb-hac reads HETPU_PLBHAC_*, its x_init and "
-                   "hdss's are the scenario's")
+                   "plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next), optimum (best static "
+                   "distribution, exact at granule resolution, noise-free) or optimum-noisy (that distribution, one "
+                   "block per unit, run with the seed's noise and the slowdowns); plb-hac reads HETPU_PLBHAC_*, its "
+                   "x_init and hdss's are the scenario's")
         ->required()
         ->type_name("NAME")
-        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy", "optimum"}));
+        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy", "optimum", "optimum-noisy"}));
     app.add_option("--seed", a.seed, "noise seed")->check(CLI::NonNegativeNumber);
     app.add_option("--block", a.block,
                    "greedy's block size in elements (default: the scenario's x_init, else workload / (4 * units))")
@@ -147,14 +149,20 @@ int sim_command(int argc, char **argv)
     std::vector<SimulatedUnit> units(scenario.units.begin(), scenario.units.end());
     SimResult result;
     PlbhacFacts plb_facts;
-    if (a.policy == "optimum") {
+    if (a.policy == "optimum" || a.policy == "optimum-noisy") {
         try {
             check_optimum_job(units.size(), scenario.workload, scenario.granule);
         } catch (const std::invalid_argument &e) {
-            std::fprintf(stderr, "hetpu sim: --policy optimum: %s\n", e.what());
+            std::fprintf(stderr, "hetpu sim: --policy %s: %s\n", a.policy.c_str(), e.what());
             return 2;
         }
-        result = simulate_static(scenario, optimum_distribution(units, scenario.workload, scenario.granule), "optimum");
+        const StaticDistribution best = optimum_distribution(units, scenario.workload, scenario.granule);
+        if (a.policy == "optimum") {
+            result = simulate_static(scenario, best, "optimum");
+        } else {
+            StaticPlanner planner("optimum-noisy", best.blocks);
+            result = simulate(scenario, planner, {a.seed, a.planning_time});
+        }
     } else if (a.policy == "greedy") {
         uint64_t block = a.block ? a.block : scenario.x_init;
         BlockRules rules = block_rules(scenario);
@@ -226,7 +234,7 @@ int sim_command(int argc, char **argv)
         HdssPlanner planner(planner_workers(scenario), block_rules(scenario), options);
         result = simulate(scenario, planner, {a.seed, a.planning_time});
     } else {
-        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum)\n",
+        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum, optimum-noisy)\n",
                      a.policy.c_str());
         return 2;
     }
