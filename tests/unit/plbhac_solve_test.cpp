@@ -334,7 +334,7 @@ TEST(PlbhacSolve, SinglePuAndEmptyWorkloadNeedNoIpopt)
     EXPECT_EQ(s.nlp_solves, 0);
 }
 
-TEST(PlbhacSolve, IpoptFailureIsAnErrorNotGarbage)
+TEST(PlbhacSolve, IpoptFailureIsAnErrorNotGarbageOrAnsweredByTheSearch)
 {
     Node node;
     node.add(new Quadratic(0, 1e-6, 0));
@@ -347,19 +347,18 @@ TEST(PlbhacSolve, IpoptFailureIsAnErrorNotGarbage)
         EXPECT_NE(std::string(e.what()).find("Ipopt failed"), std::string::npos) << e.what();
     }
 
-    // An iteration cap too small to converge is reported the same way, with its status.
+    // An iteration cap too small for Ipopt to converge: the equal-finish search, which checks
+    // every Ipopt answer, answers instead (increasing curves), and the status says both.
     Node ok;
     ok.add(new Quadratic(1e-3, 1e-6, 1e-12));
     ok.add(new XLogX(2e-3, 1e-7));
     PlbhacSolveOptions opt;
     opt.nlp.max_iter = 1;
     opt.nlp.acceptable_tol = 1e-30;
-    try {
-        hetpu::plbhac_solve(ok.pus, 1000000, opt);
-        FAIL() << "expected PlbhacSolveError";
-    } catch (const hetpu::PlbhacSolveError &e) {
-        EXPECT_NE(std::string(e.what()).find("Maximum_Iterations_Exceeded"), std::string::npos) << e.what();
-    }
+    const PlbhacSolution s = hetpu::plbhac_solve(ok.pus, 1000000, opt);
+    EXPECT_EQ(s.ipopt_status_name, "Maximum_Iterations_Exceeded+Equal_Finish_Search");
+    EXPECT_EQ(sum(s.blocks), 1000000);
+    EXPECT_LT(finish_spread(ok, s), 1e-6);
 }
 
 TEST(PlbhacSolve, BadInputIsRejected)
@@ -454,4 +453,46 @@ TEST(PlbhacSolve, AQueueLongerThanTheWholeJobDoesNotStallIpopt)
     }
     EXPECT_LT(hi - lo, 0.01) << "the others still end together";
     EXPECT_LT(s.makespan_s, 3.4);
+}
+
+TEST(PlbhacSolve, AFinalReshareBehindLongQueuesStillEndsTogether)
+{
+    // A final re-share seen in simulation (K-means on four machines): 9,856 elements, about
+    // 0.1 s of work, behind queues of 1.7-2.3 s on ten PUs. Nearly flat: most PUs can only
+    // end with their queue. Every PU given work must end with the others (within 2% of the
+    // makespan), near the 2.17 s that sharing the work by the linear rates gives.
+    struct Row {
+        double ready, latency, per_element;
+    };
+    const std::vector<Row> rows = {{1.724, 0.0, 2.45e-4},  {2.247, 0.006, 2.9e-5},  {2.138, 0.001, 1.99e-4},
+                                   {2.190, 0.005, 3.8e-5}, {1.898, 0.004, 3.86e-5}, {2.147, 0.001, 3.09e-4},
+                                   {2.141, 0.004, 2.0e-5}, {2.228, 0.0, 2.45e-4},   {2.253, 0.006, 4.4e-5},
+                                   {2.231, 0.005, 4.4e-5}};
+    Node node;
+    for (const Row &r : rows) {
+        node.add(new Quadratic(r.latency, r.per_element, 0));
+        node.pus.back().ready_s = r.ready;
+    }
+    const std::int64_t W = 9856;
+    // The real curves (fitted models) made Ipopt stop at an "acceptable" point after 171
+    // iterations; these linear ones solve cleanly, so Ipopt is given a tolerance it cannot
+    // reach: it then fails, and without the equal-finish search behind it the passes that
+    // take out the PU whose queue ends last left one PU with everything, ending at 4.14 s.
+    PlbhacSolveOptions opt;
+    opt.nlp.tol = 1e-30;
+    opt.nlp.acceptable_tol = 1e-1;
+    const PlbhacSolution s = hetpu::plbhac_solve(node.pus, W, opt);
+    EXPECT_EQ(sum(s.blocks), W);
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    for (std::size_t p = 0; p < rows.size(); ++p) {
+        if (s.blocks[p] == 0)
+            continue;
+        const double end = rows[p].ready + node.time(p, static_cast<double>(s.blocks[p]));
+        lo = std::min(lo, end);
+        hi = std::max(hi, end);
+    }
+    std::printf("[ solve    ] %s, %d iterations: ends %.3f-%.3f s\n", s.ipopt_status_name.c_str(), s.ipopt_iterations,
+                lo, hi);
+    EXPECT_LT(hi - lo, 0.02 * hi);
+    EXPECT_LT(hi, 2.3);
 }
