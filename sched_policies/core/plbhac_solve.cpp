@@ -133,7 +133,7 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             // past the work left the problem is nearly flat there: seen in simulation, a
             // final re-share of 0.1 s of work behind 2.2 s queues ended after 171 iterations
             // with one CPU given 1.2 s of it, the others under 0.1 s (makespan 3.46 s where
-            // 2.26 s was possible), and the passes below then drop the PUs left with
+            // about 2.2 s was possible), and the passes below then drop the PUs left with
             // nothing. The equal-finish search is exact for increasing curves and costs
             // microseconds at these sizes, so it checks every Ipopt answer and its own is
             // kept when it ends sooner or Ipopt failed (Ipopt's stays for curves the search
