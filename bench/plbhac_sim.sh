@@ -88,7 +88,7 @@ from collections import defaultdict
 out, scen_dir = sys.argv[1:3]
 runs = [json.loads(l) for l in open(f"{out}/runs.jsonl")]
 pol = ["plb-hac", "hdss", "greedy"]
-ref = "optimum-noisy"  # the optimum's plan under the same noise: a column, never "best"
+NOISY = "optimum-noisy"  # the optimum's plan under the same noise: a column, never "best"
 apps = ["mm", "grn", "kmeans"]
 by = defaultdict(list)
 for r in runs:
@@ -108,14 +108,14 @@ def cell(scen, p):  # "mean ±sd" over the seeds, relative to the optimum; "-" w
     return f"{mean(ms) / opt:7.3f} ±{sd:5.3f}"
 
 print("PLB-HAC in simulation: mean makespan / optimum (static exact optimum, noise-free)")
-print(f"{ref}: the optimum's distribution, one block per unit, run under the scenario's noise (its own seeds)")
-print(f"{len(runs)} runs; seeds per policy: {len(by[('mm_m1', 'plb-hac')])}, {len(by[('mm_m1', ref)])} for {ref}; greedy blocks = x_init")
+print(f"{NOISY}: the optimum's distribution, one block per unit, run under the scenario's noise (its own seeds)")
+print(f"{len(runs)} runs; seeds per policy: {len(by[('mm_m1', 'plb-hac')])}, {len(by[('mm_m1', NOISY)])} for {NOISY}; greedy blocks = x_init")
 print()
 sizes = [("", "short input (A alone ~90 s, five machines ~12 s)"),
          ("_large", "large input, 5x (A alone ~450 s, five machines ~60 s; the paper's representative case)")]
 for suffix, label in sizes:
   print(f"== {label}")
-  print(f"{'app':7s} {'mach':>4s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + f"  {ref:>15s}   best")
+  print(f"{'app':7s} {'mach':>4s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + f"  {NOISY:>15s}   best")
   for a in apps:
     for n in range(1, 6):
         s = f"{a}_m{n}{suffix}"
@@ -128,7 +128,7 @@ for suffix, label in sizes:
             rs[p] = mean(ms) / opt
             sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
             cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
-        print(f"{a:7s} {n:4d} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, ref):>15s}"
+        print(f"{a:7s} {n:4d} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, NOISY):>15s}"
               f"   {min(rs, key=rs.get)}")
   print()
 print("Targets (issue): machines >= 3: plb-hac within 10% of optimum (target 5%) and better than hdss and greedy")
@@ -148,7 +148,7 @@ print()
 others = sorted({r["scenario"] for r in runs if r["machines"] == 0 and not r["adaptability"]})
 if others:
     print("== few-PU nodes and other scenarios (mean makespan / optimum, ± standard deviation / optimum)")
-    print(f"{'scenario':26s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + f"  {ref:>15s}   best")
+    print(f"{'scenario':26s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + f"  {NOISY:>15s}   best")
     for s in others:
         if (s, "optimum") not in by:
             continue
@@ -159,7 +159,7 @@ if others:
             rs[p] = mean(ms) / opt
             sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
             cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
-        print(f"{s:26s} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, ref):>15s}"
+        print(f"{s:26s} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, NOISY):>15s}"
               f"   {min(rs, key=rs.get)}")
     print()
 print("Targets (issue 15), every scenario: plb-hac within 5% of the optimum, never more than 2% behind hdss or greedy")
@@ -172,9 +172,9 @@ for s in sorted({r["scenario"] for r in runs}):
     ok2 = r["plb-hac"] <= 1.02 * min(r["hdss"], r["greedy"])
     if not (ok5 and ok2):
         missed += 1
-        noisy = ratio(s, ref) if by[(s, ref)] else float("nan")
+        noisy = ratio(s, NOISY) if by[(s, NOISY)] else float("nan")
         print(f"  MISSED {s:26s} plb-hac x{r['plb-hac']:.3f}  hdss x{r['hdss']:.3f}  greedy x{r['greedy']:.3f}"
-              f"  ({ref} x{noisy:.3f})"
+              f"  ({NOISY} x{noisy:.3f})"
               f"{'' if ok5 else '  (>5% from the optimum)'}{'' if ok2 else '  (>2% behind hdss or greedy)'}")
 print(f"  {missed} of {len({r['scenario'] for r in runs if not r['adaptability']})} scenarios miss a target")
 print()
@@ -235,11 +235,12 @@ for s in adapt:
 for a in apps:
     for suffix, _ in sizes:
         with open(f"{out}/plotdata/ratio_{a}{suffix}.dat", "w") as f:
-            f.write("# machines " + " ".join(pol) + "\n")
+            f.write("# machines " + " ".join(pol + [NOISY]) + "\n")
             for n in range(1, 6):
                 s = f"{a}_m{n}{suffix}"
                 if (s, "optimum") in by:
-                    f.write(f"{n} " + " ".join(f"{ratio(s, p):.4f}" for p in pol) + "\n")
+                    f.write(f"{n} " + " ".join(f"{ratio(s, p):.4f}" if by[(s, p)] else "NaN" for p in pol + [NOISY])
+                            + "\n")
 with open(f"{out}/plotdata/idle.dat", "w") as f:
     f.write("label " + " ".join(classes) + "\n")
     for a, p, v in idle_rows:
@@ -263,6 +264,7 @@ do for [a in "mm grn kmeans"] {
        "" u 1:3 w lp lw 2 pt 5 lc 2 t "hdss", "" u 1:4 w lp lw 2 pt 9 lc 3 t "greedy (x_init blocks)", \
        "$pd/ratio_".a."_large.dat" u 1:2 w lp lw 2 pt 6 lc 1 dt 2 t "plb-hac, 5x input", \
        "" u 1:3 w lp lw 1 pt 4 lc 2 dt 2 t "hdss, 5x input", \
+       "$pd/ratio_".a.".dat" u 1:5 w lp lw 1 pt 1 lc "black" t "optimum's plan under the noise", \
        1 w l dt 2 lc "black" t "optimum", 1.05 w l dt 3 lc "gray" t "+5%", 1.10 w l dt 3 lc "red" t "+10%"
 }
 unset multiplot
