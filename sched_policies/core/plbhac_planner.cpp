@@ -579,13 +579,10 @@ unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
         return steps;
     double rate_sum = 0, cost_sum = 0;
     for (const auto &pu : pus_) {
-        if (pu->size_hi <= 0)
+        const double rate = measured_rate(*pu);
+        if (rate <= 0)
             return steps;
         const double c = std::max(0.0, fixed_cost(*pu));  // unreadable (-1): none, so more steps
-        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
-        if (!(t > 0) || !std::isfinite(t))
-            return steps;
-        const double rate = pu->size_hi / t;
         rate_sum += rate;
         cost_sum += rate * c;
     }
@@ -604,14 +601,19 @@ unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
 double PlbhacPlanner::ideal_seconds(uint64_t w) const
 {
     double rate = 0;
-    for (const auto &pu : pus_) {
-        if (pu->size_hi <= 0)
-            continue;
-        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
-        if (t > 0 && std::isfinite(t))
-            rate += pu->size_hi / t;
-    }
+    for (const auto &pu : pus_)
+        rate += measured_rate(*pu);
     return rate > 0 ? static_cast<double>(w) / rate : 0.0;
+}
+
+// Elements per second at the PU's largest measured block (inside its measured range, where
+// its model is sound); 0 when it has none or the prediction there is unusable.
+double PlbhacPlanner::measured_rate(const Pu &pu) const
+{
+    if (pu.size_hi <= 0)
+        return 0;
+    const double t = predict(pu, static_cast<uint64_t>(pu.size_hi));
+    return t > 0 && std::isfinite(t) ? pu.size_hi / t : 0;
 }
 
 // Seconds from now until what is left would be done if it were shared so that every PU
@@ -622,12 +624,10 @@ double PlbhacPlanner::common_end_s(uint64_t remaining) const
 {
     std::vector<std::pair<double, double>> free_rate;  // (ready in, elements per second)
     for (const auto &pu : pus_) {
-        if (pu->size_hi <= 0)
+        const double rate = measured_rate(*pu);
+        if (rate <= 0)
             return 0;
-        const double t = predict(*pu, static_cast<uint64_t>(pu->size_hi));
-        if (!(t > 0) || !std::isfinite(t))
-            return 0;
-        free_rate.emplace_back(ready_in(*pu), pu->size_hi / t);
+        free_rate.emplace_back(ready_in(*pu), rate);
     }
     std::sort(free_rate.begin(), free_rate.end());
     double left = static_cast<double>(remaining), rate = 0;

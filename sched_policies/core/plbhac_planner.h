@@ -157,6 +157,7 @@ private:
     double trust_excess() const;
     void split_by_rates(uint64_t w);
     double ideal_seconds(uint64_t w) const;
+    double measured_rate(const Pu &pu) const;
     double common_end_s(uint64_t remaining) const;
     void solve_step(unsigned step, uint64_t remaining);
     std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
