@@ -51,6 +51,10 @@ constexpr double kSurprise = 0.3;      // relative miss that makes a block a sur
 // second derivatives; the fitted curves give value and slope analytically, and the
 // curvature is taken as the central difference of the analytic slope, which is accurate
 // to ~1e-7 relative at the block sizes involved (hundreds to millions of elements).
+// Slope beyond a PU's trust cap, per second per element of its time at the cap: steep
+// enough that the solve keeps the PU within a few per mille of the cap.
+constexpr double kCapPenalty = 1e3;
+
 class ModelCurve final : public TimeCurve {
 public:
     explicit ModelCurve(const std::function<double(double)> &value, const std::function<double(double)> &slope)
@@ -359,27 +363,41 @@ uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
 // The solver's view of every PU: its fitted curves (proportional ones for a PU whose
 // measured sizes are still too close, see narrow()), its minimum block and, when `align`,
 // the work queued on it. The curves live in `curves` and must outlive the solve.
-std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const
+std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<double> &caps,
+                                                  std::vector<std::unique_ptr<TimeCurve>> &curves) const
 {
     std::vector<PlbhacPu> input;
-    for (const auto &pu : pus_) {
+    for (size_t i = 0; i < pus_.size(); ++i) {
+        const Pu *pu = pus_[i].get();
         const std::int64_t min_block = static_cast<std::int64_t>(pu->min_block);
         const double ready = align ? ready_in(*pu) : 0.0;
+        std::function<double(double)> value, slope;
         if (narrow(*pu)) {
             const double k = model_time(*pu, pu->size_hi) / pu->size_hi;
-            curves.push_back(std::make_unique<ModelCurve>([k](double x) { return k * x; }, [k](double) { return k; }));
-            input.push_back({curves.back().get(), nullptr, min_block, ready});
-            continue;
+            value = [k](double x) { return k * x; };
+            slope = [k](double) { return k; };
+        } else {
+            const OnlineTimeModel *exec = &pu->exec;
+            const double k = pu->surprise_scale;
+            value = [exec, k](double x) { return k * exec->predict(x); };
+            slope = [exec, k](double x) { return k * exec->derivative(x); };
         }
-        const OnlineTimeModel *exec = &pu->exec;
-        const LinearTransferModel *transfer = &pu->transfer;
-        const double k = pu->surprise_scale;
-        curves.push_back(std::make_unique<ModelCurve>([exec, k](double x) { return k * exec->predict(x); },
-                                                      [exec, k](double x) { return k * exec->derivative(x); }));
+        const double cap = i < caps.size() ? caps[i] : 0.0;
+        if (cap > 0) {
+            const double penalty = kCapPenalty * std::max(value(cap), 1e-9) / cap;
+            value = [value, cap, penalty](double x) { return value(x) + (x > cap ? penalty * (x - cap) : 0.0); };
+            slope = [slope, cap, penalty](double x) { return slope(x) + (x > cap ? penalty : 0.0); };
+        }
+        curves.push_back(std::make_unique<ModelCurve>(value, slope));
         const TimeCurve *exec_curve = curves.back().get();
-        curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
-                                                      [transfer](double x) { return transfer->derivative(x); }));
-        input.push_back({exec_curve, curves.back().get(), min_block, ready});
+        const TimeCurve *transfer_curve = nullptr;
+        if (!narrow(*pu)) {
+            const LinearTransferModel *transfer = &pu->transfer;
+            curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
+                                                          [transfer](double x) { return transfer->derivative(x); }));
+            transfer_curve = curves.back().get();
+        }
+        input.push_back({exec_curve, transfer_curve, min_block, ready});
     }
     return input;
 }
@@ -468,10 +486,14 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
         // solve_times_ keeps one entry per step (the step's model evaluation, Algorithm 1),
         // summing the re-solves of the trust region.
         solve_times_.push_back(0.0);
+        std::vector<double> caps(pus_.size(), 0.0);  // per PU, elements; 0: none
+        std::vector<uint64_t> previous;              // the solution before the latest shrink
+        uint64_t previous_w = 0;
+        bool capped = false;
         for (int attempt = 0;; ++attempt) {
             const bool align = options_.align_finish && w == remaining;
             std::vector<std::unique_ptr<TimeCurve>> curves;
-            std::vector<PlbhacPu> input = solver_input(align, curves);
+            std::vector<PlbhacPu> input = solver_input(align, caps, curves);
             try {
                 PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), opt);
                 for (size_t i = 0; i < pus_.size(); ++i)
@@ -492,9 +514,32 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
                 break;
             }
             const double over = trust_excess();
+            // Shrinking the step assumes shares scale with it. A PU whose model is flat
+            // beyond its measured sizes (a fixed cost seen only on blocks of a few
+            // elements) breaks that: its share is most of a large step and nothing of a
+            // small one, where its fixed cost outweighs the step. Shrinking by its excess
+            // then overshoots to a step that grows nobody (seen in simulation: 16 PUs,
+            // one-element training blocks, ~5k-element steps of 6 ms in a 55 s job, 500
+            // steps and a planner that never finished). So the step is solved again at its
+            // size before the shrink, the PUs that were beyond their trust region capped
+            // there instead (their time curves turn steep past the cap).
+            if (!capped && !previous.empty() && over * options_.trust < 1.0) {
+                for (size_t i = 0; i < pus_.size(); ++i)
+                    if (previous[i] > pus_[i]->min_block && pus_[i]->size_hi > 0 &&
+                        static_cast<double>(previous[i]) > options_.trust * pus_[i]->size_hi)
+                        caps[i] = options_.trust * pus_[i]->size_hi;
+                capped = true;
+                w = previous_w;
+                continue;
+            }
             const uint64_t smaller = round_block(static_cast<uint64_t>(static_cast<double>(w) / over));
-            if (over <= 1.0 || attempt == 2 || smaller < rules_.min_block || smaller >= w)
+            // A capped PU may end a few per mille past its cap (the penalty is a slope, not
+            // a wall): that is not worth another solve.
+            if (over <= (capped ? 1.02 : 1.0) || attempt >= (capped ? 4 : 2) || smaller < rules_.min_block ||
+                smaller >= w)
                 break;
+            previous = solution_;
+            previous_w = w;
             w = smaller;
         }
     } catch (const std::exception &) {

@@ -160,7 +160,8 @@ private:
     double measured_rate(const Pu &pu) const;
     double common_end_s(uint64_t remaining) const;
     void solve_step(unsigned step, uint64_t remaining);
-    std::vector<PlbhacPu> solver_input(bool align, std::vector<std::unique_ptr<TimeCurve>> &curves) const;
+    std::vector<PlbhacPu> solver_input(bool align, const std::vector<double> &caps,
+                                       std::vector<std::unique_ptr<TimeCurve>> &curves) const;
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
     double predict(const Pu &pu, uint64_t x) const;
     double ready_in(const Pu &pu) const;

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -988,6 +989,52 @@ TEST(PlbhacTrust, AGpuThatLooksSlowInTrainingDoesNotLeaveTheCpuOvercommitted)
         EXPECT_LE(static_cast<double>(r.units[0].elements), 1.1 * static_cast<double>(opt.blocks[0]))
             << "seed " << seed;
     }
+}
+
+TEST(PlbhacTrust, AFlatModelBeyondTinyTrainingBlocksDoesNotStallTheSteps)
+{
+    // One-element training blocks: the GPU's fixed cost (40 ms for anything up to a few
+    // thousand elements) is all it shows, so its model makes a large block look free and
+    // the first solve gives it most of the step, far past its trust region. Shrinking the
+    // step by that excess lands on steps of a few milliseconds, too short for the GPU's
+    // fixed cost, so it never gets a block and the trust region never widens (seen: steps
+    // of ~5k elements in a 55 s job, thousands of solves). Capping the GPU instead keeps
+    // the steps growing, and the run ends near the optimum in a bounded number of blocks.
+    sim::Scenario s;
+    s.workload = 200'000'000;
+    s.granule = 1;
+    s.x_init = 1;
+    sim::UnitSpec cpu, gpu;
+    cpu.name = "A.cpu";
+    cpu.unit_class = "cpu";
+    gpu.name = "A.gpu0";
+    gpu.unit_class = "gpu";
+    for (double x = 1; x <= (1 << 30); x *= 2) {
+        cpu.profile.push_back({x, x * 1e-6});
+        gpu.profile.push_back({x, 0.04 + x * 1e-8});
+    }
+    s.units = {cpu, gpu};
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
+    PlbhacOptions o;
+    o.x_init = s.x_init;
+    PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+    // A stalled run would take minutes of solves: stop it after far more blocks than a
+    // sound one needs (about 50).
+    size_t completed = 0;
+    p.on_trace = [&](const PlbhacTraceRecord &) {
+        if (++completed > 2000)
+            throw std::runtime_error("more than 2000 blocks: the steps stopped growing");
+    };
+    sim::SimResult r;
+    ASSERT_NO_THROW(r = sim::simulate(s, p, {1, false}));
+    std::printf("[ sim      ] flat GPU model after one-element training: x%.3f of the optimum, %u blocks, %zu "
+                "steps solved\n",
+                r.makespan_s / opt.makespan_s, r.blocks, p.solve_times_s().size());
+    EXPECT_LE(p.solve_times_s().size(), 40u);
+    // The trust region's ramp from one element to millions (about 13 GPU blocks of 40 ms
+    // each) is a quarter of this 2 s job by itself.
+    EXPECT_LE(r.makespan_s, 1.6 * opt.makespan_s);
 }
 
 TEST(PlbhacOptions, TrustIsAnOption)

@@ -86,8 +86,15 @@ TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)
     SimulatedUnit u(spec);
     EXPECT_DOUBLE_EQ(u.exec_time(150), 2.0);
     EXPECT_DOUBLE_EQ(u.exec_time(300), 5.0) << "last segment extended";
-    EXPECT_NEAR(u.exec_time(60), 0.2, 1e-12) << "first segment extended";
-    EXPECT_DOUBLE_EQ(u.exec_time(40), 0.0) << "... and clamped at zero";
+    // Below the first point the first segment's line (0.2 s at 60, 0 at 50) would make
+    // small blocks cheaper per element than the first point, or free: it is held at
+    // proportional to the first point from below and at its time from above.
+    EXPECT_NEAR(u.exec_time(60), 0.6, 1e-12) << "no cheaper per element than the first point";
+    EXPECT_NEAR(u.exec_time(40), 0.4, 1e-12) << "never free";
+    spec.profile = {{100, 1.0}, {200, 1.2}};
+    const SimulatedUnit fixed(spec);
+    EXPECT_NEAR(fixed.exec_time(50), 0.9, 1e-12) << "a fixed cost extends below the first point";
+    spec.profile = {{100, 1.0}, {200, 3.0}};
     EXPECT_DOUBLE_EQ(u.transfer_time(100), 1.5);
     EXPECT_DOUBLE_EQ(u.transfer_time(0), 0.0);
     std::mt19937_64 rng(1);

@@ -17,7 +17,14 @@ double SimulatedUnit::exec_time(double x) const
         ++hi;
     const auto &[x0, t0] = p[hi - 1];
     const auto &[x1, t1] = p[hi];
-    return std::max(0.0, t0 + (t1 - t0) * (x - x0) / (x1 - x0));
+    const double line = t0 + (t1 - t0) * (x - x0) / (x1 - x0);
+    // Below the first point the first segment's line may fall to zero (a steep ramp out of
+    // a small fixed cost): a block would then cost nothing, and a policy that cuts small
+    // blocks would finish the job in no time. A smaller block costs no more than the first
+    // point and no less per element than it.
+    if (x < x0)
+        return std::clamp(line, t0 * x / x0, t0);
+    return std::max(0.0, line);
 }
 
 double SimulatedUnit::factor_at(double t) const

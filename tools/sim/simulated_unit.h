@@ -21,8 +21,9 @@ public:
 
     const UnitSpec &spec() const { return spec_; }
 
-    // Profile time for x elements: piecewise-linear between the points, the end segments
-    // extended linearly beyond them (a single point means proportional), never negative.
+    // Profile time for x elements: piecewise-linear between the points, the last segment
+    // extended linearly beyond them (a single point means proportional), the first one
+    // below the first point but kept between proportional to it and its time.
     double exec_time(double x) const;
     double transfer_time(double x) const { return x > 0 ? spec_.latency_s + spec_.per_element_s * x : 0; }
 
