@@ -39,6 +39,12 @@ struct PlbhacPlanner::Pu {
     // fixed cost per block is read off them (fixed_cost), not off the fitted curve.
     std::vector<std::pair<double, double>> measured;
     std::deque<Outstanding> outstanding;
+    // Its efficient size when its blocks get dearer per element past it (efficient_size,
+    // read at each solve, never lowered; 0: none). Its share of a step is then handed out in blocks of at
+    // most that size: share_left is what it has still to take of its latest share.
+    double held = 0;
+    uint64_t share_left = 0;
+    Outstanding share_block;  // step and phase of the blocks of that share
 };
 
 namespace {
@@ -382,6 +388,25 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
             value = [exec, k](double x) { return k * exec->predict(x); };
             slope = [exec, k](double x) { return k * exec->derivative(x); };
         }
+        const TimeCurve *transfer_curve = nullptr;
+        if (!narrow(*pu) && pu->held <= 0) {
+            const LinearTransferModel *transfer = &pu->transfer;
+            curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
+                                                          [transfer](double x) { return transfer->derivative(x); }));
+            transfer_curve = curves.back().get();
+        }
+        if (pu->held > 0) {
+            // Held at its efficient size, a PU runs its share as blocks of that size: its
+            // time grows in proportion beyond it.
+            const double h = pu->held, k_h = predict(*pu, static_cast<uint64_t>(h)) / h;
+            const LinearTransferModel *transfer = narrow(*pu) ? nullptr : &pu->transfer;
+            value = [value, transfer, h, k_h](double x) {
+                return x > h ? k_h * x : value(x) + (transfer ? transfer->predict(x) : 0.0);
+            };
+            slope = [slope, transfer, h, k_h](double x) {
+                return x > h ? k_h : slope(x) + (transfer ? transfer->derivative(x) : 0.0);
+            };
+        }
         const double cap = i < caps.size() ? caps[i] : 0.0;
         if (cap > 0) {
             const double penalty = kCapPenalty * std::max(value(cap), 1e-9) / cap;
@@ -390,13 +415,6 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
         }
         curves.push_back(std::make_unique<ModelCurve>(value, slope));
         const TimeCurve *exec_curve = curves.back().get();
-        const TimeCurve *transfer_curve = nullptr;
-        if (!narrow(*pu)) {
-            const LinearTransferModel *transfer = &pu->transfer;
-            curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
-                                                          [transfer](double x) { return transfer->derivative(x); }));
-            transfer_curve = curves.back().get();
-        }
         input.push_back({exec_curve, transfer_curve, min_block, ready});
     }
     return input;
@@ -453,6 +471,15 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     if (remaining - w < w / 2 || force_final_)
         w = remaining;
     force_final_ = false;
+    // A solve shares out everything not yet handed out, the rest of a share included.
+    // A held PU stays held: it never runs a larger block again to show otherwise, and its
+    // model, restarted by the jump between its large and its efficient blocks, no longer
+    // holds the evidence (seen: a GPU held at 594k elements, released after the restart,
+    // ran two 9M-element blocks at three times the time per element).
+    for (auto &pu : pus_) {
+        pu->held = std::max(pu->held, efficient_size(*pu));
+        pu->share_left = 0;
+    }
 
     // Nothing measured since the last solve and the same workload: the answer could not
     // change, so the step is entered without calling Ipopt. It still counts as solved: a
@@ -575,6 +602,38 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
     return size;
 }
 
+// The block size past which a PU has been measured slower per element, by more than timing
+// noise explains (0: none). Device memory exceeded, a cache thrashed: past such a size the
+// curve is convex, and a step cut for fewer, larger blocks would make every block dearer
+// (seen in simulation: a GPU whose time per element doubled from 2M to 16M elements ran
+// 4M-element steps and ended 30% after greedy's 1k-element blocks). The PU's most
+// efficient measured block, when at least two blocks of three times its size or more were
+// all kConvex dearer per element (or one, twice that) (closer sizes may differ by less on a gently convex
+// curve: 1.22x at twice the size where 4x was 1.5x).
+double PlbhacPlanner::efficient_size(const Pu &pu) const
+{
+    constexpr double kConvex = 0.25;
+    double best_x = 0, best = HUGE_VAL;
+    for (const auto &[x, t] : pu.measured)
+        if (x > 0 && t > 0 && t / x < best) {
+            best = t / x;
+            best_x = x;
+        }
+    if (best_x <= 0)
+        return 0;
+    unsigned larger = 0;
+    double cheapest_larger = HUGE_VAL;
+    for (const auto &[x, t] : pu.measured)
+        if (x >= 3 * best_x) {
+            cheapest_larger = std::min(cheapest_larger, t / x);
+            ++larger;
+        }
+    // One such block is enough when it was twice kConvex dearer: far beyond timing noise,
+    // and the block queued behind it is already larger still.
+    const double dearer = larger >= 2 ? 1 + kConvex : 1 + 2 * kConvex;
+    return larger >= 1 && cheapest_larger >= dearer * best ? best_x : 0;
+}
+
 // A PU's fixed cost per block, from its measured blocks rather than its fitted curve: a
 // curve's tangent intercept at large sizes is ill-conditioned (1-3% of model error is
 // 0.3-0.5 s of intercept on a 9 s block, against a true 0.1 s). The intercept of a
@@ -655,10 +714,11 @@ double PlbhacPlanner::ideal_seconds(uint64_t w) const
 // its model is sound); 0 when it has none or the prediction there is unusable.
 double PlbhacPlanner::measured_rate(const Pu &pu) const
 {
-    if (pu.size_hi <= 0)
+    const double x = pu.held > 0 ? pu.held : pu.size_hi;
+    if (x <= 0)
         return 0;
-    const double t = predict(pu, static_cast<uint64_t>(pu.size_hi));
-    return t > 0 && std::isfinite(t) ? pu.size_hi / t : 0;
+    const double t = predict(pu, static_cast<uint64_t>(x));
+    return t > 0 && std::isfinite(t) ? x / t : 0;
 }
 
 // Seconds from now until what is left would be done if it were shared so that every PU
@@ -722,7 +782,7 @@ double PlbhacPlanner::trust_excess() const
         return over;
     for (size_t i = 0; i < pus_.size(); ++i) {
         const Pu &pu = *pus_[i];
-        if (solution_[i] <= pu.min_block || pu.size_hi <= 0)
+        if (solution_[i] <= pu.min_block || pu.size_hi <= 0 || pu.held > 0)
             continue;
         over = std::max(over, static_cast<double>(solution_[i]) / (options_.trust * pu.size_hi));
     }
@@ -753,16 +813,14 @@ uint64_t PlbhacPlanner::final_block(Pu &pu, uint64_t remaining)
     } else {
         uint64_t reserved = 0;
         for (size_t j = 0; j < pus_.size(); ++j)
-            if (!pus_[j]->final_taken)
-                reserved += solution_[j];
+            reserved += pus_[j]->share_left + (pus_[j]->final_taken ? 0 : solution_[j]);
         size = remaining > reserved ? remaining - reserved : 0;
     }
     if (size == 0)
         return 0;
     pu.step = solved_step_;
     const bool tail = tail_start_step_ != 0;
-    pu.outstanding.push_back({size, predict(pu, size), tail ? "tail" : "execution", solved_step_});
-    return size;
+    return hand_out(pu, size, {0, 0, tail ? "tail" : "execution", solved_step_});
 }
 
 void PlbhacPlanner::resolve_final(uint64_t remaining)
@@ -846,7 +904,24 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
         return probe_block(pu, remaining);  // left out of this step
     pu.step = step;
     const bool tail = tail_start_step_ && step >= tail_start_step_;
-    pu.outstanding.push_back({size, predict(pu, size), tail ? "tail" : "execution", step});
+    return hand_out(pu, size, {0, 0, tail ? "tail" : "execution", step});
+}
+
+// Hands `size` elements of a share to the PU as its next block, or the first block of
+// them when it is held at a smaller efficient size (the rest follows in next_block).
+uint64_t PlbhacPlanner::hand_out(Pu &pu, uint64_t size, Outstanding block)
+{
+    if (pu.held > 0 && static_cast<double>(size) > pu.held) {
+        const uint64_t piece = std::max(round_block(static_cast<uint64_t>(pu.held)), pu.min_block);
+        if (piece < size) {
+            pu.share_left = size - piece;
+            pu.share_block = block;
+            size = piece;
+        }
+    }
+    block.size = size;
+    block.predicted_s = predict(pu, size);
+    pu.outstanding.push_back(block);
     return size;
 }
 
@@ -857,6 +932,11 @@ uint64_t PlbhacPlanner::next_block(int worker, uint64_t remaining)
         return 0;
     if (!trained_)
         return training_block(*pu);
+    if (pu->share_left > 0) {
+        const uint64_t size = std::min(pu->share_left, remaining);
+        pu->share_left -= size;
+        return hand_out(*pu, size, pu->share_block);
+    }
     // After the final solve every element left is reserved for a PU's final share.
     if (pu->pending_gap_s > options_.gap_threshold_s && !final_solved_)
         if (uint64_t size = gap_block(*pu, remaining))

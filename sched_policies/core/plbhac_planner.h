@@ -152,6 +152,7 @@ private:
     uint64_t regular_block(Pu &pu, uint64_t remaining);
     uint64_t probe_block(Pu &pu, uint64_t remaining);
     uint64_t final_block(Pu &pu, uint64_t remaining);
+    uint64_t hand_out(Pu &pu, uint64_t size, Outstanding block);
     void resolve_final(uint64_t remaining);
     bool solution_sums_to(uint64_t w) const;
     double trust_excess() const;
@@ -169,6 +170,7 @@ private:
     bool narrow(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
     double fixed_cost(const Pu &pu) const;
+    double efficient_size(const Pu &pu) const;
     unsigned overhead_steps(unsigned steps, uint64_t remaining) const;
 
     BlockRules rules_;

@@ -1037,6 +1037,52 @@ TEST(PlbhacTrust, AFlatModelBeyondTinyTrainingBlocksDoesNotStallTheSteps)
     EXPECT_LE(r.makespan_s, 1.6 * opt.makespan_s);
 }
 
+TEST(PlbhacSteps, APuSlowerPerElementOnLargerBlocksIsHeldAtItsEfficientSize)
+{
+    // A GPU whose time per element grows past 1M elements (its memory exceeded: 4x dearer
+    // per element at 16M) and a linear CPU. Steps of an eighth of the job would hand the
+    // GPU blocks of ~20M elements. No plan beats every unit running at its best rate
+    // throughout, W / sum of max x / T(x); holding the GPU near its efficient size gets
+    // close to that, where large steps take about twice as long.
+    sim::Scenario s;
+    s.workload = 200'000'000;
+    s.granule = 64;
+    s.x_init = 4096;
+    sim::UnitSpec cpu, gpu;
+    cpu.name = "A.cpu";
+    cpu.unit_class = "cpu";
+    cpu.noise = 0.03;
+    gpu.name = "A.gpu0";
+    gpu.unit_class = "gpu";
+    gpu.noise = 0.03;
+    double best_rate = 0;
+    for (double x = 64; x <= (1 << 30); x *= 2) {
+        cpu.profile.push_back({x, x * 1e-6});
+        gpu.profile.push_back({x, 0.002 + x * 1e-7 * std::max(1.0, std::sqrt(x / (1 << 20)))});
+        best_rate = std::max(best_rate, x / gpu.profile.back().second);
+    }
+    best_rate += 1e6;
+    s.units = {cpu, gpu};
+    const double bound = static_cast<double>(s.workload) / best_rate;
+    for (uint64_t seed : {1u, 2u}) {
+        PlbhacOptions o;
+        o.x_init = s.x_init;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        const sim::SimResult r = sim::simulate(s, p, {seed, false});
+        std::printf("[ sim      ] GPU dearer per element past 1M, seed %u: plb-hac x%.3f of the best-rate bound, "
+                    "%u blocks\n",
+                    static_cast<unsigned>(seed), r.makespan_s / bound, r.blocks);
+        EXPECT_LE(r.makespan_s, 1.15 * bound) << "seed " << seed;
+        EXPECT_FALSE(r.forced_remainder) << "the split shares hand out the whole job";
+        // Once held, the GPU runs no block of the large, dear sizes it was measured at.
+        for (const auto &b : r.trace) {
+            if (b.unit == 1 && b.start_s > r.makespan_s / 2) {
+                EXPECT_LE(b.count, 2'000'000u) << "seed " << seed << " at " << b.start_s << " s";
+            }
+        }
+    }
+}
+
 TEST(PlbhacOptions, TrustIsAnOption)
 {
     PlbhacOptions o;
