@@ -161,7 +161,7 @@ int sim_command(int argc, char **argv)
             result = simulate_static(scenario, best, "optimum");
         } else {
             StaticPlanner planner("optimum-noisy", best.blocks);
-            result = simulate(scenario, planner, {a.seed, a.planning_time});
+            result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
         }
     } else if (a.policy == "greedy") {
         uint64_t block = a.block ? a.block : scenario.x_init;
@@ -174,7 +174,7 @@ int sim_command(int argc, char **argv)
             return 2;
         }
         FixedBlockPlanner planner(fixed);
-        result = simulate(scenario, planner, {a.seed, a.planning_time});
+        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
         result.policy = "greedy";
     } else if (a.policy == "plb-hac") {
         PlbhacOptions options;
@@ -225,14 +225,14 @@ int sim_command(int argc, char **argv)
                 plan_trace << plbhac_trace_json(r) << '\n';
             };
         }
-        result = simulate(scenario, planner, {a.seed, a.planning_time});
+        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
         plb_facts = {true, planner.training_s(), planner.warm_started(), planner.solve_failures()};
         planner_ptr.reset();  // saves the models (on_learnt)
     } else if (a.policy == "hdss") {
         HdssOptions options;
         options.x_init = scenario.x_init;
         HdssPlanner planner(planner_workers(scenario), block_rules(scenario), options);
-        result = simulate(scenario, planner, {a.seed, a.planning_time});
+        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
     } else {
         std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum, optimum-noisy)\n",
                      a.policy.c_str());

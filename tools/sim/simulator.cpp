@@ -124,7 +124,8 @@ private:
         BlockCost c = units_[u].cost(a.count, t, rng_);
         busy_[u] = true;
         events_.push({t + c.total(), seq_++, u, a, c});
-        result_.trace.push_back({u, a.offset, a.count, t, t + c.total()});
+        if (options_.keep_trace)
+            result_.trace.push_back({u, a.offset, a.count, t, t + c.total()});
     }
 
     const Scenario &scenario_;

@@ -46,6 +46,9 @@ struct SimOptions {
     // Charge the planner's measured wall time to the unit that asked (as on a real
     // worker, which runs the completion callback). Off for reproducible tests.
     bool charge_planning_time = true;
+    // Record every block in SimResult::trace (tests, --trace). Off, a run of millions of
+    // one-element blocks (greedy with a tiny block) needs no memory per block.
+    bool keep_trace = true;
 };
 
 // Planner-visible description of the units: ids 0..n-1, kind from the unit class.
