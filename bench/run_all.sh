@@ -47,6 +47,8 @@ for suite in "${suites[@]}"; do
       bash "$top/bench/plbhac_sim.sh" "$build" "$out/plbhac_sim"
       echo "== plbhac_models_sim: second runs from persisted models"
       bash "$top/bench/plbhac_models_sim.sh" "$build" "$out/plbhac_models_sim"
+      echo "== plbhac_random_sim: random machines (curves, noise, slowdowns) against hdss and greedy"
+      python3 "$top/bench/plbhac_random_sim.py" "$build" "$out/plbhac_random_sim"
       echo "== plbhac_matmul: the real CPU + OpenCL node"
       bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul"
       echo "== plbhac_node_limit: plb-hac vs the node's limit (sum of standalone throughputs)"

@@ -438,6 +438,12 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // fewer, larger steps sized by models fitted on training sizes lost 2-8%.
     if (step_workload_ == 0) {
         unsigned steps = warm_started_ ? options_.warm_steps : options_.steps;
+        // One PU has nothing to balance: steps would only cut its work into blocks that
+        // each pay its per-block cost (seen in simulation: a lone accelerator ran 42k-element
+        // steps, 1.9x the time of the job in one block). The trust region still grows its
+        // blocks from what it has run, and holds it at an efficient size if it has one.
+        if (pus_.size() == 1)
+            steps = 1;
         // A job too short for its steps: each step costs a solve and fits (~5-15 ms) and a
         // block per PU (launch, transfer set-up), so a step much shorter than
         // min_step_s is mostly overhead (seen on the real node: k-means assignment passes

@@ -1083,6 +1083,36 @@ TEST(PlbhacSteps, APuSlowerPerElementOnLargerBlocksIsHeldAtItsEfficientSize)
     }
 }
 
+TEST(PlbhacSteps, ALonePuIsNotCutIntoSteps)
+{
+    // One accelerator, cheaper per element on larger blocks (an occupancy ramp up to ~64k
+    // elements, then linear): with nothing to balance, cutting its work into eight steps
+    // only multiplies its per-block cost. The trust region's ramp from x_init stays.
+    sim::Scenario s;
+    s.workload = 340'000;
+    s.granule = 16;
+    s.x_init = 64;
+    sim::UnitSpec gpu;
+    gpu.name = "A.gpu0";
+    gpu.unit_class = "gpu";
+    gpu.noise = 0.02;
+    for (double x = 16; x <= (1 << 24); x *= 2)
+        gpu.profile.push_back({x, 0.01 + 3e-6 * x * (1 + 65536 / (x + 65536))});
+    s.units = {gpu};
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
+    for (uint64_t seed : {1u, 2u}) {
+        PlbhacOptions o;
+        o.x_init = s.x_init;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        const sim::SimResult r = sim::simulate(s, p, {seed, false});
+        std::printf("[ sim      ] lone accelerator, seed %u: plb-hac x%.3f of the job in one block, %u blocks\n",
+                    static_cast<unsigned>(seed), r.makespan_s / opt.makespan_s, r.blocks);
+        EXPECT_LE(r.makespan_s, 1.25 * opt.makespan_s) << "seed " << seed;
+        EXPECT_LE(r.blocks, 10u) << "seed " << seed;
+    }
+}
+
 TEST(PlbhacOptions, TrustIsAnOption)
 {
     PlbhacOptions o;
