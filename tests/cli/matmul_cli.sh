@@ -82,9 +82,10 @@ PY
 done
 
 # On one PU the phases are deterministic (with two, a fast CPU may finish the whole job
-# while the OpenCL PU is still training): training x_init then 2 x_init, then the
-# execution phase's virtual steps, shrinking in the tail.
-# (HETPU_PLBHAC_MIN_STEP_MS=0: a job this small would otherwise be planned as one step.)
+# while the OpenCL PU is still training): training x_init then 2 x_init, then blocks that
+# grow by at most the trust region's factor (4) over the largest one run, not cut into
+# virtual steps: a lone PU has nothing to balance, and every block pays its fixed cost.
+# (HETPU_PLBHAC_MIN_STEP_MS=0: steps are not held back by the job's length either.)
 STARPU_NCPU=0 HETPU_PLBHAC_MIN_STEP_MS=0 HETPU_TRACE="$STARPU_HOME/one.trace" STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
     >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "plb-hac on one PU"; }
 python3 - "$STARPU_HOME/one.trace" <<'PY' || fail "plb-hac phases on one PU"
@@ -93,9 +94,13 @@ trace = [json.loads(l) for l in open(sys.argv[1])]
 phases = [t["phase"] for t in trace]
 assert phases[:2] == ["training", "training"], phases
 assert trace[1]["size"] == 2 * trace[0]["size"], trace[:2]
-assert "execution" in phases and "tail" in phases, phases
+assert "execution" in phases, phases
 steps = [t["step"] for t in trace if t["phase"] != "training"]
 assert steps == sorted(steps) and steps[0] == 1, steps
+for k in range(2, len(trace)):
+    largest = max(t["size"] for t in trace[:k])
+    assert trace[k]["size"] <= 4 * largest, (k, trace)
+assert len(trace) <= 8, "a lone PU cut into steps: %s" % [t["size"] for t in trace]
 assert sum(t["size"] for t in trace) == 256
 PY
 
