@@ -41,7 +41,11 @@ struct MakespanNlpResult {
 struct MakespanNlpOptions {
     double tol = 1e-10;            // Ipopt "tol" (on the normalised problem, see .cpp)
     double acceptable_tol = 1e-7;  // Ipopt "acceptable_tol"
-    int max_iter = 200;            // Ipopt "max_iter"
+    // Ipopt "max_iter". A step's solve takes 6-8 iterations (bench/plbhac_solve_speed);
+    // one that needs many more is on curves it crawls on, where plbhac_solve's equal-finish
+    // search answers anyway (seen: 16 PUs with noisy fitted curves, 200-iteration passes,
+    // 25 s of planning in a 36 s job; 7 s with 60).
+    int max_iter = 60;
 };
 
 // Solves the problem above for the given curves (non-null, at least one) and W > 0. Never
