@@ -44,7 +44,7 @@ struct MakespanNlpOptions {
     // Ipopt "max_iter". A step's solve takes 6-8 iterations (bench/plbhac_solve_speed);
     // one that needs many more is on curves it crawls on, where plbhac_solve's equal-finish
     // search answers anyway (seen: 16 PUs with noisy fitted curves, 200-iteration passes,
-    // 25 s of planning in a 36 s job; 7 s with 60).
+    // 14-22 s of planning in a 36 s job; 7 s with 60).
     int max_iter = 60;
 };
 
