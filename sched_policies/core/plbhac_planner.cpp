@@ -40,8 +40,8 @@ struct PlbhacPlanner::Pu {
     std::vector<std::pair<double, double>> measured;
     std::deque<Outstanding> outstanding;
     // Its efficient size when its blocks get dearer per element past it (efficient_size,
-    // read at each solve, never lowered; 0: none). Its share of a step is then handed out in blocks of at
-    // most that size: share_left is what it has still to take of its latest share.
+    // read at each solve, never lowered; 0: none). Its share of a step is then handed out
+    // in blocks of at most that size: share_left is what it has still to take of it.
     double held = 0;
     uint64_t share_left = 0;
     Outstanding share_block;  // step and phase of the blocks of that share
@@ -53,14 +53,14 @@ constexpr double kMinTailShrink = 0.25;
 constexpr double kReshareMiss = 0.01;  // see regular_block
 constexpr double kSurprise = 0.3;      // relative miss that makes a block a surprise (as OnlineModelOptions)
 
+// Slope beyond a PU's trust cap, per second per element of its time at the cap: steep
+// enough that the solve keeps the PU within a few per mille of the cap (see solve_step).
+constexpr double kCapPenalty = 1e3;
+
 // Adapts the fitted models to the solver's TimeCurve. The solver wants exact first and
 // second derivatives; the fitted curves give value and slope analytically, and the
 // curvature is taken as the central difference of the analytic slope, which is accurate
 // to ~1e-7 relative at the block sizes involved (hundreds to millions of elements).
-// Slope beyond a PU's trust cap, per second per element of its time at the cap: steep
-// enough that the solve keeps the PU within a few per mille of the cap.
-constexpr double kCapPenalty = 1e3;
-
 class ModelCurve final : public TimeCurve {
 public:
     explicit ModelCurve(const std::function<double(double)> &value, const std::function<double(double)> &slope)
@@ -377,8 +377,9 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
         const Pu *pu = pus_[i].get();
         const std::int64_t min_block = static_cast<std::int64_t>(pu->min_block);
         const double ready = align ? ready_in(*pu) : 0.0;
+        const bool proportional = narrow(*pu);
         std::function<double(double)> value, slope;
-        if (narrow(*pu)) {
+        if (proportional) {
             const double k = model_time(*pu, pu->size_hi) / pu->size_hi;
             value = [k](double x) { return k * x; };
             slope = [k](double) { return k; };
@@ -389,7 +390,7 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
             slope = [exec, k](double x) { return k * exec->derivative(x); };
         }
         const TimeCurve *transfer_curve = nullptr;
-        if (!narrow(*pu) && pu->held <= 0) {
+        if (!proportional && pu->held <= 0) {
             const LinearTransferModel *transfer = &pu->transfer;
             curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
                                                           [transfer](double x) { return transfer->derivative(x); }));
@@ -399,7 +400,7 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
             // Held at its efficient size, a PU runs its share as blocks of that size: its
             // time grows in proportion beyond it.
             const double h = pu->held, k_h = predict(*pu, static_cast<uint64_t>(h)) / h;
-            const LinearTransferModel *transfer = narrow(*pu) ? nullptr : &pu->transfer;
+            const LinearTransferModel *transfer = proportional ? nullptr : &pu->transfer;
             value = [value, transfer, h, k_h](double x) {
                 return x > h ? k_h * x : value(x) + (transfer ? transfer->predict(x) : 0.0);
             };
@@ -564,8 +565,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
             // there instead (their time curves turn steep past the cap).
             if (!capped && !previous.empty() && over * options_.trust < 1.0) {
                 for (size_t i = 0; i < pus_.size(); ++i)
-                    if (previous[i] > pus_[i]->min_block && pus_[i]->size_hi > 0 &&
-                        static_cast<double>(previous[i]) > options_.trust * pus_[i]->size_hi)
+                    if (trust_ratio(*pus_[i], previous[i]) > 1.0)
                         caps[i] = options_.trust * pus_[i]->size_hi;
                 capped = true;
                 w = previous_w;
@@ -620,8 +620,8 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
 // (seen in simulation: a GPU whose time per element doubled from 2M to 16M elements ran
 // 4M-element steps and ended 30% after greedy's 1k-element blocks). The PU's most
 // efficient measured block, when at least two blocks of three times its size or more were
-// all kConvex dearer per element (or one, twice that) (closer sizes may differ by less on a gently convex
-// curve: 1.22x at twice the size where 4x was 1.5x).
+// all kConvex dearer per element, or one was twice that. (Closer sizes may differ by less
+// on a gently convex curve: 1.22x at twice the size where 4x was 1.5x.)
 double PlbhacPlanner::efficient_size(const Pu &pu) const
 {
     constexpr double kConvex = 0.25;
@@ -788,20 +788,23 @@ void PlbhacPlanner::split_by_rates(uint64_t w)
     }
 }
 
-// How far the current solution reaches beyond the trust region: the largest ratio of a
-// PU's block to options_.trust times its largest measured size (<= 1: inside). Blocks of a PU's
-// minimum size never count: they are the smallest thing it can be given.
+// How far a block reaches beyond the PU's trust region: its ratio to options_.trust times
+// the PU's largest measured size (<= 1: inside; 0 without a trust region). Blocks of a
+// PU's minimum size never count: they are the smallest thing it can be given; nor do a
+// held PU's, which never exceed its measured efficient size.
+double PlbhacPlanner::trust_ratio(const Pu &pu, uint64_t block) const
+{
+    if (options_.trust <= 0 || block <= pu.min_block || pu.size_hi <= 0 || pu.held > 0)
+        return 0;
+    return static_cast<double>(block) / (options_.trust * pu.size_hi);
+}
+
+// How far the current solution reaches beyond the trust region: the largest trust_ratio.
 double PlbhacPlanner::trust_excess() const
 {
     double over = 0;
-    if (options_.trust <= 0)
-        return over;
-    for (size_t i = 0; i < pus_.size(); ++i) {
-        const Pu &pu = *pus_[i];
-        if (solution_[i] <= pu.min_block || pu.size_hi <= 0 || pu.held > 0)
-            continue;
-        over = std::max(over, static_cast<double>(solution_[i]) / (options_.trust * pu.size_hi));
-    }
+    for (size_t i = 0; i < pus_.size(); ++i)
+        over = std::max(over, trust_ratio(*pus_[i], solution_[i]));
     return over;
 }
 

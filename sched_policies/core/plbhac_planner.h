@@ -155,6 +155,7 @@ private:
     uint64_t hand_out(Pu &pu, uint64_t size, Outstanding block);
     void resolve_final(uint64_t remaining);
     bool solution_sums_to(uint64_t w) const;
+    double trust_ratio(const Pu &pu, uint64_t block) const;
     double trust_excess() const;
     void split_by_rates(uint64_t w);
     double ideal_seconds(uint64_t w) const;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <stdexcept>
@@ -991,6 +992,34 @@ TEST(PlbhacTrust, AGpuThatLooksSlowInTrainingDoesNotLeaveTheCpuOvercommitted)
     }
 }
 
+namespace {
+
+// A node of one CPU and one GPU whose profiles are the given times at sizes doubling from
+// `smallest` to 2^30 elements.
+sim::Scenario cpu_gpu_node(uint64_t workload, uint64_t granule, uint64_t x_init, double smallest, double noise,
+                           const std::function<double(double)> &cpu_s, const std::function<double(double)> &gpu_s)
+{
+    sim::Scenario s;
+    s.workload = workload;
+    s.granule = granule;
+    s.x_init = x_init;
+    sim::UnitSpec cpu, gpu;
+    cpu.name = "A.cpu";
+    cpu.unit_class = "cpu";
+    cpu.noise = noise;
+    gpu.name = "A.gpu0";
+    gpu.unit_class = "gpu";
+    gpu.noise = noise;
+    for (double x = smallest; x <= (1 << 30); x *= 2) {
+        cpu.profile.push_back({x, cpu_s(x)});
+        gpu.profile.push_back({x, gpu_s(x)});
+    }
+    s.units = {cpu, gpu};
+    return s;
+}
+
+}  // namespace
+
 TEST(PlbhacTrust, AFlatModelBeyondTinyTrainingBlocksDoesNotStallTheSteps)
 {
     // One-element training blocks: the GPU's fixed cost (40 ms for anything up to a few
@@ -1000,20 +1029,8 @@ TEST(PlbhacTrust, AFlatModelBeyondTinyTrainingBlocksDoesNotStallTheSteps)
     // fixed cost, so it never gets a block and the trust region never widens (seen: steps
     // of ~5k elements in a 55 s job, thousands of solves). Capping the GPU instead keeps
     // the steps growing, and the run ends near the optimum in a bounded number of blocks.
-    sim::Scenario s;
-    s.workload = 200'000'000;
-    s.granule = 1;
-    s.x_init = 1;
-    sim::UnitSpec cpu, gpu;
-    cpu.name = "A.cpu";
-    cpu.unit_class = "cpu";
-    gpu.name = "A.gpu0";
-    gpu.unit_class = "gpu";
-    for (double x = 1; x <= (1 << 30); x *= 2) {
-        cpu.profile.push_back({x, x * 1e-6});
-        gpu.profile.push_back({x, 0.04 + x * 1e-8});
-    }
-    s.units = {cpu, gpu};
+    const sim::Scenario s = cpu_gpu_node(
+        200'000'000, 1, 1, 1, 0.0, [](double x) { return x * 1e-6; }, [](double x) { return 0.04 + x * 1e-8; });
     std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
     const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
     PlbhacOptions o;
@@ -1044,25 +1061,14 @@ TEST(PlbhacSteps, APuSlowerPerElementOnLargerBlocksIsHeldAtItsEfficientSize)
     // GPU blocks of ~20M elements. No plan beats every unit running at its best rate
     // throughout, W / sum of max x / T(x); holding the GPU near its efficient size gets
     // close to that, where large steps take about twice as long.
-    sim::Scenario s;
-    s.workload = 200'000'000;
-    s.granule = 64;
-    s.x_init = 4096;
-    sim::UnitSpec cpu, gpu;
-    cpu.name = "A.cpu";
-    cpu.unit_class = "cpu";
-    cpu.noise = 0.03;
-    gpu.name = "A.gpu0";
-    gpu.unit_class = "gpu";
-    gpu.noise = 0.03;
-    double best_rate = 0;
-    for (double x = 64; x <= (1 << 30); x *= 2) {
-        cpu.profile.push_back({x, x * 1e-6});
-        gpu.profile.push_back({x, 0.002 + x * 1e-7 * std::max(1.0, std::sqrt(x / (1 << 20)))});
-        best_rate = std::max(best_rate, x / gpu.profile.back().second);
-    }
-    best_rate += 1e6;
-    s.units = {cpu, gpu};
+    const sim::Scenario s = cpu_gpu_node(
+        200'000'000, 64, 4096, 64, 0.03, [](double x) { return x * 1e-6; },
+        [](double x) { return 0.002 + x * 1e-7 * std::max(1.0, std::sqrt(x / (1 << 20))); });
+    double best_rate = 1e6;  // the CPU's, at every size
+    double gpu_best = 0;
+    for (const auto &[x, t] : s.units[1].profile)
+        gpu_best = std::max(gpu_best, x / t);
+    best_rate += gpu_best;
     const double bound = static_cast<double>(s.workload) / best_rate;
     for (uint64_t seed : {1u, 2u}) {
         PlbhacOptions o;
