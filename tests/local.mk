@@ -72,6 +72,9 @@ tests_programs_dag_starpu_LDADD += $(OPENCL_LIBS)
 endif
 TESTS += tests/cli/preload_dag.sh
 EXTRA_DIST += tests/cli/preload_dag.sh
+# StarPU's own example programs (Debian's starpu-examples) under every hetpu policy.
+TESTS += tests/cli/starpu_examples.sh
+EXTRA_DIST += tests/cli/starpu_examples.sh
 
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh

@@ -56,6 +56,9 @@ unsigned env_unsigned(const char *name, unsigned fallback, unsigned min_value)
     return static_cast<unsigned>(n);
 }
 
+// The callback of every task the policy hands out (Scheduler::watch_completion).
+void completion_callback(void *task);
+
 std::string task_label(struct starpu_task *task)
 {
     const char *name = task->name ? task->name : (task->cl && task->cl->name ? task->cl->name : nullptr);
@@ -88,6 +91,13 @@ public:
     int push(struct starpu_task *task);
     struct starpu_task *pop(int worker);
     void task_done(struct starpu_task *task);
+    // The task's completion, reported by its callback (see watch_completion): releases what
+    // post_exec_hook has not, and returns the callback the application gave the task.
+    struct Callback {
+        void (*func)(void *) = nullptr;
+        void *arg = nullptr;
+    };
+    Callback task_finished(struct starpu_task *task);
     // StarPU adds the workers after init_sched: the devices are discovered then.
     void workers_added();
 
@@ -105,6 +115,9 @@ private:
     // Tries to start a task now: on a device, else on an idle CPU worker. Mutex held.
     bool try_start(struct starpu_task *task, const TaskInfo &info, Ledger &ledger, std::vector<int> &wake);
     void assign(struct starpu_task *task, Assignment a, std::vector<int> &wake);
+    // Gives back what a placed task holds: its worker's count, its device reservation.
+    void release(const Assignment &a);
+    void watch_completion(struct starpu_task *task);  // mutex held
     int idle_cpu_worker() const;
     // An idle CPU worker takes a task queued behind others on a busy device (mutex held).
     void steal_for_cpu(int cpu_worker);
@@ -134,6 +147,13 @@ private:
     std::deque<struct starpu_task *> cpu_fifo_;               // CPU-only tasks, by priority
     std::vector<unsigned> busy_;                              // per worker: tasks queued on it or running
     std::unordered_map<struct starpu_task *, Assignment> assigned_;
+    // Per task handed out: its own callback (task field) and argument, put back at completion.
+    struct SavedCallback {
+        void (*task_func)(void *);
+        void *arg;
+        void (*run)(void *);  // what StarPU would have called: the task's, else its codelet's
+    };
+    std::unordered_map<struct starpu_task *, SavedCallback> callbacks_;
     WaitQueue waiting_;
     std::unordered_map<uint64_t, Waiting> waiting_tasks_;
     uint64_t next_waiting_id_ = 1;
@@ -429,6 +449,13 @@ int Scheduler::push(struct starpu_task *task)
     std::unique_lock<std::mutex> lock(mutex_);
     starpu_worker_relax_off();
     register_devices();
+    // Pushed back after it was handed out (a codelet that returned -EAGAIN): what that
+    // placement holds is given back before the task is placed again.
+    if (auto again = assigned_.find(task); again != assigned_.end()) {
+        release(again->second);
+        assigned_.erase(again);
+        freed_since_drain_ = true;
+    }
     TaskInfo info = describe(task);
 
     if (!info.accelerators) {  // CPU-only: the shared CPU queue, by priority, FIFO within one
@@ -553,14 +580,7 @@ void Scheduler::steal_for_cpu(int cpu_worker)
             on_cpu >= on_dev * (ahead + 1))
             continue;  // the device would still finish it first
         Assignment &a = assigned_.at(task);
-        if (a.device >= 0) {
-            residency_.drop(static_cast<unsigned>(a.device), a.handles);
-            ledger_->with_ledger([&](Ledger &ledger) {
-                ledger_release(ledger, a.grant);
-                trace(TraceEvent::Release, a, ledger);
-            });
-        }
-        --busy_[victim];
+        release(a);
         queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
         Assignment moved;
         moved.worker = cpu_worker;
@@ -602,6 +622,7 @@ struct starpu_task *Scheduler::pop(int worker)
         if (!mine.empty()) {
             task = mine.front();
             mine.pop_front();
+            watch_completion(task);
         }
     }
     if (task) {
@@ -614,6 +635,67 @@ struct starpu_task *Scheduler::pop(int worker)
     return task;
 }
 
+void Scheduler::release(const Assignment &a)
+{
+    --busy_[a.worker];
+    if (a.device >= 0) {
+        residency_.drop(static_cast<unsigned>(a.device), a.handles);
+        ledger_->with_ledger([&](Ledger &ledger) {
+            ledger_release(ledger, a.grant);
+            trace(TraceEvent::Release, a, ledger);
+        });
+    }
+}
+
+// StarPU calls post_exec_hook for the application's tasks only. The tasks it submits itself
+// (the combining tasks of a STARPU_REDUX reduction, the helpers of data acquisition and
+// partitioning: "internal" jobs, in 1.3 and 1.4) go through push and pop like any other but
+// never reach it, so their device reservation and their worker's count would be held for
+// good (seen: StarPU's own cg example under sa, whose dot products' reduction tasks kept
+// the only device reserved, and the program hung; under mgb each leaked its bytes). Every
+// task handed out therefore reports through its callback too, which StarPU runs for every
+// task after post_exec_hook: whichever comes first releases. The application's callback
+// and argument are put back on the task before its callback is called, so a task that is
+// resubmitted, or destroyed with callback_arg_free, sees its own again. Mutex held.
+void Scheduler::watch_completion(struct starpu_task *task)
+{
+    if (task->callback_func == completion_callback)
+        return;  // handed out again after StarPU pushed it back (a codelet's -EAGAIN)
+    // StarPU calls the codelet's callback when the task has none; the codelet may be gone
+    // by completion time (unregistered with the data), so it is read now.
+    void (*run)(void *) = task->callback_func ? task->callback_func : (task->cl ? task->cl->callback_func : nullptr);
+    callbacks_[task] = {task->callback_func, task->callback_arg, run};
+    task->callback_func = completion_callback;
+    task->callback_arg = task;
+}
+
+Scheduler::Callback Scheduler::task_finished(struct starpu_task *task)
+{
+    Callback own;
+    std::vector<int> wake;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto saved = callbacks_.find(task);
+        if (saved != callbacks_.end()) {
+            task->callback_func = saved->second.task_func;
+            task->callback_arg = saved->second.arg;
+            own = {saved->second.run, saved->second.arg};
+            callbacks_.erase(saved);
+        }
+        auto it = assigned_.find(task);
+        if (it == assigned_.end())
+            return own;  // post_exec_hook has released it
+        release(it->second);
+        assigned_.erase(it);
+        freed_since_drain_ = true;
+        drain(wake);
+        if (ledger_->node_wide())
+            sync_others_reservations();
+    }
+    this->wake(wake);
+    return own;
+}
+
 void Scheduler::task_done(struct starpu_task *task)
 {
     std::vector<int> wake;
@@ -622,16 +704,8 @@ void Scheduler::task_done(struct starpu_task *task)
         auto it = assigned_.find(task);
         if (it == assigned_.end())
             return;  // not placed by us (a task for a specific worker)
-        const Assignment a = std::move(it->second);
+        release(it->second);
         assigned_.erase(it);
-        --busy_[a.worker];
-        if (a.device >= 0) {
-            residency_.drop(static_cast<unsigned>(a.device), a.handles);
-            ledger_->with_ledger([&](Ledger &ledger) {
-                ledger_release(ledger, a.grant);
-                trace(TraceEvent::Release, a, ledger);
-            });
-        }
         freed_since_drain_ = true;
         drain(wake);
         if (ledger_->node_wide())
@@ -708,6 +782,19 @@ void Scheduler::trace(TraceEvent event, const Assignment &a, const Ledger &ledge
 Scheduler *scheduler_of(unsigned sched_ctx_id)
 {
     return static_cast<Scheduler *>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
+}
+
+void completion_callback(void *arg)
+{
+    auto *task = static_cast<struct starpu_task *>(arg);
+    Scheduler::Callback own;
+    try {
+        own = scheduler_of(task->sched_ctx)->task_finished(task);
+    } catch (const std::exception &e) {
+        STARPU_ABORT_MSG("hetpu mgb: %s after a task", e.what());
+    }
+    if (own.func)
+        own.func(own.arg);
 }
 
 void deinit(unsigned sched_ctx_id) { delete scheduler_of(sched_ctx_id); }

@@ -3,7 +3,7 @@
  * independent tasks: implicit data dependencies (a long RW chain), tasks of several buffers,
  * an OpenCL-only codelet and a CPU-only one, tag dependencies, priorities, a synchronous task,
  * a task with no buffer, a task submitted from another task's callback, a task pinned to one
- * worker, and data acquired by the application between tasks. Every policy must run it to
+ * worker, data acquired by the application between tasks, and a STARPU_REDUX reduction. Every policy must run it to
  * completion with the right results: a policy that drops, duplicates or strands a task makes
  * it fail or hang (the test runs it under `timeout`). Exit 77 when StarPU has no worker. */
 #include <starpu.h>
@@ -13,6 +13,7 @@
 #define N 4096
 #define CHAIN 60
 #define NSUMS 24
+#define REDUX_ROUNDS 3
 
 static void add_one_cpu(void *buffers[], void *arg)
 {
@@ -42,9 +43,15 @@ static const char *opencl_source =
     "__kernel void add_one(__global double *x, unsigned n)\n"
     "{ size_t i = get_global_id(0); if (i < n) x[i] += 1.0; }\n"
     "__kernel void sum(__global const double *a, __global const double *b, __global double *c, unsigned n)\n"
-    "{ size_t i = get_global_id(0); if (i < n) c[i] = a[i] + b[i]; }\n";
+    "{ size_t i = get_global_id(0); if (i < n) c[i] = a[i] + b[i]; }\n"
+    "__kernel void zero(__global double *acc, unsigned n) { acc[0] = 0.0; }\n"
+    "__kernel void accumulate(__global double *acc, __global const double *other, unsigned n)\n"
+    "{ acc[0] += other[0]; }\n"
+    "__kernel void add_sum(__global double *acc, __global const double *x, unsigned n)\n"
+    "{ double s = 0.0; for (unsigned i = 0; i < n; i++) s += x[i]; acc[0] += s; }\n";
 
-static void run_kernel(const char *name, void *buffers[], unsigned nbuf)
+/* Runs kernel `name` with arguments mems[0..nmem) then n, over `global` work items. */
+static void launch(const char *name, const cl_mem *mems, unsigned nmem, unsigned n, size_t global)
 {
     int devid = starpu_worker_get_devid(starpu_worker_get_id());
     cl_kernel kernel;
@@ -52,15 +59,11 @@ static void run_kernel(const char *name, void *buffers[], unsigned nbuf)
     int err = starpu_opencl_load_kernel(&kernel, &queue, &opencl_program, name, devid);
     if (err != CL_SUCCESS)
         STARPU_OPENCL_REPORT_ERROR(err);
-    unsigned n = STARPU_VECTOR_GET_NX(buffers[nbuf - 1]);
-    for (unsigned b = 0; b < nbuf; b++) {
-        cl_mem mem = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[b]);
-        err |= clSetKernelArg(kernel, b, sizeof(mem), &mem);
-    }
-    err |= clSetKernelArg(kernel, nbuf, sizeof(n), &n);
+    for (unsigned b = 0; b < nmem; b++)
+        err |= clSetKernelArg(kernel, b, sizeof(mems[b]), &mems[b]);
+    err |= clSetKernelArg(kernel, nmem, sizeof(n), &n);
     if (err != CL_SUCCESS)
         STARPU_OPENCL_REPORT_ERROR(err);
-    size_t global = n;
     cl_event event;
     err = clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, NULL, 0, NULL, &event);
     if (err != CL_SUCCESS)
@@ -69,6 +72,36 @@ static void run_kernel(const char *name, void *buffers[], unsigned nbuf)
     starpu_opencl_collect_stats(event);
     clReleaseEvent(event);
     starpu_opencl_release_kernel(kernel);
+}
+
+static void run_kernel(const char *name, void *buffers[], unsigned nbuf)
+{
+    cl_mem mems[3];
+    for (unsigned b = 0; b < nbuf; b++)
+        mems[b] = (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[b]);
+    unsigned n = STARPU_VECTOR_GET_NX(buffers[nbuf - 1]);
+    launch(name, mems, nbuf, n, n);
+}
+
+static void zero_opencl(void *buffers[], void *arg)
+{
+    (void)arg;
+    cl_mem acc = (cl_mem)STARPU_VARIABLE_GET_PTR(buffers[0]);
+    launch("zero", &acc, 1, 0, 1);
+}
+
+static void accumulate_opencl(void *buffers[], void *arg)
+{
+    (void)arg;
+    cl_mem mems[2] = {(cl_mem)STARPU_VARIABLE_GET_PTR(buffers[0]), (cl_mem)STARPU_VARIABLE_GET_PTR(buffers[1])};
+    launch("accumulate", mems, 2, 0, 1);
+}
+
+static void add_sum_opencl(void *buffers[], void *arg)
+{
+    (void)arg;
+    cl_mem mems[2] = {(cl_mem)STARPU_VARIABLE_GET_PTR(buffers[0]), (cl_mem)STARPU_VECTOR_GET_DEV_HANDLE(buffers[1])};
+    launch("add_sum", mems, 2, STARPU_VECTOR_GET_NX(buffers[1]), 1);
 }
 
 static void add_one_opencl(void *buffers[], void *arg)
@@ -113,6 +146,47 @@ static struct starpu_codelet sum_cl = {
     .modes = {STARPU_R, STARPU_R, STARPU_W},
     .name = "dag_sum",
 };
+/* A STARPU_REDUX accumulation: each worker adds into its own copy of the scalar, and
+ * StarPU combines the copies with tasks it submits itself (the accumulate codelet), which
+ * reach the policy's push and pop but never its post_exec_hook. */
+static void zero_cpu(void *buffers[], void *arg)
+{
+    (void)arg;
+    *(double *)STARPU_VARIABLE_GET_PTR(buffers[0]) = 0.0;
+}
+static void accumulate_cpu(void *buffers[], void *arg)
+{
+    (void)arg;
+    *(double *)STARPU_VARIABLE_GET_PTR(buffers[0]) += *(const double *)STARPU_VARIABLE_GET_PTR(buffers[1]);
+}
+static void add_sum_cpu(void *buffers[], void *arg)
+{
+    (void)arg;
+    const double *x = (const double *)STARPU_VECTOR_GET_PTR(buffers[1]);
+    double s = 0.0;
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[1]); i++)
+        s += x[i];
+    *(double *)STARPU_VARIABLE_GET_PTR(buffers[0]) += s;
+}
+static struct starpu_codelet zero_cl = {
+    .cpu_funcs = {zero_cpu},
+    OPENCL_FUNCS(zero_opencl).nbuffers = 1,
+    .modes = {STARPU_W},
+    .name = "dag_zero",
+};
+static struct starpu_codelet accumulate_cl = {
+    .cpu_funcs = {accumulate_cpu},
+    OPENCL_FUNCS(accumulate_opencl).nbuffers = 2,
+    .modes = {STARPU_RW, STARPU_R},
+    .name = "dag_accumulate",
+};
+static struct starpu_codelet add_sum_cl = {
+    .cpu_funcs = {add_sum_cpu},
+    OPENCL_FUNCS(add_sum_opencl).nbuffers = 2,
+    .modes = {STARPU_REDUX, STARPU_R},
+    .name = "dag_add_sum",
+};
+
 static int empty_runs;
 static void empty_cpu(void *buffers[], void *arg)
 {
@@ -226,6 +300,26 @@ int main(void)
     if (starpu_task_insert(&add_one_cl, STARPU_RW, callback_handle, STARPU_CALLBACK, submit_from_callback, 0) != 0)
         return 1;
 
+    /* Rounds of a reduction into one scalar over the vectors a[s] (all elements s), read by
+     * the application after each round. The OpenCL-only tasks below come after them: a
+     * policy that keeps a device reserved for a finished combining task strands those. */
+    double total = 0.0;
+    starpu_data_handle_t total_h;
+    starpu_variable_data_register(&total_h, STARPU_MAIN_RAM, (uintptr_t)&total, sizeof(double));
+    starpu_data_set_reduction_methods(total_h, &accumulate_cl, &zero_cl);
+    for (int round = 1; round <= REDUX_ROUNDS; round++) {
+        for (int s = 0; s < NSUMS; s++)
+            if (starpu_task_insert(&add_sum_cl, STARPU_REDUX, total_h, STARPU_R, ah[s], 0) != 0)
+                return 1;
+        starpu_data_acquire(total_h, STARPU_R);
+        const double expected = (double)round * N * (NSUMS * (NSUMS - 1) / 2);
+        if (total != expected) {
+            fprintf(stderr, "dag_starpu: reduction round %d gave %.17g, expected %.17g\n", round, total, expected);
+            fails++;
+        }
+        starpu_data_release(total_h);
+    }
+
     /* A task pinned to the last worker, and one that only OpenCL can run. */
     starpu_data_handle_t pinned_h, ocl_h;
     starpu_vector_data_register(&pinned_h, STARPU_MAIN_RAM, (uintptr_t)pinned, N, sizeof(double));
@@ -258,6 +352,7 @@ int main(void)
         starpu_data_unregister(ch[s]);
     }
     starpu_data_unregister(tagged_h);
+    starpu_data_unregister(total_h);
     starpu_data_unregister(callback_handle);
     starpu_data_unregister(pinned_h);
     starpu_data_unregister(ocl_h);
