@@ -10,7 +10,8 @@
 # Every run is verified (matmul: --verify; grn: precision/recall; kmeans: inertia).
 #   bench/plbhac_node_limit.sh BUILD_DIR [OUT_DIR]
 # Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"), POLICIES ("plb-hac eager ws
-# dmda"; plb-hac-prev = plb-hac without the trust region and without saved models), GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
+# dmda"; plb-hac-prev = plb-hac without the trust region and without saved models; plb-hac-ipopt =
+# plb-hac solving every step with Ipopt), GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
 # the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
 # repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run.
 set -euo pipefail
@@ -42,9 +43,12 @@ run() {  # app config [json]
     # The planner before issue 15: no trust region, no models read or saved (it trains
     # every run; k-means still shares models between its iterations in one process).
     plb-hac-prev) sched=plb-hac prev=(HETPU_PLBHAC_TRUST=0 HETPU_PLBHAC_MODELS=off) ;;
+    # plb-hac with Ipopt for every step's solve, as the paper (HETPU_PLBHAC_SOLVER=ipopt).
+    plb-hac-ipopt) sched=plb-hac prev=(HETPU_PLBHAC_SOLVER=ipopt) ;;
   esac
   export STARPU_NCPU=$ncpu STARPU_NOPENCL=$nocl STARPU_SCHED=$sched
-  [ ${#prev[@]} -gt 0 ] && export "${prev[@]}" || unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS
+  unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER
+  [ ${#prev[@]} -eq 0 ] || export "${prev[@]}"
   case "$app" in
     mm3072) "$matmul" -n 3072 --verify $json ;;
     mm4096) "$matmul" -n 4096 --verify $json ;;

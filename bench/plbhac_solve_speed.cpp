@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Speed of PLB-HAC's block-size solve (plbhac_solve: Ipopt on system (3), then granule
-// rounding) for 2, 4 and 8 PUs with a mix of non-linear curves. The scheduler runs this
-// once per virtual step on the first idle worker, so it must stay far below a block's
-// duration; the target is well under 10 ms for 8 PUs. Prints the median, min and max of
-// `reps` timed calls (after one untimed warm-up) per size, as a table then JSON lines.
+// Speed of PLB-HAC's block-size solve (plbhac_solve: system (3), then granule rounding)
+// for 2, 4 and 8 PUs with a mix of increasing non-linear curves, by both solvers: Ipopt
+// (HETPU_PLBHAC_SOLVER=ipopt, the paper's) and auto (the equal-finish search, since these
+// curves increase). The scheduler runs this once per virtual step on the worker that
+// enters the step, so it must stay far below a block's duration. Prints the median, min
+// and max of `reps` timed calls (after one untimed warm-up) per size and solver, and the
+// ratio of the medians, as a table then JSON lines.
 // Usage: plbhac_solve_speed [reps]   (default 200)
 #include "runtime/core/json_line.h"
 #include "tools/cli_args.h"
@@ -36,11 +38,12 @@ private:
 
 struct Row {
     int pus;
+    const char *solver;
     double median_ms, min_ms, max_ms;
     int iterations, solves;
 };
 
-Row measure(int npu, int reps)
+Row measure(int npu, int reps, hetpu::PlbhacSolver solver)
 {
     std::vector<std::unique_ptr<Curve>> curves;
     std::vector<hetpu::PlbhacPu> pus(npu);
@@ -59,6 +62,7 @@ Row measure(int npu, int reps)
     }
     hetpu::PlbhacSolveOptions opt;
     opt.granule = 64;
+    opt.solver = solver;
     const std::int64_t W = 4000000;
 
     hetpu::plbhac_solve(pus, W, opt);  // warm-up: first Ipopt/MUMPS use loads libraries
@@ -69,7 +73,13 @@ Row measure(int npu, int reps)
         ms.push_back(s.solve_time_s * 1e3);
     }
     std::sort(ms.begin(), ms.end());
-    return Row{npu, ms[ms.size() / 2], ms.front(), ms.back(), s.ipopt_iterations, s.nlp_solves};
+    return Row{npu,
+               solver == hetpu::PlbhacSolver::Ipopt ? "ipopt" : "auto",
+               ms[ms.size() / 2],
+               ms.front(),
+               ms.back(),
+               s.ipopt_iterations,
+               s.nlp_solves};
 }
 
 }  // namespace
@@ -87,14 +97,25 @@ int main(int argc, char **argv)
     if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
         return *rc;
     std::vector<Row> rows;
-    for (int npu : pu_counts)
-        rows.push_back(measure(npu, reps));
-    std::printf("%4s %11s %9s %9s %6s %6s\n", "PUs", "median_ms", "min_ms", "max_ms", "iters", "solves");
-    for (const Row &r : rows)
-        std::printf("%4d %11.3f %9.3f %9.3f %6d %6d\n", r.pus, r.median_ms, r.min_ms, r.max_ms, r.iterations, r.solves);
+    for (int npu : pu_counts) {
+        rows.push_back(measure(npu, reps, hetpu::PlbhacSolver::Ipopt));
+        rows.push_back(measure(npu, reps, hetpu::PlbhacSolver::Auto));
+    }
+    std::printf("%4s %-6s %11s %9s %9s %6s %6s %13s\n", "PUs", "solver", "median_ms", "min_ms", "max_ms", "iters",
+                "solves", "auto/ipopt");
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const Row &r = rows[i];
+        const bool second = i % 2 == 1;
+        std::printf("%4d %-6s %11.3f %9.3f %9.3f %6d %6d", r.pus, r.solver, r.median_ms, r.min_ms, r.max_ms,
+                    r.iterations, r.solves);
+        if (second && rows[i - 1].median_ms > 0)
+            std::printf(" %13.4f", r.median_ms / rows[i - 1].median_ms);
+        std::printf("\n");
+    }
     for (const Row &r : rows)
         std::printf("%s\n", hetpu::json_line({{"bench", "plbhac_solve_speed"},
                                               {"pus", r.pus},
+                                              {"solver", r.solver},
                                               {"reps", reps},
                                               {"median_ms", r.median_ms},
                                               {"min_ms", r.min_ms},

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
+#include <string>
 
 #include <gsl/gsl_fit.h>
 
@@ -127,6 +128,17 @@ void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char 
         throw PlbhacInputError(
             "HETPU_PLBHAC_ALIGN must be 1 (equalise absolute finish times, default) or 0 (equal block durations)");
     o.align_finish = align == 1;
+    if (const char *solver = lookup("HETPU_PLBHAC_SOLVER"); solver && *solver) {
+        if (std::string(solver) == "auto")
+            o.solver = PlbhacSolver::Auto;
+        else if (std::string(solver) == "ipopt")
+            o.solver = PlbhacSolver::Ipopt;
+        else
+            throw PlbhacInputError(std::string("HETPU_PLBHAC_SOLVER must be auto (the equal-finish search where every "
+                                               "curve increases, Ipopt elsewhere; default) or ipopt (Ipopt for every "
+                                               "solve, as the paper), not '") +
+                                   solver + "'");
+    }
     o.gap_threshold_s = gap_ms * 1e-3;
     o.steps = static_cast<unsigned>(steps);
     o.x_init = static_cast<uint64_t>(x_init);
@@ -506,6 +518,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     // between 0.4x and 2x and a 6 s block at the very end).
     PlbhacSolveOptions opt;
     opt.granule = static_cast<std::int64_t>(rules_.granule);
+    opt.solver = options_.solver;
     try {
         // Trust region: no PU gets a block beyond options_.trust times the largest size it has
         // been measured at, because past that its model is an extrapolation, and the

@@ -80,6 +80,8 @@ struct PlbhacOptions {
     // A PU about to take its final share re-solves the final step first when blocks have
     // been measured since (see regular_block). Off: only a surprise re-solves it.
     bool reshare_final = true;
+    // HETPU_PLBHAC_SOLVER: who solves each step's system (plbhac_solve.h): auto or ipopt.
+    PlbhacSolver solver = PlbhacSolver::Auto;
     // Read when the planner is built (a warm start when it holds a trained model for every
     // worker) and overwritten with the planner's models when it is destroyed. Null: none.
     std::shared_ptr<PlbhacMemory> memory;

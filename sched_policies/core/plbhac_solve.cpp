@@ -36,6 +36,30 @@ private:
     double ready_;
 };
 
+// Whether every curve is non-decreasing over the block sizes a solve can give, sampled at
+// log-spaced sizes from one element (or W / 1e9) to W: value and slope. The fitted curves
+// are smooth and of low order, so a dip between samples would be a curve no fit produces.
+// Where this holds the equal-finish search is exact; a curve that dips (a fitted quadratic
+// with a negative linear term) or is not finite goes to Ipopt.
+bool increasing(const std::vector<const TimeCurve *> &curves, double W)
+{
+    constexpr int kSamples = 64;
+    const double lo = std::max(1.0, W * 1e-9);
+    if (!(W > lo))
+        return false;
+    const double ratio = std::pow(W / lo, 1.0 / (kSamples - 1));
+    for (const TimeCurve *c : curves) {
+        double x = lo, last = -std::numeric_limits<double>::infinity();
+        for (int i = 0; i < kSamples; ++i, x *= ratio) {
+            const TimeEval e = c->eval(std::min(x, W));
+            if (!std::isfinite(e.value) || !(e.d1 >= 0) || e.value < last)
+                return false;
+            last = e.value;
+        }
+    }
+    return true;
+}
+
 void validate(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolveOptions &opt)
 {
     if (pus.empty())
@@ -126,9 +150,16 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             std::vector<const TimeCurve *> curves;
             for (std::size_t p : active)
                 curves.push_back(&total[p]);
-            MakespanNlpResult r = curves.size() >= opt.equal_finish_from_pus
-                                      ? solve_makespan_equal_finish(curves, static_cast<double>(W))
-                                      : solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
+            const bool many = curves.size() >= opt.equal_finish_from_pus;
+            MakespanNlpResult r;
+            bool answered = false;
+            if (many || (opt.solver == PlbhacSolver::Auto && increasing(curves, static_cast<double>(W)))) {
+                r = solve_makespan_equal_finish(curves, static_cast<double>(W));
+                answered = r.converged || many;
+                r.iterations = 0;  // Ipopt's: none
+            }
+            if (!answered)
+                r = solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
             // Ipopt may stop at a merely "acceptable" point, and when the PUs' queues reach far
             // past the work left the problem is nearly flat there: seen in simulation, a
             // final re-share of 0.1 s of work behind 2.2 s queues ended after 171 iterations
@@ -138,7 +169,7 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             // microseconds at these sizes, so it checks every Ipopt answer and its own is
             // kept when it ends sooner or Ipopt failed (Ipopt's stays for curves the search
             // cannot invert).
-            if (curves.size() < opt.equal_finish_from_pus) {
+            if (!answered) {
                 MakespanNlpResult e = solve_makespan_equal_finish(curves, static_cast<double>(W));
                 if (e.converged && (!r.converged || e.makespan_s < r.makespan_s * (1 - 1e-9))) {
                     e.iterations = r.iterations;  // Ipopt's, spent before the search's answer was kept

@@ -4,7 +4,8 @@
 // predicted to finish at the same time.
 //
 // Steps (each documented where it is implemented):
-//   1. continuous solve of system (3) as a min-makespan NLP with Ipopt
+//   1. continuous solve of system (3) as a min-makespan NLP: by the equal-finish search
+//      when every PU's curve increases (exact there, and microseconds), else with Ipopt
 //      (plbhac_makespan_nlp.h explains why that is the same as equal finish times);
 //   2. PUs whose optimal share is ~0 are left out and the rest re-solved (their latency
 //      would otherwise pin the makespan);
@@ -35,7 +36,21 @@ struct PlbhacPu {
     double ready_s = 0;
 };
 
+// Who solves step 1 (HETPU_PLBHAC_SOLVER).
+enum class PlbhacSolver {
+    // The equal-finish search when every curve increases over (0, W] (sampled), Ipopt
+    // otherwise. For increasing curves both find the same optimum; Ipopt takes 2-40 ms per
+    // solve of two PUs and the search microseconds, and on a short job the planner's time
+    // is the workers' (measured on the CPU + OpenCL node, k-means: 21 passes of ~30 ms
+    // each spent 113 ms in Ipopt before their first blocks could start; 1 ms searching).
+    Auto,
+    // Ipopt for every solve of fewer than equal_finish_from_pus PUs, as the PLB-HAC paper
+    // solves system (3); the search still checks each answer (see plbhac_solve).
+    Ipopt,
+};
+
 struct PlbhacSolveOptions {
+    PlbhacSolver solver = PlbhacSolver::Auto;
     // Blocks are multiples of this many elements (except the tail W mod granule, which
     // goes to the largest block). A PU's min_block is rounded up to a multiple of it.
     std::int64_t granule = 1;
@@ -71,9 +86,9 @@ struct PlbhacSolution {
     double solve_time_s = 0;             // wall time of the whole call (steady_clock)
     int ipopt_status = 0;                // status of the last Ipopt solve (see below)
     std::string ipopt_status_name;
-    int ipopt_iterations = 0;  // summed over all Ipopt solves
-    int nlp_solves = 0;        // Ipopt calls; 0 when one PU or W == 0 (status
-                               // then reads Solve_Succeeded)
+    int ipopt_iterations = 0;  // summed over all Ipopt solves (0 when the search alone answered)
+    int nlp_solves = 0;        // solves of step 1 for two PUs or more, by either solver; 0
+                               // when one PU or W == 0 (status then reads Solve_Succeeded)
 };
 
 // Bad input: null exec curve, no PU, W < 0, granule < 1, min_block < 0, bad option.

@@ -1135,6 +1135,26 @@ TEST(PlbhacOptions, TrustIsAnOption)
     EXPECT_EQ(o.trust, 8.0) << "unchanged on error";
 }
 
+TEST(PlbhacOptions, SolverIsAnOption)
+{
+    PlbhacOptions o;
+    EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Auto);
+    std::map<std::string, std::string> env{{"HETPU_PLBHAC_SOLVER", "ipopt"}};
+    auto lookup = [&](const char *n) -> const char * {
+        auto it = env.find(n);
+        return it == env.end() ? nullptr : it->second.c_str();
+    };
+    EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
+    EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Ipopt);
+    env["HETPU_PLBHAC_SOLVER"] = "newton";
+    EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError,
+                     "HETPU_PLBHAC_SOLVER must be auto (the equal-finish search where every curve increases");
+    EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Ipopt) << "unchanged on error";
+    env["HETPU_PLBHAC_SOLVER"] = "auto";
+    EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
+    EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Auto);
+}
+
 TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
 {
     // Models measured over a whole earlier run (sizes up to 400k): the first step of a

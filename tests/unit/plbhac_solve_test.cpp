@@ -101,25 +101,37 @@ TEST(PlbhacSolve, LinearCurvesGiveTheAnalyticProportionalSplit)
     Node node;
     for (double cp : c)
         node.add(new Quadratic(0, cp, 0));
-    const PlbhacSolution s = hetpu::plbhac_solve(node.pus, W);
+    // Both solvers: the equal-finish search (auto, increasing curves) and Ipopt (the paper's).
+    for (const hetpu::PlbhacSolver solver : {hetpu::PlbhacSolver::Auto, hetpu::PlbhacSolver::Ipopt}) {
+        SCOPED_TRACE(solver == hetpu::PlbhacSolver::Auto ? "auto" : "ipopt");
+        PlbhacSolveOptions opt;
+        opt.solver = solver;
+        const PlbhacSolution s = hetpu::plbhac_solve(node.pus, W, opt);
 
-    double inv = 0;
-    for (double cp : c)
-        inv += 1 / cp;
-    const double t_exact = W / inv;
-    EXPECT_EQ(s.ipopt_status_name, "Solve_Succeeded");
-    EXPECT_EQ(s.nlp_solves, 1);
-    EXPECT_EQ(sum(s.blocks), W);
-    EXPECT_NEAR(s.continuous_makespan_s, t_exact, 1e-8 * t_exact);
-    for (std::size_t p = 0; p < c.size(); ++p) {
-        const double x_exact = W * (1 / c[p]) / inv;
-        EXPECT_NEAR(s.shares[p], x_exact, 1e-7 * W) << "PU " << p;
-        EXPECT_LE(std::llabs(s.blocks[p] - std::llround(x_exact)), 1) << "PU " << p;
-        EXPECT_NEAR(s.finish_s[p], t_exact, 1e-5 * t_exact) << "PU " << p;  // one element off
-        EXPECT_EQ(s.outcome[p], PlbhacOutcome::Active);
+        double inv = 0;
+        for (double cp : c)
+            inv += 1 / cp;
+        const double t_exact = W / inv;
+        if (solver == hetpu::PlbhacSolver::Auto) {
+            EXPECT_EQ(s.ipopt_status_name, "Equal_Finish_Search");
+            EXPECT_EQ(s.ipopt_iterations, 0);
+        } else {
+            EXPECT_EQ(s.ipopt_status_name, "Solve_Succeeded");
+            EXPECT_GT(s.ipopt_iterations, 0);
+        }
+        EXPECT_EQ(s.nlp_solves, 1);
+        EXPECT_EQ(sum(s.blocks), W);
+        EXPECT_NEAR(s.continuous_makespan_s, t_exact, 1e-8 * t_exact);
+        for (std::size_t p = 0; p < c.size(); ++p) {
+            const double x_exact = W * (1 / c[p]) / inv;
+            EXPECT_NEAR(s.shares[p], x_exact, 1e-7 * W) << "PU " << p;
+            EXPECT_LE(std::llabs(s.blocks[p] - std::llround(x_exact)), 1) << "PU " << p;
+            EXPECT_NEAR(s.finish_s[p], t_exact, 1e-5 * t_exact) << "PU " << p;  // one element off
+            EXPECT_EQ(s.outcome[p], PlbhacOutcome::Active);
+        }
+        EXPECT_LT(finish_spread(node, s), 1e-8);
+        EXPECT_GE(s.solve_time_s, 0.0);
     }
-    EXPECT_LT(finish_spread(node, s), 1e-8);
-    EXPECT_GE(s.solve_time_s, 0.0);
 }
 
 TEST(PlbhacSolve, NonlinearCurvesEqualiseFinishTimes)
@@ -132,22 +144,51 @@ TEST(PlbhacSolve, NonlinearCurvesEqualiseFinishTimes)
     node.add(new Quadratic(1e-2, 2e-7, 3e-13), new Quadratic(4e-3, 2e-7, 0));
     node.add(new XLogX(1e-3, 1e-7));
     const std::int64_t W = 2000000;
-    const PlbhacSolution s = hetpu::plbhac_solve(node.pus, W);
+    for (const hetpu::PlbhacSolver solver : {hetpu::PlbhacSolver::Auto, hetpu::PlbhacSolver::Ipopt}) {
+        SCOPED_TRACE(solver == hetpu::PlbhacSolver::Auto ? "auto" : "ipopt");
+        PlbhacSolveOptions opt;
+        opt.solver = solver;
+        const PlbhacSolution s = hetpu::plbhac_solve(node.pus, W, opt);
 
-    EXPECT_EQ(s.ipopt_status_name, "Solve_Succeeded");
-    EXPECT_EQ(sum(s.blocks), W);
-    double share_sum = 0;
-    for (std::size_t p = 0; p < node.pus.size(); ++p) {
-        EXPECT_EQ(s.outcome[p], PlbhacOutcome::Active) << "PU " << p;
-        EXPECT_GT(s.shares[p], 0.0);
-        share_sum += s.shares[p];
-        EXPECT_NEAR(node.time(p, s.shares[p]), s.continuous_makespan_s, 1e-6 * s.continuous_makespan_s) << "PU " << p;
+        EXPECT_EQ(s.ipopt_status_name, solver == hetpu::PlbhacSolver::Auto ? "Equal_Finish_Search" : "Solve_Succeeded");
+        EXPECT_EQ(sum(s.blocks), W);
+        double share_sum = 0;
+        for (std::size_t p = 0; p < node.pus.size(); ++p) {
+            EXPECT_EQ(s.outcome[p], PlbhacOutcome::Active) << "PU " << p;
+            EXPECT_GT(s.shares[p], 0.0);
+            share_sum += s.shares[p];
+            EXPECT_NEAR(node.time(p, s.shares[p]), s.continuous_makespan_s, 1e-6 * s.continuous_makespan_s)
+                << "PU " << p;
+        }
+        EXPECT_NEAR(share_sum, W, 1e-9 * W);
+        EXPECT_LT(finish_spread(node, s), 1e-6);
+        // Integer blocks move each finish time by at most about one element's worth.
+        for (std::size_t p = 0; p < node.pus.size(); ++p)
+            EXPECT_NEAR(s.finish_s[p], s.continuous_makespan_s, 1e-5 * s.continuous_makespan_s);
     }
-    EXPECT_NEAR(share_sum, W, 1e-9 * W);
-    EXPECT_LT(finish_spread(node, s), 1e-6);
-    // Integer blocks move each finish time by at most about one element's worth.
-    for (std::size_t p = 0; p < node.pus.size(); ++p)
-        EXPECT_NEAR(s.finish_s[p], s.continuous_makespan_s, 1e-5 * s.continuous_makespan_s);
+}
+
+TEST(PlbhacSolve, ACurveThatDipsIsSolvedByIpoptNotTheSearchAlone)
+{
+    // A fitted quadratic with a negative linear term falls before it rises (its minimum at
+    // 500k elements): the equal-finish search is exact only for increasing curves, so auto
+    // hands such a solve to Ipopt (which the search still checks).
+    Node node;
+    node.add(new Quadratic(0.1, -1e-7, 1e-13));
+    node.add(new Quadratic(0, 2e-7, 0));
+    const PlbhacSolution s = hetpu::plbhac_solve(node.pus, 2000000);
+    EXPECT_GT(s.ipopt_iterations, 0);
+    EXPECT_EQ(s.ipopt_status_name.rfind("Solve_Succeeded", 0), 0u) << s.ipopt_status_name;
+    EXPECT_EQ(sum(s.blocks), 2000000);
+
+    // The same node with both curves increasing: no Ipopt.
+    Node rising;
+    rising.add(new Quadratic(0.1, 1e-7, 1e-13));
+    rising.add(new Quadratic(0, 2e-7, 0));
+    const PlbhacSolution r = hetpu::plbhac_solve(rising.pus, 2000000);
+    EXPECT_EQ(r.ipopt_iterations, 0);
+    EXPECT_EQ(r.ipopt_status_name, "Equal_Finish_Search");
+    EXPECT_LT(finish_spread(rising, r), 1e-6);
 }
 
 TEST(PlbhacSolve, RandomMixedCurvesEqualiseFinishTimes)
@@ -353,6 +394,7 @@ TEST(PlbhacSolve, IpoptFailureIsAnErrorNotGarbageOrAnsweredByTheSearch)
     ok.add(new Quadratic(1e-3, 1e-6, 1e-12));
     ok.add(new XLogX(2e-3, 1e-7));
     PlbhacSolveOptions opt;
+    opt.solver = hetpu::PlbhacSolver::Ipopt;
     opt.nlp.max_iter = 1;
     opt.nlp.acceptable_tol = 1e-30;
     const PlbhacSolution s = hetpu::plbhac_solve(ok.pus, 1000000, opt);
