@@ -189,6 +189,17 @@ TEST(PlbhacSolve, ACurveThatDipsIsSolvedByIpoptNotTheSearchAlone)
     EXPECT_EQ(r.ipopt_iterations, 0);
     EXPECT_EQ(r.ipopt_status_name, "Equal_Finish_Search");
     EXPECT_LT(finish_spread(rising, r), 1e-6);
+
+    // A fit extrapolated below its measured sizes that slopes down by 1e-11 s per element
+    // near zero (its minimum at 50 elements, 2.5e-10 s below its value at 0): no block
+    // moves, and the search answers.
+    Node flat_start;
+    flat_start.add(new Quadratic(1e-3, -1e-11, 1e-13));
+    flat_start.add(new Quadratic(0, 2e-7, 0));
+    const PlbhacSolution f = hetpu::plbhac_solve(flat_start.pus, 2000000);
+    EXPECT_EQ(f.ipopt_iterations, 0);
+    EXPECT_EQ(f.ipopt_status_name, "Equal_Finish_Search");
+    EXPECT_LT(finish_spread(flat_start, f), 1e-6);
 }
 
 TEST(PlbhacSolve, RandomMixedCurvesEqualiseFinishTimes)
