@@ -191,7 +191,7 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
 }
 
 struct starpu_sched_policy plbhac_policy = hetpu::central_queue_policy(
-    "plb-hac", "profile-based load balancing: online curve fits + Ipopt block sizes (PLB-HAC paper)", true);
+    "plb-hac", "profile-based load balancing: online curve fits + equal-finish block sizes (PLB-HAC paper)", true);
 
 }  // namespace
 

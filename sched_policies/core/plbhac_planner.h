@@ -188,7 +188,7 @@ private:
 
     unsigned solved_step_ = 0;
     uint64_t step_workload_ = 0;    // elements per virtual step (before the tail shrink), set by the first solve
-    uint64_t solved_workload_ = 0;  // workload of the last Ipopt solve
+    uint64_t solved_workload_ = 0;  // workload of the last solve
     unsigned tail_start_step_ = 0;  // 0: not in the tail yet
     bool final_solved_ = false;     // the latest solve shared out everything left
     bool force_final_ = false;      // the next solve shares out everything left (resolve_final)
