@@ -672,7 +672,6 @@ void Scheduler::watch_completion(struct starpu_task *task)
 Scheduler::Callback Scheduler::task_finished(struct starpu_task *task)
 {
     Callback own;
-    std::vector<int> wake;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         auto saved = callbacks_.find(task);
@@ -682,17 +681,8 @@ Scheduler::Callback Scheduler::task_finished(struct starpu_task *task)
             own = {saved->second.run, saved->second.arg};
             callbacks_.erase(saved);
         }
-        auto it = assigned_.find(task);
-        if (it == assigned_.end())
-            return own;  // post_exec_hook has released it
-        release(it->second);
-        assigned_.erase(it);
-        freed_since_drain_ = true;
-        drain(wake);
-        if (ledger_->node_wide())
-            sync_others_reservations();
     }
-    this->wake(wake);
+    task_done(task);  // nothing left to release when post_exec_hook saw the task
     return own;
 }
 
@@ -703,7 +693,7 @@ void Scheduler::task_done(struct starpu_task *task)
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = assigned_.find(task);
         if (it == assigned_.end())
-            return;  // not placed by us (a task for a specific worker)
+            return;  // not placed by us (a task for a specific worker), or released already
         release(it->second);
         assigned_.erase(it);
         freed_since_drain_ = true;
