@@ -30,6 +30,7 @@
 #include "sched_policies/mgb/arbiter/grant_trace.h"
 #include "sched_policies/mgb/arbiter/ledger_access.h"
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "sched_policies/mgb/core/completion_watch.h"
 #include "sched_policies/mgb/core/handle_residency.h"
 #include "sched_policies/mgb/core/wait_queue.h"
 #include "sched_policies/mgb/device_discovery.h"
@@ -57,7 +58,7 @@ unsigned env_unsigned(const char *name, unsigned fallback, unsigned min_value)
 }
 
 // The callback of every task the policy hands out (Scheduler::watch_completion).
-void completion_callback(void *task);
+void completion_callback(void *arg);
 
 std::string task_label(struct starpu_task *task)
 {
@@ -92,11 +93,8 @@ public:
     struct starpu_task *pop(int worker);
     void task_done(struct starpu_task *task);
     // The task's completion, reported by its callback (see watch_completion): releases what
-    // post_exec_hook has not, and returns the callback the application gave the task.
-    struct Callback {
-        void (*func)(void *) = nullptr;
-        void *arg = nullptr;
-    };
+    // post_exec_hook has not, and returns the callback StarPU would have run for the task.
+    using Callback = void (*)(void *);
     Callback task_finished(struct starpu_task *task);
     // StarPU adds the workers after init_sched: the devices are discovered then.
     void workers_added();
@@ -118,6 +116,8 @@ private:
     // Gives back what a placed task holds: its worker's count, its device reservation.
     void release(const Assignment &a);
     void watch_completion(struct starpu_task *task);  // mutex held
+    // Releases what the task's placement holds, if it is placed; mutex held.
+    bool release_task(struct starpu_task *task, std::vector<int> &wake);
     int idle_cpu_worker() const;
     // An idle CPU worker takes a task queued behind others on a busy device (mutex held).
     void steal_for_cpu(int cpu_worker);
@@ -147,13 +147,7 @@ private:
     std::deque<struct starpu_task *> cpu_fifo_;               // CPU-only tasks, by priority
     std::vector<unsigned> busy_;                              // per worker: tasks queued on it or running
     std::unordered_map<struct starpu_task *, Assignment> assigned_;
-    // Per task handed out: its own callback (task field) and argument, put back at completion.
-    struct SavedCallback {
-        void (*task_func)(void *);
-        void *arg;
-        void (*run)(void *);  // what StarPU would have called: the task's, else its codelet's
-    };
-    std::unordered_map<struct starpu_task *, SavedCallback> callbacks_;
+    CompletionWatch completions_{completion_callback};  // tasks out, followed through their callbacks
     WaitQueue waiting_;
     std::unordered_map<uint64_t, Waiting> waiting_tasks_;
     uint64_t next_waiting_id_ = 1;
@@ -455,6 +449,9 @@ int Scheduler::push(struct starpu_task *task)
         release(again->second);
         assigned_.erase(again);
         freed_since_drain_ = true;
+        const CompletionWatch::Completion c = completions_.abandoned(task);  // that hand-out never reports
+        if (c.restore)
+            task->callback_func = c.field;
     }
     TaskInfo info = describe(task);
 
@@ -647,43 +644,37 @@ void Scheduler::release(const Assignment &a)
     }
 }
 
-// StarPU calls post_exec_hook for the application's tasks only. The tasks it submits itself
-// (the combining tasks of a STARPU_REDUX reduction, the helpers of data acquisition and
-// partitioning: "internal" jobs, in 1.3 and 1.4) go through push and pop like any other but
-// never reach it, so their device reservation and their worker's count would be held for
-// good (seen: StarPU's own cg example under sa, whose dot products' reduction tasks kept
-// the only device reserved, and the program hung; under mgb each leaked its bytes). Every
-// task handed out therefore reports through its callback too, which StarPU runs for every
-// task after post_exec_hook: whichever comes first releases. The application's callback
-// and argument are put back on the task before its callback is called, so a task that is
-// resubmitted, or destroyed with callback_arg_free, sees its own again. Mutex held.
+// StarPU calls post_exec_hook for the application's tasks only; the tasks it submits itself
+// (a reduction's combining tasks) never reach it, and their device reservation and worker
+// count would be held for good (seen: StarPU's own cg example under sa, whose dot products'
+// reduction tasks kept the only device reserved, and the program hung; under mgb each
+// leaked its bytes). So every task handed out also reports through its callback
+// (core/completion_watch.h). Only the task's callback field changes, never its argument,
+// which StarPU reads when it calls the callback, after the task's dependencies are released
+// and the application may already have resubmitted it (seen: tag_restartable, 64 tasks
+// resubmitted 256 times, crashed one run in six when the argument was borrowed), and frees
+// with the task under callback_arg_free. The callback finds its task with
+// starpu_task_get_current(), which StarPU sets for the callback's duration. Mutex held.
 void Scheduler::watch_completion(struct starpu_task *task)
 {
-    if (task->callback_func == completion_callback)
-        return;  // handed out again after StarPU pushed it back (a codelet's -EAGAIN)
-    // StarPU calls the codelet's callback when the task has none; the codelet may be gone
-    // by completion time (unregistered with the data), so it is read now.
-    void (*run)(void *) = task->callback_func ? task->callback_func : (task->cl ? task->cl->callback_func : nullptr);
-    callbacks_[task] = {task->callback_func, task->callback_arg, run};
-    task->callback_func = completion_callback;
-    task->callback_arg = task;
+    task->callback_func =
+        completions_.handed_out(task, task->callback_func, task->cl ? task->cl->callback_func : nullptr);
 }
 
 Scheduler::Callback Scheduler::task_finished(struct starpu_task *task)
 {
-    Callback own;
+    std::vector<int> wake;
+    CompletionWatch::Completion c;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto saved = callbacks_.find(task);
-        if (saved != callbacks_.end()) {
-            task->callback_func = saved->second.task_func;
-            task->callback_arg = saved->second.arg;
-            own = {saved->second.run, saved->second.arg};
-            callbacks_.erase(saved);
-        }
+        c = completions_.completed(task);
+        if (c.restore)
+            task->callback_func = c.field;
+        if (c.release)
+            release_task(task, wake);
     }
-    task_done(task);  // nothing left to release when post_exec_hook saw the task
-    return own;
+    this->wake(wake);
+    return c.run;
 }
 
 void Scheduler::task_done(struct starpu_task *task)
@@ -691,17 +682,24 @@ void Scheduler::task_done(struct starpu_task *task)
     std::vector<int> wake;
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        auto it = assigned_.find(task);
-        if (it == assigned_.end())
-            return;  // not placed by us (a task for a specific worker), or released already
-        release(it->second);
-        assigned_.erase(it);
-        freed_since_drain_ = true;
-        drain(wake);
-        if (ledger_->node_wide())
-            sync_others_reservations();
+        if (release_task(task, wake))
+            completions_.released_by_hook(task);  // its callback has nothing left to release
     }
     this->wake(wake);
+}
+
+bool Scheduler::release_task(struct starpu_task *task, std::vector<int> &wake)
+{
+    auto it = assigned_.find(task);
+    if (it == assigned_.end())
+        return false;  // not placed by us (a task for a specific worker), or released already
+    release(it->second);
+    assigned_.erase(it);
+    freed_since_drain_ = true;
+    drain(wake);
+    if (ledger_->node_wide())
+        sync_others_reservations();
+    return true;
 }
 
 // What other processes hold on a device is declared to this process's StarPU as allocated
@@ -776,15 +774,17 @@ Scheduler *scheduler_of(unsigned sched_ctx_id)
 
 void completion_callback(void *arg)
 {
-    auto *task = static_cast<struct starpu_task *>(arg);
-    Scheduler::Callback own;
+    struct starpu_task *task = starpu_task_get_current();
+    if (!task)
+        STARPU_ABORT_MSG("hetpu mgb: a task's callback ran without its task");
+    Scheduler::Callback run = nullptr;
     try {
-        own = scheduler_of(task->sched_ctx)->task_finished(task);
+        run = scheduler_of(task->sched_ctx)->task_finished(task);
     } catch (const std::exception &e) {
         STARPU_ABORT_MSG("hetpu mgb: %s after a task", e.what());
     }
-    if (own.func)
-        own.func(own.arg);
+    if (run)
+        run(arg);  // the task's own argument: StarPU passed it, untouched
 }
 
 void deinit(unsigned sched_ctx_id) { delete scheduler_of(sched_ctx_id); }

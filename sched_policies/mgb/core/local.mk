@@ -26,3 +26,9 @@ TESTS += tests/mgb_core_tests
 sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES += \
 	sched_policies/mgb/core/handle_residency.cpp sched_policies/mgb/core/handle_residency.h
 tests_mgb_core_tests_SOURCES += tests/unit/mgb/handle_residency_test.cpp
+
+# Completions of handed-out tasks followed through their callbacks (StarPU skips
+# post_exec_hook for the tasks it submits itself).
+sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES += \
+	sched_policies/mgb/core/completion_watch.cpp sched_policies/mgb/core/completion_watch.h
+tests_mgb_core_tests_SOURCES += tests/unit/mgb/completion_watch_test.cpp
