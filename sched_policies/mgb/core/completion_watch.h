@@ -40,11 +40,11 @@ public:
     void released_by_hook(const void *task);
 
     struct Completion {
-        Callback run = nullptr;      // what StarPU would have run (null: nothing)
-        bool release = false;        // the caller releases the placement (no hook did)
-        bool restore = false;        // no hand-out left: the field takes `field` again
-        Callback field = nullptr;    // the task's own callback field
-        bool known = false;          // false: not a task handed out here (nothing to do)
+        Callback run = nullptr;    // what StarPU would have run (null: nothing)
+        bool release = false;      // the caller releases the placement (no hook did)
+        bool restore = false;      // no hand-out left: the field takes `field` again
+        Callback field = nullptr;  // the task's own callback field
+        bool known = false;        // false: not a task handed out here (nothing to do)
     };
     // The trampoline ran for one completion of the task.
     Completion completed(const void *task);
