@@ -66,6 +66,7 @@ struct Run {
 struct BlockArg {
     Run *run;
     Assignment assignment;
+    double submitted_us = 0;  // starpu_timing_now() when its task was built and submitted
 };
 
 double seconds_between(const struct timespec &a, const struct timespec &b)
@@ -131,6 +132,7 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
             }
             local_worker = run.planner_places ? pu.local_worker : -1;
         }
+        const double submitted_us = starpu_timing_now();
         struct starpu_task *task = starpu_task_create();
         int rc = job.fill_task(job.arg, a.offset, a.count, task);
         if (rc != 0) {
@@ -142,7 +144,7 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
             continue;
         }
         task->callback_func = block_finished;
-        task->callback_arg = new BlockArg{&run, a};
+        task->callback_arg = new BlockArg{&run, a, submitted_us};
         if (local_worker >= 0) {
             task->execute_on_a_specific_worker = 1;
             task->workerid = static_cast<unsigned>(local_worker);
@@ -195,6 +197,7 @@ void block_finished_unguarded(void *arg)
     done.count = block->assignment.count;
     done.worker = starpu_worker_get_id();
     done.end_s = (starpu_timing_now() - run.t0_us) * 1e-6;
+    done.submitted_s = (block->submitted_us - run.t0_us) * 1e-6;
     if (task && task->profiling_info) {
         const struct starpu_profiling_task_info *info = task->profiling_info;
         done.worker = info->workerid;
@@ -446,6 +449,7 @@ struct RemoteBlock {
     BlockBuffers buffers;
     WireDone done{};
     double recv_posted_us = 0;
+    double sent_us = 0;          // starpu_timing_now() when rank 0 began sending it
     unsigned pending_recvs = 0;  // guarded by Run::mutex
 };
 
@@ -512,6 +516,7 @@ private:
         const uint64_t seq = next_seq_++;
         auto rb = std::make_unique<RemoteBlock>();
         rb->a = a;
+        rb->sent_us = starpu_timing_now();
         // fill_task on rank 0 registers the block's buffers in rank 0's memory: the
         // inputs to send and the places the results land in. The task itself never runs.
         struct starpu_task *task = starpu_task_create();
@@ -609,6 +614,7 @@ private:
         // rank, and its results crossing back.
         done.transfer_s = rb->done.transfer_s + (now - rb->recv_posted_us) * 1e-6;
         done.end_s = (now - t0_us_) * 1e-6;
+        done.submitted_s = (rb->sent_us - t0_us_) * 1e-6;
         const ClusterPu &pu = run_.pus[static_cast<size_t>(rb->a.worker)];
         auto g = global_of_.find({pu.rank, rb->done.worker});
         const int total_index = g != global_of_.end() ? g->second : rb->a.worker;

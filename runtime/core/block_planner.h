@@ -31,6 +31,9 @@ struct BlockDone {
     double exec_s = 0;      // end_time - start_time
     double transfer_s = 0;  // acquire_data_end_time - acquire_data_start_time
     double end_s = 0;       // when it completed, seconds since the run started
+    // When the runner submitted it, seconds since the run started (< 0: unknown). With
+    // end_s it bounds what the block really took, profiled or not (see PlbhacPlanner).
+    double submitted_s = -1;
 };
 
 class BlockPlanner {

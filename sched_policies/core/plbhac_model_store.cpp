@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -130,7 +131,8 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
                             {"exec", points_json(pu.exec.points())},
                             {"transfer", points_json(pu.transfer.points())},
                             {"size_lo", pu.size_lo},
-                            {"size_hi", pu.size_hi}});
+                            {"size_hi", pu.size_hi},
+                            {"latency", pu.latency}});
     return j.dump(1) + "\n";
 }
 
@@ -164,6 +166,14 @@ PlbhacModelFile plbhac_models_from_json(const std::string &text)
             m.size_hi = p.at("size_hi").get<double>();
             if (!(m.size_lo >= 0 && m.size_hi >= m.size_lo))
                 throw NotAModelsFile("size_lo/size_hi of worker " + std::to_string(m.worker) + " are not a range");
+            // Optional: files written before it have none (their PUs start with no latency).
+            if (p.contains("latency")) {
+                m.latency = p.at("latency").get<std::vector<double>>();
+                for (double s : m.latency)
+                    if (!std::isfinite(s) || s < 0)
+                        throw NotAModelsFile("latency of worker " + std::to_string(m.worker) +
+                                             " holds a value that is not a number of seconds >= 0");
+            }
             f.memory.pus.push_back(std::move(m));
         }
         return f;

@@ -15,7 +15,8 @@
 // File format (JSON, one object): {"format": "hetpu-plbhac-models", "version": 1, "job",
 // "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
 // "pus": [{"worker", "exec": [[x, s], ...], "transfer": [[x, s], ...], "size_lo",
-// "size_hi"}]}. A file with another format name or version, another key (a copied
+// "size_hi", "latency": [s, ...]}]} ("latency", the PU's recent per-block latencies beyond
+// its profiled times, is optional: files without it load with none). A file with another format name or version, another key (a copied
 // HETPU_HOME, a renamed file) or anything unparsable is ignored with a warning: the run
 // then trains, as without a file, and overwrites it when it ends.
 //

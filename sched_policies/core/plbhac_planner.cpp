@@ -29,7 +29,16 @@ struct PlbhacPlanner::Pu {
     bool regime_changed = false;      // its model restarted since its last regular block
     unsigned probe_step = 0;          // solved step of its latest probe block (see probe_block)
     double size_lo = 0, size_hi = 0;  // smallest and largest measured block (see narrow)
-    double last_end_s = 0;            // completion time of its latest block
+    double fit_lo = 0, fit_hi = 0;    // smallest and largest size its execution model holds now
+    void note_fit_range()
+    {
+        fit_lo = fit_hi = 0;
+        for (const auto &pt : exec.points()) {
+            fit_lo = fit_lo > 0 ? std::min(fit_lo, pt.first) : pt.first;
+            fit_hi = std::max(fit_hi, pt.first);
+        }
+    }
+    double last_end_s = 0;  // completion time of its latest block
     // Hedge against a surprise the model has not (yet) accepted: the ratio measured /
     // predicted of the latest block when it missed by more than kSurprise, else 1. See
     // block_done.
@@ -46,6 +55,20 @@ struct PlbhacPlanner::Pu {
     double held = 0;
     uint64_t share_left = 0;
     Outstanding share_block;  // step and phase of the blocks of that share
+    // Its recent per-block latencies beyond exec + transfer (see block_done), oldest first,
+    // and their median: what every block of it is priced at on top of its models. The
+    // median, because a timing spike must not move it and a new level (another load on
+    // the node) must, once it is most of the window.
+    std::vector<double> latencies;
+    double latency_s = 0;
+    void note_latency(double s)
+    {
+        constexpr size_t kWindow = 16;
+        latencies.push_back(s);
+        if (latencies.size() > kWindow)
+            latencies.erase(latencies.begin(), latencies.end() - kWindow);
+        latency_s = plbhac_latency_s(latencies);
+    }
 };
 
 namespace {
@@ -145,6 +168,15 @@ void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char 
     opt = o;
 }
 
+double plbhac_latency_s(std::vector<double> samples)
+{
+    if (samples.empty())
+        return 0;
+    std::sort(samples.begin(), samples.end());
+    const size_t n = samples.size();
+    return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
 std::string plbhac_trace_json(const PlbhacTraceRecord &r)
 {
     return json_line({{"policy", "plb-hac"},
@@ -201,6 +233,10 @@ void PlbhacPlanner::warm_start()
         pus_[i]->transfer = found[i]->transfer;
         pus_[i]->size_lo = found[i]->size_lo;
         pus_[i]->size_hi = found[i]->size_hi;
+        pus_[i]->note_fit_range();
+        for (double s : found[i]->latency)
+            if (std::isfinite(s) && s >= 0)
+                pus_[i]->note_latency(s);
     }
     trained_ = true;
     warm_started_ = true;
@@ -214,7 +250,7 @@ PlbhacPlanner::~PlbhacPlanner()
         return;
     PlbhacMemory m;
     for (const auto &pu : pus_)
-        m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi});
+        m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi, pu->latencies});
     if (options_.on_learnt) {
         try {
             options_.on_learnt(m);
@@ -275,18 +311,30 @@ double PlbhacPlanner::model_time(const Pu &pu, double x) const
 // size (inside the measured range, where the fit is sound). For a PU with a fixed latency
 // that overestimates large blocks somewhat: the safe side. The first execution block,
 // sized by the solve, is far from the training sizes and ends this.
+// The same holds for the sizes the model is fitted on now: its window forgets old points,
+// and a job that repeats itself (k-means' passes, a warm-started step after step) soon
+// fills it with blocks of nearly one size. Seen on the real node: a CPU worker's model
+// fitted on 389k-403k elements selected a constant curve, 0.027 s at any size; the solve
+// then gave it all 500k of a pass as if free, and left the OpenCL worker out of every
+// later pass (33 ms passes instead of 27).
 bool PlbhacPlanner::narrow(const Pu &pu) const
 {
     constexpr double kMinSpread = 1.5;
-    return pu.size_lo > 0 && pu.size_hi < kMinSpread * pu.size_lo;
+    return (pu.size_lo > 0 && pu.size_hi < kMinSpread * pu.size_lo) ||
+           (pu.fit_lo > 0 && pu.fit_hi < kMinSpread * pu.fit_lo);
 }
+
+// Where a narrow PU's proportional time is anchored: its model's largest size, inside
+// what the model is fitted on.
+double PlbhacPlanner::anchor(const Pu &pu) const { return pu.fit_hi > 0 ? pu.fit_hi : pu.size_hi; }
 
 double PlbhacPlanner::predict(const Pu &pu, uint64_t x) const
 {
     const double dx = static_cast<double>(x);
+    const double latency = x > 0 ? pu.latency_s : 0.0;
     if (narrow(pu))
-        return model_time(pu, pu.size_hi) * dx / pu.size_hi;
-    return model_time(pu, dx);
+        return model_time(pu, anchor(pu)) * dx / anchor(pu) + latency;
+    return model_time(pu, dx) + latency;
 }
 
 // Seconds until `pu` drains the blocks already queued on it. Blocks of a PU run back to
@@ -388,11 +436,13 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
     for (size_t i = 0; i < pus_.size(); ++i) {
         const Pu *pu = pus_[i].get();
         const std::int64_t min_block = static_cast<std::int64_t>(pu->min_block);
-        const double ready = align ? ready_in(*pu) : 0.0;
+        // A per-block latency the profiling misses (block_done) delays the block's end like
+        // a later start; held PUs price it per block of their efficient size below.
+        const double ready = (align ? ready_in(*pu) : 0.0) + (pu->held > 0 ? 0.0 : pu->latency_s);
         const bool proportional = narrow(*pu);
         std::function<double(double)> value, slope;
         if (proportional) {
-            const double k = model_time(*pu, pu->size_hi) / pu->size_hi;
+            const double k = model_time(*pu, anchor(*pu)) / anchor(*pu);
             value = [k](double x) { return k * x; };
             slope = [k](double) { return k; };
         } else {
@@ -410,11 +460,12 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
         }
         if (pu->held > 0) {
             // Held at its efficient size, a PU runs its share as blocks of that size: its
-            // time grows in proportion beyond it.
+            // time grows in proportion beyond it, each block paying its latency.
             const double h = pu->held, k_h = predict(*pu, static_cast<uint64_t>(h)) / h;
             const LinearTransferModel *transfer = proportional ? nullptr : &pu->transfer;
-            value = [value, transfer, h, k_h](double x) {
-                return x > h ? k_h * x : value(x) + (transfer ? transfer->predict(x) : 0.0);
+            const double latency = pu->latency_s;
+            value = [value, transfer, h, k_h, latency](double x) {
+                return x > h ? k_h * x : value(x) + (transfer ? transfer->predict(x) : 0.0) + latency;
             };
             slope = [slope, transfer, h, k_h](double x) {
                 return x > h ? k_h : slope(x) + (transfer ? transfer->derivative(x) : 0.0);
@@ -986,7 +1037,26 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         block = pu->outstanding.front();
         pu->outstanding.pop_front();
     }
-    const double measured = done.exec_s + done.transfer_s;
+    // What StarPU's profiling does not see: the block could start when it was submitted or
+    // when the PU's previous block ended, whichever came later, and the planner hears of
+    // it at end_s. Time beyond exec + transfer in between is a per-block latency of the PU
+    // (task dispatch, an accelerator driver's completion polling, the callback's wake-up)
+    // that it pays all the same. Seen on the CPU + OpenCL (PoCL) node: the OpenCL
+    // worker's k-means blocks ended 3.7 ms after exec + transfer, pass after pass, the CPU
+    // worker's 0.2 ms; unpriced, the OpenCL worker's share ended every pass ~4 ms after
+    // the CPU's (15% of a pass). It is priced as a constant per block (latency_s), not in
+    // the transfer line: varying by milliseconds between blocks of nearly one size, it gave
+    // that line slopes of either sign, and predictions tenths of a second off. A block
+    // queued behind another hides it, and measures about none.
+    const double profiled = done.exec_s + done.transfer_s;
+    double latency = 0;
+    if (done.submitted_s >= 0 && std::isfinite(profiled)) {
+        const double unseen = done.end_s - std::max(done.submitted_s, pu->last_end_s) - profiled;
+        latency = std::isfinite(unseen) ? std::max(0.0, unseen) : 0.0;
+        if (std::isfinite(unseen))
+            pu->note_latency(latency);
+    }
+    const double measured = profiled + latency;
     if (done.count > 0 && measured > 0 && std::isfinite(measured) && block.phase != "probe")
         pu->measured.emplace_back(static_cast<double>(done.count), measured);
     pu->last_end_s = std::max(pu->last_end_s, done.end_s);
@@ -1003,6 +1073,7 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         } catch (const std::invalid_argument &) {
             // An infinite time from a broken clock: the model keeps its last fit.
         }
+        pu->note_fit_range();
         // The model drops its history only when it accepts a new regime. Its measured
         // range is then that of the new run alone: narrow() and the trust region must see
         // it, not the range of the dropped history (seen in simulation: a model restarted
@@ -1036,7 +1107,7 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         // priced the next at full speed, and the run ended 18% late).
         if (trained_ && pu->exec.ready()) {
             const double x = static_cast<double>(done.count);
-            const double expected = narrow(*pu) ? pu->exec.predict(pu->size_hi) * x / pu->size_hi : pu->exec.predict(x);
+            const double expected = narrow(*pu) ? pu->exec.predict(anchor(*pu)) * x / anchor(*pu) : pu->exec.predict(x);
             const double r = done.exec_s / std::max(expected, 1e-12);
             const double scale = (r > 1.0 + kSurprise || r < 1.0 / (1.0 + kSurprise)) ? r : 1.0;
             if (scale != pu->surprise_scale) {

@@ -40,6 +40,7 @@ struct PlbhacPuMemory {
     OnlineTimeModel exec;
     LinearTransferModel transfer;
     double size_lo = 0, size_hi = 0;
+    std::vector<double> latency;  // recent per-block latencies the profiling missed, oldest first (see block_done)
 };
 struct PlbhacMemory {
     std::vector<PlbhacPuMemory> pus;
@@ -94,6 +95,10 @@ struct PlbhacOptions {
 // Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
 // throws PlbhacInputError naming the bad variable and a valid example (`opt` unchanged then).
 void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup);
+
+// The per-block latency a PU is priced at from its recent samples (PlbhacPuMemory::latency):
+// their median, 0 without any.
+double plbhac_latency_s(std::vector<double> samples);
 
 // One line of "what the scheduler did", written when a block completes.
 struct PlbhacTraceRecord {
@@ -171,6 +176,7 @@ private:
     double ready_in(const Pu &pu) const;
     double model_time(const Pu &pu, double x) const;
     bool narrow(const Pu &pu) const;
+    double anchor(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
     double fixed_cost(const Pu &pu) const;
     double efficient_size(const Pu &pu) const;

@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "sched_policies/core/plbhac_model_store.h"
 #include "tests/unit/thrown_message.h"
 #include "tools/sim/optimum.h"
@@ -60,6 +62,8 @@ PlbhacMemory trained_memory()
         }
         pu.size_lo = 1024;
         pu.size_hi = 65536;
+        if (w == 1)
+            pu.latency = {0.0037, 0.0035, 0.0117};
         m.pus.push_back(std::move(pu));
     }
     return m;
@@ -103,11 +107,29 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
         EXPECT_EQ(b.transfer.points(), a.transfer.points());
         EXPECT_EQ(b.size_lo, a.size_lo);
         EXPECT_EQ(b.size_hi, a.size_hi);
+        EXPECT_EQ(b.latency, a.latency);
         for (double x : {500.0, 4096.0, 50000.0, 1e6})
             EXPECT_NEAR(b.exec.predict(x), a.exec.predict(x), 1e-9 * a.exec.predict(x) + 1e-15)
                 << "worker " << i << " x " << x;
         EXPECT_NEAR(b.transfer.predict(1e5), a.transfer.predict(1e5), 1e-12);
     }
+}
+
+TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
+{
+    // Files written before the per-block latency was kept have no "latency": they are still
+    // this version's files, and their PUs start with no latency.
+    PlbhacModelFile f;
+    f.key = plbhac_model_key("grn", "node1", two_workers());
+    f.memory = trained_memory();
+    nlohmann::json j = nlohmann::json::parse(plbhac_models_to_json(f));
+    for (auto &pu : j["pus"])
+        pu.erase("latency");
+    const PlbhacModelFile back = plbhac_models_from_json(j.dump());
+    ASSERT_EQ(back.memory.pus.size(), 2u);
+    EXPECT_TRUE(back.memory.pus[1].latency.empty());
+    EXPECT_EQ(plbhac_latency_s(back.memory.pus[1].latency), 0.0);
+    EXPECT_NEAR(plbhac_latency_s(f.memory.pus[1].latency), 0.0037, 1e-12) << "the median of 3.5, 3.7, 11.7 ms";
 }
 
 TEST(PlbhacModelStore, AnUnwritableDirectoryIsNamed)
@@ -150,12 +172,15 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
     v2.replace(v2.find("\"version\": 1"), 12, "\"version\": 2");
     std::string negative = good;
     negative.replace(negative.find("1024.0"), 6, "-1024.0");
+    std::string bad_latency = good;
+    bad_latency.replace(bad_latency.find("0.0117"), 6, "-0.0117");
     const std::vector<Case> cases = {
         {"truncated", good.substr(0, good.size() / 2), "unreadable"},
         {"empty", "", "unreadable"},
         {"not ours", "{\"format\": \"something-else\", \"version\": 1}", "not a hetpu PLB-HAC models file"},
         {"newer version", v2, "version 2"},
         {"bad point", negative, "not a measurement"},
+        {"bad latency", bad_latency, "latency of worker 1"},
         {"another host", plbhac_models_to_json(foreign), "othernode"},
         {"another worker set", plbhac_models_to_json(other_workers), "another worker set"},
     };

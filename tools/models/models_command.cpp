@@ -95,7 +95,9 @@ int show(const std::string &home, const std::string &job, bool json)
                      {"size_hi", pu.size_hi},
                      {"exec_curve", pu.exec.describe()},
                      {"transfer_curve", pu.transfer.describe()},
-                     {"seconds_at_size_hi", pu.exec.predict(pu.size_hi) + pu.transfer.predict(pu.size_hi)}});
+                     {"latency_s", plbhac_latency_s(pu.latency)},
+                     {"seconds_at_size_hi",
+                      pu.exec.predict(pu.size_hi) + pu.transfer.predict(pu.size_hi) + plbhac_latency_s(pu.latency)}});
             out.push_back(o);
             continue;
         }
@@ -105,11 +107,12 @@ int show(const std::string &home, const std::string &job, bool json)
             const PlbhacPuMemory &pu = f.memory.pus[i];
             const std::string name = i < f.key.workers.size() ? f.key.workers[i] : std::to_string(pu.worker);
             const double hi = pu.size_hi;
-            const double t = pu.exec.predict(hi) + pu.transfer.predict(hi);
+            const double latency = plbhac_latency_s(pu.latency);
+            const double t = pu.exec.predict(hi) + pu.transfer.predict(hi) + latency;
             std::printf("  worker %s: %zu points, blocks %.0f..%.0f elements, %.4g s at %.0f (%.4g elements/s)\n"
-                        "    exec     %s\n    transfer %s\n",
+                        "    exec     %s\n    transfer %s\n    latency  %.3g s per block (median of %zu)\n",
                         name.c_str(), pu.exec.points().size(), pu.size_lo, hi, t, hi, t > 0 ? hi / t : 0.0,
-                        pu.exec.describe().c_str(), pu.transfer.describe().c_str());
+                        pu.exec.describe().c_str(), pu.transfer.describe().c_str(), latency, pu.latency.size());
         }
     }
     if (json)

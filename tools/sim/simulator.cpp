@@ -41,6 +41,7 @@ struct Event {
     int unit;
     Assignment block;
     BlockCost cost;
+    double submitted;  // when the planner's answer made it available
     bool operator>(const Event &o) const { return end != o.end ? end > o.end : seq > o.seq; }
 };
 
@@ -67,7 +68,7 @@ public:
 
         std::vector<Assignment> first;
         double t0 = charged([&] { first = dispatcher.start(); });
-        accept(first);
+        accept(first, t0);
         for (size_t u = 0; u < units_.size(); ++u)
             try_start(static_cast<int>(u), t0);
 
@@ -83,9 +84,9 @@ public:
             result_.makespan_s = std::max(result_.makespan_s, e.end);
 
             std::vector<Assignment> next;
-            BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.end};
+            BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.end, e.submitted};
             double overhead = charged([&] { next = dispatcher.complete(done); });
-            accept(next);
+            accept(next, e.end + overhead);
             try_start(e.unit, e.end + overhead);
             for (size_t u = 0; u < units_.size(); ++u)
                 try_start(static_cast<int>(u), e.end);
@@ -106,24 +107,25 @@ private:
         return options_.charge_planning_time ? s : 0.0;
     }
 
-    void accept(const std::vector<Assignment> &as)
+    void accept(const std::vector<Assignment> &as, double at)
     {
         for (const auto &a : as)
-            (a.worker >= 0 ? queues_[a.worker] : pool_).push_back(a);
+            (a.worker >= 0 ? queues_[a.worker] : pool_).push_back({a, at});
     }
 
     void try_start(int u, double t)
     {
         if (busy_[u])
             return;
-        std::deque<Assignment> &q = !queues_[u].empty() ? queues_[u] : pool_;
+        std::deque<Queued> &q = !queues_[u].empty() ? queues_[u] : pool_;
         if (q.empty())
             return;
-        Assignment a = q.front();
+        const Assignment a = q.front().block;
+        const double submitted = q.front().at;
         q.pop_front();
         BlockCost c = units_[u].cost(a.count, t, rng_);
         busy_[u] = true;
-        events_.push({t + c.total(), seq_++, u, a, c});
+        events_.push({t + c.total(), seq_++, u, a, c, submitted});
         if (options_.keep_trace)
             result_.trace.push_back({u, a.offset, a.count, t, t + c.total()});
     }
@@ -133,8 +135,12 @@ private:
     SimOptions options_;
     std::mt19937_64 rng_;
     std::vector<SimulatedUnit> units_;
-    std::vector<std::deque<Assignment>> queues_;
-    std::deque<Assignment> pool_;
+    struct Queued {
+        Assignment block;
+        double at;  // simulated time it was handed out
+    };
+    std::vector<std::deque<Queued>> queues_;
+    std::deque<Queued> pool_;
     std::vector<bool> busy_;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
     uint64_t seq_ = 0;
