@@ -117,4 +117,11 @@ void codelets_shutdown()
 
 struct starpu_codelet *codelet(Precision precision) { return precision == Precision::Single ? &codelet_s : &codelet_d; }
 
+void set_clblast_min_indirect([[maybe_unused]] uint64_t size)
+{
+#ifdef HETPU_HAVE_OPENCL
+    hetpu_matmul_opencl_set_min_indirect(size);
+#endif
+}
+
 }  // namespace hetpu::matmul

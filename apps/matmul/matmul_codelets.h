@@ -19,4 +19,7 @@ void codelets_shutdown();
 
 struct starpu_codelet *codelet(Precision precision);
 
+// Options::clblast_min_indirect for the OpenCL codelets (nothing without OpenCL).
+void set_clblast_min_indirect(uint64_t size);
+
 }  // namespace hetpu::matmul

@@ -15,6 +15,9 @@ void hetpu_matmul_cpu_dgemm(void *buffers[], void *arg);
 /* OpenCL, CLBlast (matmul_opencl.cpp, built when HETPU_HAVE_OPENCL). */
 void hetpu_matmul_opencl_sgemm(void *buffers[], void *arg);
 void hetpu_matmul_opencl_dgemm(void *buffers[], void *arg);
+/* The smallest m x n x k (as a cube's side) CLBlast computes with its indirect GEMM kernel,
+ * set on each device before its first GEMM (default 128; 0: CLBlast's tuning database). */
+void hetpu_matmul_opencl_set_min_indirect(unsigned long long size);
 
 /* CUDA, cuBLAS (matmul_cuda.cu, registered when HETPU_HAVE_CUDA). */
 void hetpu_matmul_cuda_sgemm(void *buffers[], void *arg);

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     if (std::optional<int> done = hetpu::apps::parse_or_exit("matmul", argc, argv, options, parse_options, usage))
         return *done;
 
+    set_clblast_min_indirect(options.clblast_min_indirect);
     auto init = [] {
         codelets_init();
         return 0;

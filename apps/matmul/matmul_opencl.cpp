@@ -11,7 +11,11 @@
 #include <starpu.h>
 #include <clblast_c.h>
 
+#include <atomic>
+#include <cstdio>
 #include <mutex>
+#include <set>
+#include <utility>
 
 #include "apps/matmul/gemm_shape.h"
 #include "apps/matmul/matmul_kernels.h"
@@ -25,6 +29,36 @@ namespace {
 // enqueue is serialised: each worker waits for its own queue outside the lock, so the
 // devices still compute at the same time.
 std::mutex clblast_enqueue_mutex;
+
+// CLBlast computes GEMM with one generic "direct" kernel when m x n x k < s^3, and otherwise
+// with its "indirect" kernel plus kernels that pad and transpose the operands; s is
+// XGEMM_MIN_INDIRECT_SIZE from its tuning database, a guess for square problems. A block
+// here is tall and thin (m = k = the matrix size, n = the block's columns): measured on
+// PoCL's CPU device (n = 3072, one thread), blocks under ~160 columns got the direct kernel
+// at ~240 columns/s, wider ones the indirect kernel at ~520 columns/s, so a scheduler giving
+// the device narrow blocks paid twice the time per column. Set per device and precision
+// before the first GEMM there (hetpu_matmul_opencl_set_min_indirect; 0: CLBlast's own).
+std::atomic<unsigned long long> min_indirect{128};
+std::set<std::pair<cl_device_id, int>> min_indirect_applied;  // guarded by clblast_enqueue_mutex
+
+void apply_min_indirect(cl_command_queue queue, CLBlastPrecision precision)
+{
+    const unsigned long long size = min_indirect.load();
+    cl_device_id device = nullptr;
+    if (size == 0 || clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS)
+        return;
+    if (!min_indirect_applied.insert({device, static_cast<int>(precision)}).second)
+        return;
+    const char *names[] = {"XGEMM_MIN_INDIRECT_SIZE"};
+    const size_t values[] = {static_cast<size_t>(size)};
+    const CLBlastStatusCode status = CLBlastOverrideParameters(device, "GemmRoutine", precision, 1, names, values);
+    // Not fatal: GEMM is as correct with CLBlast's own choice, only slower on narrow blocks.
+    if (status != CLBlastSuccess)
+        std::fprintf(stderr,
+                     "matmul: CLBlast did not take XGEMM_MIN_INDIRECT_SIZE = %llu (status %d); "
+                     "it keeps its own choice of GEMM kernel\n",
+                     size, static_cast<int>(status));
+}
 
 template <typename T> void opencl_gemm(void *buffers[])
 {
@@ -43,6 +77,7 @@ template <typename T> void opencl_gemm(void *buffers[])
     cl_event event = nullptr;
     CLBlastStatusCode status;
     std::unique_lock<std::mutex> enqueue_lock(clblast_enqueue_mutex);
+    apply_min_indirect(queue, sizeof(T) == sizeof(float) ? CLBlastPrecisionSingle : CLBlastPrecisionDouble);
     // beta = 0: CLBlast does not read C, whose device copy is uninitialised (mode W).
     if constexpr (sizeof(T) == sizeof(float))
         status = CLBlastSgemm(CLBlastLayoutColMajor, CLBlastTransposeNo, CLBlastTransposeNo, m, n, k, 1.0f, a, a_off,
@@ -67,6 +102,7 @@ template <typename T> void opencl_gemm(void *buffers[])
 
 }  // namespace
 
+extern "C" void hetpu_matmul_opencl_set_min_indirect(unsigned long long size) { min_indirect.store(size); }
 extern "C" void hetpu_matmul_opencl_sgemm(void *buffers[], void *) { opencl_gemm<float>(buffers); }
 extern "C" void hetpu_matmul_opencl_dgemm(void *buffers[], void *) { opencl_gemm<double>(buffers); }
 

@@ -26,6 +26,13 @@ void describe(CLI::App &app, Options &o)
            "single or double (default double)")
         ->type_name("P")
         ->check(CLI::IsMember({"single", "double", "float", "s", "d"}));
+    app.add_option("--clblast-min-indirect", o.clblast_min_indirect,
+                   "OpenCL: CLBlast computes a block with its indirect GEMM kernel when m x n x k >= S^3, else "
+                   "with its direct one (default " +
+                       std::to_string(kDefaultClblastMinIndirect) +
+                       "; 0: CLBlast's own tuning, whose direct kernel ran narrow blocks at half the speed on PoCL)")
+        ->type_name("S")
+        ->check(apps::whole_in(0, kMaxDimension));
     apps::add_run_options(app, o, "columns", kMaxDimension, "a long double reference, every column of C");
     app.footer("Example: STARPU_SCHED=dmda hetpu-matmul -n 2048 --block 256 --verify");
 }

@@ -21,11 +21,16 @@ constexpr uint64_t kMaxDimension = 0x7fffffffu;
 // n when no size is given: a fraction of a second on a two-core machine.
 constexpr uint64_t kDefaultSize = 1024;
 
+// The smallest GEMM, as the side of a cube of m x n x k, that CLBlast computes with its
+// indirect kernel on OpenCL devices (matmul_opencl.cpp says why it is set at all).
+constexpr uint64_t kDefaultClblastMinIndirect = 128;
+
 struct Options : apps::RunOptions {
     uint64_t m = 0;  // rows of A and C
     uint64_t n = 0;  // columns of B and C: the divisible dimension
     uint64_t k = 0;  // columns of A, rows of B
     Precision precision = Precision::Double;
+    uint64_t clblast_min_indirect = kDefaultClblastMinIndirect;  // 0: CLBlast's tuning database decides
 };
 
 // Parse argv[1..argc-1]. Returns true on success (also for -h/--help, which sets

@@ -56,6 +56,19 @@ TEST(MatmulOptions, SquareDefaults)
     EXPECT_FALSE(p.options.verify);
     EXPECT_TRUE(p.options.json_path.empty());
     EXPECT_FALSE(p.options.help);
+    EXPECT_EQ(p.options.clblast_min_indirect, hetpu::matmul::kDefaultClblastMinIndirect);
+}
+
+TEST(MatmulOptions, ClblastMinIndirectSizeIsAnOption)
+{
+    Parsed p = parse({"-n", "64", "--clblast-min-indirect", "0"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.clblast_min_indirect, 0u) << "0 leaves the choice to CLBlast";
+    p = parse({"-n", "64", "--clblast-min-indirect", "384"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.clblast_min_indirect, 384u);
+    expect_rejected({"-n", "64", "--clblast-min-indirect", "-1"}, {"--clblast-min-indirect"});
+    expect_rejected({"-n", "64", "--clblast-min-indirect", "big"}, {"--clblast-min-indirect", "big"});
 }
 
 TEST(MatmulOptions, RectangularAndEveryOption)
