@@ -45,17 +45,22 @@ for w in r["workers"]:
 PY
 done
 
-# OpenCL worker only: every block goes through the CLBlast codelet, and is verified.
+# OpenCL worker only: every block goes through the CLBlast codelet, and is verified, with
+# CLBlast's direct GEMM kernel (192 x 32 x 192 is under 128^3, and under its own choice)
+# and with its indirect one (from 16^3: padding, offsets and transposition kernels).
 if [ "$have_opencl" = 1 ]; then
-    STARPU_NCPU=0 STARPU_SCHED=greedy "$matmul" -n 192 --block 32 --verify --json "$STARPU_HOME/ocl.jsonl" \
-        >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "OpenCL-only run"; }
-    python3 -c '
+    for min_indirect in 128 16 0; do
+        STARPU_NCPU=0 STARPU_SCHED=greedy "$matmul" -n 192 --block 32 --clblast-min-indirect $min_indirect --verify \
+            --json "$STARPU_HOME/ocl$min_indirect.jsonl" >"$STARPU_HOME/out" 2>&1 ||
+            { cat "$STARPU_HOME/out" >&2; fail "OpenCL-only run, --clblast-min-indirect $min_indirect"; }
+        python3 -c '
 import json, sys
 r = json.loads(open(sys.argv[1]).read())
 assert r["verified"] is True, r
 ocl = [w for w in r["workers"] if w["type"] == "OpenCL"]
 assert ocl and sum(w["elements"] for w in ocl) == 192, r["workers"]
-' "$STARPU_HOME/ocl.jsonl" || fail "OpenCL-only JSON line"
+' "$STARPU_HOME/ocl$min_indirect.jsonl" || fail "OpenCL-only JSON line, --clblast-min-indirect $min_indirect"
+    done
 fi
 
 # The planners: plb-hac and hdss choose every block's size and worker. Verified results,
