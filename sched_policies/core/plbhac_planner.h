@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perfmodels/core/online_model.h"
@@ -179,6 +180,7 @@ private:
     double anchor(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
     double fixed_cost(const Pu &pu) const;
+    static double fixed_cost_of(const std::vector<std::pair<double, double>> &blocks);
     double efficient_size(const Pu &pu) const;
     unsigned overhead_steps(unsigned steps, uint64_t remaining) const;
 

@@ -1284,6 +1284,38 @@ TEST(PlbhacOptions, SolverIsAnOption)
     EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Auto);
 }
 
+TEST(PlbhacMemory, AWarmStartReadsTheFixedCostOffItsSavedBlocksFromTheFirstStep)
+{
+    // A CPU (1e-4 s per element) next to an accelerator that pays 0.5 s per block (then 1e-5
+    // s per element), a ~20 s job: a step of an eighth costs the accelerator a fifth of its
+    // time in fixed costs. The saved blocks show that cost, so the first step of a warm
+    // start is already sized by it (overhead_steps: sqrt(step_error T / c) rounded up, 4 here,
+    // the least allowed): a quarter of the job, not the eighth warm_steps gives when the
+    // rule is off (step_error = 0) or only read from this run's own blocks.
+    auto memory = std::make_shared<PlbhacMemory>();
+    for (int w = 0; w < 2; ++w) {
+        PlbhacPuMemory m;
+        m.worker = w;
+        for (double x : {4096.0, 25000.0, 50000.0, 100000.0, 200000.0, 400000.0})
+            EXPECT_NO_THROW(m.exec.add(x, w == 0 ? 1e-4 * x : 0.5 + 1e-5 * x));
+        m.size_lo = 4096;
+        m.size_hi = 400000;
+        memory->pus.push_back(std::move(m));
+    }
+    const uint64_t total = 2'000'000;
+    for (double step_error : {0.1, 0.0}) {
+        PlbhacOptions o;
+        o.memory = std::make_shared<PlbhacMemory>(*memory);
+        o.step_error = step_error;
+        o.trust = 0;  // the step's size alone, not the trust region's cap on the accelerator
+        PlbhacPlanner p(workers(2), rules(total), o);
+        ASSERT_TRUE(p.warm_started());
+        const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
+        const double expected = static_cast<double>(total) / (step_error > 0 ? 4 : o.warm_steps);
+        EXPECT_NEAR(static_cast<double>(b0 + b1), expected, 0.02 * expected) << "step_error " << step_error;
+    }
+}
+
 TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
 {
     // Models measured over a whole earlier run (sizes up to 400k): the first step of a
