@@ -9,6 +9,7 @@
 #include <string>
 
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "runtime/core/json_line.h"
 #include "runtime/core/finite_number.h"
@@ -173,11 +174,7 @@ void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char 
 
 double plbhac_latency_s(std::vector<double> samples)
 {
-    if (samples.empty())
-        return 0;
-    std::sort(samples.begin(), samples.end());
-    const size_t n = samples.size();
-    return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    return samples.empty() ? 0.0 : gsl_stats_median(samples.data(), 1, samples.size());
 }
 
 std::string plbhac_trace_json(const PlbhacTraceRecord &r)
@@ -1070,11 +1067,10 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     // queued behind another hides it, and measures about none.
     const double profiled = done.exec_s + done.transfer_s;
     double latency = 0;
-    if (done.submitted_s >= 0 && std::isfinite(profiled)) {
-        const double unseen = done.end_s - std::max(done.submitted_s, pu->last_end_s) - profiled;
-        latency = std::isfinite(unseen) ? std::max(0.0, unseen) : 0.0;
-        if (std::isfinite(unseen))
-            pu->note_latency(latency);
+    const double unseen = done.end_s - std::max(done.submitted_s, pu->last_end_s) - profiled;
+    if (done.submitted_s >= 0 && std::isfinite(unseen)) {
+        latency = std::max(0.0, unseen);
+        pu->note_latency(latency);
     }
     const double measured = profiled + latency;
     if (done.count > 0 && measured > 0 && std::isfinite(measured) && block.phase != "probe")
@@ -1104,11 +1100,8 @@ void PlbhacPlanner::block_done(const BlockDone &done)
             pu->regime_changed = true;
             pu->measured.clear();
             pu->saved_blocks.clear();
-            pu->size_lo = pu->size_hi = 0;
-            for (const auto &pt : pu->exec.points()) {
-                pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, pt.first) : pt.first;
-                pu->size_hi = std::max(pu->size_hi, pt.first);
-            }
+            pu->size_lo = pu->fit_lo;  // note_fit_range above: the restarted model's points
+            pu->size_hi = pu->fit_hi;
         }
         // The model is rightly slow to believe one surprising block (a StarPU timing spike
         // must not move it), and with two blocks queued per PU the next block is already
