@@ -702,8 +702,14 @@ double PlbhacPlanner::efficient_size(const Pu &pu) const
     constexpr double kConvex = 0.25;
     // Blocks shorter than a quarter of the shortest worthwhile step do not count: held
     // there, a PU would run millions of blocks whose per-task costs no profile shows (seen
-    // in simulation: a PU held at 128 elements, 1.6 ms, in a 165M-element job).
-    const double shortest = options_.min_step_s / 4;
+    // in simulation: a PU held at 128 elements, 1.6 ms, in a 165M-element job). Nor do
+    // blocks shorter than kMinEvidence, whatever the step length: a few milliseconds are
+    // within the jitter of a loaded machine, and a hold is never lifted (seen on a loaded
+    // 2-core machine with HETPU_PLBHAC_MIN_STEP_MS=0: one 64-column matmul block of a few
+    // ms ran 1.5x dearer per column than the 16-column one before it, and the lone OpenCL
+    // PU was held at 16 columns for the rest of the job, 14 blocks instead of 4).
+    constexpr double kMinEvidence = 0.05;
+    const double shortest = std::max(options_.min_step_s / 4, kMinEvidence);
     double best_x = 0, best = HUGE_VAL;
     for (const auto &[x, t] : pu.measured)
         if (x > 0 && t >= shortest && t > 0 && t / x < best) {

@@ -1218,6 +1218,38 @@ TEST(PlbhacSteps, APuSlowerPerElementOnLargerBlocksIsHeldAtItsEfficientSize)
     }
 }
 
+TEST(PlbhacSteps, AFewMillisecondsOfJitterDoNotHoldAPu)
+{
+    // A lone PU, linear at 0.125 ms per element, except that its first large block ran 1.5x
+    // dearer per element (a loaded machine's scheduling: the block is a few milliseconds).
+    // Held at its "efficient" training size, it would run the rest of the job in blocks of
+    // 16 elements, and a hold is never lifted. So blocks that short are not evidence of a
+    // convex curve, even when the step length (min_step_s) does not bound them.
+    const double spe = 1.25e-4;
+    PlbhacOptions o;
+    o.x_init = 16;
+    o.min_step_s = 0;
+    o.gap_threshold_s = 1e9;
+    const uint64_t total = 100'000;
+    PlbhacPlanner p(workers(1), rules(total, 16), o);
+    uint64_t left = total;
+    double now = 0;
+    auto run = [&](uint64_t x, double slower) {
+        now += slower * spe * static_cast<double>(x);
+        p.block_done(done(0, x, slower * spe * static_cast<double>(x), now));
+        left -= x;
+    };
+    const uint64_t t1 = p.next_block(0, left);
+    run(t1, 1.0);
+    const uint64_t t2 = p.next_block(0, left);
+    run(t2, 1.0);
+    const uint64_t b1 = p.next_block(0, left);
+    ASSERT_GE(b1, 3 * t2) << "the ramp grows the first execution block";
+    run(b1, 1.5);
+    const uint64_t b2 = p.next_block(0, left);
+    EXPECT_GT(b2, b1) << "a jitter of a few ms held the PU at " << b2 << " elements";
+}
+
 TEST(PlbhacSteps, ALonePuIsNotCutIntoSteps)
 {
     // One accelerator, cheaper per element on larger blocks (an occupancy ramp up to ~64k
