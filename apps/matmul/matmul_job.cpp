@@ -55,8 +55,8 @@ template <typename T> int run_once(Problem<T> &p, const Options &options, struct
     struct hetpu_divisible_job job = {};
     job.name = "matmul";
     job.total = p.n;
-    job.granule = 1;
-    job.min_block = 1;
+    job.granule = options.granule;
+    job.min_block = options.granule;
     job.default_block = options.block;
     job.fill_task = fill_task<T>;
     job.block_handle_mask = (1u << 1) | (1u << 2);  // B and C blocks: one handle per block

@@ -33,6 +33,13 @@ void describe(CLI::App &app, Options &o)
                        "; 0: CLBlast's own tuning, whose direct kernel ran narrow blocks at half the speed on PoCL)")
         ->type_name("S")
         ->check(apps::whole_in(0, kMaxDimension));
+    app.add_option("--granule", o.granule,
+                   "block widths are multiples of G columns, except a last block holding what remains (default " +
+                       std::to_string(kDefaultGranule) + " when n has at least " +
+                       std::to_string(kDefaultGranule) + " such granules and --block is a multiple of it, else 1; " +
+                       "GEMM kernels compute whole tiles: CLBlast pads a block to its tile)")
+        ->type_name("G")
+        ->check(apps::whole_in(1, kMaxDimension));
     apps::add_run_options(app, o, "columns", kMaxDimension, "a long double reference, every column of C");
     app.footer("Example: STARPU_SCHED=dmda hetpu-matmul -n 2048 --block 256 --verify");
 }
@@ -53,6 +60,23 @@ bool complete(Options &o, std::string &error)
     if (o.block > o.n) {
         error = "--block " + std::to_string(o.block) + " is larger than n = " + std::to_string(o.n) +
                 ": give a block of at most " + std::to_string(o.n) + " columns";
+        return false;
+    }
+    if (o.granule == 0) {
+        // Coarser blocks than kDefaultGranule cost a planner its balance on small jobs
+        // (fewer than that many granules), and a user's --block is kept as given.
+        const bool fits = o.n >= kDefaultGranule * kDefaultGranule && o.block % kDefaultGranule == 0;
+        o.granule = fits ? kDefaultGranule : 1;
+    }
+    if (o.granule > o.n) {
+        error = "--granule " + std::to_string(o.granule) + " is larger than n = " + std::to_string(o.n) +
+                ": give a granule of at most " + std::to_string(o.n) + " columns";
+        return false;
+    }
+    if (o.block % o.granule != 0) {
+        error = "--block " + std::to_string(o.block) + " is not a multiple of --granule " + std::to_string(o.granule) +
+                ": give a block of " + std::to_string(o.block / o.granule * o.granule + o.granule) +
+                " columns, or another granule";
         return false;
     }
     // A, B and C must fit in memory: refuse sizes whose byte count overflows outright.

@@ -25,12 +25,19 @@ constexpr uint64_t kDefaultSize = 1024;
 // indirect kernel on OpenCL devices (matmul_opencl.cpp says why it is set at all).
 constexpr uint64_t kDefaultClblastMinIndirect = 128;
 
+// Block widths are multiples of this many columns by default (n permitting, see
+// complete() in matmul_options.cpp): GEMM kernels compute whole tiles of C, and CLBlast's
+// indirect kernel pads a block's columns up to its tile, 32 on PoCL here, so a 97-column
+// block took as long as a 128-column one (2.63 ms per column against 1.96 at 96).
+constexpr uint64_t kDefaultGranule = 32;
+
 struct Options : apps::RunOptions {
     uint64_t m = 0;  // rows of A and C
     uint64_t n = 0;  // columns of B and C: the divisible dimension
     uint64_t k = 0;  // columns of A, rows of B
     Precision precision = Precision::Double;
     uint64_t clblast_min_indirect = kDefaultClblastMinIndirect;  // 0: CLBlast's tuning database decides
+    uint64_t granule = 0;  // block widths are multiples of it (but the last); 0 until parsed: the default
 };
 
 // Parse argv[1..argc-1]. Returns true on success (also for -h/--help, which sets

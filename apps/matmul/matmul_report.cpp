@@ -17,7 +17,7 @@ void add_problem(apps::AppRecord &r, const Options &o)
     r.app = "matmul";
     r.precision = precision_name(o.precision);
     r.gflops = gflops(o.m, o.n, o.k, r.makespan_s);
-    r.extra = {{"m", o.m}, {"n", o.n}, {"k", o.k}};
+    r.extra = {{"m", o.m}, {"n", o.n}, {"k", o.k}, {"granule", o.granule}};
 }
 
 std::string summary(const apps::AppRecord &r, const Options &o, unsigned reps)

@@ -109,6 +109,36 @@ assert len(trace) <= 8, "a lone PU cut into steps: %s" % [t["size"] for t in tra
 assert sum(t["size"] for t in trace) == 256
 PY
 
+# Blocks are whole GEMM tiles (--granule, 32 columns by default once n holds 32 of them):
+# every plb-hac block of a 1,040-column job is a multiple of 32 but the last, which holds
+# the 16 columns left; with --granule 1 the planner's widths are its own.
+for granule in default 1; do
+    extra=
+    [ "$granule" = default ] || extra="--granule $granule"
+    rm -f "$STARPU_HOME/tiles.trace" "$STARPU_HOME/tiles.jsonl"
+    HETPU_TRACE="$STARPU_HOME/tiles.trace" STARPU_SCHED=plb-hac "$matmul" -n 1040 $extra --verify \
+        --json "$STARPU_HOME/tiles.jsonl" >"$STARPU_HOME/out" 2>&1 ||
+        { cat "$STARPU_HOME/out" >&2; fail "plb-hac, --granule $granule"; }
+    python3 - "$STARPU_HOME/tiles.jsonl" "$STARPU_HOME/tiles.trace" "$granule" <<'PY' || fail "blocks of --granule $granule"
+import json, sys
+r = json.loads(open(sys.argv[1]).read())
+sizes = [json.loads(l)["size"] for l in open(sys.argv[2])]
+assert r["verified"] is True and sum(sizes) == 1040, (r, sizes)
+if sys.argv[3] == "default":
+    assert r["granule"] == 32, r
+    assert sum(1 for s in sizes if s % 32) <= 1, sizes
+    assert all(s % 32 == 0 or s % 32 == 1040 % 32 for s in sizes), sizes
+else:
+    assert r["granule"] == 1, r
+PY
+done
+check_granule_rejected() {
+    if "$matmul" "$@" >/dev/null 2>"$STARPU_HOME/err"; then fail "matmul $* accepted"; fi
+    grep -q -- "--granule" "$STARPU_HOME/err" || fail "matmul $*: --granule not named: $(cat "$STARPU_HOME/err")"
+}
+check_granule_rejected -n 64 --granule 128
+check_granule_rejected -n 1024 --granule 64 --block 100
+
 # Bad planner settings are reported, not ignored.
 if HETPU_PLBHAC_ALPHA=2 STARPU_SCHED=plb-hac "$matmul" -n 64 >"$STARPU_HOME/out" 2>&1; then fail "HETPU_PLBHAC_ALPHA=2 accepted"; fi
 grep -q "HETPU_PLBHAC_ALPHA" "$STARPU_HOME/out" || fail "bad HETPU_PLBHAC_ALPHA not named: $(cat "$STARPU_HOME/out")"

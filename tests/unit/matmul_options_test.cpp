@@ -57,6 +57,7 @@ TEST(MatmulOptions, SquareDefaults)
     EXPECT_TRUE(p.options.json_path.empty());
     EXPECT_FALSE(p.options.help);
     EXPECT_EQ(p.options.clblast_min_indirect, hetpu::matmul::kDefaultClblastMinIndirect);
+    EXPECT_EQ(p.options.granule, hetpu::matmul::kDefaultGranule);
 }
 
 TEST(MatmulOptions, ClblastMinIndirectSizeIsAnOption)
@@ -69,6 +70,32 @@ TEST(MatmulOptions, ClblastMinIndirectSizeIsAnOption)
     EXPECT_EQ(p.options.clblast_min_indirect, 384u);
     expect_rejected({"-n", "64", "--clblast-min-indirect", "-1"}, {"--clblast-min-indirect"});
     expect_rejected({"-n", "64", "--clblast-min-indirect", "big"}, {"--clblast-min-indirect", "big"});
+}
+
+TEST(MatmulOptions, BlocksAreWholeKernelTilesWhenTheJobHasEnoughOfThem)
+{
+    const uint64_t g = hetpu::matmul::kDefaultGranule;
+    Parsed p = parse({"-n", "3072"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.granule, g) << "3072 columns are 96 tiles";
+    p = parse({"-n", std::to_string(g * g - 1).c_str()});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.granule, 1u) << "fewer tiles than the granule: blocks of any width, for balance";
+    p = parse({"-n", "3072", "--block", "100"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.granule, 1u) << "a --block that is no multiple of the tile keeps its width";
+    p = parse({"-n", "3072", "--block", "256"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.granule, g);
+    p = parse({"-n", "3072", "--granule", "1"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.granule, 1u) << "--granule 1: any width";
+    p = parse({"-n", "100", "--granule", "64", "--block", "64"});
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.options.granule, 64u);
+    expect_rejected({"-n", "3072", "--granule", "0"}, {"--granule", "0"});
+    expect_rejected({"-n", "100", "--granule", "128"}, {"--granule", "128", "larger than n = 100"});
+    expect_rejected({"-n", "3072", "--granule", "64", "--block", "100"}, {"--block 100", "--granule 64", "128"});
 }
 
 TEST(MatmulOptions, RectangularAndEveryOption)
