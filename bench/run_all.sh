@@ -45,6 +45,8 @@ for suite in "${suites[@]}"; do
       "$build/bench/plbhac_solve_speed" | tee "$out/plbhac_solve_speed.txt"
       echo "== plbhac_sim: simulated machines A-E"
       bash "$top/bench/plbhac_sim.sh" "$build" "$out/plbhac_sim"
+      echo "== plbhac_ramp_bound: what a cold start can reach under the trust region"
+      python3 "$top/bench/plbhac_ramp_bound.py" "$build" "$top"/bench/scenarios/*.json | tee "$out/plbhac_ramp_bound.txt"
       echo "== plbhac_models_sim: second runs from persisted models"
       bash "$top/bench/plbhac_models_sim.sh" "$build" "$out/plbhac_models_sim"
       echo "== plbhac_random_sim: random machines (curves, noise, slowdowns) against hdss and greedy"
