@@ -37,17 +37,18 @@ struct TraceFile {
     }
 };
 
-// Models learnt by the planners of earlier jobs, per job name and worker set: an iterative
-// application (k-means runs one divisible job per iteration) trains once per process, not
-// once per iteration. HETPU_PLBHAC_KEEP_MODELS=0 turns it off; unnamed jobs never share.
-std::shared_ptr<hetpu::PlbhacMemory> memory_for(const std::string &job_name,
+// Models learnt by the planners of earlier jobs, per job name, size and worker set (the
+// key of the models on disk, plbhac_model_store.h): an iterative application (k-means runs
+// one divisible job per iteration) trains once per process, not once per iteration.
+// HETPU_PLBHAC_KEEP_MODELS=0 turns it off; unnamed jobs never share.
+std::shared_ptr<hetpu::PlbhacMemory> memory_for(const std::string &job_name, uint64_t elements,
                                                 const std::vector<hetpu::PlannerWorker> &workers)
 {
     static std::mutex mutex;
     static std::map<std::string, std::shared_ptr<hetpu::PlbhacMemory>> memories;
     if (job_name.empty())
         return nullptr;
-    std::string key = job_name;
+    std::string key = job_name + "|" + std::to_string(elements);
     for (const auto &w : workers)
         key += "|" + std::to_string(w.id);
     std::lock_guard<std::mutex> lock(mutex);
@@ -156,7 +157,7 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
         return nullptr;
     }
     if (!keep || std::strcmp(keep, "0"))
-        options.memory = memory_for(rules.job_name, workers);
+        options.memory = memory_for(rules.job_name, rules.total, workers);
     const char *models = std::getenv("HETPU_PLBHAC_MODELS");
     if (models && *models && std::strcmp(models, "on") && std::strcmp(models, "off") && std::strcmp(models, "1") &&
         std::strcmp(models, "0")) {
@@ -166,7 +167,7 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
     }
     const bool persist = !models || !*models || !std::strcmp(models, "on") || !std::strcmp(models, "1");
     if (persist && options.memory) {
-        const hetpu::PlbhacModelKey key = hetpu::plbhac_model_key(rules.job_name, host_name(), workers);
+        const hetpu::PlbhacModelKey key = hetpu::plbhac_model_key(rules.job_name, rules.total, host_name(), workers);
         const std::string path =
             hetpu::plbhac_model_path(hetpu::hetpu_home([](const char *n) { return std::getenv(n); }), key);
         if (!path.empty()) {

@@ -84,10 +84,10 @@ std::string read_file(const std::string &path, bool &missing)
 
 }  // namespace
 
-PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host,
+PlbhacModelKey plbhac_model_key(const std::string &job, uint64_t elements, const std::string &host,
                                 const std::vector<PlannerWorker> &workers)
 {
-    PlbhacModelKey k{job, host, {}};
+    PlbhacModelKey k{job, elements, host, {}};
     for (const auto &w : workers) {
         // StarPU's worker names end with device details in parentheses, and PoCL's include
         // the memory it reports, which follows the host's free RAM: "OpenCL 0
@@ -107,6 +107,7 @@ std::string plbhac_model_path(const std::string &home, const PlbhacModelKey &key
     if (home.empty() || !valid_job_file_name(key.job))
         return "";
     uint64_t h = fnv1a(key.job);
+    h = fnv1a("\n" + std::to_string(key.elements), h);
     h = fnv1a("\n" + key.host, h);
     for (const auto &w : key.workers)
         h = fnv1a("\n" + w, h);
@@ -121,6 +122,7 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
     j["format"] = kFormat;
     j["version"] = kPlbhacModelsVersion;
     j["job"] = file.key.job;
+    j["elements"] = file.key.elements;
     j["host"] = file.key.host;
     j["workers"] = file.key.workers;
     j["runs"] = file.runs;
@@ -149,6 +151,7 @@ PlbhacModelFile plbhac_models_from_json(const std::string &text)
                                  ", this hetpu reads version " + std::to_string(kPlbhacModelsVersion));
         PlbhacModelFile f;
         f.key.job = j.at("job").get<std::string>();
+        f.key.elements = j.value("elements", uint64_t{0});
         f.key.host = j.at("host").get<std::string>();
         f.key.workers = j.at("workers").get<std::vector<std::string>>();
         f.runs = j.value("runs", 0u);
@@ -243,8 +246,9 @@ std::optional<PlbhacModelFile> load_plbhac_models(const std::string &path, const
         return std::nullopt;
     }
     if (!(f.key == key)) {
-        warning = path + ": holds job '" + f.key.job + "' on host '" + f.key.host +
-                  "' with another worker set or host than this run; ignored (the run trains and rewrites it)";
+        warning = path + ": holds job '" + f.key.job + "' of " + std::to_string(f.key.elements) +
+                  " elements on host '" + f.key.host +
+                  "' with another size, worker set or host than this run; ignored (the run trains and rewrites it)";
         return std::nullopt;
     }
     return f;

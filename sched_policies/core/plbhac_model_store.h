@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // PLB-HAC models that persist across runs: what a planner learnt about its PUs (the
-// measured points behind each execution and transfer model), saved per job name, worker
-// set and host under $HETPU_HOME/plbhac-models/, so that the next run of the same program
+// measured points behind each execution and transfer model), saved per job name, job size,
+// worker set and host under $HETPU_HOME/plbhac-models/, so that the next run of the same program
 // on the same node starts in the execution phase instead of training (StarPU's dmda keeps
 // its calibrated history in STARPU_HOME the same way). Pure C++, no StarPU.
 //
@@ -13,12 +13,14 @@
 // the new measurements after two of them.
 //
 // File format (JSON, one object): {"format": "hetpu-plbhac-models", "version": 1, "job",
-// "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
+// "elements", "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
 // "pus": [{"worker", "exec": [[x, s], ...], "transfer": [[x, s], ...], "size_lo",
 // "size_hi", "latency": [s, ...]}]} ("latency", the PU's recent per-block latencies beyond
-// its profiled times, is optional: files without it load with none). A file with another format name or version, another key (a copied
-// HETPU_HOME, a renamed file) or anything unparsable is ignored with a warning: the run
-// then trains, as without a file, and overwrites it when it ends.
+// its profiled times, is optional: files without it load with none; "elements", the job's
+// size, is optional too: a file without it matches no run). A file with another format
+// name or version, another key (a copied HETPU_HOME, a renamed file) or anything
+// unparsable is ignored with a warning: the run then trains, as without a file, and
+// overwrites it when it ends.
 //
 // Writes are atomic: a temporary file in the same directory (unique per process and
 // call), flushed and fsync'ed, then rename(2)d over the target. Concurrent writers of the
@@ -38,18 +40,27 @@ namespace hetpu {
 
 constexpr int kPlbhacModelsVersion = 1;
 
-// Which models a file holds: a job on a worker set on a host. Workers are "<id> <name>
+// Which models a file holds: a job of a size on a worker set on a host. The size is part
+// of it because an element's cost usually depends on the job's other dimensions, which the
+// name does not give: a matmul column costs m x k, and the same program run at n = 3072
+// and n = 4096 (m = k = n) saved its models into one file, each run starting from the
+// other's; on the real node the first blocks of n = 4096 were predicted at 0.14 s and ran
+// 0.24 s, and both sizes ran 3-10% slower than from their own models. Workers are "<id> <name>
 // <kind>" in the order of the planner's workers (StarPU numbers them the same way for the
 // same configuration, and the memory matches PUs by id); the name without the details
 // StarPU puts in parentheses (PoCL's there include its free memory, which changes).
 struct PlbhacModelKey {
     std::string job;
+    uint64_t elements = 0;  // the job's size (BlockRules::total); 0 in a file written without it
     std::string host;
     std::vector<std::string> workers;
-    bool operator==(const PlbhacModelKey &o) const { return job == o.job && host == o.host && workers == o.workers; }
+    bool operator==(const PlbhacModelKey &o) const
+    {
+        return job == o.job && elements == o.elements && host == o.host && workers == o.workers;
+    }
 };
 
-PlbhacModelKey plbhac_model_key(const std::string &job, const std::string &host,
+PlbhacModelKey plbhac_model_key(const std::string &job, uint64_t elements, const std::string &host,
                                 const std::vector<PlannerWorker> &workers);
 
 struct PlbhacModelFile {

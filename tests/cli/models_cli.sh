@@ -22,7 +22,7 @@ assert not a["warm_started"] and a["training_s"] > 0, a
 assert b["warm_started"] and b["training_s"] == 0, b
 PY
 "$tool" models list --home "$home" >"$dir/list" || fail "models list"
-grep -q "^pair .* 2 .*A.cpu,A.gpu0" "$dir/list" || fail "models list: $(cat "$dir/list")"
+grep -q "^pair  *400000 .* 2 .*A.cpu,A.gpu0" "$dir/list" || fail "models list: $(cat "$dir/list")"
 "$tool" models show pair --home "$home" >"$dir/show" || fail "models show"
 grep -q "worker 1 A.gpu0" "$dir/show" || fail "models show: $(cat "$dir/show")"
 grep -q "latency .* s per block (median of [0-9]*)" "$dir/show" || fail "models show has no latency: $(cat "$dir/show")"
@@ -37,6 +37,18 @@ assert all(p["latency_s"] >= 0 and p["latency_s"] < 1e-6 for p in pus), pus
 assert all(p["seconds_at_size_hi"] > 0 for p in pus), pus
 PY
 if "$tool" models show nosuchjob --home "$home" 2>"$dir/err"; then fail "show of an unknown job succeeded"; fi
+# The same job at another size (a scenario of the same file name, twice the workload)
+# starts cold: an element's cost may depend on the size. Its models go to a file of their own.
+mkdir -p "$dir/big"
+sed 's/"workload": 400000/"workload": 800000/' "$dir/pair.json" >"$dir/big/pair.json"
+"$tool" sim --scenario "$dir/big/pair.json" --policy plb-hac --seed 1 --json --models "$home" >"$dir/big.json" 2>"$dir/err" ||
+    fail "run of another size"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["warm_started"], r' "$dir/big.json" ||
+    fail "another size started from the models of the first"
+[ "$(ls "$home"/plbhac-models/pair.*.json | wc -l)" -eq 2 ] || fail "sizes share a file: $(ls "$home/plbhac-models")"
+"$tool" models list --home "$home" >"$dir/list2" || fail "models list"
+grep -q "^pair  *800000 .* 1 " "$dir/list2" || fail "models list, second size: $(cat "$dir/list2")"
+rm "$(grep -l '"elements": 800000' "$home"/plbhac-models/pair.*.json)" || fail "no file of the second size"
 f=$(ls "$home"/plbhac-models/pair.*.json)
 echo '{"format": "hetpu-plbhac-models", "version": 1, "job": ' >"$f"
 run 3 >"$dir/r3.json" || fail "run over a corrupt file"

@@ -80,7 +80,7 @@ void spit(const std::string &path, const std::string &text)
 TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
 {
     TempHome home;
-    const PlbhacModelKey key = plbhac_model_key("matmul", "node1", two_workers());
+    const PlbhacModelKey key = plbhac_model_key("matmul", 4096, "node1", two_workers());
     const std::string path = plbhac_model_path(home.path, key);
     ASSERT_NE(path, "");
     EXPECT_EQ(path.rfind(home.path + "/plbhac-models/matmul.", 0), 0u) << path;
@@ -120,7 +120,7 @@ TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
     // Files written before the per-block latency was kept have no "latency": they are still
     // this version's files, and their PUs start with no latency.
     PlbhacModelFile f;
-    f.key = plbhac_model_key("grn", "node1", two_workers());
+    f.key = plbhac_model_key("grn", 4096, "node1", two_workers());
     f.memory = trained_memory();
     nlohmann::json j = nlohmann::json::parse(plbhac_models_to_json(f));
     for (auto &pu : j["pus"])
@@ -135,7 +135,7 @@ TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
 TEST(PlbhacModelStore, AnUnwritableDirectoryIsNamed)
 {
     PlbhacModelFile f;
-    f.key = plbhac_model_key("grn", "node1", two_workers());
+    f.key = plbhac_model_key("grn", 4096, "node1", two_workers());
     EXPECT_THROW_MSG(save_plbhac_models("/dev/null/models/grn.json", f), std::runtime_error,
                      "cannot create /dev/null/models: ");
 }
@@ -143,7 +143,7 @@ TEST(PlbhacModelStore, AnUnwritableDirectoryIsNamed)
 TEST(PlbhacModelStore, AMissingFileIsNoWarning)
 {
     TempHome home;
-    const PlbhacModelKey key = plbhac_model_key("grn", "node1", two_workers());
+    const PlbhacModelKey key = plbhac_model_key("grn", 4096, "node1", two_workers());
     std::string warning = "stale";
     EXPECT_FALSE(load_plbhac_models(plbhac_model_path(home.path, key), key, warning).has_value());
     EXPECT_EQ(warning, "");
@@ -152,7 +152,7 @@ TEST(PlbhacModelStore, AMissingFileIsNoWarning)
 TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
 {
     TempHome home;
-    const PlbhacModelKey key = plbhac_model_key("kmeans", "node1", two_workers());
+    const PlbhacModelKey key = plbhac_model_key("kmeans", 4096, "node1", two_workers());
     const std::string path = plbhac_model_path(home.path, key);
     PlbhacModelFile f;
     f.key = key;
@@ -167,7 +167,15 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
     PlbhacModelFile foreign = f;
     foreign.key.host = "othernode";
     PlbhacModelFile other_workers = f;
-    other_workers.key = plbhac_model_key("kmeans", "node1", {{0, WorkerKind::Cpu, "cpu0"}});
+    other_workers.key = plbhac_model_key("kmeans", 4096, "node1", {{0, WorkerKind::Cpu, "cpu0"}});
+    // Another size of the same job: its elements cost otherwise (a matmul column costs m x k).
+    PlbhacModelFile other_size = f;
+    other_size.key.elements = 8192;
+    // Written before the key held the size: it matches no run.
+    std::string sizeless = good;
+    const size_t at = sizeless.find("\"elements\": 4096,");
+    ASSERT_NE(at, std::string::npos) << good;
+    sizeless.erase(at, std::string("\"elements\": 4096,").size());
     std::string v2 = good;
     v2.replace(v2.find("\"version\": 1"), 12, "\"version\": 2");
     std::string negative = good;
@@ -182,7 +190,9 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
         {"bad point", negative, "not a measurement"},
         {"bad latency", bad_latency, "latency of worker 1"},
         {"another host", plbhac_models_to_json(foreign), "othernode"},
-        {"another worker set", plbhac_models_to_json(other_workers), "another worker set"},
+        {"another worker set", plbhac_models_to_json(other_workers), "worker set"},
+        {"another size", plbhac_models_to_json(other_size), "of 8192 elements"},
+        {"no size", sizeless, "of 0 elements"},
     };
     for (const Case &c : cases) {
         spit(path, c.text);
@@ -205,26 +215,28 @@ TEST(PlbhacModelStore, KeysIgnoreTheDeviceDetailsInWorkerNames)
                                           {1, WorkerKind::Cpu, "CPU 0"}};
     std::vector<PlannerWorker> b = a;
     b[0].name = "OpenCL 0 (pthread-x86 17.2 GiB)";
-    EXPECT_EQ(plbhac_model_key("km", "n", a), plbhac_model_key("km", "n", b));
-    EXPECT_EQ(plbhac_model_path("/h", plbhac_model_key("km", "n", a)),
-              plbhac_model_path("/h", plbhac_model_key("km", "n", b)));
+    EXPECT_EQ(plbhac_model_key("km", 4096, "n", a), plbhac_model_key("km", 4096, "n", b));
+    EXPECT_EQ(plbhac_model_path("/h", plbhac_model_key("km", 4096, "n", a)),
+              plbhac_model_path("/h", plbhac_model_key("km", 4096, "n", b)));
     b[0].kind = WorkerKind::Cuda;
-    EXPECT_FALSE(plbhac_model_key("km", "n", a) == plbhac_model_key("km", "n", b)) << "another kind is another worker";
+    EXPECT_FALSE(plbhac_model_key("km", 4096, "n", a) == plbhac_model_key("km", 4096, "n", b)) << "another kind is another worker";
 }
 
 TEST(PlbhacModelStore, KeysNameDistinctFilesAndBadJobNamesNone)
 {
     const std::string home = "/h";
-    const auto a = plbhac_model_path(home, plbhac_model_key("mm", "n1", two_workers()));
-    const auto b = plbhac_model_path(home, plbhac_model_key("mm", "n2", two_workers()));
-    const auto c = plbhac_model_path(home, plbhac_model_key("mm", "n1", {{0, WorkerKind::Cpu, "cpu0"}}));
+    const auto a = plbhac_model_path(home, plbhac_model_key("mm", 4096, "n1", two_workers()));
+    const auto b = plbhac_model_path(home, plbhac_model_key("mm", 4096, "n2", two_workers()));
+    const auto c = plbhac_model_path(home, plbhac_model_key("mm", 4096, "n1", {{0, WorkerKind::Cpu, "cpu0"}}));
+    const auto d = plbhac_model_path(home, plbhac_model_key("mm", 3072, "n1", two_workers()));
     EXPECT_NE(a, b);
     EXPECT_NE(a, c);
-    EXPECT_EQ(a, plbhac_model_path(home, plbhac_model_key("mm", "n1", two_workers()))) << "stable";
-    EXPECT_EQ(plbhac_model_path(home, plbhac_model_key("../etc", "n1", two_workers())), "");
-    EXPECT_EQ(plbhac_model_path(home, plbhac_model_key(".hidden", "n1", two_workers())), "");
-    EXPECT_EQ(plbhac_model_path(home, plbhac_model_key("", "n1", two_workers())), "");
-    EXPECT_EQ(plbhac_model_path("", plbhac_model_key("mm", "n1", two_workers())), "");
+    EXPECT_NE(a, d) << "another size of the job is another file";
+    EXPECT_EQ(a, plbhac_model_path(home, plbhac_model_key("mm", 4096, "n1", two_workers()))) << "stable";
+    EXPECT_EQ(plbhac_model_path(home, plbhac_model_key("../etc", 4096, "n1", two_workers())), "");
+    EXPECT_EQ(plbhac_model_path(home, plbhac_model_key(".hidden", 4096, "n1", two_workers())), "");
+    EXPECT_EQ(plbhac_model_path(home, plbhac_model_key("", 4096, "n1", two_workers())), "");
+    EXPECT_EQ(plbhac_model_path("", plbhac_model_key("mm", 4096, "n1", two_workers())), "");
 }
 
 TEST(PlbhacModelStore, ConcurrentWritersNeverLeaveATornFile)
@@ -233,7 +245,7 @@ TEST(PlbhacModelStore, ConcurrentWritersNeverLeaveATornFile)
     // same path while a reader loads it in a loop: every load must succeed (no torn or
     // empty file is ever visible under the name) and no temporary file may be left.
     TempHome home;
-    const PlbhacModelKey key = plbhac_model_key("job", "node1", two_workers());
+    const PlbhacModelKey key = plbhac_model_key("job", 4096, "node1", two_workers());
     const std::string path = plbhac_model_path(home.path, key);
     PlbhacModelFile f;
     f.key = key;
@@ -298,7 +310,7 @@ TEST(PlbhacModelStore, ListShowsGoodAndBrokenFiles)
     TempHome home;
     EXPECT_TRUE(list_plbhac_models(home.path).empty());
     PlbhacModelFile f;
-    f.key = plbhac_model_key("mm", "node1", two_workers());
+    f.key = plbhac_model_key("mm", 4096, "node1", two_workers());
     f.memory = trained_memory();
     ASSERT_NO_THROW(save_plbhac_models(plbhac_model_path(home.path, f.key), f));
     spit(plbhac_models_dir(home.path) + "/broken.0000000000000000.json", "{");
@@ -340,7 +352,7 @@ struct StoreRun {
 StoreRun run_with_store(const sim::Scenario &s, const std::string &home, uint64_t seed)
 {
     const auto workers = sim::planner_workers(s);
-    const PlbhacModelKey key = plbhac_model_key("pair", "sim", workers);
+    const PlbhacModelKey key = plbhac_model_key("pair", 4096, "sim", workers);
     const std::string path = plbhac_model_path(home, key);
     PlbhacOptions o;
     o.memory = std::make_shared<PlbhacMemory>();

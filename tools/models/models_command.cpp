@@ -49,6 +49,7 @@ int list(const std::string &home, bool json)
             nlohmann::json o{{"path", e.path}};
             if (e.file)
                 o.update({{"job", e.file->key.job},
+                          {"elements", e.file->key.elements},
                           {"host", e.file->key.host},
                           {"workers", e.file->key.workers},
                           {"runs", e.file->runs},
@@ -64,10 +65,11 @@ int list(const std::string &home, bool json)
         std::printf("no saved PLB-HAC models under %s\n", plbhac_models_dir(home).c_str());
         return 0;
     }
-    std::printf("%-20s %-16s %5s  %-19s  %s\n", "job", "host", "runs", "saved", "workers");
+    std::printf("%-20s %12s %-16s %5s  %-19s  %s\n", "job", "elements", "host", "runs", "saved", "workers");
     for (const auto &e : entries) {
         if (e.file)
-            std::printf("%-20s %-16s %5u  %-19s  %s\n", e.file->key.job.c_str(), e.file->key.host.c_str(), e.file->runs,
+            std::printf("%-20s %12llu %-16s %5u  %-19s  %s\n", e.file->key.job.c_str(),
+                        static_cast<unsigned long long>(e.file->key.elements), e.file->key.host.c_str(), e.file->runs,
                         when(e.file->saved_unix_s).c_str(), workers_text(e.file->key).c_str());
         else
             std::printf("%-20s (unreadable: %s)\n", std::filesystem::path(e.path).filename().c_str(), e.error.c_str());
@@ -85,8 +87,9 @@ int show(const std::string &home, const std::string &job, bool json)
         ++found;
         const PlbhacModelFile &f = *e.file;
         if (json) {
-            nlohmann::json o{{"path", e.path}, {"job", f.key.job},         {"host", f.key.host},
-                             {"runs", f.runs}, {"workers", f.key.workers}, {"pus", nlohmann::json::array()}};
+            nlohmann::json o{{"path", e.path},   {"job", f.key.job},           {"elements", f.key.elements},
+                             {"host", f.key.host}, {"runs", f.runs},             {"workers", f.key.workers},
+                             {"pus", nlohmann::json::array()}};
             for (const auto &pu : f.memory.pus)
                 o["pus"].push_back(
                     {{"worker", pu.worker},
@@ -101,8 +104,9 @@ int show(const std::string &home, const std::string &job, bool json)
             out.push_back(o);
             continue;
         }
-        std::printf("%s\n  job %s on host %s, %u runs, saved %s\n", e.path.c_str(), f.key.job.c_str(),
-                    f.key.host.c_str(), f.runs, when(f.saved_unix_s).c_str());
+        std::printf("%s\n  job %s of %llu elements on host %s, %u runs, saved %s\n", e.path.c_str(), f.key.job.c_str(),
+                    static_cast<unsigned long long>(f.key.elements), f.key.host.c_str(), f.runs,
+                    when(f.saved_unix_s).c_str());
         for (size_t i = 0; i < f.memory.pus.size(); ++i) {
             const PlbhacPuMemory &pu = f.memory.pus[i];
             const std::string name = i < f.key.workers.size() ? f.key.workers[i] : std::to_string(pu.worker);
@@ -150,7 +154,7 @@ int clear(const std::string &home, const std::string &job, bool all)
 
 int models_command(int argc, char **argv)
 {
-    CLI::App app{"PLB-HAC models saved across runs, per job, worker set and host "
+    CLI::App app{"PLB-HAC models saved across runs, per job, job size, worker set and host "
                  "($HETPU_HOME/plbhac-models; HETPU_PLBHAC_MODELS=off stops a run reading or saving them).",
                  "hetpu models"};
     app.require_subcommand(1);
@@ -158,7 +162,7 @@ int models_command(int argc, char **argv)
     bool json = false, all = false;
     const std::string home_help =
         "models home (default: $HETPU_HOME, else $XDG_DATA_HOME/hetpu, else ~/.local/share/hetpu)";
-    CLI::App *ls = app.add_subcommand("list", "one line per saved job, worker set and host");
+    CLI::App *ls = app.add_subcommand("list", "one line per saved job, job size, worker set and host");
     ls->add_option("--home", home, home_help);
     ls->add_flag("--json", json, "a JSON array instead of text");
     CLI::App *sh = app.add_subcommand("show", "the models of a job: points, block sizes, fitted curves per worker");
