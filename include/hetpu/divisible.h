@@ -24,7 +24,10 @@ extern "C" {
 #endif
 
 struct hetpu_divisible_job {
-    /* Label used in reports ("matmul"). */
+    /* Label used in reports ("matmul"). plb-hac keeps the models it learns under the name
+	 * and total (in the process, and in $HETPU_HOME across runs), so jobs whose elements
+	 * cost differently at the same total (another matrix height) need different names;
+	 * NULL: nothing is kept. */
     const char *name;
     /* Number of elements to process (columns, rows, points...). Must be > 0. */
     uint64_t total;
