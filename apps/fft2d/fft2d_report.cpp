@@ -18,7 +18,7 @@ void add_problem(apps::AppRecord &r, const Options &o)
 {
     r.app = "fft2d";
     r.gflops = gflops(o.m, o.n, r.makespan_s);
-    r.extra = {{"m", o.m}, {"n", o.n}, {"k", nullptr}};
+    r.extra = {{"m", o.m}, {"n", o.n}, {"k", nullptr}, {"granule", 1}};
 }
 
 std::string summary(const apps::AppRecord &r, const Options &o, unsigned reps)
