@@ -35,8 +35,8 @@ void describe(CLI::App &app, Options &o)
         ->check(apps::whole_in(0, kMaxDimension));
     app.add_option("--granule", o.granule,
                    "block widths are multiples of G columns, except a last block holding what remains (default " +
-                       std::to_string(kDefaultGranule) + " when n has at least " +
-                       std::to_string(kDefaultGranule) + " such granules and --block is a multiple of it, else 1; " +
+                       std::to_string(kDefaultGranule) + " when n has at least " + std::to_string(kDefaultGranule) +
+                       " such granules and --block is a multiple of it, else 1; " +
                        "GEMM kernels compute whole tiles: CLBlast pads a block to its tile)")
         ->type_name("G")
         ->check(apps::whole_in(1, kMaxDimension));

@@ -219,7 +219,8 @@ TEST(PlbhacModelStore, KeysIgnoreTheDeviceDetailsInWorkerNames)
     EXPECT_EQ(plbhac_model_path("/h", plbhac_model_key("km", 4096, "n", a)),
               plbhac_model_path("/h", plbhac_model_key("km", 4096, "n", b)));
     b[0].kind = WorkerKind::Cuda;
-    EXPECT_FALSE(plbhac_model_key("km", 4096, "n", a) == plbhac_model_key("km", 4096, "n", b)) << "another kind is another worker";
+    EXPECT_FALSE(plbhac_model_key("km", 4096, "n", a) == plbhac_model_key("km", 4096, "n", b))
+        << "another kind is another worker";
 }
 
 TEST(PlbhacModelStore, KeysNameDistinctFilesAndBadJobNamesNone)

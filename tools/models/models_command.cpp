@@ -87,9 +87,9 @@ int show(const std::string &home, const std::string &job, bool json)
         ++found;
         const PlbhacModelFile &f = *e.file;
         if (json) {
-            nlohmann::json o{{"path", e.path},   {"job", f.key.job},           {"elements", f.key.elements},
-                             {"host", f.key.host}, {"runs", f.runs},             {"workers", f.key.workers},
-                             {"pus", nlohmann::json::array()}};
+            nlohmann::json o{
+                {"path", e.path}, {"job", f.key.job},         {"elements", f.key.elements},    {"host", f.key.host},
+                {"runs", f.runs}, {"workers", f.key.workers}, {"pus", nlohmann::json::array()}};
             for (const auto &pu : f.memory.pus)
                 o["pus"].push_back(
                     {{"worker", pu.worker},

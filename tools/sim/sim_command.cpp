@@ -186,9 +186,8 @@ int sim_command(int argc, char **argv)
             return 2;
         }
         // Saved models: the same store and key shape as the StarPU glue (plbhac.cpp).
-        const PlbhacModelKey key =
-            plbhac_model_key(std::filesystem::path(a.scenario).stem().string(), scenario.workload, "sim",
-                             planner_workers(scenario));
+        const PlbhacModelKey key = plbhac_model_key(std::filesystem::path(a.scenario).stem().string(),
+                                                    scenario.workload, "sim", planner_workers(scenario));
         const std::string models_path = a.models.empty() ? "" : plbhac_model_path(a.models, key);
         unsigned runs = 0;
         if (!a.models.empty()) {
