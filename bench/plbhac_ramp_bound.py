@@ -73,19 +73,24 @@ def most_work(unit, x_init, trust, seconds):
         return done + lo
 
 
-def ramp_bound(scenario, trust):
-    units, workload = scenario["units"], scenario["workload"]
-    x_init = scenario.get("x_init") or max(1, workload // (32 * len(units)))
+def least_time(done_by):
+    """The least T (to ~1e-18 relative) for which done_by(T) holds; done_by is monotone."""
     lo, hi = 0.0, 1.0
-    while sum(most_work(u, x_init, trust, hi) for u in units) < workload:
+    while not done_by(hi):
         hi *= 2
     for _ in range(60):
         mid = (lo + hi) / 2
-        if sum(most_work(u, x_init, trust, mid) for u in units) >= workload:
+        if done_by(mid):
             hi = mid
         else:
             lo = mid
     return hi
+
+
+def ramp_bound(scenario, trust):
+    units, workload = scenario["units"], scenario["workload"]
+    x_init = scenario.get("x_init") or max(1, workload // (32 * len(units)))
+    return least_time(lambda T: sum(most_work(u, x_init, trust, T) for u in units) >= workload)
 
 
 def fluid_with_changes(scenario, optimum_blocks):
@@ -103,16 +108,7 @@ def fluid_with_changes(scenario, optimum_blocks):
         factors = [1.0] + [c[1] for c in changes]
         return sum(rate / f * max(0.0, min(edges[i + 1], T) - edges[i]) for i, f in enumerate(factors))
 
-    lo, hi = 0.0, 1.0
-    while sum(work_by(u, hi) for u in units) < workload:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if sum(work_by(u, mid) for u in units) >= workload:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return least_time(lambda T: sum(work_by(u, T) for u in units) >= workload)
 
 
 def main():
