@@ -63,10 +63,23 @@ struct Run {
     std::vector<uint64_t> arrived;     // remote blocks whose results are home (by seq)
 };
 
+// A block's results on their way home: its per-block handles still being written back
+// (see writeback_done) and when it ended. Once both are known the planner hears how long
+// after its end the job could have used them (BlockPlanner::results_home). Guarded by
+// run.mutex.
+struct BlockHomecoming {
+    unsigned pending = 0;  // handles not yet back in main memory
+    int worker = -1;       // as told to the planner in block_done
+    uint64_t offset = 0, count = 0;
+    double end_s = -1, home_s = -1;  // seconds since the run started; < 0: not yet
+    bool reported = false;
+};
+
 struct BlockArg {
     Run *run;
     Assignment assignment;
     double submitted_us = 0;  // starpu_timing_now() when its task was built and submitted
+    std::shared_ptr<BlockHomecoming> homecoming;
 };
 
 double seconds_between(const struct timespec &a, const struct timespec &b)
@@ -98,7 +111,17 @@ void discard_unsubmitted(struct starpu_task *task)
 struct WritebackArg {
     Run *run;
     starpu_data_handle_t handle;
+    std::shared_ptr<BlockHomecoming> homecoming;
 };
+
+// Called with run.mutex held, whenever one side of a homecoming is known.
+void report_homecoming(Run &run, BlockHomecoming &h)
+{
+    if (h.reported || h.pending > 0 || h.end_s < 0 || h.home_s < 0)
+        return;
+    h.reported = true;
+    run.planner->results_home({h.worker, h.offset, h.count, h.end_s, h.home_s});
+}
 
 // The block's results are back in main memory: let go of the handle. Unregistering only
 // now (rather than right after submission) is what lets hetpu_divisible_run() return
@@ -107,11 +130,17 @@ struct WritebackArg {
 void writeback_done_unguarded(void *arg)
 {
     std::unique_ptr<WritebackArg> wb(static_cast<WritebackArg *>(arg));
+    const double home_us = starpu_timing_now();
     starpu_data_release(wb->handle);
     starpu_data_unregister_submit(wb->handle);
-    std::lock_guard<std::mutex> lock(wb->run->mutex);
-    --wb->run->pending_writebacks;
-    wb->run->changed.notify_all();
+    Run &run = *wb->run;
+    std::lock_guard<std::mutex> lock(run.mutex);
+    if (BlockHomecoming *h = wb->homecoming.get(); h && h->pending > 0 && --h->pending == 0) {
+        h->home_s = (home_us - run.t0_us) * 1e-6;
+        report_homecoming(run, *h);
+    }
+    --run.pending_writebacks;
+    run.changed.notify_all();
 }
 
 // Called without run.mutex held: submission enters the policy's push_task.
@@ -144,7 +173,8 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
             continue;
         }
         task->callback_func = block_finished;
-        task->callback_arg = new BlockArg{&run, a, submitted_us};
+        auto homecoming = std::make_shared<BlockHomecoming>();
+        task->callback_arg = new BlockArg{&run, a, submitted_us, homecoming};
         if (local_worker >= 0) {
             task->execute_on_a_specific_worker = 1;
             task->workerid = static_cast<unsigned>(local_worker);
@@ -156,6 +186,10 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
         for (unsigned i = 0; i < nbuffers && i < 32; ++i)
             if (job.block_handle_mask & (1u << i))
                 block_handles.push_back(STARPU_TASK_GET_HANDLE(task, i));
+        {
+            std::lock_guard<std::mutex> lock(run.mutex);
+            homecoming->pending = static_cast<unsigned>(block_handles.size());
+        }
         rc = starpu_task_submit(task);
         if (rc == 0) {
             for (starpu_data_handle_t h : block_handles) {
@@ -165,9 +199,11 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
                 }
                 // Ordered after the task by sequential consistency: fires once the
                 // block's output is valid in main memory.
-                if (starpu_data_acquire_cb(h, STARPU_R, writeback_done, new WritebackArg{&run, h}) != 0) {
+                if (starpu_data_acquire_cb(h, STARPU_R, writeback_done, new WritebackArg{&run, h, homecoming}) != 0) {
                     std::lock_guard<std::mutex> lock(run.mutex);
                     --run.pending_writebacks;
+                    homecoming->pending = 0;  // one of its results is not followed: no homecoming to report
+                    homecoming->reported = true;
                 }
             }
         } else {
@@ -230,6 +266,13 @@ void block_finished_unguarded(void *arg)
         ++run.blocks_done;
         run.elements_done += done.count;
         next = run.dispatcher->complete(done);
+        if (BlockHomecoming *h = block->homecoming.get()) {
+            h->worker = done.worker;
+            h->offset = done.offset;
+            h->count = done.count;
+            h->end_s = done.end_s;
+            report_homecoming(run, *h);
+        }
     }
     submit_all(run, next);
     {

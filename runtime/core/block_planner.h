@@ -36,6 +36,18 @@ struct BlockDone {
     double submitted_s = -1;
 };
 
+// A block's written data are valid in main memory again, `home_s` seconds after the run
+// started; `end_s` is its BlockDone's. With an accelerator the two differ by the copy back
+// (and whatever delays its completion), which the job's end waits for but no profiling
+// of the task shows.
+struct BlockHome {
+    int worker = -1;
+    uint64_t offset = 0;
+    uint64_t count = 0;
+    double end_s = 0;
+    double home_s = 0;
+};
+
 class BlockPlanner {
 public:
     virtual ~BlockPlanner() = default;
@@ -54,6 +66,10 @@ public:
 
     // Called for every completed block, in completion order.
     virtual void block_done(const BlockDone &) {}
+
+    // After block_done() of the same block, once its results are home (single-process
+    // runs, blocks with per-block handles). Default: ignored.
+    virtual void results_home(const BlockHome &) {}
 };
 
 // Same block size for everyone, placement left to the StarPU policy: how built-in

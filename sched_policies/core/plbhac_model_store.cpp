@@ -134,7 +134,8 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
                             {"transfer", points_json(pu.transfer.points())},
                             {"size_lo", pu.size_lo},
                             {"size_hi", pu.size_hi},
-                            {"latency", pu.latency}});
+                            {"latency", pu.latency},
+                            {"home", pu.home}});
     return j.dump(1) + "\n";
 }
 
@@ -169,14 +170,16 @@ PlbhacModelFile plbhac_models_from_json(const std::string &text)
             m.size_hi = p.at("size_hi").get<double>();
             if (!(m.size_lo >= 0 && m.size_hi >= m.size_lo))
                 throw NotAModelsFile("size_lo/size_hi of worker " + std::to_string(m.worker) + " are not a range");
-            // Optional: files written before it have none (their PUs start with no latency).
-            if (p.contains("latency")) {
-                m.latency = p.at("latency").get<std::vector<double>>();
-                for (double s : m.latency)
-                    if (!std::isfinite(s) || s < 0)
-                        throw NotAModelsFile("latency of worker " + std::to_string(m.worker) +
-                                             " holds a value that is not a number of seconds >= 0");
-            }
+            // Optional: files written before them have none (their PUs start with no latency
+            // and no delay home).
+            for (const auto &[name, samples] : {std::pair{"latency", &m.latency}, std::pair{"home", &m.home}})
+                if (p.contains(name)) {
+                    *samples = p.at(name).get<std::vector<double>>();
+                    for (double s : *samples)
+                        if (!std::isfinite(s) || s < 0)
+                            throw NotAModelsFile(std::string(name) + " of worker " + std::to_string(m.worker) +
+                                                 " holds a value that is not a number of seconds >= 0");
+                }
             f.memory.pus.push_back(std::move(m));
         }
         return f;

@@ -15,9 +15,10 @@
 // File format (JSON, one object): {"format": "hetpu-plbhac-models", "version": 1, "job",
 // "elements", "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
 // "pus": [{"worker", "exec": [[x, s], ...], "transfer": [[x, s], ...], "size_lo",
-// "size_hi", "latency": [s, ...]}]} ("latency", the PU's recent per-block latencies beyond
-// its profiled times, is optional: files without it load with none; "elements", the job's
-// size, is optional too: a file without it matches no run). A file with another format
+// "size_hi", "latency": [s, ...], "home": [s, ...]}]} ("latency", the PU's recent
+// per-block latencies beyond its profiled times, and "home", its recent delays from a
+// block's end to its results in main memory, are optional: files without them load with
+// none; "elements", the job's size, is optional too: a file without it matches no run). A file with another format
 // name or version, another key (a copied HETPU_HOME, a renamed file) or anything
 // unparsable is ignored with a warning: the run then trains, as without a file, and
 // overwrites it when it ends.

@@ -65,13 +65,22 @@ struct PlbhacPlanner::Pu {
     // the node) must, once it is most of the window.
     std::vector<double> latencies;
     double latency_s = 0;
-    void note_latency(double s)
+    void note_latency(double s) { note_recent(latencies, latency_s, s); }
+    // Its recent delays from a block's end to its results being back in main memory (see
+    // results_home), oldest first, and their median: what its last block of a job is
+    // priced at on top of everything else, because the job ends only when they are home.
+    std::vector<double> home_delays;
+    double home_delay_s = 0;
+    void note_home_delay(double s) { note_recent(home_delays, home_delay_s, s); }
+
+private:
+    static void note_recent(std::vector<double> &samples, double &median, double s)
     {
         constexpr size_t kWindow = 16;
-        latencies.push_back(s);
-        if (latencies.size() > kWindow)
-            latencies.erase(latencies.begin(), latencies.end() - kWindow);
-        latency_s = plbhac_latency_s(latencies);
+        samples.push_back(s);
+        if (samples.size() > kWindow)
+            samples.erase(samples.begin(), samples.end() - kWindow);
+        median = plbhac_latency_s(samples);
     }
 };
 
@@ -237,6 +246,9 @@ void PlbhacPlanner::warm_start()
         for (double s : found[i]->latency)
             if (std::isfinite(s) && s >= 0)
                 pus_[i]->note_latency(s);
+        for (double s : found[i]->home)
+            if (std::isfinite(s) && s >= 0)
+                pus_[i]->note_home_delay(s);
         // The blocks behind the saved model (its window), each priced with its transfer and
         // latency as the models give them: the fixed cost per block (fixed_cost) is read off
         // them from the first solve on, instead of after three blocks of this run, which a
@@ -257,7 +269,8 @@ PlbhacPlanner::~PlbhacPlanner()
         return;
     PlbhacMemory m;
     for (const auto &pu : pus_)
-        m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi, pu->latencies});
+        m.pus.push_back(
+            {pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi, pu->latencies, pu->home_delays});
     if (options_.on_learnt) {
         try {
             options_.on_learnt(m);
@@ -444,8 +457,11 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
         const Pu *pu = pus_[i].get();
         const std::int64_t min_block = static_cast<std::int64_t>(pu->min_block);
         // A per-block latency the profiling misses (block_done) delays the block's end like
-        // a later start; held PUs price it per block of their efficient size below.
-        const double ready = (align ? ready_in(*pu) : 0.0) + (pu->held > 0 ? 0.0 : pu->latency_s);
+        // a later start; held PUs price it per block of their efficient size below. The
+        // aligned solve is the last one, whose shares end the job: the job ends when their
+        // results are home, so a PU whose results come home late (results_home) must end
+        // its share that much earlier.
+        const double ready = (align ? ready_in(*pu) + pu->home_delay_s : 0.0) + (pu->held > 0 ? 0.0 : pu->latency_s);
         const bool proportional = narrow(*pu);
         std::function<double(double)> value, slope;
         if (proportional) {
@@ -1169,6 +1185,18 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     if (on_trace)
         on_trace(
             {done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase, block.step});
+}
+
+// Seen on the CPU + OpenCL (PoCL) node: k-means' OpenCL blocks ended on time, but their
+// labels and partial sums reached main memory 3-9 ms later (StarPU's asynchronous copy
+// back, completed by polling on two busy cores), and each pass waited for them: 2.7 ms of
+// a 30 ms pass on average, invisible to the exec, transfer and latency the planner prices.
+void PlbhacPlanner::results_home(const BlockHome &home)
+{
+    Pu *pu = find(home.worker);
+    if (!pu || !std::isfinite(home.home_s) || !std::isfinite(home.end_s))
+        return;
+    pu->note_home_delay(std::max(0.0, home.home_s - home.end_s));
 }
 
 std::unique_ptr<BlockPlanner> make_plbhac_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules,

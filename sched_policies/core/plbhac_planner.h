@@ -42,6 +42,7 @@ struct PlbhacPuMemory {
     LinearTransferModel transfer;
     double size_lo = 0, size_hi = 0;
     std::vector<double> latency;  // recent per-block latencies the profiling missed, oldest first (see block_done)
+    std::vector<double> home;     // recent delays from a block's end to its results in main memory (results_home)
 };
 struct PlbhacMemory {
     std::vector<PlbhacPuMemory> pus;
@@ -125,6 +126,7 @@ public:
     bool assigns_workers() const override { return true; }
     uint64_t next_block(int worker, uint64_t remaining) override;
     void block_done(const BlockDone &done) override;
+    void results_home(const BlockHome &home) override;
 
     std::function<void(const PlbhacTraceRecord &)> on_trace;
 

@@ -87,17 +87,28 @@ public:
         ran_on[done.worker] += done.count;
         if (done.exec_s <= 0)
             ++untimed;
+        ended[done.offset] = done.end_s;
+    }
+    void results_home(const hetpu::BlockHome &home) override
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        came_home[home.worker] += home.count;
+        // After its block_done, with that block's end time.
+        if (ended.count(home.offset) == 0 || ended[home.offset] != home.end_s || !(home.home_s > 0))
+            ++homes_out_of_order;
     }
     static std::mutex mutex;
-    static std::map<int, uint64_t> ran_on;
-    static int untimed;
+    static std::map<int, uint64_t> ran_on, came_home;
+    static std::map<uint64_t, double> ended;  // end_s by block offset
+    static int untimed, homes_out_of_order;
 
 private:
     std::vector<hetpu::PlannerWorker> workers_;
 };
 std::mutex PinningPlanner::mutex;
-std::map<int, uint64_t> PinningPlanner::ran_on;
-int PinningPlanner::untimed = 0;
+std::map<int, uint64_t> PinningPlanner::ran_on, PinningPlanner::came_home;
+std::map<uint64_t, double> PinningPlanner::ended;
+int PinningPlanner::untimed = 0, PinningPlanner::homes_out_of_order = 0;
 
 std::unique_ptr<hetpu::BlockPlanner> make_pinning_planner(const std::vector<hetpu::PlannerWorker> &workers,
                                                           const hetpu::BlockRules &)
@@ -224,8 +235,11 @@ TEST_F(Divisible, PlannerChoosesSizeAndWorkerOfEveryBlock)
         EXPECT_LE(w.elements, w.blocks * size) << w.name;
         EXPECT_GT(w.elements, (w.blocks - 1) * size) << w.name;
         EXPECT_EQ(PinningPlanner::ran_on[w.workerid], w.elements) << w.name;
+        EXPECT_EQ(PinningPlanner::came_home[w.workerid], w.elements)
+            << w.name << ": the planner hears once of every block's results in main memory";
     }
     EXPECT_EQ(PinningPlanner::untimed, 0) << "every block carries its profiled execution time";
+    EXPECT_EQ(PinningPlanner::homes_out_of_order, 0) << "a block's homecoming follows its block_done";
 }
 
 TEST_F(Divisible, InvalidJobsAreRejectedWithEinval)

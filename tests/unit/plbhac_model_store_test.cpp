@@ -62,8 +62,10 @@ PlbhacMemory trained_memory()
         }
         pu.size_lo = 1024;
         pu.size_hi = 65536;
-        if (w == 1)
+        if (w == 1) {
             pu.latency = {0.0037, 0.0035, 0.0117};
+            pu.home = {0.004, 0.009, 0.0031};
+        }
         m.pus.push_back(std::move(pu));
     }
     return m;
@@ -108,6 +110,7 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
         EXPECT_EQ(b.size_lo, a.size_lo);
         EXPECT_EQ(b.size_hi, a.size_hi);
         EXPECT_EQ(b.latency, a.latency);
+        EXPECT_EQ(b.home, a.home);
         for (double x : {500.0, 4096.0, 50000.0, 1e6})
             EXPECT_NEAR(b.exec.predict(x), a.exec.predict(x), 1e-9 * a.exec.predict(x) + 1e-15)
                 << "worker " << i << " x " << x;
@@ -117,17 +120,21 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
 
 TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
 {
-    // Files written before the per-block latency was kept have no "latency": they are still
-    // this version's files, and their PUs start with no latency.
+    // Files written before the per-block latency and the delay home were kept have no
+    // "latency" and no "home": they are still this version's files, and their PUs start
+    // with neither.
     PlbhacModelFile f;
     f.key = plbhac_model_key("grn", 4096, "node1", two_workers());
     f.memory = trained_memory();
     nlohmann::json j = nlohmann::json::parse(plbhac_models_to_json(f));
-    for (auto &pu : j["pus"])
+    for (auto &pu : j["pus"]) {
         pu.erase("latency");
+        pu.erase("home");
+    }
     const PlbhacModelFile back = plbhac_models_from_json(j.dump());
     ASSERT_EQ(back.memory.pus.size(), 2u);
     EXPECT_TRUE(back.memory.pus[1].latency.empty());
+    EXPECT_TRUE(back.memory.pus[1].home.empty());
     EXPECT_EQ(plbhac_latency_s(back.memory.pus[1].latency), 0.0);
     EXPECT_NEAR(plbhac_latency_s(f.memory.pus[1].latency), 0.0037, 1e-12) << "the median of 3.5, 3.7, 11.7 ms";
 }
@@ -182,6 +189,8 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
     negative.replace(negative.find("1024.0"), 6, "-1024.0");
     std::string bad_latency = good;
     bad_latency.replace(bad_latency.find("0.0117"), 6, "-0.0117");
+    std::string bad_home = good;
+    bad_home.replace(bad_home.find("0.0031"), 6, "-0.0031");
     const std::vector<Case> cases = {
         {"truncated", good.substr(0, good.size() / 2), "unreadable"},
         {"empty", "", "unreadable"},
@@ -189,6 +198,7 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
         {"newer version", v2, "version 2"},
         {"bad point", negative, "not a measurement"},
         {"bad latency", bad_latency, "latency of worker 1"},
+        {"bad delay home", bad_home, "home of worker 1"},
         {"another host", plbhac_models_to_json(foreign), "othernode"},
         {"another worker set", plbhac_models_to_json(other_workers), "worker set"},
         {"another size", plbhac_models_to_json(other_size), "of 8192 elements"},

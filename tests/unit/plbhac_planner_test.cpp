@@ -940,6 +940,88 @@ TEST(PlbhacLatency, TheNextJobStartsWithTheLatencyItsPredecessorMeasured)
         }
 }
 
+// Forwards to a planner and tells it, after each block, that the block's results reached
+// main memory `delay[worker]` seconds after its end (an accelerator's copy back, which the
+// job's end waits for); remembers each worker's latest end.
+class ResultsComeHomeLate final : public BlockPlanner {
+public:
+    ResultsComeHomeLate(BlockPlanner &p, std::vector<double> delay, bool tell)
+        : p_(p), delay_(std::move(delay)), tell_(tell), last_end_(delay_.size(), 0.0)
+    {}
+    std::string name() const override { return p_.name(); }
+    bool assigns_workers() const override { return p_.assigns_workers(); }
+    uint64_t next_block(int worker, uint64_t remaining) override { return p_.next_block(worker, remaining); }
+    void block_done(const BlockDone &d) override
+    {
+        p_.block_done(d);
+        const size_t w = static_cast<size_t>(d.worker);
+        last_end_.at(w) = std::max(last_end_.at(w), d.end_s);
+        if (tell_)
+            p_.results_home({d.worker, d.offset, d.count, d.end_s, d.end_s + delay_.at(w)});
+    }
+    // When the job really ends: every worker's last results home.
+    double job_end() const
+    {
+        double end = 0;
+        for (size_t w = 0; w < delay_.size(); ++w)
+            end = std::max(end, last_end_[w] + delay_[w]);
+        return end;
+    }
+    double results_home_s(int worker) const { return last_end_.at(worker) + delay_.at(worker); }
+
+private:
+    BlockPlanner &p_;
+    std::vector<double> delay_;
+    bool tell_;
+    std::vector<double> last_end_;
+};
+
+TEST(PlbhacHome, AWorkerWhoseResultsComeHomeLateEndsItsFinalShareThatMuchEarlier)
+{
+    // Two PUs of the same speed, 20 s of work; the second one's results reach main memory
+    // 0.5 s after each of its blocks ends. The job ends when they are home, so its last
+    // share must end 0.5 s before the first PU's: the job then ends 0.25 s after an even
+    // split would, not 0.5 s. The next job starts knowing the delay.
+    sim::Scenario s;
+    s.workload = 2'000'000;
+    s.granule = 64;
+    s.units = {unit("a.cpu0", "cpu", 1e5), unit("b.gpu0", "gpu", 1e5)};
+    PlbhacOptions po;
+    const auto run = [&](bool tell) {
+        PlbhacPlanner plb(sim::planner_workers(s), sim::block_rules(s), po);
+        ResultsComeHomeLate late(plb, {0.0, 0.5}, tell);
+        const sim::SimResult r = sim::simulate(s, late, {1, false});
+        EXPECT_FALSE(r.forced_remainder);
+        std::printf("[ sim      ] delay %s: PU ends %.3f / %.3f s, results home %.3f / %.3f s\n",
+                    tell ? "reported" : "unreported", late.results_home_s(0), late.results_home_s(1) - 0.5,
+                    late.results_home_s(0), late.results_home_s(1));
+        return std::pair{late.job_end(), late.results_home_s(1) - late.results_home_s(0)};
+    };
+    const auto [unreported_end, unreported_skew] = run(false);
+    EXPECT_NEAR(unreported_skew, 0.5, 0.1) << "the control: without the delay the PUs end together";
+    const auto [reported_end, reported_skew] = run(true);
+    EXPECT_NEAR(reported_skew, 0.0, 0.1) << "the last results of both PUs come home together";
+    EXPECT_LT(reported_end, unreported_end - 0.15);
+
+    po.memory = std::make_shared<PlbhacMemory>();
+    {
+        PlbhacPlanner first(sim::planner_workers(s), sim::block_rules(s), po);
+        ResultsComeHomeLate late(first, {0.0, 0.5}, true);
+        sim::simulate(s, late, {1, false});
+    }
+    ASSERT_EQ(po.memory->pus.size(), 2u);
+    EXPECT_NEAR(plbhac_latency_s(po.memory->pus[1].home), 0.5, 1e-9);
+    EXPECT_NEAR(plbhac_latency_s(po.memory->pus[0].home), 0.0, 1e-9);
+    // A warm start that is never told again still prices it (its first solve is the last:
+    // one step, as for one pass of an iterative application).
+    po.warm_steps = 1;
+    PlbhacPlanner second(sim::planner_workers(s), sim::block_rules(s), po);
+    ASSERT_TRUE(second.warm_started());
+    ResultsComeHomeLate untold(second, {0.0, 0.5}, false);
+    sim::simulate(s, untold, {1, false});
+    EXPECT_NEAR(untold.results_home_s(1) - untold.results_home_s(0), 0.0, 0.1);
+}
+
 TEST(PlbhacSteps, AModelFittedOnNearlyOneSizeIsPricedInProportion)
 {
     // K-means' passes on the real node: after a few passes each PU's model window holds

@@ -99,6 +99,7 @@ int show(const std::string &home, const std::string &job, bool json)
                      {"exec_curve", pu.exec.describe()},
                      {"transfer_curve", pu.transfer.describe()},
                      {"latency_s", plbhac_latency_s(pu.latency)},
+                     {"home_delay_s", plbhac_latency_s(pu.home)},
                      {"seconds_at_size_hi",
                       pu.exec.predict(pu.size_hi) + pu.transfer.predict(pu.size_hi) + plbhac_latency_s(pu.latency)}});
             out.push_back(o);
@@ -114,9 +115,11 @@ int show(const std::string &home, const std::string &job, bool json)
             const double latency = plbhac_latency_s(pu.latency);
             const double t = pu.exec.predict(hi) + pu.transfer.predict(hi) + latency;
             std::printf("  worker %s: %zu points, blocks %.0f..%.0f elements, %.4g s at %.0f (%.4g elements/s)\n"
-                        "    exec     %s\n    transfer %s\n    latency  %.3g s per block (median of %zu)\n",
+                        "    exec     %s\n    transfer %s\n    latency  %.3g s per block (median of %zu)\n"
+                        "    home     %.3g s from a block's end to its results in main memory (median of %zu)\n",
                         name.c_str(), pu.exec.points().size(), pu.size_lo, hi, t, hi, t > 0 ? hi / t : 0.0,
-                        pu.exec.describe().c_str(), pu.transfer.describe().c_str(), latency, pu.latency.size());
+                        pu.exec.describe().c_str(), pu.transfer.describe().c_str(), latency, pu.latency.size(),
+                        plbhac_latency_s(pu.home), pu.home.size());
         }
     }
     if (json)
