@@ -72,6 +72,10 @@ struct PlbhacPlanner::Pu {
     std::vector<double> home_delays;
     double home_delay_s = 0;
     void note_home_delay(double s) { note_recent(home_delays, home_delay_s, s); }
+    // Offset of the block whose end left it with nothing in flight (kNoBlock: none since):
+    // only such a block's delay home is the one a job's last block pays (see results_home).
+    static constexpr uint64_t kNoBlock = UINT64_MAX;
+    uint64_t idle_after = kNoBlock;
 
 private:
     static void note_recent(std::vector<double> &samples, double &median, double s)
@@ -1076,6 +1080,7 @@ void PlbhacPlanner::block_done(const BlockDone &done)
         block = pu->outstanding.front();
         pu->outstanding.pop_front();
     }
+    pu->idle_after = pu->outstanding.empty() ? done.offset : Pu::kNoBlock;
     // What StarPU's profiling does not see: the block could start when it was submitted or
     // when the PU's previous block ended, whichever came later, and the planner hears of
     // it at end_s. Time beyond exec + transfer in between is a per-block latency of the PU
@@ -1191,10 +1196,16 @@ void PlbhacPlanner::block_done(const BlockDone &done)
 // labels and partial sums reached main memory 3-9 ms later (StarPU's asynchronous copy
 // back, completed by polling on two busy cores), and each pass waited for them: 2.7 ms of
 // a 30 ms pass on average, invisible to the exec, transfer and latency the planner prices.
+// Only a block after which the PU stayed idle until its results were home counts: with
+// another block running behind it, the copy back waits for that one too (seen on the same
+// node: grn's OpenCL results came home 40-60 ms after a block followed by another, 0.2-5
+// ms after a last one), and it is the last block's delay that the job pays.
 void PlbhacPlanner::results_home(const BlockHome &home)
 {
     Pu *pu = find(home.worker);
     if (!pu || !std::isfinite(home.home_s) || !std::isfinite(home.end_s))
+        return;
+    if (pu->idle_after != home.offset || !pu->outstanding.empty())
         return;
     pu->note_home_delay(std::max(0.0, home.home_s - home.end_s));
 }
