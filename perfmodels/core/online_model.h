@@ -41,10 +41,13 @@ struct OnlineModelOptions {
     // a longer window buys nothing but fitting time (which PLB-HAC pays every step).
     size_t window = 24;
     // Choosing the basis subset fits ~60 candidates; in between, the chosen subset is only
-    // refitted (one fit). A new choice is made every `reselect_every` points, while the
-    // distinct sizes seen are still few and growing (each new one says much about the
-    // shape), after a regime change, and whenever the kept subset stops fitting the data.
+    // refitted (one fit). A new choice is made every `reselect_every` points while the
+    // fitted sizes span at least `reselect_min_spread` (closer sizes cannot tell one shape
+    // from another), while the distinct sizes seen are still few and growing (each new one
+    // says much about the shape), after a regime change, and whenever the kept subset stops
+    // fitting the data.
     int reselect_every = 4;
+    double reselect_min_spread = 1.5;
     // Consecutive surprises that mean a new regime (0: no holding back). Two: an isolated
     // spike is still discarded, and a PU that really slowed down is believed one block
     // sooner, which matters when blocks last seconds.
@@ -69,6 +72,7 @@ public:
     bool ready() const;
     size_t size() const { return log_.size(); }  // fitted points (held-back ones excluded)
     size_t held() const { return held_.size(); }
+    unsigned selections() const { return selections_; }  // basis subsets chosen so far
 
     // The fitted points, oldest first, and the way back: a model rebuilt from them (the
     // window and forgetting weights follow their order) fits the same curve. restore()
@@ -93,6 +97,7 @@ private:
     std::vector<Held> held_;  // consecutive surprises on one side, not yet fitted
     int held_side_ = 0;       // +1: slower than predicted, -1: faster
     int adds_since_select_ = 0;
+    unsigned selections_ = 0;
     size_t distinct_at_select_ = 0;
     std::vector<BasisFn> terms_;  // the subset chosen at the last selection
     void refit(bool reselect);

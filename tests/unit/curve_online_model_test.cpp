@@ -249,3 +249,35 @@ TEST(OnlineTimeModel, NoCurveThatFallsBetweenMeasuredSizes)
     EXPECT_EQ(m.size(), before + 2) << "normal blocks fitted, not held back as a new regime";
     EXPECT_NEAR(m.predict(19456), 19.2, 0.05 * 19.2) << m.describe();
 }
+
+TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
+{
+    // Choosing a basis subset costs ~60 robust fits, paid in a block's completion callback:
+    // a job that repeats nearly one block size (an iterative application's passes) must not
+    // pay it every few blocks when its sizes cannot tell one curve shape from another.
+    OnlineTimeModel m;
+    for (double x : {1024.0, 4096.0, 2048.0, 3072.0})
+        ASSERT_NO_THROW(m.add(x, truth(x)));
+    const unsigned spread = m.selections();
+    for (int i = 0; i < 12; ++i) {
+        const double x = 1024.0 + 256.0 * (i % 13);
+        ASSERT_NO_THROW(m.add(x, truth(x)));
+    }
+    EXPECT_GE(m.selections(), spread + 3) << "sizes spread 4x: a choice every reselect_every points";
+
+    OnlineTimeModel close;
+    const size_t window = OnlineModelOptions().window;
+    for (size_t i = 0; i < window; ++i) {
+        const double x = 90000.0 + 1000.0 * static_cast<double>((i * 7) % 13);
+        ASSERT_NO_THROW(close.add(x, 2e-7 * x));
+    }
+    const unsigned chosen = close.selections();
+    for (int i = 0; i < 12; ++i) {
+        const double x = 95000.0 + 500.0 * i;
+        ASSERT_NO_THROW(close.add(x, 2e-7 * x));
+    }
+    EXPECT_EQ(close.selections(), chosen) << "12 more sizes within 1.2x of each other, all fitted by the kept curve";
+    EXPECT_NEAR(close.predict(96000.0), 2e-7 * 96000.0, 1e-3 * 2e-7 * 96000.0) << close.describe();
+    ASSERT_NO_THROW(close.add(200000.0, 2e-7 * 200000.0));
+    EXPECT_EQ(close.selections(), chosen + 1) << "sizes spread 2.2x: choose again";
+}
