@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Two builds of libhetpu on one app of the real CPU + OpenCL node, interleaved run by run:
+# what a planner change is worth there, measured against the build before it in the same
+# minutes (the node's speed drifts by more than most changes between two separate benches).
+#   bench/plbhac_lib_ab.sh BUILD_DIR LIBDIR_A LIBDIR_B APP [RUNS]
+# LIBDIR_A/B hold a libhetpu.so.0 each (copy BUILD_DIR/.libs/libhetpu.so* there after
+# building each version); the app's binary and hetpu's other libraries come from BUILD_DIR
+# (.libs/, without libtool's wrapper, so that LD_LIBRARY_PATH picks the library). APP: mm3072, mm4096, grn or kmeans
+# (as bench/plbhac_node_limit.sh). RUNS per build (8). Environment: POLICY (plb-hac).
+# Each build keeps its own HETPU_HOME and trains once (discarded) before the measured runs.
+# Prints per build the median, min and max makespan, and B's median over A's.
+set -euo pipefail
+build=${1:?usage: plbhac_lib_ab.sh BUILD_DIR LIBDIR_A LIBDIR_B APP [RUNS]}
+lib_a=${2:?LIBDIR_A} lib_b=${3:?LIBDIR_B} app=${4:?APP} runs=${5:-8}
+policy=${POLICY:-plb-hac}
+for d in "$lib_a" "$lib_b"; do
+  [ -e "$d/libhetpu.so.0" ] || { echo "$d has no libhetpu.so.0: cp $build/.libs/libhetpu.so* $d/" >&2; exit 1; }
+done
+case "$app" in
+  mm3072) cmd=("$build/apps/matmul/.libs/hetpu-matmul" -n 3072 --verify) ;;
+  mm4096) cmd=("$build/apps/matmul/.libs/hetpu-matmul" -n 4096 --verify) ;;
+  grn) cmd=("$build/apps/grn/.libs/hetpu-grn" --generate 250 --samples 100 --max-score 0.6) ;;
+  kmeans) cmd=("$build/apps/kmeans/.libs/hetpu-kmeans" --generate 500000 --dims 8 -k 16 --blobs 6 --sigma 10
+              --tol 0 --max-iter 20) ;;
+  *) echo "APP must be mm3072, mm4096, grn or kmeans, not '$app'" >&2; exit 1 ;;
+esac
+[ -x "${cmd[0]}" ] || { echo "build first: make -C $build (no ${cmd[0]})" >&2; exit 1; }
+export STARPU_OPENCL_ON_CPUS=1 STARPU_NCUDA=0 STARPU_SILENT=1 STARPU_NCPU=1 STARPU_NOPENCL=1
+export STARPU_SCHED=$policy POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-ab.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export STARPU_HOME=$work HETPU_LEDGER=$work/ledger.sqlite
+one() {  # label libdir [json]
+  LD_LIBRARY_PATH=$2:$build/.libs HETPU_HOME=$work/home-$1 "${cmd[@]}" ${3:+--json "$3"} >"$work/last.log" 2>&1 ||
+    { cat "$work/last.log"; echo "$app with build $1 failed" >&2; exit 1; }
+}
+one A "$lib_a"
+one B "$lib_b"
+: >"$work/runs.txt"
+for ((r = 0; r < runs; r++)); do
+  for label in A B; do
+    lib=$lib_a
+    [ $label = B ] && lib=$lib_b
+    rm -f "$work/one.json"
+    one $label "$lib" "$work/one.json"
+    python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+assert r.get("verified") is not False, "verification failed"
+print(sys.argv[2], r["makespan_s"])' "$work/one.json" $label >>"$work/runs.txt"
+    printf 'run %d/%d build %s: %s s\n' "$((r + 1))" "$runs" "$label" "$(tail -1 "$work/runs.txt" | cut -d' ' -f2)"
+  done
+done
+python3 - "$work/runs.txt" "$app" "$lib_a" "$lib_b" <<'PY'
+import statistics as st, sys
+rows = [l.split() for l in open(sys.argv[1])]
+med = {}
+for label, lib in (("A", sys.argv[3]), ("B", sys.argv[4])):
+    ms = [float(t) for l, t in rows if l == label]
+    med[label] = st.median(ms)
+    print("%s build %s (%s): %d runs, median %.3f s, min %.3f, max %.3f" % (sys.argv[2], label, lib, len(ms),
+          med[label], min(ms), max(ms)))
+print("%s: B / A = %.3f (medians; below 1: B is faster)" % (sys.argv[2], med["B"] / med["A"]))
+PY
