@@ -21,6 +21,8 @@ void OnlineTimeModel::add(double x, double seconds)
         os << "execution model: execution time must be positive and finite, got " << seconds << " s";
         throw std::invalid_argument(os.str());
     }
+    if (before_change_ && back_to_before_change(x, seconds))
+        return;
     const bool checkable = opt_.change_after > 0 && ready() && log_.size() >= opt_.min_points_for_surprise &&
                            x >= log_.min_x() && x <= log_.max_x();
     const double ratio = checkable ? seconds / predict(x) : 1.0;
@@ -31,7 +33,13 @@ void OnlineTimeModel::add(double x, double seconds)
         held_side_ = side;
         held_.push_back({x, seconds});
         if (held_.size() < static_cast<size_t>(opt_.change_after))
-            return;          // maybe a spike: wait for the next measurement
+            return;  // maybe a spike: wait for the next measurement
+        double run_x = 0, run_s = 0;
+        for (const Held &h : held_) {
+            run_x += h.x;
+            run_s += h.seconds;
+        }
+        before_change_ = BeforeChange{log_, curve_, terms_, run_s / run_x, {}};
         log_.drop_older(0);  // a run: the PU changed speed, restart from the run
         for (const Held &h : held_)
             log_.add(h.x, h.seconds);
@@ -52,6 +60,34 @@ void OnlineTimeModel::add(double x, double seconds)
     ++adds_since_select_;
     const bool shapeless = log_.max_x() < opt_.reselect_min_spread * log_.min_x();
     refit(!shapeless && adds_since_select_ >= opt_.reselect_every);
+}
+
+bool OnlineTimeModel::back_to_before_change(double x, double seconds)
+{
+    const auto fits = [&](double predicted) {
+        const double r = predicted > 0 ? seconds / predicted : HUGE_VAL;
+        return r <= 1.0 + opt_.surprise && r >= 1.0 / (1.0 + opt_.surprise);
+    };
+    // The new regime as the run that made it showed it: in proportion to its blocks (a
+    // curve fitted on two blocks of nearly one size says nothing of other sizes, and the
+    // model refitted since bends through the measurements being judged).
+    if (!fits(before_change_->curve.value(x)) || fits(before_change_->changed_rate * x)) {
+        before_change_.reset();  // the new regime holds (or neither explains it: keep the new)
+        return false;
+    }
+    before_change_->agreeing.push_back({x, seconds});
+    if (before_change_->agreeing.size() < static_cast<size_t>(opt_.change_after))
+        return false;  // fitted into the new regime meanwhile, as any measurement
+    BeforeChange before = std::move(*before_change_);
+    before_change_.reset();
+    log_ = std::move(before.log);
+    terms_ = std::move(before.terms);
+    for (const Held &h : before.agreeing)
+        log_.add(h.x, h.seconds);
+    held_.clear();
+    held_side_ = 0;
+    refit(false);
+    return true;
 }
 
 void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points)

@@ -10,7 +10,10 @@
 // fitted. If the next measurement is normal, the held ones were spikes and are discarded. If
 // `change_after` consecutive measurements all miss on the same side, the PU's speed changed
 // (a competing process, throttling): the older history is dropped and the model restarts from
-// the held run, as after training. Why not rely on forgetting + robust weights alone: with
+// the held run, as after training. If the next `change_after` measurements fit the old
+// model again and miss the new one, the change was a transient and the old history comes
+// back (a model restarted from two slow blocks of nearly one size otherwise took 8 more
+// blocks to predict within 25% again, while the planner sized blocks by it). Why not rely on forgetting + robust weights alone: with
 // forgetting, a spike in the newest point outweighs the old points at its size, and a curve
 // with a spare term bends through it; and while the old regime still holds a good part of
 // the weight after a change, an odd curve threading old and new points scores better than
@@ -30,6 +33,7 @@
 #include "perfmodels/core/fitted_curve.h"
 #include "perfmodels/core/observation_log.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -96,11 +100,26 @@ private:
     };
     std::vector<Held> held_;  // consecutive surprises on one side, not yet fitted
     int held_side_ = 0;       // +1: slower than predicted, -1: faster
+    // The model as it was before the latest regime change, kept until a measurement fits
+    // the new regime: if `change_after` in a row fit the old model and miss the new one
+    // instead, the change was a transient (another process's burst of a few blocks) and
+    // the old history, still right, is restored with them (see add).
+    struct BeforeChange {
+        ObservationLog log;
+        FittedCurve curve;
+        std::vector<BasisFn> terms;
+        double changed_rate = 0;     // seconds per element of the run that made the change
+        std::vector<Held> agreeing;  // measurements since the change that fit the old model only
+    };
+    std::optional<BeforeChange> before_change_;
     int adds_since_select_ = 0;
     unsigned selections_ = 0;
     size_t distinct_at_select_ = 0;
     std::vector<BasisFn> terms_;  // the subset chosen at the last selection
     void refit(bool reselect);
+    // While before_change_ is kept: true when (x, seconds) completed the evidence of a
+    // transient and the old history was restored with it.
+    bool back_to_before_change(double x, double seconds);
 };
 
 }  // namespace hetpu

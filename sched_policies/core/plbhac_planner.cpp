@@ -1129,6 +1129,11 @@ void PlbhacPlanner::block_done(const BlockDone &done)
             pu->saved_blocks.clear();
             pu->size_lo = pu->fit_lo;  // note_fit_range above: the restarted model's points
             pu->size_hi = pu->fit_hi;
+        } else if (pu->exec.size() > before + 1) {
+            // The model undid a regime change (a transient, see OnlineTimeModel): the sizes
+            // of the history it restored are measured again.
+            pu->size_lo = std::min(pu->size_lo, pu->fit_lo);
+            pu->size_hi = std::max(pu->size_hi, pu->fit_hi);
         }
         // The model is rightly slow to believe one surprising block (a StarPU timing spike
         // must not move it), and with two blocks queued per PU the next block is already

@@ -281,3 +281,41 @@ TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
     ASSERT_NO_THROW(close.add(200000.0, 2e-7 * 200000.0));
     EXPECT_EQ(close.selections(), chosen + 1) << "sizes spread 2.2x: choose again";
 }
+
+TEST(OnlineTimeModel, ATransientOfTwoSlowBlocksIsUndoneByTheNextTwoNormalOnes)
+{
+    // Another process's burst slows two blocks of an iterative application's CPU worker by
+    // 1.4x: the model takes them for a regime change (they are change_after in a row). The
+    // next two blocks run at the old speed, as the old model predicts and the burst does
+    // not: the old history comes back with them, instead of 8 blocks of a model fitted on
+    // the burst and mispredicting by up to 60%.
+    OnlineTimeModel m;
+    const double per = 26e-3 / 400000;
+    for (int i = 0; i < 24; ++i) {
+        const double x = 390000.0 + 1000.0 * (i % 20);
+        ASSERT_NO_THROW(m.add(x, per * x * (1.0 + 0.01 * ((i * 7) % 5 - 2))));
+    }
+    const double before = m.predict(400000);
+    ASSERT_NEAR(before, per * 400000, 0.02 * per * 400000);
+    ASSERT_NO_THROW(m.add(396000, 1.4 * per * 396000));
+    ASSERT_NO_THROW(m.add(396040, 1.4 * per * 396040));
+    EXPECT_EQ(m.size(), 2u) << "two slow blocks in a row: a new regime";
+    EXPECT_NEAR(m.predict(396020), 1.4 * per * 396020, 0.02 * per * 396020);
+    ASSERT_NO_THROW(m.add(374000, per * 374000));
+    ASSERT_NO_THROW(m.add(377000, per * 377000));
+    EXPECT_EQ(m.size(), OnlineModelOptions().window) << "the history before the burst is back";
+    EXPECT_NEAR(m.predict(400000), before, 0.03 * before) << m.describe();
+
+    // A real change is not undone: the blocks after it run at the new speed.
+    OnlineTimeModel slowed = OnlineTimeModel();
+    for (int i = 0; i < 24; ++i) {
+        const double x = 390000.0 + 1000.0 * (i % 20);
+        ASSERT_NO_THROW(slowed.add(x, per * x));
+    }
+    for (int k = 0; k < 6; ++k) {
+        const double x = 380000.0 + 3000.0 * k;
+        ASSERT_NO_THROW(slowed.add(x, 1.4 * per * x));
+    }
+    EXPECT_LT(slowed.size(), 10u) << "the old history stays dropped";
+    EXPECT_NEAR(slowed.predict(390000), 1.4 * per * 390000, 0.05 * per * 390000) << slowed.describe();
+}
