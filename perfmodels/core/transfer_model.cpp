@@ -13,6 +13,13 @@ LinearTransferModel::LinearTransferModel(const TransferModelOptions &opt) : opt_
 
 void LinearTransferModel::add(double x, double seconds)
 {
+    check(x, seconds);
+    log_.add(x, seconds);
+    refit();
+}
+
+void LinearTransferModel::check(double x, double seconds)
+{
     if (!std::isfinite(x) || x <= 0.0) {
         std::ostringstream os;
         os << "transfer model: block size must be a positive finite number of elements, got " << x;
@@ -23,7 +30,10 @@ void LinearTransferModel::add(double x, double seconds)
         os << "transfer model: transfer time must be finite and >= 0, got " << seconds << " s";
         throw std::invalid_argument(os.str());
     }
-    log_.add(x, seconds);
+}
+
+void LinearTransferModel::refit()
+{
     const FitData data = log_.fit_data(false);
     const bool line = distinct_sizes(data.u) >= 2;
     const std::vector<BasisFn> terms =
@@ -36,14 +46,20 @@ void LinearTransferModel::add(double x, double seconds)
 
 void LinearTransferModel::restore(const std::vector<std::pair<double, double>> &points)
 {
+    // One fit at the end: the fit depends only on the points and their order, and a file's
+    // 64 points refitted one by one cost ~9 ms of a process's first job.
     LinearTransferModel fresh(opt_);
     try {
-        for (const auto &[x, seconds] : points)
-            fresh.add(x, seconds);
+        for (const auto &[x, seconds] : points) {
+            check(x, seconds);
+            fresh.log_.add(x, seconds);
+        }
     } catch (const std::invalid_argument &) {
         *this = LinearTransferModel(opt_);
         throw;
     }
+    if (!fresh.log_.empty())
+        fresh.refit();
     *this = std::move(fresh);
 }
 

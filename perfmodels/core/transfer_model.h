@@ -49,6 +49,8 @@ private:
     TransferModelOptions opt_;
     ObservationLog log_;
     double a1_ = 0.0, a2_ = 0.0;
+    static void check(double x, double seconds);  // throws std::invalid_argument naming the bad value
+    void refit();
 };
 
 }  // namespace hetpu
