@@ -26,6 +26,8 @@ grep -q "^pair  *400000 .* 2 .*A.cpu,A.gpu0" "$dir/list" || fail "models list: $
 "$tool" models show pair --home "$home" >"$dir/show" || fail "models show"
 grep -q "worker 1 A.gpu0" "$dir/show" || fail "models show: $(cat "$dir/show")"
 grep -q "latency .* s per block (median of [0-9]*)" "$dir/show" || fail "models show has no latency: $(cat "$dir/show")"
+grep -q "home .* s from a block's end to its results in main memory (median of [0-9]*)" "$dir/show" ||
+    fail "models show has no delay home: $(cat "$dir/show")"
 "$tool" models show pair --json --home "$home" >"$dir/show.json" || fail "models show --json"
 python3 - "$dir/show.json" <<'PY' || fail "models show --json: $(cat "$dir/show.json")"
 import json, sys
@@ -34,6 +36,8 @@ pus = files[0]["pus"]
 assert len(pus) == 2, pus
 # The simulator reports every block's whole cost: no latency beyond it.
 assert all(p["latency_s"] >= 0 and p["latency_s"] < 1e-6 for p in pus), pus
+# Nor a way home for its results: a simulated block's results are home when it ends.
+assert all(p["home_delay_s"] == 0 for p in pus), pus
 assert all(p["seconds_at_size_hi"] > 0 for p in pus), pus
 PY
 if "$tool" models show nosuchjob --home "$home" 2>"$dir/err"; then fail "show of an unknown job succeeded"; fi
