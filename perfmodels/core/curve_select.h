@@ -9,6 +9,8 @@
 // Rules (the paper leaves them open):
 //  - 1 distinct size: t = a*u (proportional; enough for the training-phase ratio R).
 //  - 2 distinct sizes: t = a + b*u, the paper's "curve is initially fitted using two points".
+//  - Sizes all within kMinShapeSpread (1.5x) of each other: t = a*u, whatever their
+//    number (no shape is identifiable there).
 //  - d >= 3 distinct sizes: all subsets of k <= min(max_terms, d - 1) functions with
 //    k < n_eff - 1 (n_eff: effective number of points under forgetting). Keeping one
 //    distinct size spare guarantees that leaving a size out never leaves an exactly
@@ -24,6 +26,10 @@
 #include "perfmodels/core/curve_fit.h"
 
 namespace hetpu {
+
+// Below this ratio of the largest to the smallest size, data cannot tell one curve shape from
+// another (select_curve fits them in proportion; OnlineModelOptions::reselect_min_spread).
+constexpr double kMinShapeSpread = 1.5;
 
 struct SelectOptions {
     int max_terms = 3;

@@ -51,7 +51,7 @@ struct OnlineModelOptions {
     // says much about the shape), after a regime change, and whenever the kept subset stops
     // fitting the data.
     int reselect_every = 4;
-    double reselect_min_spread = 1.5;
+    double reselect_min_spread = kMinShapeSpread;
     // Consecutive surprises that mean a new regime (0: no holding back). Two: an isolated
     // spike is still discarded, and a PU that really slowed down is believed one block
     // sooner, which matters when blocks last seconds.

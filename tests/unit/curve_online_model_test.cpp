@@ -278,6 +278,7 @@ TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
     }
     EXPECT_EQ(close.selections(), chosen) << "12 more sizes within 1.2x of each other, all fitted by the kept curve";
     EXPECT_NEAR(close.predict(96000.0), 2e-7 * 96000.0, 1e-3 * 2e-7 * 96000.0) << close.describe();
+
     ASSERT_NO_THROW(close.add(200000.0, 2e-7 * 200000.0));
     EXPECT_EQ(close.selections(), chosen + 1) << "sizes spread 2.2x: choose again";
 }
@@ -318,4 +319,21 @@ TEST(OnlineTimeModel, ATransientOfTwoSlowBlocksIsUndoneByTheNextTwoNormalOnes)
     }
     EXPECT_LT(slowed.size(), 10u) << "the old history stays dropped";
     EXPECT_NEAR(slowed.predict(390000), 1.4 * per * 390000, 0.05 * per * 390000) << slowed.describe();
+}
+
+TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreFittedInProportion)
+{
+    // A CPU worker's k-means blocks: 24 of 389k-409k elements, 2% timing noise. A constant
+    // (0.027 s at any size) fitted them as well as anything, and priced other sizes as free
+    // work; time in proportion to the work is the one shape such sizes support.
+    OnlineTimeModel m;
+    std::mt19937 rng(1);
+    std::normal_distribution<double> gauss(0.0, 0.02);
+    const double per = 26e-3 / 400000;
+    for (int i = 0; i < 24; ++i) {
+        const double x = 390000.0 + 1000.0 * (i % 20);
+        ASSERT_NO_THROW(m.add(x, per * x * (1.0 + gauss(rng))));
+    }
+    for (double x : {200000.0, 400000.0, 800000.0})
+        EXPECT_NEAR(m.predict(x), per * x, 0.03 * per * x) << m.describe();
 }
