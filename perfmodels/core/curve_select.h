@@ -28,7 +28,7 @@
 namespace hetpu {
 
 // Below this ratio of the largest to the smallest size, data cannot tell one curve shape from
-// another (select_curve fits them in proportion; OnlineModelOptions::reselect_min_spread).
+// another (select_curve fits them in proportion; OnlineTimeModel does not choose again among them).
 constexpr double kMinShapeSpread = 1.5;
 
 struct SelectOptions {

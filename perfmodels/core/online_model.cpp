@@ -50,16 +50,15 @@ void OnlineTimeModel::add(double x, double seconds)
     }
     held_.clear();  // the held measurements were isolated spikes
     held_side_ = 0;
-    // Sizes that span less than reselect_min_spread do not tell one curve shape from
-    // another: the kept subset is refitted (and chosen again if it stops fitting, see
-    // refit), but not chosen again every few points. Choosing costs ~60 robust fits (2.5 ms
+    // Sizes that span less than kMinShapeSpread do not tell one curve shape from another:
+    // the kept subset is refitted (and chosen again if it stops fitting or is not the
+    // proportional one such sizes get, see refit), but not chosen again every few points. Choosing costs ~60 robust fits (2.5 ms
     // on the real node against 0.02 ms for one), paid in the completion callback of the
     // block, and a job's last callback delays its end: k-means' passes, ~27 ms with one
     // block per PU, each PU's sizes within 4% of each other, paid it every fourth pass.
     log_.add(x, seconds);
     ++adds_since_select_;
-    const bool shapeless = log_.max_x() < opt_.reselect_min_spread * log_.min_x();
-    refit(!shapeless && adds_since_select_ >= opt_.reselect_every);
+    refit(!shapeless() && adds_since_select_ >= opt_.reselect_every);
 }
 
 bool OnlineTimeModel::back_to_before_change(double x, double seconds)
@@ -116,6 +115,10 @@ void OnlineTimeModel::refit(bool reselect)
     // says much about the curve's shape: choose again.
     if (distinct != distinct_at_select_ && distinct <= 6)
         reselect = true;
+    // A window that has narrowed to close sizes keeps no shape chosen on wider ones: refitted
+    // there, a bend would price other sizes by noise (select_curve gives it in proportion).
+    if (distinct > 2 && shapeless() && terms_ != std::vector<BasisFn>{BasisFn::X})
+        reselect = true;
     if (!reselect && !terms_.empty()) {
         fit = fit_subset(data, terms_, opt_.select.fit);
         reselect = !fit.ok || !curve_fits_points(fit, data);
@@ -133,6 +136,8 @@ void OnlineTimeModel::refit(bool reselect)
     // equal-finish-time solve would hand this PU unbounded work.
     curve_ = FittedCurve(fit.terms, fit.coef, log_.max_x(), log_.min_x(), log_.max_x(), 1e-3 * log_.min_time());
 }
+
+bool OnlineTimeModel::shapeless() const { return log_.max_x() < kMinShapeSpread * log_.min_x(); }
 
 bool OnlineTimeModel::ready() const { return log_.size() >= 2 && distinct_sizes(log_.fit_data(true).u) >= 2; }
 

@@ -46,12 +46,11 @@ struct OnlineModelOptions {
     size_t window = 24;
     // Choosing the basis subset fits ~60 candidates; in between, the chosen subset is only
     // refitted (one fit). A new choice is made every `reselect_every` points while the
-    // fitted sizes span at least `reselect_min_spread` (closer sizes cannot tell one shape
-    // from another), while the distinct sizes seen are still few and growing (each new one
-    // says much about the shape), after a regime change, and whenever the kept subset stops
-    // fitting the data.
+    // fitted sizes span at least kMinShapeSpread (closer sizes cannot tell one shape from
+    // another: select_curve fits them in proportion, and that stays the choice), while the
+    // distinct sizes seen are still few and growing (each new one says much about the
+    // shape), after a regime change, and whenever the kept subset stops fitting the data.
     int reselect_every = 4;
-    double reselect_min_spread = kMinShapeSpread;
     // Consecutive surprises that mean a new regime (0: no holding back). Two: an isolated
     // spike is still discarded, and a PU that really slowed down is believed one block
     // sooner, which matters when blocks last seconds.
@@ -117,6 +116,7 @@ private:
     size_t distinct_at_select_ = 0;
     std::vector<BasisFn> terms_;  // the subset chosen at the last selection
     void refit(bool reselect);
+    bool shapeless() const;  // the fitted sizes span less than kMinShapeSpread
     // While before_change_ is kept: true when (x, seconds) completed the evidence of a
     // transient and the old history was restored with it.
     bool back_to_before_change(double x, double seconds);
