@@ -54,7 +54,9 @@ for suite in "${suites[@]}"; do
       echo "== plbhac_matmul: the real CPU + OpenCL node"
       bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul"
       echo "== plbhac_node_limit: plb-hac vs the node's limit (sum of standalone throughputs)"
-      bash "$top/bench/plbhac_node_limit.sh" "$build" "$out/plbhac_node_limit" ;;
+      bash "$top/bench/plbhac_node_limit.sh" "$build" "$out/plbhac_node_limit"
+      echo "== plbhac_static_split: plb-hac vs the best fixed split of the real node"
+      bash "$top/bench/plbhac_static_split.sh" "$build" "$out/plbhac_static_split" ;;
     pareto)
       echo "== pareto_speed: exact Pareto fronts"
       "$build/bench/pareto_speed" | tee "$out/pareto_speed.txt"
