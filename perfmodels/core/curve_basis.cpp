@@ -50,4 +50,12 @@ std::string basis_name(BasisFn f)
     return "?";
 }
 
+std::optional<BasisFn> basis_from_name(const std::string &name)
+{
+    for (BasisFn f : kAllBasisFns)
+        if (basis_name(f) == name)
+            return f;
+    return std::nullopt;
+}
+
 }  // namespace hetpu

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 
 namespace hetpu {
@@ -29,5 +30,8 @@ double basis_derivative(BasisFn f, double u);
 
 // Human-readable form in terms of u, e.g. "u^3", "u*ln(u)", "1".
 std::string basis_name(BasisFn f);
+
+// The function basis_name() names; nullopt for any other text.
+std::optional<BasisFn> basis_from_name(const std::string &name);
 
 }  // namespace hetpu

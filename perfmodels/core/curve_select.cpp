@@ -14,18 +14,21 @@ size_t distinct_sizes(const std::vector<double> &u) { return std::set<double>(u.
 // which with three or four points lets a one-term curve through two points "win" while
 // predicting ~0 at the third, the newest one (seen on a real run: t = -c u ln u, zero at
 // the largest block). Times are only checked in relative mode; transfer times may be 0.
-bool curve_fits_points(const SubsetFit &f, const FitData &data)
+bool curve_fits_points(const SubsetFit &f, const FitData &data) { return curve_misses(f, data) == 0; }
+
+size_t curve_misses(const SubsetFit &f, const FitData &data)
 {
     if (!data.relative)
-        return true;
+        return 0;
+    size_t misses = 0;
     for (size_t i = 0; i < data.u.size(); ++i) {
         if (f.robust_weight.size() == data.u.size() && f.robust_weight[i] < 0.5)
             continue;
         const double predicted = eval_terms(f.terms, f.coef, data.u[i]);
         if (!(predicted > 0) || std::fabs(data.y[i] - predicted) > 0.5 * data.y[i])
-            return false;
+            ++misses;
     }
-    return true;
+    return misses;
 }
 
 // Processing time never falls as a block grows, so a curve that does so between the sizes

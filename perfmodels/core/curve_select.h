@@ -44,6 +44,8 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt);
 // False when the fit misses a point it kept (robust weight >= 0.5) by more than half (in
 // relative mode; always true otherwise): such a curve is not a model of the data.
 bool curve_fits_points(const SubsetFit &f, const FitData &data);
+// How many kept points the fit misses by more than half (0 when it fits them all).
+size_t curve_misses(const SubsetFit &f, const FitData &data);
 
 // False when the curve falls, by more than 2% of its highest value so far, anywhere between
 // the smallest and largest fitted sizes: processing time does not shrink as blocks grow.

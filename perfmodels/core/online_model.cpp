@@ -81,6 +81,7 @@ bool OnlineTimeModel::back_to_before_change(double x, double seconds)
     before_change_.reset();
     log_ = std::move(before.log);
     terms_ = std::move(before.terms);
+    misses_at_select_ = 0;  // judged afresh on the history it comes back to
     for (const Held &h : before.agreeing)
         log_.add(h.x, h.seconds);
     held_.clear();
@@ -89,7 +90,9 @@ bool OnlineTimeModel::back_to_before_change(double x, double seconds)
     return true;
 }
 
-void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points)
+void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points) { restore(points, {}); }
+
+void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &points, const std::vector<BasisFn> &terms)
 {
     OnlineTimeModel fresh(opt_);
     for (const auto &[x, seconds] : points) {
@@ -101,8 +104,15 @@ void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &poin
         }
         fresh.log_.add(x, seconds);
     }
-    if (!fresh.log_.empty())
-        fresh.refit(true);
+    if (!fresh.log_.empty()) {
+        if (terms.empty()) {
+            fresh.refit(true);
+        } else {
+            fresh.terms_ = terms;
+            fresh.distinct_at_select_ = distinct_sizes(fresh.log_.fit_data(true).u);
+            fresh.refit(false);
+        }
+    }
     *this = std::move(fresh);
 }
 
@@ -121,7 +131,11 @@ void OnlineTimeModel::refit(bool reselect)
         reselect = true;
     if (!reselect && !terms_.empty()) {
         fit = fit_subset(data, terms_, opt_.select.fit);
-        reselect = !fit.ok || !curve_fits_points(fit, data);
+        // A point that no candidate fits (a lone first block that paid one-time costs) is
+        // missed by every choice: only a miss the last choice did not have is news. Without
+        // that, such a point chose again at every refit (~3 ms each, in the callback of
+        // every block of that PU, seen on the real node's grn CPU worker).
+        reselect = !fit.ok || curve_misses(fit, data) > misses_at_select_;
     } else {
         reselect = true;
     }
@@ -131,6 +145,7 @@ void OnlineTimeModel::refit(bool reselect)
         terms_ = fit.terms;
         adds_since_select_ = 0;
         distinct_at_select_ = distinct;
+        misses_at_select_ = curve_misses(fit, data);
     }
     // Floor at 0.1% of the fastest observed block: a time model must stay positive, or the
     // equal-finish-time solve would hand this PU unbounded work.

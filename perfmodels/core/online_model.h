@@ -84,6 +84,12 @@ public:
     // the first bad point, leaving the model empty then.
     std::vector<std::pair<double, double>> points() const { return log_.points(); }
     void restore(const std::vector<std::pair<double, double>> &points);
+    // The same with the basis subset the saved model was using (terms()): refitted once
+    // instead of chosen again (~60 robust fits, milliseconds, paid by the first job of a
+    // process before its first block). Empty `terms`, or terms that do not fit the points
+    // (curve_fits_points), choose as restore(points) does.
+    void restore(const std::vector<std::pair<double, double>> &points, const std::vector<BasisFn> &terms);
+    const std::vector<BasisFn> &terms() const { return terms_; }  // the subset fitted now
 
     double predict(double x) const { return curve_.value(x); }
     double derivative(double x) const { return curve_.derivative(x); }
@@ -114,7 +120,8 @@ private:
     int adds_since_select_ = 0;
     unsigned selections_ = 0;
     size_t distinct_at_select_ = 0;
-    std::vector<BasisFn> terms_;  // the subset chosen at the last selection
+    size_t misses_at_select_ = 0;  // points the chosen curve missed by more than half (curve_misses)
+    std::vector<BasisFn> terms_;   // the subset chosen at the last selection
     void refit(bool reselect);
     bool shapeless() const;  // the fitted sizes span less than kMinShapeSpread
     // While before_change_ is kept: true when (x, seconds) completed the evidence of a

@@ -128,14 +128,19 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
     j["runs"] = file.runs;
     j["saved_unix_s"] = file.saved_unix_s;
     j["pus"] = nlohmann::json::array();
-    for (const auto &pu : file.memory.pus)
+    for (const auto &pu : file.memory.pus) {
+        std::vector<std::string> terms;
+        for (BasisFn f : pu.exec.terms())
+            terms.push_back(basis_name(f));
         j["pus"].push_back({{"worker", pu.worker},
                             {"exec", points_json(pu.exec.points())},
+                            {"exec_terms", terms},
                             {"transfer", points_json(pu.transfer.points())},
                             {"size_lo", pu.size_lo},
                             {"size_hi", pu.size_hi},
                             {"latency", pu.latency},
                             {"home", pu.home}});
+    }
     return j.dump(1) + "\n";
 }
 
@@ -160,8 +165,20 @@ PlbhacModelFile plbhac_models_from_json(const std::string &text)
         for (const auto &p : j.at("pus")) {
             PlbhacPuMemory m;
             m.worker = p.at("worker").get<int>();
+            // Optional: the curve's basis functions, so that loading refits the saved curve
+            // instead of choosing one again (files written before it have none).
+            std::vector<BasisFn> terms;
+            if (p.contains("exec_terms"))
+                for (const auto &name : p.at("exec_terms").get<std::vector<std::string>>()) {
+                    const std::optional<BasisFn> f = basis_from_name(name);
+                    if (!f)
+                        throw NotAModelsFile("exec_terms of worker " + std::to_string(m.worker) + ": '" + name +
+                                             "' is not a basis function of this hetpu (1, u, u^2, u^3, exp(u), ln(u), "
+                                             "u*exp(u), u*ln(u))");
+                    terms.push_back(*f);
+                }
             try {
-                m.exec.restore(points_from(p.at("exec"), "exec"));
+                m.exec.restore(points_from(p.at("exec"), "exec"), terms);
                 m.transfer.restore(points_from(p.at("transfer"), "transfer"));
             } catch (const std::invalid_argument &e) {
                 throw NotAModelsFile(e.what());

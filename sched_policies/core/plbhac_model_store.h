@@ -6,19 +6,23 @@
 // its calibrated history in STARPU_HOME the same way). Pure C++, no StarPU.
 //
 // Why points and not fitted coefficients: a model rebuilt from its points goes on exactly
-// as the saved one would (same window, same forgetting order, same basis selection), and
-// the format does not change when the curve family does. Forgetting and the regime-change
+// as the saved one would (same window, same forgetting order, same basis functions, which
+// are saved by name and refitted, not chosen again: a choice is ~60 robust fits, ~6 ms for
+// two PUs, paid before the first job's first block), and the format does not change when
+// the curve family does. Forgetting and the regime-change
 // rule (online_model.h) then keep a loaded model adaptive: if the node changed, the first
 // blocks miss their predictions, the planner hedges at once and the model restarts from
 // the new measurements after two of them.
 //
 // File format (JSON, one object): {"format": "hetpu-plbhac-models", "version": 1, "job",
 // "elements", "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
-// "pus": [{"worker", "exec": [[x, s], ...], "transfer": [[x, s], ...], "size_lo",
-// "size_hi", "latency": [s, ...], "home": [s, ...]}]} ("latency", the PU's recent
-// per-block latencies beyond its profiled times, and "home", its recent delays from a
-// block's end to its results in main memory, are optional: files without them load with
-// none; "elements", the job's size, is optional too: a file without it matches no run). A file with another format
+// "pus": [{"worker", "exec": [[x, s], ...], "exec_terms": ["1", "u", ...], "transfer":
+// [[x, s], ...], "size_lo", "size_hi", "latency": [s, ...], "home": [s, ...]}]}
+// ("exec_terms", the execution curve's basis functions (curve_basis.h names), "latency",
+// the PU's recent per-block latencies beyond its profiled times, and "home", its recent
+// delays from a block's end to its results in main memory, are optional: files without
+// them choose a curve again and load with no latency and no delay home; an unknown basis
+// name makes the file unreadable; "elements", the job's size, is optional too: a file without it matches no run). A file with another format
 // name or version, another key (a copied HETPU_HOME, a renamed file) or anything
 // unparsable is ignored with a warning: the run then trains, as without a file, and
 // overwrites it when it ends.

@@ -283,6 +283,27 @@ TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
     EXPECT_EQ(close.selections(), chosen + 1) << "sizes spread 2.2x: choose again";
 }
 
+TEST(OnlineTimeModel, APointNoCurveFitsDoesNotChooseAgainAtEveryRefit)
+{
+    // The real node's grn CPU worker: its first block (486 elements) paid one-time costs
+    // and took 3x what its size costs. It is a lone size, so the robust fit keeps it, and
+    // no candidate curve comes within half of it. Every refit then found the kept curve
+    // "not fitting" and chose again: ~60 robust fits in the callback of every block.
+    OnlineTimeModel m;
+    const std::vector<std::pair<double, double>> training = {{486, 0.025683707},  {750, 0.013284593},
+                                                             {1500, 0.02656405},  {3000, 0.052839419},
+                                                             {6000, 0.102245798}, {4547, 0.076042086}};
+    for (const auto &[x, t] : training)
+        ASSERT_NO_THROW(m.add(x, t));
+    const unsigned before = m.selections();
+    for (int i = 0; i < 8; ++i) {
+        const double x = 18000.0 + 200.0 * i;
+        ASSERT_NO_THROW(m.add(x, 1.6e-5 * x));
+    }
+    EXPECT_LE(m.selections(), before + 3) << "8 blocks: a choice every reselect_every points, not at every one";
+    EXPECT_NEAR(m.predict(18500.0), 1.6e-5 * 18500.0, 0.03 * 1.6e-5 * 18500.0) << m.describe();
+}
+
 TEST(OnlineTimeModel, ATransientOfTwoSlowBlocksIsUndoneByTheNextTwoNormalOnes)
 {
     // Another process's burst slows two blocks of an iterative application's CPU worker by

@@ -111,6 +111,9 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
         EXPECT_EQ(b.size_hi, a.size_hi);
         EXPECT_EQ(b.latency, a.latency);
         EXPECT_EQ(b.home, a.home);
+        // The saved curve's basis functions are refitted, not chosen again.
+        EXPECT_EQ(b.exec.terms(), a.exec.terms());
+        EXPECT_EQ(b.exec.selections(), 0u) << "worker " << i;
         for (double x : {500.0, 4096.0, 50000.0, 1e6})
             EXPECT_NEAR(b.exec.predict(x), a.exec.predict(x), 1e-9 * a.exec.predict(x) + 1e-15)
                 << "worker " << i << " x " << x;
@@ -137,6 +140,40 @@ TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
     EXPECT_TRUE(back.memory.pus[1].home.empty());
     EXPECT_EQ(plbhac_latency_s(back.memory.pus[1].latency), 0.0);
     EXPECT_NEAR(plbhac_latency_s(f.memory.pus[1].latency), 0.0037, 1e-12) << "the median of 3.5, 3.7, 11.7 ms";
+}
+
+TEST(PlbhacModelStore, ACurveIsChosenAgainWithoutSavedTermsOrWhenTheyNoLongerFit)
+{
+    PlbhacModelFile f;
+    f.key = plbhac_model_key("grn", 4096, "node1", two_workers());
+    f.memory = trained_memory();
+    const nlohmann::json saved = nlohmann::json::parse(plbhac_models_to_json(f));
+    ASSERT_TRUE(saved["pus"][1].contains("exec_terms"));
+
+    // A file written before the terms were saved: chosen again from the points.
+    nlohmann::json j = saved;
+    for (auto &pu : j["pus"])
+        pu.erase("exec_terms");
+    PlbhacModelFile back = plbhac_models_from_json(j.dump());
+    ASSERT_EQ(back.memory.pus.size(), 2u);
+    EXPECT_EQ(back.memory.pus[1].exec.selections(), 1u);
+    EXPECT_NEAR(back.memory.pus[1].exec.predict(50000), 0.01 + 1e-6 * 50000, 1e-3);
+
+    // Terms that cannot fit the points (a cubic alone for a fixed cost plus a line): the
+    // refit misses them, so the curve is chosen again instead of trusted.
+    j = saved;
+    j["pus"][1]["exec_terms"] = {"u^3"};
+    back = plbhac_models_from_json(j.dump());
+    EXPECT_EQ(back.memory.pus[1].exec.selections(), 1u);
+    EXPECT_NE(back.memory.pus[1].exec.terms(), std::vector<BasisFn>{BasisFn::X3});
+    EXPECT_NEAR(back.memory.pus[1].exec.predict(50000), 0.01 + 1e-6 * 50000, 1e-3);
+
+    // A name this hetpu does not know makes the file unreadable, naming the worker and name.
+    j = saved;
+    j["pus"][1]["exec_terms"] = {"1", "u^4"};
+    const std::string msg = test::thrown_message<std::runtime_error>([&] { plbhac_models_from_json(j.dump()); });
+    EXPECT_NE(msg.find("exec_terms of worker 1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'u^4'"), std::string::npos) << msg;
 }
 
 TEST(PlbhacModelStore, AnUnwritableDirectoryIsNamed)
