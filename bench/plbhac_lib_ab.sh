@@ -17,17 +17,12 @@ policy=${POLICY:-plb-hac}
 for d in "$lib_a" "$lib_b"; do
   [ -e "$d/libhetpu.so.0" ] || { echo "$d has no libhetpu.so.0: cp $build/.libs/libhetpu.so* $d/" >&2; exit 1; }
 done
-case "$app" in
-  mm3072) cmd=("$build/apps/matmul/.libs/hetpu-matmul" -n 3072 --verify) ;;
-  mm4096) cmd=("$build/apps/matmul/.libs/hetpu-matmul" -n 4096 --verify) ;;
-  grn) cmd=("$build/apps/grn/.libs/hetpu-grn" --generate 250 --samples 100 --max-score 0.6) ;;
-  kmeans) cmd=("$build/apps/kmeans/.libs/hetpu-kmeans" --generate 500000 --dims 8 -k 16 --blobs 6 --sigma 10
-              --tol 0 --max-iter 20) ;;
-  *) echo "APP must be mm3072, mm4096, grn or kmeans, not '$app'" >&2; exit 1 ;;
-esac
-[ -x "${cmd[0]}" ] || { echo "build first: make -C $build (no ${cmd[0]})" >&2; exit 1; }
-export STARPU_OPENCL_ON_CPUS=1 STARPU_NCUDA=0 STARPU_SILENT=1 STARPU_NCPU=1 STARPU_NOPENCL=1
-export STARPU_SCHED=$policy POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/bench/real_node_apps.sh"
+real_node_cmd "$app" .libs/
+cmd=("${app_cmd[@]}")
+export STARPU_NCPU=1 STARPU_NOPENCL=1
+export STARPU_SCHED=$policy
 work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export STARPU_HOME=$work HETPU_LEDGER=$work/ledger.sqlite

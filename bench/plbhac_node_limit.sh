@@ -21,14 +21,9 @@ out=${2:-$top/results/bench/plbhac_node_limit}
 rounds=${ROUNDS:-3}
 apps=(${APPS:-mm3072 mm4096 grn kmeans})
 policies=(${POLICIES:-plb-hac eager ws dmda})
-grn_genes=${GRN_GENES:-250}
-km_n=${KM_N:-500000}
-km_iters=${KM_ITERS:-20}
-matmul=$build/apps/matmul/hetpu-matmul grn=$build/apps/grn/hetpu-grn km=$build/apps/kmeans/hetpu-kmeans
-[ -x "$matmul" ] && [ -x "$grn" ] && [ -x "$km" ] || { echo "build first: make -C $build apps/matmul/hetpu-matmul apps/grn/hetpu-grn apps/kmeans/hetpu-kmeans" >&2; exit 1; }
+. "$top/bench/real_node_apps.sh"
+for app in "${apps[@]}"; do real_node_cmd "$app"; done
 mkdir -p "$out"
-export STARPU_OPENCL_ON_CPUS=1 STARPU_NCUDA=0 STARPU_SILENT=1
-export POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
 STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
 export STARPU_HOME HETPU_HOME=$STARPU_HOME/hetpu-home HETPU_LEDGER=$STARPU_HOME/ledger.sqlite
 trap 'rm -rf "$STARPU_HOME"' EXIT
@@ -49,12 +44,8 @@ run() {  # app config [json]
   export STARPU_NCPU=$ncpu STARPU_NOPENCL=$nocl STARPU_SCHED=$sched
   unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER
   [ ${#prev[@]} -eq 0 ] || export "${prev[@]}"
-  case "$app" in
-    mm3072) "$matmul" -n 3072 --verify $json ;;
-    mm4096) "$matmul" -n 4096 --verify $json ;;
-    grn) "$grn" --generate "$grn_genes" --samples 100 --max-score 0.6 $json ;;
-    kmeans) "$km" --generate "$km_n" --dims 8 -k 16 --blobs 6 --sigma 10 --tol 0 --max-iter "$km_iters" $json ;;
-  esac
+  real_node_cmd "$app" || return 1
+  "${app_cmd[@]}" $json
 }
 
 configs=("${policies[@]}" cpu-alone opencl-alone)
