@@ -6,9 +6,11 @@ AM_TESTS_ENVIRONMENT = \
 	export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1; \
 	export POCL_MAX_PTHREAD_COUNT=1; \
 	export STARPU_HOME=`mktemp -d "$${TMPDIR:-/tmp}/hetpu-check.XXXXXX"`; \
+	trap 'rm -rf "$$STARPU_HOME"' EXIT; \
 	export HETPU_LEDGER="$$STARPU_HOME/ledger.sqlite"; \
 	export HETPU_MGB_ARBITER=off;
-# Accounting is on by default: never the user's ledger. MGB policies: never the user's
+# Each test's StarPU home is its own and goes with it (the trap runs when the recipe's
+# shell ends, after the test driver). Accounting is on by default: never the user's ledger. MGB policies: never the user's
 # node-wide segment (the tests of the arbiter name their own).
 
 # A watchdog per test program: a hang (once seen, not reproduced, in the divisible runner's
