@@ -152,6 +152,14 @@ void OnlineTimeModel::refit(bool reselect)
     curve_ = FittedCurve(fit.terms, fit.coef, log_.max_x(), log_.min_x(), log_.max_x(), 1e-3 * log_.min_time());
 }
 
+std::vector<std::pair<double, double>> OnlineTimeModel::held_points() const
+{
+    std::vector<std::pair<double, double>> out;
+    for (const Held &h : held_)
+        out.emplace_back(h.x, h.seconds);
+    return out;
+}
+
 bool OnlineTimeModel::shapeless() const { return log_.max_x() < kMinShapeSpread * log_.min_x(); }
 
 bool OnlineTimeModel::ready() const { return log_.size() >= 2 && distinct_sizes(log_.fit_data(true).u) >= 2; }

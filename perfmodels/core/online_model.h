@@ -90,6 +90,13 @@ public:
     // (curve_fits_points), choose as restore(points) does.
     void restore(const std::vector<std::pair<double, double>> &points, const std::vector<BasisFn> &terms);
     const std::vector<BasisFn> &terms() const { return terms_; }  // the subset fitted now
+    // The measurements held back as surprises, oldest first. A saved model keeps them with
+    // its points, and a restored one replays them through add(): a job of one block per
+    // PU (a run from saved models) never sees the next block that would confirm a change
+    // or discard a spike; the next run's does. Without them, a PU that had really slowed
+    // down missed by the same factor in every later run (seen on the real node with two
+    // PoCL devices: an OpenCL worker predicted at 0.20 s ran 0.41-0.44 s, run after run).
+    std::vector<std::pair<double, double>> held_points() const;
 
     double predict(double x) const { return curve_.value(x); }
     double derivative(double x) const { return curve_.derivative(x); }

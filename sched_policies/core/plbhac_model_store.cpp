@@ -135,6 +135,7 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
         j["pus"].push_back({{"worker", pu.worker},
                             {"exec", points_json(pu.exec.points())},
                             {"exec_terms", terms},
+                            {"exec_held", points_json(pu.exec.held_points())},
                             {"transfer", points_json(pu.transfer.points())},
                             {"size_lo", pu.size_lo},
                             {"size_hi", pu.size_hi},
@@ -179,6 +180,11 @@ PlbhacModelFile plbhac_models_from_json(const std::string &text)
                 }
             try {
                 m.exec.restore(points_from(p.at("exec"), "exec"), terms);
+                // Optional: surprises still waiting for the block that tells a spike from a
+                // change; replayed, so the next one decides as it would have in that run.
+                if (p.contains("exec_held"))
+                    for (const auto &[x, seconds] : points_from(p.at("exec_held"), "exec_held"))
+                        m.exec.add(x, seconds);
                 m.transfer.restore(points_from(p.at("transfer"), "transfer"));
             } catch (const std::invalid_argument &e) {
                 throw NotAModelsFile(e.what());

@@ -16,9 +16,11 @@
 //
 // File format (JSON, one object): {"format": "hetpu-plbhac-models", "version": 1, "job",
 // "elements", "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
-// "pus": [{"worker", "exec": [[x, s], ...], "exec_terms": ["1", "u", ...], "transfer":
-// [[x, s], ...], "size_lo", "size_hi", "latency": [s, ...], "home": [s, ...]}]}
-// ("exec_terms", the execution curve's basis functions (curve_basis.h names), "latency",
+// "pus": [{"worker", "exec": [[x, s], ...], "exec_terms": ["1", "u", ...], "exec_held":
+// [[x, s], ...], "transfer": [[x, s], ...], "size_lo", "size_hi", "latency": [s, ...],
+// "home": [s, ...]}]}
+// ("exec_terms", the execution curve's basis functions (curve_basis.h names), "exec_held",
+// measurements the model held back as surprises (OnlineTimeModel::held_points), "latency",
 // the PU's recent per-block latencies beyond its profiled times, and "home", its recent
 // delays from a block's end to its results in main memory, are optional: files without
 // them choose a curve again and load with no latency and no delay home; an unknown basis

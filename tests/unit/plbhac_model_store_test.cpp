@@ -121,6 +121,61 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
     }
 }
 
+TEST(PlbhacModelStore, ASurpriseHeldBackIsSavedAndTheNextRunsBlockDecides)
+{
+    // A run of one block per PU: the OpenCL worker's block took 2x its prediction. The
+    // model holds it back (a spike or a change?) and the job ends; the next run's block
+    // must decide, so the held measurement travels with the file.
+    PlbhacModelFile f;
+    f.key = plbhac_model_key("grn", 4096, "node1", two_workers());
+    f.memory = trained_memory();
+    OnlineTimeModel &gpu = f.memory.pus[1].exec;
+    const double x = 32768, before = gpu.predict(x);
+    const size_t fitted = gpu.size();
+    ASSERT_NO_THROW(gpu.add(x, 2 * before));
+    ASSERT_EQ(gpu.held(), 1u) << "a 2x miss on a model of 5 points is held back";
+    ASSERT_EQ(gpu.size(), fitted);
+
+    const nlohmann::json saved = nlohmann::json::parse(plbhac_models_to_json(f));
+    ASSERT_TRUE(saved["pus"][1].contains("exec_held"));
+    EXPECT_EQ(saved["pus"][1]["exec_held"].size(), 1u);
+    EXPECT_EQ(saved["pus"][0]["exec_held"].size(), 0u);
+
+    // The PU really slowed down: the next run's block misses the same way, and the model
+    // restarts from the two slow blocks (without the held one it would hold this one
+    // back too, and predict the old speed for a third run).
+    {
+        PlbhacModelFile back = plbhac_models_from_json(saved.dump());
+        OnlineTimeModel &m = back.memory.pus[1].exec;
+        EXPECT_EQ(m.held(), 1u);
+        EXPECT_EQ(m.held_points(), gpu.held_points());
+        EXPECT_NEAR(m.predict(x), before, 1e-9 * before) << "held back, not fitted";
+        ASSERT_NO_THROW(m.add(x, 2.05 * before));
+        EXPECT_EQ(m.held(), 0u);
+        EXPECT_EQ(m.size(), 2u) << "restarted from the run of two slow blocks";
+        EXPECT_NEAR(m.predict(x), 2.025 * before, 0.05 * before);
+    }
+    // It was a spike: the next run's block is on time, the held one is dropped and the
+    // old curve stays.
+    {
+        PlbhacModelFile back = plbhac_models_from_json(saved.dump());
+        OnlineTimeModel &m = back.memory.pus[1].exec;
+        ASSERT_NO_THROW(m.add(x, before));
+        EXPECT_EQ(m.held(), 0u);
+        EXPECT_EQ(m.size(), fitted + 1);
+        EXPECT_NEAR(m.predict(x), before, 0.02 * before);
+    }
+    // A held measurement that is not one is a corrupt file, named as such.
+    nlohmann::json bad = saved;
+    bad["pus"][1]["exec_held"] = {{x, -1.0}};
+    const std::string msg = test::thrown_message<std::runtime_error>([&] { plbhac_models_from_json(bad.dump()); });
+    EXPECT_NE(msg.find("execution time must be positive"), std::string::npos) << msg;
+    // Files written before held measurements were saved load with none.
+    nlohmann::json old = saved;
+    old["pus"][1].erase("exec_held");
+    EXPECT_EQ(plbhac_models_from_json(old.dump()).memory.pus[1].exec.held(), 0u);
+}
+
 TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
 {
     // Files written before the per-block latency and the delay home were kept have no

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/models/models_command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -120,6 +121,10 @@ int show(const std::string &home, const std::string &job, bool json)
                         name.c_str(), pu.exec.points().size(), pu.size_lo, hi, t, hi, t > 0 ? hi / t : 0.0,
                         pu.exec.describe().c_str(), pu.transfer.describe().c_str(), latency, pu.latency.size(),
                         plbhac_latency_s(pu.home), pu.home.size());
+            for (const auto &[x, seconds] : pu.exec.held_points())
+                std::printf("    held     %.0f elements in %.4g s, %.2gx the prediction: a spike or a change, the "
+                            "next block tells\n",
+                            x, seconds, seconds / std::max(pu.exec.predict(x), 1e-12));
         }
     }
     if (json)
