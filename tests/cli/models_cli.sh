@@ -40,6 +40,23 @@ assert all(p["latency_s"] >= 0 and p["latency_s"] < 1e-6 for p in pus), pus
 assert all(p["home_delay_s"] == 0 for p in pus), pus
 assert all(p["seconds_at_size_hi"] > 0 for p in pus), pus
 PY
+# A measurement held back as a surprise (a spike or a change, the next block decides) is
+# kept in the file and shown: the GPU's largest block, at twice its fitted time.
+cp -r "$home" "$dir/held-home"
+python3 - "$dir"/held-home/plbhac-models/pair.*.json <<'PY' || fail "cannot add a held measurement"
+import json, sys
+j = json.load(open(sys.argv[1]))
+gpu = j["pus"][1]
+x, s = max(gpu["exec"])
+gpu["exec_held"] = [[x, 2.5 * s]]
+json.dump(j, open(sys.argv[1], "w"))
+PY
+"$tool" models show pair --home "$dir/held-home" >"$dir/held-show" || fail "models show with a held measurement"
+grep -q "held .* elements in .* s, 2\.[0-9]*x the prediction" "$dir/held-show" ||
+    fail "models show has no held measurement: $(cat "$dir/held-show")"
+"$tool" models show pair --json --home "$dir/held-home" |
+    python3 -c 'import json,sys; p=json.load(sys.stdin)[0]["pus"]; assert len(p[1]["exec_held"]) == 1 and p[0]["exec_held"] == [], p' ||
+    fail "models show --json has no held measurement"
 if "$tool" models show nosuchjob --home "$home" 2>"$dir/err"; then fail "show of an unknown job succeeded"; fi
 # The same job at another size (a scenario of the same file name, twice the workload)
 # starts cold: an element's cost may depend on the size. Its models go to a file of their own.

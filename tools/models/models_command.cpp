@@ -95,6 +95,7 @@ int show(const std::string &home, const std::string &job, bool json)
                 o["pus"].push_back(
                     {{"worker", pu.worker},
                      {"exec_points", pu.exec.points().size()},
+                     {"exec_held", pu.exec.held_points()},
                      {"size_lo", pu.size_lo},
                      {"size_hi", pu.size_hi},
                      {"exec_curve", pu.exec.describe()},
