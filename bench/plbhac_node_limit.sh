@@ -84,17 +84,12 @@ PY
   done
 fi
 
-python3 - "$runs" "$out/summary.txt" "${configs[@]}" <<'PY'
+PYTHONPATH="$top/bench" python3 - "$runs" "$out/summary.txt" "${configs[@]}" <<'PY'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 configs = sys.argv[3:]
 lines = []
-def ok(r):
-    if r.get("verified") is not None:
-        return bool(r["verified"])
-    if "edge_recall" in r:
-        return r["edge_precision"] == 1.0 and r["edge_recall"] == 1.0
-    return "inertia" in r
+from real_node_verified import verified as ok
 for app in dict.fromkeys(r["bench_app"] for r in rows):
     mine = [r for r in rows if r["bench_app"] == app]
     med = {c: st.median(r["makespan_s"] for r in mine if r["config"] == c) for c in configs

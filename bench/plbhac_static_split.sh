@@ -103,16 +103,11 @@ print(' '.join('%.3f' % min(0.995, max(0.005, f + i * step)) for i in range(-k, 
   done
 done
 
-python3 - "$out/runs.jsonl" "$out/summary.txt" <<'PY'
+PYTHONPATH="$top/bench" python3 - "$out/runs.jsonl" "$out/summary.txt" <<'PY'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 lines = []
-def ok(r):
-    if r.get("verified") is not None:
-        return bool(r["verified"])
-    if "edge_recall" in r:
-        return r["edge_precision"] == 1.0 and r["edge_recall"] == 1.0
-    return "inertia" in r
+from real_node_verified import verified as ok
 for app in dict.fromkeys(r["bench_app"] for r in rows):
     mine = [r for r in rows if r["bench_app"] == app]
     by = {}
