@@ -19,6 +19,7 @@ for d in "$lib_a" "$lib_b"; do
 done
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/real_node_apps.sh"
+[ "$node_gpu" = opencl ] || { echo "$(basename "$0"): the CPU + OpenCL node only (NODE_GPU=opencl)" >&2; exit 2; }
 real_node_cmd "$app" .libs/
 cmd=("${app_cmd[@]}")
 export STARPU_NCPU=1 STARPU_NOPENCL=1

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# plb-hac against the real CPU + OpenCL node's physical limit (issue 15): matmul (n = 3072
-# and 4096), grn and kmeans under plb-hac, eager, ws and calibrated dmda, and each PU alone
-# (eager on the CPU worker only, eager on the OpenCL worker only) in the same interleaved
-# rounds. The node's limit is the sum of the two standalone throughputs: as a makespan,
-# 1 / (1 / median_cpu_alone + 1 / median_opencl_alone). Reports per app the median, min and
-# max makespan of each configuration, its ratio to the limit (limit makespan / makespan,
-# 1.0 = the node's limit) and to eager, ws and dmda (median / median; below 1 is faster).
+# plb-hac against the real node's physical limit (issue 15): matmul (n = 3072 and 4096),
+# grn and kmeans under plb-hac, eager, ws and calibrated dmda, and each part of the node
+# alone (eager on the CPU workers only, eager on the GPU worker only) in the same
+# interleaved rounds. The node is the CPU + OpenCL one (NODE_GPU=opencl, default) or a CPU +
+# CUDA one (NODE_GPU=cuda; see real_node_apps.sh). The node's limit is the sum of the two
+# standalone throughputs: as a makespan, 1 / (1 / median_cpu_alone + 1 / median_gpu_alone).
+# Reports per app the median, min and max makespan of each configuration, its ratio to the
+# limit (limit makespan / makespan, 1.0 = the node's limit) and to eager, ws and dmda
+# (median / median; below 1 is faster).
 # Every run is verified (matmul: --verify; grn: precision/recall; kmeans: inertia).
 #   bench/plbhac_node_limit.sh BUILD_DIR [OUT_DIR]
-# Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"), POLICIES ("plb-hac eager ws
-# dmda"; plb-hac-prev = plb-hac without the trust region and without saved models; plb-hac-ipopt =
-# plb-hac solving every step with Ipopt), GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
+# Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"; mmN is matmul of order N),
+# POLICIES ("plb-hac eager ws dmda"; plb-hac-prev = plb-hac without the trust region and
+# without saved models; plb-hac-ipopt = plb-hac solving every step with Ipopt), NODE_GPU,
+# NODE_NCPU, GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
 # the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
 # repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run.
 set -euo pipefail
@@ -28,32 +31,34 @@ STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")
 export STARPU_HOME HETPU_HOME=$STARPU_HOME/hetpu-home HETPU_LEDGER=$STARPU_HOME/ledger.sqlite
 trap 'rm -rf "$STARPU_HOME"' EXIT
 
-# config: a policy on the whole node, or cpu-alone / opencl-alone (eager on one worker).
+# config: a policy on the whole node, or cpu-alone / <gpu>-alone (eager on one part).
+gpu_alone=$node_gpu-alone
 run() {  # app config [json]
-  local app=$1 config=$2 json=${3:+--json $3} sched=$2 ncpu=1 nocl=1
+  local app=$1 config=$2 json=${3:+--json $3} sched=$2 part=whole
   local prev=()
   case "$config" in
-    cpu-alone) sched=eager nocl=0 ;;
-    opencl-alone) sched=eager ncpu=0 ;;
+    cpu-alone) sched=eager part=cpu ;;
+    "$gpu_alone") sched=eager part=gpu ;;
     # The planner before issue 15: no trust region, no models read or saved (it trains
     # every run; k-means still shares models between its iterations in one process).
     plb-hac-prev) sched=plb-hac prev=(HETPU_PLBHAC_TRUST=0 HETPU_PLBHAC_MODELS=off) ;;
     # plb-hac with Ipopt for every step's solve, as the paper (HETPU_PLBHAC_SOLVER=ipopt).
     plb-hac-ipopt) sched=plb-hac prev=(HETPU_PLBHAC_SOLVER=ipopt) ;;
   esac
-  export STARPU_NCPU=$ncpu STARPU_NOPENCL=$nocl STARPU_SCHED=$sched
+  node_workers "$part"
+  export STARPU_SCHED=$sched
   unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER
   [ ${#prev[@]} -eq 0 ] || export "${prev[@]}"
   real_node_cmd "$app" || return 1
   "${app_cmd[@]}" $json
 }
 
-configs=("${policies[@]}" cpu-alone opencl-alone)
+configs=("${policies[@]}" cpu-alone "$gpu_alone")
 runs=$out/runs.jsonl
 if [ -z "${SUMMARY_ONLY:-}" ]; then
   : >"$runs"
-  echo "== node limit: ${apps[*]} under ${configs[*]}; $rounds interleaved rounds"
-  # Discarded runs: PoCL compiles the kernels; dmda calibrates its history models (three
+  echo "== node limit ($node_gpu node, $node_ncpu CPU workers): ${apps[*]} under ${configs[*]}; $rounds interleaved rounds"
+  # Discarded runs: PoCL compiles the kernels (CUDA loads its libraries); dmda calibrates its history models (three
   # runs); plb-hac trains once and saves its models (later runs start from them).
   for app in "${apps[@]}"; do
     for c in "${configs[@]}"; do
@@ -84,20 +89,24 @@ PY
   done
 fi
 
-PYTHONPATH="$top/bench" python3 - "$runs" "$out/summary.txt" "${configs[@]}" <<'PY'
+PYTHONPATH="$top/bench" python3 - "$runs" "$out/summary.txt" "$node_gpu_name" "${configs[@]}" <<'PY'
 import json, statistics as st, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-configs = sys.argv[3:]
+gpu_name, configs = sys.argv[3], sys.argv[4:]
+gpu_alone = configs[-1]
 lines = []
 from real_node_verified import verified as ok
 for app in dict.fromkeys(r["bench_app"] for r in rows):
     mine = [r for r in rows if r["bench_app"] == app]
     med = {c: st.median(r["makespan_s"] for r in mine if r["config"] == c) for c in configs
            if any(r["config"] == c for r in mine)}
-    limit = 1.0 / (1.0 / med["cpu-alone"] + 1.0 / med["opencl-alone"])
+    if "cpu-alone" not in med or gpu_alone not in med:  # an interrupted run: no limit to report
+        lines += [f"== {app}: no limit (cpu-alone or {gpu_alone} never ran)", ""]
+        continue
+    limit = 1.0 / (1.0 / med["cpu-alone"] + 1.0 / med[gpu_alone])
     inertia = [r["inertia"] for r in mine if "inertia" in r]
-    lines.append(f"== {app}: node limit {limit:.3f} s (CPU alone {med['cpu-alone']:.3f} s, OpenCL alone "
-                 f"{med['opencl-alone']:.3f} s, medians)"
+    lines.append(f"== {app}: node limit {limit:.3f} s (CPU alone {med['cpu-alone']:.3f} s, {gpu_name} alone "
+                 f"{med[gpu_alone]:.3f} s, medians)"
                  + (f"; inertia spread {(max(inertia) - min(inertia)) / min(inertia):.1e}" if inertia else ""))
     lines.append("%-13s %4s %9s %9s %9s %9s %8s %8s %8s %s" % ("config", "runs", "median_s", "min_s", "max_s",
                  "vs_limit", "vs_eager", "vs_ws", "vs_dmda", "verified"))

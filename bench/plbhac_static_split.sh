@@ -25,6 +25,7 @@ apps=(${APPS:-kmeans grn mm3072})
 span=${SPAN:-0.10}
 fstep=${STEP:-0.02}
 . "$top/bench/real_node_apps.sh"
+[ "$node_gpu" = opencl ] || { echo "$(basename "$0"): the CPU + OpenCL node only (NODE_GPU=opencl)" >&2; exit 2; }
 for app in "${apps[@]}"; do real_node_cmd "$app"; done
 mkdir -p "$out"
 STARPU_HOME=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-bench.XXXXXX")

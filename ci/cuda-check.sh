@@ -39,9 +39,11 @@ starpu_source=$(dpkg-query -W -f='${source:Package}' libstarpu-dev)
 # memcpy-peer and starpufft use what CUDA 13 removed (cudaDeviceProp::computeMode, two cuFFT
 # error codes); hetpu needs neither. No MPI: hetpu is configured --without-mpi here, so that
 # Debian's StarPU-MPI (linked to Debian's libstarpu) is not mixed in. The rest saves time:
-# this StarPU is for compiling and testing hetpu, not for timing it.
+# this StarPU is for compiling and testing hetpu, not for timing it. StarPU's configure caps
+# its CPU workers at the build machine's core count: --enable-maxcpus lets the same build run
+# a real GPU node's cores.
 starpu_flags=(
-  --with-cuda-dir="$cuda" --disable-cuda-memcpy-peer --disable-starpufft --disable-mpi
+  --with-cuda-dir="$cuda" --enable-maxcpus=64 --disable-cuda-memcpy-peer --disable-starpufft --disable-mpi
   --disable-build-doc --disable-build-examples --disable-build-tests --disable-fortran
   --disable-socl --disable-static --disable-gdb CFLAGS=-O1 CXXFLAGS=-O1
 )

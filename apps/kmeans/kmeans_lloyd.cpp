@@ -5,24 +5,21 @@
 #include <cerrno>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "apps/common/splitmix.h"
+#include "apps/kmeans/kmeans_kernels.h"
 
 namespace hetpu::kmeans {
 
-void assign_block(const double *x, uint64_t count, const double *centroids, uint32_t k, uint32_t d, int32_t *labels,
-                  double *partial, int threads)
+namespace {
+
+// Adds points [lo, hi)'s sums, counts and inertia, in point order, to partial (zeroed).
+void sum_chunk(const double *x, uint64_t lo, uint64_t hi, const double *centroids, uint32_t k, uint32_t d,
+               const int32_t *labels, double *partial)
 {
-    const int64_t n = static_cast<int64_t>(count);
-#pragma omp parallel for num_threads(threads > 0 ? threads : 1) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-        double dist2;
-        labels[i] = nearest_centroid(x + i * d, centroids, k, d, &dist2);
-    }
-    // Sums in point order (the OpenCL/CUDA reduction kernels use the same order).
     double *sums = partial, *counts = partial + static_cast<uint64_t>(k) * d, *inertia = counts + k;
-    std::fill(partial, partial + partial_size(k, d), 0.0);
-    for (int64_t i = 0; i < n; ++i) {
+    for (uint64_t i = lo; i < hi; ++i) {
         const int32_t c = labels[i];
         const double *xi = x + i * d;
         double dist2 = 0;
@@ -34,6 +31,37 @@ void assign_block(const double *x, uint64_t count, const double *centroids, uint
         counts[c] += 1.0;
         *inertia += dist2;
     }
+}
+
+}  // namespace
+
+void assign_block(const double *x, uint64_t count, const double *centroids, uint32_t k, uint32_t d, int32_t *labels,
+                  double *partial, int threads)
+{
+    const int64_t n = static_cast<int64_t>(count);
+    const int nthreads = threads > 0 ? threads : 1;
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        double dist2;
+        labels[i] = nearest_centroid(x + i * d, centroids, k, d, &dist2);
+    }
+    // The order of hetpu_kmeans_chunk_points (kmeans_kernels.h), which the OpenCL and CUDA
+    // kernels follow too.
+    const uint64_t items = partial_size(k, d), chunk = hetpu_kmeans_chunk_points(count);
+    const int64_t chunks = static_cast<int64_t>((count + chunk - 1) / chunk);
+    std::fill(partial, partial + items, 0.0);
+    if (chunks <= 1) {
+        sum_chunk(x, 0, count, centroids, k, d, labels, partial);
+        return;
+    }
+    std::vector<double> per_chunk(static_cast<uint64_t>(chunks) * items, 0.0);
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (int64_t q = 0; q < chunks; ++q)
+        sum_chunk(x, static_cast<uint64_t>(q) * chunk, std::min(count, static_cast<uint64_t>(q + 1) * chunk), centroids,
+                  k, d, labels, &per_chunk[static_cast<uint64_t>(q) * items]);
+    for (int64_t q = 0; q < chunks; ++q)
+        for (uint64_t g = 0; g < items; ++g)
+            partial[g] += per_chunk[static_cast<uint64_t>(q) * items + g];
 }
 
 double absolute_tolerance(const Points &p, double tol)

@@ -42,8 +42,9 @@ inline int32_t nearest_centroid(const double *x, const double *centroids, uint32
 inline uint64_t partial_size(uint32_t k, uint32_t d) { return static_cast<uint64_t>(k) * d + k + 1; }
 
 // Assignment step for points [0, count) of x: labels, and the partial result summed in
-// point order. threads > 1 parallelises the labelling with OpenMP (the sums stay in
-// point order, so the result does not depend on the thread count).
+// the fixed order of hetpu_kmeans_chunk_points (kmeans_kernels.h): chunks of consecutive
+// points, each in point order, then the chunks in order. threads > 1 spreads the labelling
+// and the chunks over OpenMP threads; the order, hence the result, does not depend on it.
 void assign_block(const double *x, uint64_t count, const double *centroids, uint32_t k, uint32_t d, int32_t *labels,
                   double *partial, int threads);
 

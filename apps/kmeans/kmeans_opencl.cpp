@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // OpenCL implementation of the kmeans assignment codelet: one kernel labels the points
-// (one work-item per point), a second sums the block's partial result with one work-item
-// per (cluster, dimension) sum, per cluster count and for the inertia, each looping over
-// the points in order: the same operations in the same order as the CPU codelet
+// (one work-item per point), a second sums the block's partial result with one work-group
+// per (cluster, dimension) sum, per cluster count and for the inertia, in the chunk order
+// of kmeans_kernels.h: the same operations in the same order as the CPU codelet
 // (contraction into FMA is switched off), hence bit-identical results.
 #include "config.h"
 
@@ -15,9 +15,12 @@
 
 namespace {
 
+static_assert(HETPU_KMEANS_MAX_CHUNKS == 4096, "kSource's MAX_CHUNKS must match");
+
 const char *kSource = R"CLC(
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #pragma OPENCL FP_CONTRACT OFF
+#define MAX_CHUNKS 4096
 
 __kernel void kmeans_assign(__global const double *x, ulong x_off, __global const double *c, ulong c_off,
                             __global int *labels, ulong l_off, ulong count, uint k, uint d)
@@ -43,43 +46,53 @@ __kernel void kmeans_assign(__global const double *x, ulong x_off, __global cons
     labels[l_off + i] = best;
 }
 
+// One work-group per item of the partial result: its work-items sum the chunks, each in
+// point order, into local memory; one work-item adds the chunks' sums in chunk order.
 __kernel void kmeans_partial(__global const double *x, ulong x_off, __global const double *c, ulong c_off,
                              __global const int *labels, ulong l_off, __global double *partial, ulong p_off,
-                             ulong count, uint k, uint d)
+                             ulong count, uint k, uint d, ulong chunk)
 {
-    const ulong g = get_global_id(0);
+    __local double chunk_sum[MAX_CHUNKS];
+    const ulong g = get_group_id(0);
     x += x_off;
     c += c_off;
     labels += l_off;
     partial += p_off;
     const ulong kd = (ulong)k * d;
-    if (g < kd) {
-        const int cl = (int)(g / d);
-        const uint j = (uint)(g % d);
+    const ulong chunks = (count + chunk - 1) / chunk;
+    for (ulong q = get_local_id(0); q < chunks; q += get_local_size(0)) {
+        const ulong lo = q * chunk, hi = lo + chunk < count ? lo + chunk : count;
         double s = 0;
-        for (ulong i = 0; i < count; ++i)
-            if (labels[i] == cl)
-                s += x[i * d + j];
-        partial[g] = s;
-    } else if (g < kd + k) {
-        const int cl = (int)(g - kd);
-        double n = 0;
-        for (ulong i = 0; i < count; ++i)
-            if (labels[i] == cl)
-                n += 1.0;
-        partial[g] = n;
-    } else if (g == kd + k) {
-        double inertia = 0;
-        for (ulong i = 0; i < count; ++i) {
-            const int cl = labels[i];
-            double s = 0;
-            for (uint j = 0; j < d; ++j) {
-                const double diff = x[i * d + j] - c[cl * d + j];
-                s += diff * diff;
+        if (g < kd) {
+            const int cl = (int)(g / d);
+            const uint j = (uint)(g % d);
+            for (ulong i = lo; i < hi; ++i)
+                if (labels[i] == cl)
+                    s += x[i * d + j];
+        } else if (g < kd + k) {
+            const int cl = (int)(g - kd);
+            for (ulong i = lo; i < hi; ++i)
+                if (labels[i] == cl)
+                    s += 1.0;
+        } else {
+            for (ulong i = lo; i < hi; ++i) {
+                const int cl = labels[i];
+                double s2 = 0;
+                for (uint j = 0; j < d; ++j) {
+                    const double diff = x[i * d + j] - c[cl * d + j];
+                    s2 += diff * diff;
+                }
+                s += s2;
             }
-            inertia += s;
         }
-        partial[g] = inertia;
+        chunk_sum[q] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) {
+        double t = 0;
+        for (ulong q = 0; q < chunks; ++q)
+            t += chunk_sum[q];
+        partial[g] = t;
     }
 }
 )CLC";
@@ -110,14 +123,15 @@ extern "C" void hetpu_kmeans_opencl_assign(void *buffers[], void *arg)
     cl_kernel assign = kernels.kernel("kmeans_assign", queue);
     cl_kernel sum = kernels.kernel("kmeans_partial", queue);
     hetpu::apps::set_kernel_args(assign, x, x_off, c, c_off, labels, l_off, count, k, d);
-    hetpu::apps::set_kernel_args(sum, x, x_off, c, c_off, labels, l_off, partial, p_off, count, k, d);
+    const cl_ulong chunk = hetpu_kmeans_chunk_points(count);
+    hetpu::apps::set_kernel_args(sum, x, x_off, c, c_off, labels, l_off, partial, p_off, count, k, d, chunk);
 
     const size_t local = 64;
     size_t global = (count + local - 1) / local * local;
     hetpu::apps::OpenclKernels::check(
         clEnqueueNDRangeKernel(queue, assign, 1, nullptr, &global, &local, 0, nullptr, nullptr));
     const size_t items = static_cast<size_t>(k) * d + k + 1;
-    size_t global2 = (items + local - 1) / local * local;
+    size_t global2 = items * local;  // one work-group per item
     hetpu::apps::OpenclKernels::check(
         clEnqueueNDRangeKernel(queue, sum, 1, nullptr, &global2, &local, 0, nullptr, nullptr));
     // StarPU 1.3 runs OpenCL codelets synchronously: the results must be there on return.

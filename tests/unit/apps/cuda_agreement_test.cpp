@@ -75,24 +75,32 @@ TEST(CudaAgreement, KmeansPartialsEqualCpu)
     if (!have_device())
         GTEST_SKIP() << "no CUDA device";
     using namespace hetpu::kmeans;
-    Blobs b = generate_blobs(4099, 5, 7, 3.0, 13);
-    IterationState s = initial_state(b.points, 7, 2);
-    const uint64_t n = b.points.n;
-    std::vector<int32_t> labels(n);
-    std::vector<double> partial(partial_size(7, 5));
-    assign_block(b.points.x.data(), n, s.centroids.data(), 7, 5, labels.data(), partial.data(), 2);
-    double *x = to_device(b.points.x), *c = to_device(s.centroids);
-    double *p = to_device(std::vector<double>(partial.size(), 7.0));
-    int32_t *l = to_device(std::vector<int32_t>(n, -1));
-    ASSERT_EQ(hetpu_kmeans_cuda_launch(nullptr, x, n, c, 7, 5, p, l), 0);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    EXPECT_EQ(to_host(l, n), labels);
-    const std::vector<double> gpu = to_host(p, partial.size());
-    EXPECT_EQ(std::memcmp(gpu.data(), partial.data(), partial.size() * sizeof(double)), 0);
-    cudaFree(x);
-    cudaFree(c);
-    cudaFree(p);
-    cudaFree(l);
+    // 4099 points: five chunks of the fixed sum order; 4198401: chunks of 1026 points, 4092
+    // of them (kmeans_kernels.h).
+    struct Case {
+        uint64_t n;
+        uint32_t d, k;
+    };
+    for (const Case &t : {Case{4099, 5, 7}, Case{4198401, 2, 3}}) {
+        Blobs b = generate_blobs(t.n, t.d, t.k, 3.0, 13);
+        IterationState s = initial_state(b.points, t.k, 2);
+        const uint64_t n = b.points.n;
+        std::vector<int32_t> labels(n);
+        std::vector<double> partial(partial_size(t.k, t.d));
+        assign_block(b.points.x.data(), n, s.centroids.data(), t.k, t.d, labels.data(), partial.data(), 2);
+        double *x = to_device(b.points.x), *c = to_device(s.centroids);
+        double *p = to_device(std::vector<double>(partial.size(), 7.0));
+        int32_t *l = to_device(std::vector<int32_t>(n, -1));
+        ASSERT_EQ(hetpu_kmeans_cuda_launch(nullptr, x, n, c, t.k, t.d, p, l), 0);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        EXPECT_EQ(to_host(l, n), labels) << n;
+        const std::vector<double> gpu = to_host(p, partial.size());
+        EXPECT_EQ(std::memcmp(gpu.data(), partial.data(), partial.size() * sizeof(double)), 0) << n;
+        cudaFree(x);
+        cudaFree(c);
+        cudaFree(p);
+        cudaFree(l);
+    }
 }
 
 int main(int argc, char **argv)

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "apps/kmeans/kmeans_data.h"
+#include "apps/kmeans/kmeans_kernels.h"
 #include "apps/kmeans/kmeans_lloyd.h"
 #include "apps/kmeans/kmeans_options.h"
 
@@ -125,9 +126,51 @@ TEST(KmeansData, BlobsAreDeterministicAndCentred)
         }
 }
 
+TEST(KmeansLloyd, ChunksOfTheFixedSumOrderDependOnTheBlockAlone)
+{
+    EXPECT_EQ(hetpu_kmeans_chunk_points(0), HETPU_KMEANS_MIN_CHUNK);
+    EXPECT_EQ(hetpu_kmeans_chunk_points(997), HETPU_KMEANS_MIN_CHUNK);
+    EXPECT_EQ(hetpu_kmeans_chunk_points(uint64_t{HETPU_KMEANS_MIN_CHUNK} * HETPU_KMEANS_MAX_CHUNKS),
+              HETPU_KMEANS_MIN_CHUNK);
+    for (uint64_t n : {uint64_t{4198401}, uint64_t{50000000}, uint64_t{1} << 40}) {
+        const uint64_t c = hetpu_kmeans_chunk_points(n);
+        EXPECT_LE((n + c - 1) / c, HETPU_KMEANS_MAX_CHUNKS) << n;              // the GPU kernels' shared memory
+        EXPECT_GT((n + (c - 1) - 1) / (c - 1), HETPU_KMEANS_MAX_CHUNKS) << n;  // and no larger than needed
+    }
+}
+
+TEST(KmeansLloyd, AssignBlockSumsChunksInOrder)
+{
+    // 5000 points: chunks of 1024 (four) and 904, each summed in point order, then in order.
+    Blobs b = generate_blobs(5000, 3, 5, 2.0, 9);
+    IterationState s = initial_state(b.points, 5, 1);
+    const uint64_t n = b.points.n;
+    std::vector<int32_t> labels(n);
+    std::vector<double> got(partial_size(5, 3));
+    assign_block(b.points.x.data(), n, s.centroids.data(), 5, 3, labels.data(), got.data(), 3);
+    std::vector<double> want(got.size(), 0.0);
+    for (uint64_t lo = 0; lo < n; lo += HETPU_KMEANS_MIN_CHUNK) {
+        std::vector<double> chunk(got.size(), 0.0);
+        for (uint64_t i = lo; i < std::min(n, lo + HETPU_KMEANS_MIN_CHUNK); ++i) {
+            const int32_t c = labels[i];
+            double dist2 = 0;
+            for (uint32_t j = 0; j < 3; ++j) {
+                chunk[c * 3 + j] += b.points.x[i * 3 + j];
+                const double diff = b.points.x[i * 3 + j] - s.centroids[c * 3 + j];
+                dist2 += diff * diff;
+            }
+            chunk[15 + c] += 1.0;
+            chunk[20] += dist2;
+        }
+        for (size_t g = 0; g < got.size(); ++g)
+            want[g] += chunk[g];
+    }
+    EXPECT_EQ(got, want);
+}
+
 TEST(KmeansLloyd, AssignBlockMatchesBruteForceAndThreadCount)
 {
-    Blobs b = generate_blobs(997, 3, 5, 2.0, 5);
+    Blobs b = generate_blobs(4997, 3, 5, 2.0, 5);
     IterationState s = initial_state(b.points, 5, 1);
     const uint64_t n = b.points.n;
     std::vector<int32_t> l1(n), l4(n);
@@ -135,12 +178,12 @@ TEST(KmeansLloyd, AssignBlockMatchesBruteForceAndThreadCount)
     assign_block(b.points.x.data(), n, s.centroids.data(), 5, 3, l1.data(), p1.data(), 1);
     assign_block(b.points.x.data(), n, s.centroids.data(), 5, 3, l4.data(), p4.data(), 4);
     EXPECT_EQ(l1, l4);
-    EXPECT_EQ(p1, p4);  // sums in point order whatever the threads
+    EXPECT_EQ(p1, p4);  // the same order of sums whatever the threads
     EXPECT_NEAR(p1.back(), brute_inertia(b.points, s.centroids, 5), 1e-9 * p1.back());
     double counted = 0;
     for (uint32_t c = 0; c < 5; ++c)
         counted += p1[15 + c];
-    EXPECT_EQ(counted, 997.0);
+    EXPECT_EQ(counted, 4997.0);
 }
 
 TEST(KmeansLloyd, KmeansPlusPlusPicksDistinctDataPoints)
