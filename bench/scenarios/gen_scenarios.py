@@ -230,6 +230,23 @@ def nodes():
     write_node("equal2", lambda w: [node_cpu(), node_gpu("A.gpu0", 1)], 2)
 
 
+# A wide node, as measured on a 16-core host with one H100 (StarPU 1.3 with CUDA, 15 CPU
+# workers and the CUDA worker): one k-means pass of 2M points (8 dimensions, 16 clusters),
+# the job k-means runs once per iteration. Per point a CPU worker takes 2.2e-7 s, the GPU
+# 8e-9 s plus 0.3 ms per block and as much again in transfers: the whole pass is ~16 ms at
+# the optimum, so the planner's own time per step weighs as much as the blocks.
+#   node_c15g1_kmeans_pass   15 CPUs + 1 GPU, one 2M-point pass.
+def wide_node():
+    w = 2_000_000
+    cpu = [[x, round(2.2e-7 * x + 2e-5, 12)] for x in SIZES_NODE]
+    gpu = [[x, round(8e-9 * x + 3e-4, 12)] for x in SIZES_NODE]
+    units = [{"name": f"A.cpu{i}", "profile": cpu, "transfer": [0.0, 0.0], "noise": NOISE["cpu"]} for i in range(15)]
+    units.append({"name": "A.gpu0", "profile": gpu, "transfer": [0.001, 8e-9], "noise": NOISE["gpu"]})
+    write(os.path.join(HERE, "node_c15g1_kmeans_pass.json"),
+          {"workload": w, "granule": GRANULE, "x_init": node_x_init(w, len(units)), "units": units})
+
+
 if __name__ == "__main__":
     main()
     nodes()
+    wide_node()
