@@ -58,7 +58,13 @@ void OnlineTimeModel::add(double x, double seconds)
     // block per PU, each PU's sizes within 4% of each other, paid it every fourth pass.
     log_.add(x, seconds);
     ++adds_since_select_;
-    refit(!shapeless() && adds_since_select_ >= opt_.reselect_every);
+    work_since_select_s_ += seconds;
+    refit(!shapeless() && adds_since_select_ >= opt_.reselect_every && choice_affordable());
+}
+
+bool OnlineTimeModel::choice_affordable() const
+{
+    return opt_.select_every_s <= 0 || work_since_select_s_ >= opt_.select_every_s;
 }
 
 bool OnlineTimeModel::back_to_before_change(double x, double seconds)
@@ -110,6 +116,8 @@ void OnlineTimeModel::restore(const std::vector<std::pair<double, double>> &poin
         } else {
             fresh.terms_ = terms;
             fresh.distinct_at_select_ = distinct_sizes(fresh.log_.fit_data(true).u);
+            // When the saved terms were chosen is not known: a choice they need is affordable.
+            fresh.work_since_select_s_ = opt_.select_every_s;
             fresh.refit(false);
         }
     }
@@ -121,13 +129,17 @@ void OnlineTimeModel::refit(bool reselect)
     const FitData data = log_.fit_data(true);
     SubsetFit fit;
     const size_t distinct = distinct_sizes(data.u);
+    // The reasons below wait for choice_affordable() once the curve has seen more than three
+    // sizes (the first three choose the shape and are cheap: few points); reselect from the
+    // caller does not wait.
+    const bool affordable = distinct <= 3 || choice_affordable();
     // While distinct sizes are few, each new one changes which subsets are admissible and
     // says much about the curve's shape: choose again.
-    if (distinct != distinct_at_select_ && distinct <= 6)
+    if (affordable && distinct != distinct_at_select_ && distinct <= 6)
         reselect = true;
     // A window that has narrowed to close sizes keeps no shape chosen on wider ones: refitted
     // there, a bend would price other sizes by noise (select_curve gives it in proportion).
-    if (distinct > 2 && shapeless() && terms_ != std::vector<BasisFn>{BasisFn::X})
+    if (affordable && distinct > 2 && shapeless() && terms_ != std::vector<BasisFn>{BasisFn::X})
         reselect = true;
     if (!reselect && !terms_.empty()) {
         fit = fit_subset(data, terms_, opt_.select.fit);
@@ -135,7 +147,7 @@ void OnlineTimeModel::refit(bool reselect)
         // missed by every choice: only a miss the last choice did not have is news. Without
         // that, such a point chose again at every refit (~3 ms each, in the callback of
         // every block of that PU, seen on the real node's grn CPU worker).
-        reselect = !fit.ok || curve_misses(fit, data) > misses_at_select_;
+        reselect = !fit.ok || (affordable && curve_misses(fit, data) > misses_at_select_);
     } else {
         reselect = true;
     }
@@ -144,6 +156,7 @@ void OnlineTimeModel::refit(bool reselect)
         ++selections_;
         terms_ = fit.terms;
         adds_since_select_ = 0;
+        work_since_select_s_ = 0;
         distinct_at_select_ = distinct;
         misses_at_select_ = curve_misses(fit, data);
     }

@@ -283,6 +283,34 @@ TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
     EXPECT_EQ(close.selections(), chosen + 1) << "sizes spread 2.2x: choose again";
 }
 
+TEST(OnlineTimeModel, MillisecondBlocksChooseACurveOnlyEveryFewTensOfMilliseconds)
+{
+    // A k-means pass on 15 CPU workers and a GPU: blocks of ~1 ms, and a choice (~60 robust
+    // fits, ~2.5 ms) in the callback of many of them cost ten times the blocks themselves.
+    // Once the curve has seen more than three sizes, a choice waits for select_every_s of
+    // measured work; the first three sizes still choose at once.
+    auto feed = [](OnlineTimeModel &m) {
+        std::vector<unsigned> after;
+        for (int i = 0; i < 40; ++i) {
+            const double x = 1000.0 * (1 + i % 8);  // 8 sizes, 1 to 8 ms
+            m.add(x, 1e-6 * x + 2e-5);
+            after.push_back(m.selections());
+        }
+        return after;
+    };
+    OnlineModelOptions unthrottled;
+    unthrottled.select_every_s = 0;
+    OnlineTimeModel fast(unthrottled), paced;
+    const std::vector<unsigned> fast_sel = feed(fast), paced_sel = feed(paced);
+    EXPECT_EQ(paced_sel[2], fast_sel[2]) << "the first three sizes choose as before";
+    // 40 blocks of 4.5 ms on average, 180 ms of work: at most one choice per 20 ms after them.
+    const double work = 40 * (1e-6 * 4500.0 + 2e-5);
+    EXPECT_LE(paced_sel.back(), paced_sel[2] + static_cast<unsigned>(work / OnlineModelOptions().select_every_s) + 1);
+    EXPECT_LT(paced_sel.back(), fast_sel.back()) << "without the floor every new size and every 4th block chooses";
+    for (double x : {1000.0, 4500.0, 8000.0})
+        EXPECT_NEAR(paced.predict(x), 1e-6 * x + 2e-5, 0.02 * (1e-6 * x + 2e-5)) << paced.describe();
+}
+
 TEST(OnlineTimeModel, APointNoCurveFitsDoesNotChooseAgainAtEveryRefit)
 {
     // The real node's grn CPU worker: its first block (486 elements) paid one-time costs
