@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // CUDA implementation of the kmeans assignment codelet: the same two kernels as the
 // OpenCL one (labels, then the partial result summed in the chunk order of
-// kmeans_kernels.h). nvcc would contract a*b+c into FMA; __dmul_rn/__dadd_rn keep every operation separately rounded so the
-// results match the CPU codelet bit for bit. Always compiled when nvcc exists; the
+// kmeans_kernels.h). nvcc would contract a*b+c into FMA; __dmul_rn/__dadd_rn keep every
+// operation separately rounded so the results match the CPU codelet bit for bit. Always compiled when nvcc exists; the
 // StarPU entry point exists only when StarPU has CUDA.
 #include <cuda_runtime.h>
 #include <starpu.h>

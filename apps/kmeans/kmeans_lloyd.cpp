@@ -50,10 +50,6 @@ void assign_block(const double *x, uint64_t count, const double *centroids, uint
     const uint64_t items = partial_size(k, d), chunk = hetpu_kmeans_chunk_points(count);
     const int64_t chunks = static_cast<int64_t>((count + chunk - 1) / chunk);
     std::fill(partial, partial + items, 0.0);
-    if (chunks <= 1) {
-        sum_chunk(x, 0, count, centroids, k, d, labels, partial);
-        return;
-    }
     std::vector<double> per_chunk(static_cast<uint64_t>(chunks) * items, 0.0);
 #pragma omp parallel for num_threads(nthreads) schedule(static)
     for (int64_t q = 0; q < chunks; ++q)

@@ -52,8 +52,9 @@ struct OnlineModelOptions {
     // shape), after a regime change, and whenever the kept subset stops fitting the data.
     int reselect_every = 4;
     // Seconds of measured work (the PU's blocks added since the last choice) before the
-    // choice is made again for any of the reasons above, once the curve has seen more than
-    // three sizes (a failed fit, a regime change and the first fit choose at once). A choice
+    // choice is made again every reselect_every points, and, once the curve has seen more
+    // than three sizes, for the other reasons above (a failed fit, a regime change and the
+    // first fit choose at once). A choice
     // costs ~2.5 ms, paid in the completion callback of a block, so this keeps it under ~12%
     // of the PU's busy time. Without it, blocks of a millisecond (a k-means pass over 15 CPU
     // workers and a GPU is ~16 ms in all) spent ten times their own time choosing curves.
