@@ -244,6 +244,15 @@ def wide_node():
     units.append({"name": "A.gpu0", "profile": gpu, "transfer": [0.001, 8e-9], "noise": NOISE["gpu"]})
     write(os.path.join(HERE, "node_c15g1_kmeans_pass.json"),
           {"workload": w, "granule": GRANULE, "x_init": node_x_init(w, len(units)), "units": units})
+    # matmul n = 4096 on that node (one H200, 15 CPU workers), in columns of 32: a CPU
+    # takes 88 ms for its smallest block, the GPU ~75 ms for the whole job. The best static
+    # distribution leaves every CPU out.
+    cols = [32 * 2 ** k for k in range(0, 8)]  # 32 .. 4096 columns
+    cpu = [[x, round(2.75e-3 * x + 1e-4, 12)] for x in cols]
+    gpu = [[x, round(1.6e-5 * x + 5e-4, 12)] for x in cols]
+    units = [{"name": f"A.cpu{i}", "profile": cpu, "transfer": [0.0, 0.0], "noise": NOISE["cpu"]} for i in range(15)]
+    units.append({"name": "A.gpu0", "profile": gpu, "transfer": [2e-4, 2e-6], "noise": NOISE["gpu"]})
+    write(os.path.join(HERE, "node_c15g1_mm4096.json"), {"workload": 4096, "granule": 32, "x_init": 32, "units": units})
 
 
 if __name__ == "__main__":

@@ -200,7 +200,9 @@ std::string plbhac_trace_json(const PlbhacTraceRecord &r)
                       {"predicted_s", r.predicted_s},
                       {"measured_s", r.measured_s},
                       {"phase", r.phase},
-                      {"step", r.step}});
+                      {"step", r.step},
+                      {"latency_s", r.latency_s},
+                      {"home_delay_s", r.home_delay_s}});
 }
 
 PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options)
@@ -425,15 +427,51 @@ uint64_t PlbhacPlanner::training_block(Pu &pu)
         // on a GPU with 50 ms per launch and x_init = 1024). Doubled blocks show the first
         // solve sizes close to the ones it will choose. The overshoot past the
         // synchronisation stays below the time already spent waiting, and is not lost:
-        // the final solve counts every PU's queue. Capped at a quarter of an even share of
-        // the job, so no PU takes much before the models exist.
-        const uint64_t cap = std::max(pu.training_sizes[1], round_block(rules_.total / (4 * pus_.size())));
+        // the final solve counts every PU's queue. Capped at a quarter of the least share
+        // of the job the measurements allow it (least_share; at least an even share), so no
+        // PU takes much before the models exist, while an accelerator waiting for many slow
+        // PUs is not kept at blocks whose launch cost is their whole time (seen on a node of
+        // one H200 and 15 CPU workers: 64 matmul blocks of 64 columns, 1 ms each, while the
+        // CPUs ran their first 32 columns in 88 ms).
+        const double share = std::max(1.0 / static_cast<double>(pus_.size()), least_share(pu));
+        const uint64_t cap =
+            std::max(pu.training_sizes[1], round_block(static_cast<uint64_t>(share * rules_.total / 4)));
         const uint64_t size = std::min(2 * std::max(pu.waiting_size, pu.training_sizes[1]), cap);
         pu.waiting_size = size;
         pu.outstanding.push_back({size, 0, "training", 0});
         return size;
     }
     return 0;  // its training block is still running
+}
+
+// The smallest share of the job the blocks measured so far allow a PU: its best throughput
+// over the largest throughput every PU might have. A PU still on its first block has run
+// for at most the time since the job started (its block was handed out at the start), so it
+// does at most x_init in half of that (margin for a late start). A PU measured on training
+// sizes only may be faster on larger blocks (an accelerator's launch cost): 4x for those.
+double PlbhacPlanner::least_share(const Pu &pu) const
+{
+    const auto best_rate = [](const Pu &p) {
+        double r = 0;
+        for (const auto &[x, t] : p.measured)
+            if (t > 0)
+                r = std::max(r, x / t);
+        return r;
+    };
+    const double mine = best_rate(pu);
+    if (mine <= 0 || now_s_ <= 0)
+        return 0;
+    double all = mine;
+    for (const auto &p : pus_) {
+        if (p.get() == &pu)
+            continue;
+        const double r = best_rate(*p);
+        if (r <= 0)
+            all += static_cast<double>(x_init_) / (0.5 * now_s_);
+        else
+            all += p->info.kind == WorkerKind::Cpu ? r : 4 * r;
+    }
+    return mine / all;
 }
 
 uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
@@ -1193,8 +1231,8 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     }
 
     if (on_trace)
-        on_trace(
-            {done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase, block.step});
+        on_trace({done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase,
+                  block.step, pu->latency_s, pu->home_delay_s});
 }
 
 // Seen on the CPU + OpenCL (PoCL) node: k-means' OpenCL blocks ended on time, but their

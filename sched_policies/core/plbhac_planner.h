@@ -112,6 +112,11 @@ struct PlbhacTraceRecord {
     double measured_s = 0;   // exec + transfer
     std::string phase;       // "training", "execution", "gap", "tail", "probe"
     unsigned step = 0;       // virtual step (0: training)
+    // What the PU's blocks are priced at beyond the models, after this block: its per-block
+    // latency and the delay of its results home before a job can end (see block_done and
+    // results_home).
+    double latency_s = 0;
+    double home_delay_s = 0;
 };
 
 // The record as one JSON line (no newline): what HETPU_TRACE and `hetpu sim --plan-trace` write.
@@ -184,6 +189,7 @@ private:
     double fixed_cost(const Pu &pu) const;
     static double fixed_cost_of(const std::vector<std::pair<double, double>> &blocks);
     double efficient_size(const Pu &pu) const;
+    double least_share(const Pu &pu) const;
     unsigned overhead_steps(unsigned steps, uint64_t remaining) const;
 
     BlockRules rules_;

@@ -1323,6 +1323,53 @@ TEST(PlbhacSteps, APuSlowerPerElementOnLargerBlocksIsHeldAtItsEfficientSize)
     }
 }
 
+TEST(PlbhacTraining, OneFastAcceleratorBesideManySlowCpusIsNotHeldToEvenShares)
+{
+    // matmul of order 4096 on one GPU and 15 CPU workers, in columns of 32 (rates measured
+    // on a node of one H200): a CPU takes 88 ms for its smallest block, the GPU ~75 ms for
+    // the whole job, so the best distribution leaves every CPU out. While the CPUs run
+    // their first training block, the waiting GPU once took blocks of at most a quarter of
+    // an even share (64 columns, 1.5 ms, mostly launch cost): it had done about half of the
+    // job when they finished, and each CPU then took a second training block or a probe,
+    // 2.4x the optimum. Sized by the least share the measurements allow it, the GPU ends
+    // the job during the CPUs' first block, and no CPU gets a block past the job's end.
+    sim::Scenario s;
+    s.workload = 4096;
+    s.granule = 32;
+    s.x_init = 32;
+    for (int i = 0; i < 16; ++i) {
+        sim::UnitSpec u;
+        const bool gpu = i == 15;
+        u.name = gpu ? "A.gpu0" : "A.cpu" + std::to_string(i);
+        u.unit_class = gpu ? "gpu" : "cpu";
+        u.noise = gpu ? 0.02 : 0.03;
+        if (gpu) {
+            u.latency_s = 2e-4;
+            u.per_element_s = 2e-6;
+        }
+        for (double x = 32; x <= 4096; x *= 2)
+            u.profile.push_back({x, gpu ? 5e-4 + 1.6e-5 * x : 1e-4 + 2.75e-3 * x});
+        s.units.push_back(u);
+    }
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
+    for (uint64_t seed : {1u, 2u, 3u}) {
+        PlbhacOptions o;
+        o.x_init = s.x_init;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        const sim::SimResult r = sim::simulate(s, p, {seed, false});
+        unsigned cpu_blocks = 0;
+        for (const auto &b : r.trace)
+            cpu_blocks += b.unit != 15;
+        std::printf("[ sim      ] 15 CPUs + 1 GPU, matmul 4096, seed %u: plb-hac x%.3f of the optimum, %u CPU "
+                    "blocks\n",
+                    static_cast<unsigned>(seed), r.makespan_s / opt.makespan_s, cpu_blocks);
+        // One training block per CPU is the cost of starting cold (88 ms of a 75 ms job).
+        EXPECT_EQ(cpu_blocks, 15u) << "seed " << seed;
+        EXPECT_LE(r.makespan_s, 1.35 * opt.makespan_s) << "seed " << seed;
+    }
+}
+
 TEST(PlbhacSteps, AFewMillisecondsOfJitterDoNotHoldAPu)
 {
     // A lone PU, linear at 0.125 ms per element, except that its first large block ran 1.5x
