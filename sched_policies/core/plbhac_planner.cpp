@@ -227,8 +227,9 @@ PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRule
 }
 
 // Takes the models of a previous job of the same name when every PU of this one has a
-// trained model there; a PU the memory does not know (another worker set) means training
-// again, as the training ratio R only makes sense for all PUs together.
+// model there, from at least one measured block; a PU the memory does not know (another
+// worker set) means training again, as the training ratio R only makes sense for all PUs
+// together.
 void PlbhacPlanner::warm_start()
 {
     if (!options_.memory)
@@ -237,7 +238,7 @@ void PlbhacPlanner::warm_start()
     for (const auto &pu : pus_) {
         const PlbhacPuMemory *m = nullptr;
         for (const PlbhacPuMemory &c : options_.memory->pus)
-            if (c.worker == pu->info.id && c.exec.ready())
+            if (c.worker == pu->info.id && c.exec.size() > 0)
                 m = &c;
         if (!m)
             return;
@@ -269,9 +270,17 @@ void PlbhacPlanner::warm_start()
 
 PlbhacPlanner::~PlbhacPlanner()
 {
-    // Only what was learnt is handed on: a planner that never finished its training has
-    // nothing the next job could use (and must not erase what an earlier job left).
-    if (!trained_ || (!options_.memory && !options_.on_learnt))
+    // Only what was learnt is handed on. A job may end during its training: on a node of
+    // one H200 and 15 CPU workers, the GPU did a 4096 matmul while each CPU ran its first
+    // 32 columns (88 ms, longer than the GPU's whole job), run after run, as none saved a
+    // model. What every PU measured is enough to start the next job from: a PU measured at
+    // one size is priced in proportion to it (narrow), and the blocks it gets from the
+    // solve give it more sizes. A PU that measured nothing gives nothing to start from,
+    // and must not erase what an earlier job left.
+    bool measured_all = true;
+    for (const auto &pu : pus_)
+        measured_all &= pu->exec.size() > 0;
+    if (!(trained_ || measured_all) || (!options_.memory && !options_.on_learnt))
         return;
     PlbhacMemory m;
     for (const auto &pu : pus_)
@@ -743,6 +752,11 @@ uint64_t PlbhacPlanner::probe_block(Pu &pu, uint64_t remaining)
         return 0;
     pu.probe_step = solved_step_;
     const uint64_t size = std::min(pu.min_block, remaining);
+    // A probe that would outlast the job ends it late: a PU the solve leaves out because its
+    // smallest block takes longer than the rest of the job (a CPU beside a GPU that does
+    // the whole job in less than one CPU block) is not measured again in that job.
+    if (predict(pu, size) > common_end_s(remaining))
+        return 0;
     pu.outstanding.push_back({size, predict(pu, size), "probe", pu.step});
     return size;
 }

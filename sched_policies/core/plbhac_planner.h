@@ -85,11 +85,12 @@ struct PlbhacOptions {
     bool reshare_final = true;
     // HETPU_PLBHAC_SOLVER: who solves each step's system (plbhac_solve.h): auto or ipopt.
     PlbhacSolver solver = PlbhacSolver::Auto;
-    // Read when the planner is built (a warm start when it holds a trained model for every
-    // worker) and overwritten with the planner's models when it is destroyed. Null: none.
+    // Read when the planner is built (a warm start when it holds a model for every worker)
+    // and overwritten with the planner's models when it is destroyed (when it finished
+    // training, was warm-started, or every PU measured a block). Null: none.
     std::shared_ptr<PlbhacMemory> memory;
-    // Called by the destructor with what this planner learnt (only when it finished
-    // training or was warm-started): the StarPU glue and `hetpu sim --models` save it to
+    // Called by the destructor with what this planner learnt (as `memory` above): the
+    // StarPU glue and `hetpu sim --models` save it to
     // disk (plbhac_model_store.h). Must not throw.
     std::function<void(const PlbhacMemory &)> on_learnt;
 };
