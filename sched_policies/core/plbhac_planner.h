@@ -90,8 +90,8 @@ struct PlbhacOptions {
     // training, was warm-started, or every PU measured a block). Null: none.
     std::shared_ptr<PlbhacMemory> memory;
     // Called by the destructor with what this planner learnt (as `memory` above): the
-    // StarPU glue and `hetpu sim --models` save it to
-    // disk (plbhac_model_store.h). Must not throw.
+    // StarPU glue and `hetpu sim --models` save it to disk (plbhac_model_store.h). Must not
+    // throw.
     std::function<void(const PlbhacMemory &)> on_learnt;
 };
 
