@@ -163,7 +163,7 @@ private:
     Pu *find(int worker);
     const Pu *find(int worker) const;
     size_t index_of(const Pu &pu) const;  // position in pus_ (and solution_)
-    uint64_t training_block(Pu &pu);
+    uint64_t training_block(Pu &pu, uint64_t remaining);
     uint64_t gap_block(Pu &pu, uint64_t remaining);
     uint64_t regular_block(Pu &pu, uint64_t remaining);
     uint64_t probe_block(Pu &pu, uint64_t remaining);
@@ -191,6 +191,9 @@ private:
     static double fixed_cost_of(const std::vector<std::pair<double, double>> &blocks);
     double efficient_size(const Pu &pu) const;
     double least_share(const Pu &pu) const;
+    static double best_rate(const Pu &pu);
+    double free_in(const Pu &pu) const;
+    double measured_end_s(uint64_t remaining) const;
     unsigned overhead_steps(unsigned steps, uint64_t remaining) const;
 
     BlockRules rules_;

@@ -1395,6 +1395,43 @@ TEST(PlbhacTraining, OneFastAcceleratorBesideManySlowCpusIsNotHeldToEvenShares)
     }
 }
 
+TEST(PlbhacTraining, ASlowPuWaitingForTheSynchronisationDoesNotOutlastAShortJob)
+{
+    // A job of about a second at the optimum on a fast GPU and CPU, a PU 20x slower (its
+    // training blocks take a third of the job) and one whose first training block alone
+    // outlasts the job, so the job ends before the training synchronisation. The slow PU's
+    // waiting blocks double while it waits; capped only by a share of the job (a quarter of
+    // an even share of the job: 125k elements, 2.5 s at its speed; or of what is left),
+    // its last one ran 0.3-0.5 s past everybody else's end: 1.27-1.45x the bound below.
+    // Capped by the end the measured PUs alone would reach, it ends with them.
+    sim::Scenario s;
+    s.workload = 2'000'000;
+    s.granule = 256;
+    s.x_init = 16384;
+    s.units = {unit("a.gpu", "gpu", 1e6, 1e-3, 0, 0, 0.02), unit("b.cpu", "cpu", 1e6, 0, 0, 0, 0.02),
+               unit("c.phi", "phi", 5e4, 0, 0, 0, 0.02), unit("d.gpu", "gpu", 1.6e4, 0, 0, 0, 0.02)};
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
+    // No cold start avoids the slowest PU's first training block (x_init at 16k per second).
+    const double bound = std::max(opt.makespan_s, units[3].nominal_cost(s.x_init).total());
+    for (uint64_t seed : {1u, 2u, 3u}) {
+        PlbhacOptions o;
+        o.x_init = s.x_init;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        const sim::SimResult r = sim::simulate(s, p, {seed, false});
+        double phi_end = 0;
+        for (const auto &b : r.trace)
+            if (b.unit == 2)
+                phi_end = std::max(phi_end, b.end_s);
+        std::printf("[ sim      ] a slow PU waiting in a short job, seed %u: plb-hac x%.3f of the bound, the slow "
+                    "PU's last block ends at %.3f s of %.3f\n",
+                    static_cast<unsigned>(seed), r.makespan_s / bound, phi_end, r.makespan_s);
+        EXPECT_TRUE(p.training()) << "seed " << seed << ": the job was to end before the synchronisation";
+        EXPECT_LE(r.makespan_s, 1.12 * bound) << "seed " << seed;
+        EXPECT_FALSE(r.forced_remainder) << "seed " << seed;
+    }
+}
+
 TEST(PlbhacSteps, AFewMillisecondsOfJitterDoNotHoldAPu)
 {
     // A lone PU, linear at 0.125 ms per element, except that its first large block ran 1.5x
