@@ -188,7 +188,7 @@ private:
     double anchor(const Pu &pu) const;
     uint64_t round_block(uint64_t x) const;
     double fixed_cost(const Pu &pu) const;
-    static double fixed_cost_of(const std::vector<std::pair<double, double>> &blocks);
+    static double fixed_cost_of(const std::vector<std::pair<double, double>> &blocks, double window);
     double efficient_size(const Pu &pu) const;
     double least_share(const Pu &pu) const;
     static double best_rate(const Pu &pu);
