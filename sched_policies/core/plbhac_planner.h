@@ -55,7 +55,8 @@ struct PlbhacOptions {
     double alpha = 0.1;            // HETPU_PLBHAC_ALPHA (paper: 0.1)
     unsigned steps = 8;            // HETPU_PLBHAC_STEPS: virtual steps the post-training data is cut into
     // HETPU_PLBHAC_TRUST: a solve sizes a PU's block at most this many times the largest
-    // block it has run (its model is an extrapolation beyond; see solve_step). 0: no cap.
+    // block it has run (its model is an extrapolation beyond; see solve_step), squared while
+    // its time has hardly grown with its size (trust_of). 0: no cap.
     double trust = 4.0;
     // HETPU_PLBHAC_WARM_STEPS: virtual steps for a planner that starts from saved models
     // (memory). Its models were measured at the sizes of a whole run, so fewer steps cost
@@ -172,6 +173,7 @@ private:
     void resolve_final(uint64_t remaining);
     bool solution_sums_to(uint64_t w) const;
     double trust_ratio(const Pu &pu, uint64_t block) const;
+    double trust_of(const Pu &pu) const;
     double trust_excess() const;
     void split_by_rates(uint64_t w);
     double ideal_seconds(uint64_t w) const;
