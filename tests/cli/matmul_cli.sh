@@ -103,8 +103,17 @@ assert "execution" in phases, phases
 steps = [t["step"] for t in trace if t["phase"] != "training"]
 assert steps == sorted(steps) and steps[0] == 1, steps
 for k in range(2, len(trace)):
-    largest = max(t["size"] for t in trace[:k])
-    assert trace[k]["size"] <= 4 * largest, (k, trace)
+    # 4x, or 16x while the time has hardly grown with the size (and has not fallen: a
+    # first block's kernel compilation is no evidence of a flat curve).
+    hi = max(trace[:k], key=lambda t: t["size"])
+    lo = [t for t in trace[:k] if t["size"] <= hi["size"] / 2]
+    factor = 4
+    if lo:
+        lo = max(lo, key=lambda t: t["size"])
+        if hi["measured_s"] >= 0.8 * lo["measured_s"] and \
+                hi["measured_s"] / lo["measured_s"] < (hi["size"] / lo["size"]) ** 0.5:
+            factor = 16
+    assert trace[k]["size"] <= factor * hi["size"], (k, factor, trace)
 assert len(trace) <= 8, "a lone PU cut into steps: %s" % [t["size"] for t in trace]
 assert sum(t["size"] for t in trace) == 256
 PY
