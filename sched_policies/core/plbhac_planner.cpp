@@ -129,6 +129,24 @@ bool parse_double(const char *text, double lo, double hi, double &out)
     return true;
 }
 
+// Seconds from now until `work` elements are done by units that each start when free (the
+// pair's first, seconds from now) and then process the pair's second, elements per second:
+// water-filling over the units in the order they become free. 0 without units.
+double water_filled_end(std::vector<std::pair<double, double>> free_rate, double work)
+{
+    std::sort(free_rate.begin(), free_rate.end());
+    double left = work, rate = 0;
+    for (size_t k = 0; k < free_rate.size(); ++k) {
+        rate += free_rate[k].second;
+        const double from = free_rate[k].first;
+        const double until = k + 1 < free_rate.size() ? free_rate[k + 1].first : HUGE_VAL;
+        if (left <= rate * (until - from))
+            return from + left / rate;
+        left -= rate * (until - from);
+    }
+    return 0;
+}
+
 }  // namespace
 
 void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup)
@@ -506,17 +524,7 @@ double PlbhacPlanner::measured_end_s(uint64_t remaining) const
             free_rate.emplace_back(free_in(*p), rate);
     if (free_rate.empty())
         return 0;
-    std::sort(free_rate.begin(), free_rate.end());
-    double left = static_cast<double>(remaining), rate = 0;
-    for (size_t k = 0; k < free_rate.size(); ++k) {
-        rate += free_rate[k].second;
-        const double from = free_rate[k].first;
-        const double until = k + 1 < free_rate.size() ? free_rate[k + 1].first : HUGE_VAL;
-        if (left <= rate * (until - from))
-            return from + left / rate;
-        left -= rate * (until - from);
-    }
-    return 0;
+    return water_filled_end(std::move(free_rate), static_cast<double>(remaining));
 }
 
 // The smallest share of the job the blocks measured so far allow a PU: its best throughput
@@ -980,17 +988,7 @@ double PlbhacPlanner::common_end_s(uint64_t remaining) const
             return 0;
         free_rate.emplace_back(ready_in(*pu), rate);
     }
-    std::sort(free_rate.begin(), free_rate.end());
-    double left = static_cast<double>(remaining), rate = 0;
-    for (size_t k = 0; k < free_rate.size(); ++k) {
-        rate += free_rate[k].second;
-        const double from = free_rate[k].first;
-        const double until = k + 1 < free_rate.size() ? free_rate[k + 1].first : HUGE_VAL;
-        if (left <= rate * (until - from))
-            return from + left / rate;
-        left -= rate * (until - from);
-    }
-    return 0;
+    return water_filled_end(std::move(free_rate), static_cast<double>(remaining));
 }
 
 // What the first step falls back on when Ipopt fails: shares proportional to each PU's
