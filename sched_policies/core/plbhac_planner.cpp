@@ -477,7 +477,7 @@ uint64_t PlbhacPlanner::training_block(Pu &pu, uint64_t remaining)
         const double end = measured_end_s(remaining);
         if (end > 0) {
             const double rate = best_rate(pu);
-            const uint64_t within = round_block(static_cast<uint64_t>(std::max(0.0, rate * (end - free_in(pu)))));
+            const uint64_t within = round_block(static_cast<uint64_t>(std::max(0.0, rate * (end - free_in(pu, rate)))));
             size = std::min(size, std::max(within, pu.min_block));
             if (within < pu.min_block && !pu.outstanding.empty())
                 return 0;  // its next completion asks again, with what is left then
@@ -499,11 +499,10 @@ double PlbhacPlanner::best_rate(const Pu &pu)
     return r;
 }
 
-// Seconds until the PU's queue drains at its best measured throughput (training blocks
-// carry no prediction yet): its running block started when the previous one ended.
-double PlbhacPlanner::free_in(const Pu &pu) const
+// Seconds until the PU's queue drains at `rate`, its best measured throughput (training
+// blocks carry no prediction yet): its running block started when the previous one ended.
+double PlbhacPlanner::free_in(const Pu &pu, double rate) const
 {
-    const double rate = best_rate(pu);
     if (rate <= 0)
         return 0;
     double queued = 0;
@@ -521,7 +520,7 @@ double PlbhacPlanner::measured_end_s(uint64_t remaining) const
     std::vector<std::pair<double, double>> free_rate;
     for (const auto &p : pus_)
         if (const double rate = best_rate(*p); rate > 0)
-            free_rate.emplace_back(free_in(*p), rate);
+            free_rate.emplace_back(free_in(*p, rate), rate);
     if (free_rate.empty())
         return 0;
     return water_filled_end(std::move(free_rate), static_cast<double>(remaining));

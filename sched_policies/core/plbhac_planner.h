@@ -194,7 +194,7 @@ private:
     double efficient_size(const Pu &pu) const;
     double least_share(const Pu &pu) const;
     static double best_rate(const Pu &pu);
-    double free_in(const Pu &pu) const;
+    double free_in(const Pu &pu, double rate) const;
     double measured_end_s(uint64_t remaining) const;
     unsigned overhead_steps(unsigned steps, uint64_t remaining) const;
 
