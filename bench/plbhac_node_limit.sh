@@ -9,9 +9,10 @@
 # Reports per app the median, min and max makespan of each configuration, its ratio to the
 # limit (limit makespan / makespan, 1.0 = the node's limit) and to eager, ws and dmda
 # (median / median; below 1 is faster).
-# Every run is verified (matmul: --verify; grn: precision/recall; kmeans: inertia).
+# Every run is verified (matmul and fft2d: --verify; grn: precision/recall; kmeans: inertia).
 #   bench/plbhac_node_limit.sh BUILD_DIR [OUT_DIR]
-# Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"; mmN is matmul of order N),
+# Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"; mmN is matmul of order N, fftN fft2d
+# of an N x N matrix),
 # POLICIES ("plb-hac eager ws dmda"; plb-hac-prev = plb-hac without the trust region and
 # without saved models; plb-hac-ipopt = plb-hac solving every step with Ipopt), NODE_GPU,
 # NODE_NCPU, GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across

@@ -33,16 +33,18 @@ node_workers() {
 }
 
 # real_node_cmd APP [LIBS]: sets the array app_cmd to APP's command line (mmN: matmul of
-# order N, such as mm3072; grn or kmeans; every run verifiable). LIBS=.libs/ names libtool's real binaries, which
+# order N, such as mm3072; fftN: fft2d of an N x N matrix, such as fft4096; grn or kmeans;
+# every run verifiable). LIBS=.libs/ names libtool's real binaries, which
 # take LD_LIBRARY_PATH (plbhac_lib_ab.sh swaps libhetpu that way).
 real_node_cmd() {
   local libs=${2:-}
   case "$1" in
     mm[1-9]*) app_cmd=("$build/apps/matmul/${libs}hetpu-matmul" -n "${1#mm}" --verify) ;;
+    fft[1-9]*) app_cmd=("$build/apps/fft2d/${libs}hetpu-fft2d" -n "${1#fft}" --verify) ;;
     grn) app_cmd=("$build/apps/grn/${libs}hetpu-grn" --generate "$grn_genes" --samples 100 --max-score 0.6) ;;
     kmeans) app_cmd=("$build/apps/kmeans/${libs}hetpu-kmeans" --generate "$km_n" --dims 8 -k 16 --blobs 6 --sigma 10
                      --tol 0 --max-iter "$km_iters") ;;
-    *) echo "APP must be mmN (such as mm3072), grn or kmeans, not '$1'" >&2; return 1 ;;
+    *) echo "APP must be mmN (such as mm3072), fftN (such as fft4096), grn or kmeans, not '$1'" >&2; return 1 ;;
   esac
   [ -x "${app_cmd[0]}" ] || { echo "build first: make -C $build (no ${app_cmd[0]})" >&2; return 1; }
 }

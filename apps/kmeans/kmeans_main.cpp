@@ -12,6 +12,7 @@
 
 #include "apps/common/app_record.h"
 #include "apps/common/divisible_workers.h"
+#include "apps/common/pinned_host_memory.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/kmeans/kmeans_checkpoint.h"
@@ -63,6 +64,9 @@ int load(const Options &o, Data &data)
 int run_all(const Options &o, const Data &data)
 {
     const Points &p = data.points;
+    // The points are copied to a GPU again at every pass (blocks move between passes):
+    // page-locked, those copies overlap with the kernels.
+    const apps::PinnedHostMemory pinned_points(p.x.data(), p.x.size() * sizeof(double));
     LloydSettings settings;
     settings.k = o.k;
     settings.max_iter = o.max_iter;

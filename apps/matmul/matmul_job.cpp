@@ -42,12 +42,6 @@ template <typename T> int run_once(Problem<T> &p, const Options &options, struct
 {
     const Precision precision = sizeof(T) == sizeof(float) ? Precision::Single : Precision::Double;
     JobState<T> state{&p, nullptr, codelet(precision)};
-#ifdef STARPU_USE_CUDA
-    // Page-locked host memory lets StarPU overlap CPU<->GPU copies with computation.
-    starpu_memory_pin(p.a.data(), p.a.size() * sizeof(T));
-    starpu_memory_pin(p.b.data(), p.b.size() * sizeof(T));
-    starpu_memory_pin(p.c.data(), p.c.size() * sizeof(T));
-#endif
     starpu_matrix_data_register(&state.a, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(p.a.data()),
                                 static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.m), static_cast<uint32_t>(p.k),
                                 sizeof(T));
@@ -65,11 +59,6 @@ template <typename T> int run_once(Problem<T> &p, const Options &options, struct
     int rc = hetpu_divisible_run(&job, out);
 
     starpu_data_unregister(state.a);  // A is only read: nothing to write back
-#ifdef STARPU_USE_CUDA
-    starpu_memory_unpin(p.a.data(), p.a.size() * sizeof(T));
-    starpu_memory_unpin(p.b.data(), p.b.size() * sizeof(T));
-    starpu_memory_unpin(p.c.data(), p.c.size() * sizeof(T));
-#endif
     return rc;
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "apps/common/divisible_workers.h"
+#include "apps/common/pinned_host_memory.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/matmul/matmul_codelets.h"
@@ -31,6 +32,10 @@ template <typename T> int run_all(const Options &options)
     // block); on a multi-rank run only rank 0's C receives the results, so only rank 0
     // verifies and reports.
     Problem<T> problem(options.m, options.n, options.k, options.seed);
+    // Page-locked while the process runs blocks: StarPU's copies to a GPU then overlap.
+    const hetpu::apps::PinnedHostMemory pinned_a(problem.a.data(), problem.a.size() * sizeof(T));
+    const hetpu::apps::PinnedHostMemory pinned_b(problem.b.data(), problem.b.size() * sizeof(T));
+    const hetpu::apps::PinnedHostMemory pinned_c(problem.c.data(), problem.c.size() * sizeof(T));
     const bool reporter = hetpu::apps::reporting_rank();
     // Only the reporting rank writes the --json file.
     hetpu::apps::RunOutput output("matmul", reporter ? options.json_path : std::string());

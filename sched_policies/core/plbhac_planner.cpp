@@ -220,7 +220,10 @@ std::string plbhac_trace_json(const PlbhacTraceRecord &r)
                       {"phase", r.phase},
                       {"step", r.step},
                       {"latency_s", r.latency_s},
-                      {"home_delay_s", r.home_delay_s}});
+                      {"home_delay_s", r.home_delay_s},
+                      {"exec_s", r.exec_s},
+                      {"transfer_s", r.transfer_s},
+                      {"unseen_s", r.unseen_s}});
 }
 
 PlbhacPlanner::PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options)
@@ -1356,7 +1359,7 @@ void PlbhacPlanner::block_done(const BlockDone &done)
 
     if (on_trace)
         on_trace({done.end_s, done.worker, pu->info.name, done.count, block.predicted_s, measured, block.phase,
-                  block.step, pu->latency_s, pu->home_delay_s});
+                  block.step, pu->latency_s, pu->home_delay_s, done.exec_s, done.transfer_s, latency});
 }
 
 // Seen on the CPU + OpenCL (PoCL) node: k-means' OpenCL blocks ended on time, but their

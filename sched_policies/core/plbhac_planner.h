@@ -119,6 +119,13 @@ struct PlbhacTraceRecord {
     // results_home).
     double latency_s = 0;
     double home_delay_s = 0;
+    // The block's own parts of measured_s: what StarPU's profiling saw (execution, and
+    // input transfers inside the task's data acquisition), and the rest until the planner
+    // heard of it (its latency sample; transfers prefetched before the task started land
+    // here too).
+    double exec_s = 0;
+    double transfer_s = 0;
+    double unseen_s = 0;
 };
 
 // The record as one JSON line (no newline): what HETPU_TRACE and `hetpu sim --plan-trace` write.

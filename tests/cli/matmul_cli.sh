@@ -81,6 +81,9 @@ if sys.argv[2] == "plb-hac":
     assert sum(t["size"] for t in trace) == 512, trace
     for t in trace:
         assert t["measured_s"] > 0 and t["time_s"] > 0, t
+        # The measured duration is what StarPU's profiling saw plus the block's unseen rest.
+        assert t["exec_s"] > 0 and t["transfer_s"] >= 0 and t["unseen_s"] >= 0, t
+        assert abs(t["exec_s"] + t["transfer_s"] + t["unseen_s"] - t["measured_s"]) <= 1e-9 * max(1.0, t["measured_s"]), t
 else:
     assert not os.path.exists(sys.argv[3]), "hdss writes no plb-hac trace"
 PY
