@@ -7,7 +7,7 @@ noinst_LTLIBRARIES += apps/fft2d/libhetpu_fft2d_core.la
 apps_fft2d_libhetpu_fft2d_core_la_SOURCES = \
 	apps/fft2d/fft2d_options.cpp apps/fft2d/fft2d_options.h \
 	apps/fft2d/fft2d_problem.cpp apps/fft2d/fft2d_problem.h \
-	apps/fft2d/fft2d_report.cpp apps/fft2d/fft2d_report.h
+	apps/fft2d/fft2d_report.cpp apps/fft2d/fft2d_report.h apps/fft2d/fft2d_batches.h
 apps_fft2d_libhetpu_fft2d_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(FFTW_CFLAGS)
 apps_fft2d_libhetpu_fft2d_core_la_LIBADD = apps/common/libhetpu_apps_common.la $(FFTW_LIBS)
 
@@ -33,7 +33,8 @@ apps_fft2d_libfft2d_cuda_a_SOURCES =
 apps_fft2d_libfft2d_cuda_a_AR = $(AR) cr
 apps_fft2d_libfft2d_cuda_a_LIBADD = apps/fft2d/fft2d_cuda.$(OBJEXT)
 CLEANFILES += apps/fft2d/fft2d_cuda.$(OBJEXT)
-apps/fft2d/fft2d_cuda.$(OBJEXT): $(srcdir)/apps/fft2d/fft2d_cuda.cu $(srcdir)/apps/fft2d/fft2d_kernels.h
+apps/fft2d/fft2d_cuda.$(OBJEXT): $(srcdir)/apps/fft2d/fft2d_cuda.cu $(srcdir)/apps/fft2d/fft2d_kernels.h \
+		$(srcdir)/apps/fft2d/fft2d_batches.h
 	@$(MKDIR_P) apps/fft2d
 	$(AM_V_GEN)$(NVCC) -Xcompiler -fPIC,-Wall,-Wextra -std=c++17 -I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) \
 	  $(STARPU_CFLAGS) $(CUDA_CFLAGS) -c -o $@ $(srcdir)/apps/fft2d/fft2d_cuda.cu

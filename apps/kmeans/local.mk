@@ -76,7 +76,7 @@ TESTS += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh tests/cli/kmeans_restart.s
 EXTRA_DIST += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh tests/cli/kmeans_restart.sh
 EXTRA_DIST += bench/apps_policies.sh
 
-# The CUDA kernels against the CPU cores, bit for bit: built whenever nvcc exists (the
+# The CUDA kernels against the CPU cores (bit for bit; fft2d to rounding): built whenever nvcc exists (the
 # kernels' launch functions need no CUDA StarPU); skips without a CUDA device.
 # It has its own main (exit 77 without a device), which takes precedence over gtest_main.
 # Against a CUDA StarPU the kernels' objects also hold the StarPU codelet functions, which
@@ -84,11 +84,11 @@ EXTRA_DIST += bench/apps_policies.sh
 if HETPU_NVCC
 check_PROGRAMS += tests/apps_cuda_tests
 tests_apps_cuda_tests_SOURCES = tests/unit/apps/cuda_agreement_test.cpp
-tests_apps_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CUDA_CFLAGS)
+tests_apps_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(CUDA_CFLAGS) $(FFTW_CFLAGS)
 tests_apps_cuda_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
-tests_apps_cuda_tests_LDADD = apps/grn/libgrn_cuda.a apps/kmeans/libkmeans_cuda.a \
+tests_apps_cuda_tests_LDADD = apps/grn/libgrn_cuda.a apps/kmeans/libkmeans_cuda.a apps/fft2d/libfft2d_cuda.a \
 	apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
 	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la \
-	$(GTEST_LIBS) $(STARPU_LIBS) $(CUDA_LIBS)
+	$(GTEST_LIBS) $(STARPU_LIBS) $(CUDA_LIBS) $(FFTW_LIBS)
 TESTS += tests/apps_cuda_tests
 endif

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The CUDA kernels of grn and kmeans against the CPU codelets' cores, bit for bit. Built
+// The CUDA kernels of grn and kmeans against the CPU codelets' cores, bit for bit, and
+// fft2d's cuFFT rows against FFTW to rounding. Built
 // whenever nvcc exists (the kernels' launch functions need no StarPU with CUDA); the
 // program exits 77 (skipped) when no CUDA device is present.
 #include <cuda_runtime.h>
+#include <fftw3.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <complex>
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "apps/fft2d/fft2d_kernels.h"
 #include "apps/grn/grn_data.h"
 #include "apps/grn/grn_kernels.h"
 #include "apps/grn/grn_search.h"
@@ -101,6 +107,38 @@ TEST(CudaAgreement, KmeansPartialsEqualCpu)
         cudaFree(p);
         cudaFree(l);
     }
+}
+
+TEST(CudaAgreement, Fft2dRowsInBatchesEqualFftwToRounding)
+{
+    if (!have_device())
+        GTEST_SKIP() << "no CUDA device";
+    // 300 rows of 64: batches of 256, 32, 8 and 4 rows (fft2d_batches.h), after the plans
+    // were prepared; 5 rows of 1024 planned on demand.
+    ASSERT_EQ(hetpu_fft2d_cufft_prepare(64), 0);
+    for (auto [rows, length] : {std::pair<uint64_t, uint64_t>{300, 64}, {5, 1024}}) {
+        std::vector<std::complex<double>> z(rows * length);
+        for (size_t i = 0; i < z.size(); ++i)
+            z[i] = {std::sin(0.37 * static_cast<double>(i)), std::cos(0.11 * static_cast<double>(i * i % 977))};
+        std::vector<std::complex<double>> want = z;
+        auto *w = reinterpret_cast<fftw_complex *>(want.data());
+        fftw_plan plan = fftw_plan_dft_1d(static_cast<int>(length), w, w, FFTW_FORWARD, FFTW_ESTIMATE | FFTW_UNALIGNED);
+        for (uint64_t r = 0; r < rows; ++r)
+            fftw_execute_dft(plan, w + r * length, w + r * length);
+        fftw_destroy_plan(plan);
+        std::complex<double> *d = to_device(z);
+        ASSERT_EQ(hetpu_fft2d_cufft_rows(d, static_cast<int64_t>(length), static_cast<int64_t>(rows), nullptr), 0);
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        const std::vector<std::complex<double>> got = to_host(d, z.size());
+        double err = 0, scale = 0;
+        for (size_t i = 0; i < z.size(); ++i) {
+            err = std::max(err, std::abs(got[i] - want[i]));
+            scale = std::max(scale, std::abs(want[i]));
+        }
+        EXPECT_LT(err, 1e-12 * scale) << rows << " rows of " << length;
+        cudaFree(d);
+    }
+    hetpu_fft2d_cuda_teardown();
 }
 
 int main(int argc, char **argv)

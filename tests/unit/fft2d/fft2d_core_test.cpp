@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "apps/fft2d/fft2d_batches.h"
 #include "apps/fft2d/fft2d_options.h"
 #include "apps/fft2d/fft2d_problem.h"
 #include "apps/fft2d/fft2d_report.h"
@@ -130,4 +131,26 @@ TEST(Fft2dReport, JsonLineHasMatmulsKeys)
     EXPECT_TRUE(j["k"].is_null());
     EXPECT_NEAR(j["gflops"].get<double>(), 5.0 * 2048 * 11 / 0.5 * 1e-9, 1e-12);
     EXPECT_NE(summary(r, o, 1).find("fft2d 64 x 32"), std::string::npos);
+}
+
+TEST(Fft2dBatches, RowsAreCutIntoPowersOfTwoWithinTheLargestBatch)
+{
+    EXPECT_EQ(row_batches(0, 256), (std::vector<uint64_t>{}));
+    EXPECT_EQ(row_batches(1, 256), (std::vector<uint64_t>{1}));
+    EXPECT_EQ(row_batches(256, 256), (std::vector<uint64_t>{256}));
+    EXPECT_EQ(row_batches(300, 256), (std::vector<uint64_t>{256, 32, 8, 4}));
+    EXPECT_EQ(row_batches(1000, 256), (std::vector<uint64_t>{256, 256, 256, 128, 64, 32, 8}));
+    EXPECT_EQ(row_batches(7, 300), (std::vector<uint64_t>{4, 2, 1})) << "a cap that is no power of two: 256";
+    EXPECT_EQ(row_batches(5, 1), (std::vector<uint64_t>{1, 1, 1, 1, 1}));
+    // Every row once, and never more than log2(max_batch) + 1 batch sizes over all blocks.
+    std::set<uint64_t> sizes;
+    for (uint64_t rows = 1; rows <= 5000; ++rows) {
+        uint64_t sum = 0;
+        for (uint64_t b : row_batches(rows, 256)) {
+            sum += b;
+            sizes.insert(b);
+        }
+        ASSERT_EQ(sum, rows);
+    }
+    EXPECT_EQ(sizes.size(), 9u);
 }
