@@ -885,7 +885,10 @@ double PlbhacPlanner::efficient_size(const Pu &pu) const
 // is still concave once its blocks have grown; while they have not, the line through the
 // concave part underestimates the cost. The estimate is lowered by one standard error
 // (residual-based, at least kNoise of the times), so that noise gives more steps, not
-// fewer. Returns -1 when it cannot be read (too few sizes, a non-increasing line).
+// fewer. A line that does not rise reads as the blocks' mean time, all of it fixed cost
+// (seen in simulation: a GPU that took 0.2 s at every size from 16k to 95k elements showed
+// no cost, kept 8 steps of 0.2 s each and ended a job whose optimum is 0.30 s at 2.44 s;
+// with its cost read, 1.85 s). Returns -1 when it cannot be read (too few sizes).
 // When the blocks within a quarter of the largest span less than 2x (steps of one size
 // after a trust-region ramp that grew 4x per block), the line goes down to a sixteenth:
 // otherwise such a PU never shows its cost and keeps every step (seen in simulation: a
@@ -920,9 +923,19 @@ double PlbhacPlanner::fixed_cost_of(const std::vector<std::pair<double, double>>
     const std::vector<double> ws(n, 1.0);
     double c, slope, cov00, cov01, cov11, rss;
     gsl_fit_wlinear(xs.data(), 1, ws.data(), 1, ts.data(), 1, n, &c, &slope, &cov00, &cov01, &cov11, &rss);
-    if (!(slope > 0) || !std::isfinite(slope))
+    if (!std::isfinite(slope) || !std::isfinite(c))
         return -1;
     const double mt = std::accumulate(ts.begin(), ts.end(), 0.0) / static_cast<double>(n);
+    if (!(slope > 0)) {
+        // Blocks spanning 2x or more that took no longer as they grew: their time is all
+        // fixed cost, as far as they show (the least-squares line with a slope of at least
+        // 0 is their mean), lowered by the mean's standard error.
+        double ss = 0;
+        for (double t : ts)
+            ss += (t - mt) * (t - mt);
+        const double s2 = std::max(ss / static_cast<double>(n - 1), (kNoise * mt) * (kNoise * mt));
+        return std::max(0.0, mt - std::sqrt(s2 / static_cast<double>(n)));
+    }
     const double s2 = std::max(rss / static_cast<double>(n - 2), (kNoise * mt) * (kNoise * mt));
     return std::max(0.0, c - std::sqrt(s2 * cov00));
 }

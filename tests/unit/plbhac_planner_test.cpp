@@ -1601,6 +1601,41 @@ TEST(PlbhacMemory, AWarmStartReadsTheFixedCostOffItsSavedBlocksFromTheFirstStep)
     }
 }
 
+TEST(PlbhacMemory, AnAcceleratorWhoseTimeDoesNotGrowWithItsBlocksShowsItsFixedCost)
+{
+    // As above, but the accelerator took 0.5 s at every size from 4k to 400k elements (a
+    // launch or set-up cost that dwarfs its work): its blocks' least-squares line does not
+    // rise, so their time is all fixed cost, and the first step of a warm start is sized by
+    // it (a quarter of the job) instead of the eighth of a PU without one. Measured blocks a
+    // little faster as they grew (noise) read the same.
+    for (double fall : {0.0, 0.01}) {
+        auto memory = std::make_shared<PlbhacMemory>();
+        for (int w = 0; w < 2; ++w) {
+            PlbhacPuMemory m;
+            m.worker = w;
+            int i = 0;
+            for (double x : {4096.0, 25000.0, 50000.0, 100000.0, 200000.0, 400000.0})
+                EXPECT_NO_THROW(m.exec.add(x, w == 0 ? 1e-4 * x : 0.5 * (1.0 - fall * i++)));
+            m.size_lo = 4096;
+            m.size_hi = 400000;
+            memory->pus.push_back(std::move(m));
+        }
+        const uint64_t total = 2'000'000;
+        for (double step_error : {0.1, 0.0}) {
+            PlbhacOptions o;
+            o.memory = memory;
+            o.step_error = step_error;
+            o.trust = 0;
+            PlbhacPlanner p(workers(2), rules(total), o);
+            ASSERT_TRUE(p.warm_started());
+            const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
+            const double expected = static_cast<double>(total) / (step_error > 0 ? 4 : o.warm_steps);
+            EXPECT_NEAR(static_cast<double>(b0 + b1), expected, 0.02 * expected)
+                << "step_error " << step_error << ", fall " << fall;
+        }
+    }
+}
+
 TEST(PlbhacMemory, AWarmStartCutsTheJobIntoWarmSteps)
 {
     // Models measured over a whole earlier run (sizes up to 400k): the first step of a
