@@ -887,7 +887,7 @@ double PlbhacPlanner::efficient_size(const Pu &pu) const
 // (residual-based, at least kNoise of the times), so that noise gives more steps, not
 // fewer. A line that does not rise reads as the blocks' mean time, all of it fixed cost
 // (seen in simulation: a GPU that took 0.2 s at every size from 16k to 95k elements showed
-// no cost, kept 8 steps of 0.2 s each and ended a job whose optimum is 0.30 s at 2.44 s;
+// no cost, kept 8 steps of 0.2 s each and ended a job whose optimum is 0.30 s at 2.2-2.4 s;
 // with its cost read, 1.85 s). Returns -1 when it cannot be read (too few sizes).
 // When the blocks within a quarter of the largest span less than 2x (steps of one size
 // after a trust-region ramp that grew 4x per block), the line goes down to a sixteenth:
