@@ -944,7 +944,8 @@ double PlbhacPlanner::fixed_cost_of(const std::vector<std::pair<double, double>>
 // step costs every PU one block's fixed cost, each step's misprediction costs about
 // step_error of a step's length, so steps x c + step_error T / steps is least at
 // sqrt(step_error T / c). At least min_steps (a slowdown needs steps to be seen and acted
-// on) and at most `steps`. A PU whose fixed cost cannot be read counts as having none.
+// on, unless those steps' fixed costs would take more than a quarter of the time left) and
+// at most `steps`. A PU whose fixed cost cannot be read counts as having none.
 // Measured in simulation (bench/README.md): short MM/GRN 0.5-2.6% closer to the optimum.
 unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
 {
@@ -966,7 +967,14 @@ unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
     const double n = std::ceil(std::sqrt(options_.step_error * t / c));
     if (n >= steps)
         return steps;
-    return std::max(options_.min_steps, static_cast<unsigned>(n));
+    // The floor keeps steps to see a slowdown by, but not at any price: the floor's fixed
+    // costs may take at most kMaxFloorCost of the time left (seen in simulation: a GPU that
+    // took 0.2 s per block at any size, in a job of ~1.3 s after training, ran 4 steps of
+    // 0.2 s where its optimum is one block; its cold run 1.85 -> 1.66-1.70 s, its third run
+    // 0.87 -> 0.32 s against an optimum of 0.30 s).
+    constexpr double kMaxFloorCost = 0.25;
+    const unsigned floor = std::clamp(static_cast<unsigned>(kMaxFloorCost * t / c), 1u, options_.min_steps);
+    return std::max(floor, static_cast<unsigned>(n));
 }
 
 // Seconds for `w` elements if every PU ran at the throughput it showed at its largest

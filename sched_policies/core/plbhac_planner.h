@@ -69,8 +69,9 @@ struct PlbhacOptions {
     // HETPU_PLBHAC_STEP_ERROR: fewer steps for a job whose accelerators pay a fixed cost per
     // block, read off the PUs' measured blocks at every step before the tail (see
     // overhead_steps): steps left = sqrt(step_error T / c), T the estimated time left, c
-    // the throughput-weighted fixed cost, between HETPU_PLBHAC_MIN_STEPS (min_steps) and
-    // the steps left as planned. 0: always the step count.
+    // the throughput-weighted fixed cost, between HETPU_PLBHAC_MIN_STEPS (min_steps; fewer
+    // when min_steps fixed costs would take over a quarter of T) and the steps left as
+    // planned. 0: always the step count.
     double step_error = 0.1;
     unsigned min_steps = 4;
     uint64_t accel_min_block = 0;  // minimum block on GPUs/accelerators (0: the job's minimum)

@@ -1603,11 +1603,14 @@ TEST(PlbhacMemory, AWarmStartReadsTheFixedCostOffItsSavedBlocksFromTheFirstStep)
 
 TEST(PlbhacMemory, AnAcceleratorWhoseTimeDoesNotGrowWithItsBlocksShowsItsFixedCost)
 {
-    // As above, but the accelerator took 0.5 s at every size from 4k to 400k elements (a
-    // launch or set-up cost that dwarfs its work): its blocks' least-squares line does not
-    // rise, so their time is all fixed cost, and the first step of a warm start is sized by
-    // it (a quarter of the job) instead of the eighth of a PU without one. Measured blocks a
-    // little faster as they grew (noise) read the same.
+    // A CPU (1e-4 s per element) next to an accelerator that took 0.5 s at every size from
+    // 4k to 400k elements (a launch or set-up cost that dwarfs its work): its blocks'
+    // least-squares line does not rise, so their time is all fixed cost. An 8M-element job
+    // (~10 s): the first step of a warm start is sized by that cost (a quarter of the job,
+    // the least min_steps allows) instead of the eighth of PUs without one. A 2M-element job
+    // (~2.5 s), where 4 steps' fixed costs would take most of it: the floor gives way, and
+    // the first step is the whole job. Blocks a little faster as they grew (noise) read the
+    // same.
     for (double fall : {0.0, 0.01}) {
         auto memory = std::make_shared<PlbhacMemory>();
         for (int w = 0; w < 2; ++w) {
@@ -1620,19 +1623,20 @@ TEST(PlbhacMemory, AnAcceleratorWhoseTimeDoesNotGrowWithItsBlocksShowsItsFixedCo
             m.size_hi = 400000;
             memory->pus.push_back(std::move(m));
         }
-        const uint64_t total = 2'000'000;
-        for (double step_error : {0.1, 0.0}) {
-            PlbhacOptions o;
-            o.memory = memory;
-            o.step_error = step_error;
-            o.trust = 0;
-            PlbhacPlanner p(workers(2), rules(total), o);
-            ASSERT_TRUE(p.warm_started());
-            const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total);
-            const double expected = static_cast<double>(total) / (step_error > 0 ? 4 : o.warm_steps);
-            EXPECT_NEAR(static_cast<double>(b0 + b1), expected, 0.02 * expected)
-                << "step_error " << step_error << ", fall " << fall;
-        }
+        for (uint64_t total : {8'000'000ull, 2'000'000ull})
+            for (double step_error : {0.1, 0.0}) {
+                PlbhacOptions o;
+                o.memory = memory;
+                o.step_error = step_error;
+                o.trust = 0;
+                PlbhacPlanner p(workers(2), rules(total), o);
+                ASSERT_TRUE(p.warm_started());
+                const uint64_t b0 = p.next_block(0, total), b1 = p.next_block(1, total - b0);
+                const double steps = step_error == 0 ? o.warm_steps : total > 2'000'000 ? 4 : 1;
+                const double expected = static_cast<double>(total) / steps;
+                EXPECT_NEAR(static_cast<double>(b0 + b1), expected, 0.02 * expected)
+                    << "total " << total << ", step_error " << step_error << ", fall " << fall;
+            }
     }
 }
 
