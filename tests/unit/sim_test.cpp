@@ -73,6 +73,46 @@ TEST(SimScenario, RejectsBadInputNamingTheField)
     EXPECT_NE(
         expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "noise": -1}]})").find("noise"),
         std::string::npos);
+    EXPECT_NE(
+        expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "unseen": -1}]})").find("unseen"),
+        std::string::npos);
+    EXPECT_NE(expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "stall": [2, 1]}]})")
+                  .find("probability must be in [0, 1]"),
+              std::string::npos);
+    EXPECT_NE(expect_error(R"({"workload": 10, "units": [{"name": "u", "profile": [[1, 1]], "stall": 0.5}]})")
+                  .find("[probability, seconds]"),
+              std::string::npos);
+}
+
+TEST(SimRun, UnseenTimeAndStallsEndBlocksLaterThanThePolicyIsTold)
+{
+    // One unit, 0.1 s per block of 100 plus 0.02 s unseen, every block stalling 0.5 s: each
+    // block ends 0.62 s after it starts, the planner hears exec 0.1 s and no transfer, and
+    // the optimum counts the unseen time (a cost of every block) but not the stalls.
+    Scenario s = parse_scenario(R"({"workload": 300, "granule": 1,
+        "units": [{"name": "a.gpu", "profile": [[100, 0.1]], "unseen": 0.02, "stall": [1, 0.5]}]})");
+    EXPECT_DOUBLE_EQ(s.units[0].unseen_s, 0.02);
+    EXPECT_DOUBLE_EQ(s.units[0].stall_probability, 1.0);
+    struct Told final : BlockPlanner {
+        std::string name() const override { return "told"; }
+        bool assigns_workers() const override { return false; }
+        uint64_t next_block(int, uint64_t) override { return 100; }
+        void block_done(const BlockDone &d) override { done.push_back(d); }
+        std::vector<BlockDone> done;
+    } planner;
+    SimResult r = simulate(s, planner, {3, false, false});
+    EXPECT_NEAR(r.makespan_s, 3 * 0.62, 1e-9);
+    ASSERT_EQ(planner.done.size(), 3u);
+    for (size_t i = 0; i < planner.done.size(); ++i) {
+        EXPECT_NEAR(planner.done[i].exec_s, 0.1, 1e-12);
+        EXPECT_NEAR(planner.done[i].transfer_s, 0.0, 1e-12);
+        EXPECT_NEAR(planner.done[i].end_s, 0.62 * static_cast<double>(i + 1), 1e-9);
+    }
+    SimulatedUnit u(s.units[0]);
+    EXPECT_NEAR(u.nominal_cost(100).total(), 0.12, 1e-12);
+    EXPECT_NEAR(u.nominal_cost(0).total(), 0.0, 1e-12) << "no block, no unseen time";
+    s.units[0].stall_probability = 0;
+    EXPECT_NEAR(simulate(s, planner, {3, false, false}).makespan_s, 3 * 0.12, 1e-9);
 }
 
 TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)

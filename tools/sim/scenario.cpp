@@ -107,6 +107,20 @@ UnitSpec parse_unit(const json &u, size_t index)
         if (spec.noise < 0 || spec.noise > 1)
             fail(where + ".noise", "relative standard deviation must be in [0, 1]");
     }
+    if (u.contains("unseen")) {
+        spec.unseen_s = number(u["unseen"], where + ".unseen");
+        if (spec.unseen_s < 0)
+            fail(where + ".unseen", "seconds per block must not be negative");
+    }
+    if (u.contains("stall")) {
+        const json &st = u["stall"];
+        if (!st.is_array() || st.size() != 2)
+            fail(where + ".stall", "expected [probability, seconds]");
+        spec.stall_probability = number(st[0], where + ".stall");
+        spec.stall_s = number(st[1], where + ".stall");
+        if (spec.stall_probability < 0 || spec.stall_probability > 1 || spec.stall_s < 0)
+            fail(where + ".stall", "probability must be in [0, 1] and seconds >= 0");
+    }
     if (u.contains("slowdown")) {
         spec.slowdown = pairs(u["slowdown"], where + ".slowdown");
         for (size_t i = 0; i < spec.slowdown.size(); ++i) {

@@ -4,7 +4,13 @@
 //
 //   {"workload": 100000, "granule": 64, "x_init": 1024,
 //    "units": [{"name": "A.gpu0", "profile": [[1024, 0.010], [8192, 0.045]],
-//               "transfer": [0.0005, 2.0e-7], "noise": 0.03, "slowdown": [[142.0, 2.5]]}]}
+//               "transfer": [0.0005, 2.0e-7], "noise": 0.03, "slowdown": [[142.0, 2.5]],
+//               "unseen": 0.004, "stall": [0.01, 0.5]}]}
+//
+// "unseen" and "stall" are what a real node adds that StarPU's profiling does not report
+// (seen on one H200 and 15 CPU workers: a GPU block ended 6-11 ms after its execution and
+// transfers, and one block in tens waited 0.05-1.5 s): a block ends that much later than
+// the exec and transfer times the policy is told.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +35,9 @@ struct UnitSpec {
     double per_element_s = 0;                         // ... plus seconds per element
     double noise = 0;                                 // relative standard deviation
     std::vector<std::pair<double, double>> slowdown;  // (simulated time, factor), times increasing
+    double unseen_s = 0;           // per block, after its exec + transfer, not reported to the policy
+    double stall_probability = 0;  // a block stalls with this probability ...
+    double stall_s = 0;            // ... and then ends this much later, unreported too
 };
 
 struct Scenario {

@@ -46,6 +46,11 @@ BlockCost SimulatedUnit::cost(uint64_t x, double start, std::mt19937_64 &rng) co
     }
     c.exec_s *= m;
     c.transfer_s *= m;
+    if (spec_.stall_probability > 0 && x > 0) {
+        std::bernoulli_distribution stall(spec_.stall_probability);
+        if (stall(rng))
+            c.unseen_s += spec_.stall_s;
+    }
     return c;
 }
 

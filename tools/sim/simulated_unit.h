@@ -12,7 +12,8 @@ namespace hetpu::sim {
 struct BlockCost {
     double exec_s = 0;
     double transfer_s = 0;
-    double total() const { return exec_s + transfer_s; }
+    double unseen_s = 0;  // the rest until the block ends, which the policy is not told
+    double total() const { return exec_s + transfer_s + unseen_s; }
 };
 
 class SimulatedUnit {
@@ -30,11 +31,17 @@ public:
     // Slowdown factor in force at simulated time t (the last one started, 1 before any).
     double factor_at(double t) const;
 
-    // Noise-free, slowdown-free cost: what the optimum is computed from.
-    BlockCost nominal_cost(uint64_t x) const { return {exec_time(double(x)), transfer_time(double(x))}; }
+    // Noise-free, slowdown-free, stall-free cost: what the optimum is computed from (the
+    // unseen time is a cost of every block like any other).
+    BlockCost nominal_cost(uint64_t x) const
+    {
+        return {exec_time(double(x)), transfer_time(double(x)), x > 0 ? spec_.unseen_s : 0.0};
+    }
 
     // The cost of a block started at `start`: slowdown in force at the start, times a
-    // multiplicative noise drawn from N(1, noise) clamped to [0.2, 5].
+    // multiplicative noise drawn from N(1, noise) clamped to [0.2, 5], on exec and transfer;
+    // plus, with the stall probability, the stall's seconds on the unseen time (drawn only
+    // for a unit that may stall, so that other scenarios' runs do not change).
     BlockCost cost(uint64_t x, double start, std::mt19937_64 &rng) const;
 
 private:
