@@ -244,6 +244,16 @@ def wide_node():
     units.append({"name": "A.gpu0", "profile": gpu, "transfer": [0.001, 8e-9], "noise": NOISE["gpu"]})
     write(os.path.join(HERE, "node_c15g1_kmeans_pass.json"),
           {"workload": w, "granule": GRANULE, "x_init": node_x_init(w, len(units)), "units": units})
+    # The same pass with what the H200 node's traces showed beyond the profiled times
+    # (HETPU_TRACE's unseen_s): a GPU block could start only ~6.5 ms after it was handed
+    # out (dispatch, its points copied in; hidden behind a running block, as StarPU
+    # prefetches), a CPU block 0.5 ms, and the CPU blocks scattered from half to 2.6x
+    # their predictions (noise 20%).
+    #   node_c15g1_kmeans_unseen   that pass with unseen times and noisy CPUs.
+    noisy = [dict(u, noise=0.2, unseen=0.0005) for u in units[:-1]]
+    noisy.append(dict(units[-1], unseen=0.0065))
+    write(os.path.join(HERE, "node_c15g1_kmeans_unseen.json"),
+          {"workload": w, "granule": GRANULE, "x_init": node_x_init(w, len(noisy)), "units": noisy})
     # matmul n = 4096 on that node (one H200, 15 CPU workers), in columns of 32: a CPU
     # takes 88 ms for its smallest block, the GPU ~75 ms for the whole job. The best static
     # distribution leaves every CPU out.

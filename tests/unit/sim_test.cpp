@@ -86,9 +86,12 @@ TEST(SimScenario, RejectsBadInputNamingTheField)
 
 TEST(SimRun, UnseenTimeAndStallsEndBlocksLaterThanThePolicyIsTold)
 {
-    // One unit, 0.1 s per block of 100 plus 0.02 s unseen, every block stalling 0.5 s: each
-    // block ends 0.62 s after it starts, the planner hears exec 0.1 s and no transfer, and
-    // the optimum counts the unseen time (a cost of every block) but not the stalls.
+    // One unit, 0.1 s per block of 100, 0.02 s unseen, every block stalling 0.5 s; two
+    // blocks handed out at 0, the third when the first ends. The first starts at 0.02 and
+    // ends at 0.62; the second, queued since 0, starts then (its unseen time passed behind
+    // the first) and ends at 1.22; the third, handed out at 0.62, at 1.82. The planner hears
+    // exec 0.1 s and no transfer. The optimum counts the unseen time (a cost of a block on
+    // an idle unit) but not the stalls.
     Scenario s = parse_scenario(R"({"workload": 300, "granule": 1,
         "units": [{"name": "a.gpu", "profile": [[100, 0.1]], "unseen": 0.02, "stall": [1, 0.5]}]})");
     EXPECT_DOUBLE_EQ(s.units[0].unseen_s, 0.02);
@@ -101,18 +104,19 @@ TEST(SimRun, UnseenTimeAndStallsEndBlocksLaterThanThePolicyIsTold)
         std::vector<BlockDone> done;
     } planner;
     SimResult r = simulate(s, planner, {3, false, false});
-    EXPECT_NEAR(r.makespan_s, 3 * 0.62, 1e-9);
+    EXPECT_NEAR(r.makespan_s, 1.82, 1e-9);
     ASSERT_EQ(planner.done.size(), 3u);
+    const double ends[] = {0.62, 1.22, 1.82};
     for (size_t i = 0; i < planner.done.size(); ++i) {
         EXPECT_NEAR(planner.done[i].exec_s, 0.1, 1e-12);
         EXPECT_NEAR(planner.done[i].transfer_s, 0.0, 1e-12);
-        EXPECT_NEAR(planner.done[i].end_s, 0.62 * static_cast<double>(i + 1), 1e-9);
+        EXPECT_NEAR(planner.done[i].end_s, ends[i], 1e-9);
     }
     SimulatedUnit u(s.units[0]);
     EXPECT_NEAR(u.nominal_cost(100).total(), 0.12, 1e-12);
     EXPECT_NEAR(u.nominal_cost(0).total(), 0.0, 1e-12) << "no block, no unseen time";
     s.units[0].stall_probability = 0;
-    EXPECT_NEAR(simulate(s, planner, {3, false, false}).makespan_s, 3 * 0.12, 1e-9);
+    EXPECT_NEAR(simulate(s, planner, {3, false, false}).makespan_s, 0.32, 1e-9) << "0.12, 0.22, 0.32";
 }
 
 TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)

@@ -9,8 +9,11 @@
 //
 // "unseen" and "stall" are what a real node adds that StarPU's profiling does not report
 // (seen on one H200 and 15 CPU workers: a GPU block ended 6-11 ms after its execution and
-// transfers, and one block in tens waited 0.05-1.5 s): a block ends that much later than
-// the exec and transfer times the policy is told.
+// transfers, and one block in tens waited 0.05-1.5 s). A block can start no sooner than
+// "unseen" seconds after it was handed out (dispatch, its input prefetched): behind
+// another block of its unit that time passes while that one runs, as StarPU prefetches a
+// queued task's data, so only a block that finds its unit idle pays it. A stall adds its
+// seconds to the block's end. Neither is in the exec and transfer times the policy is told.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +38,7 @@ struct UnitSpec {
     double per_element_s = 0;                         // ... plus seconds per element
     double noise = 0;                                 // relative standard deviation
     std::vector<std::pair<double, double>> slowdown;  // (simulated time, factor), times increasing
-    double unseen_s = 0;           // per block, after its exec + transfer, not reported to the policy
+    double unseen_s = 0;           // per block, from its hand-out to its start at the earliest, not reported
     double stall_probability = 0;  // a block stalls with this probability ...
     double stall_s = 0;            // ... and then ends this much later, unreported too
 };

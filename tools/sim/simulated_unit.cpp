@@ -49,7 +49,7 @@ BlockCost SimulatedUnit::cost(uint64_t x, double start, std::mt19937_64 &rng) co
     if (spec_.stall_probability > 0 && x > 0) {
         std::bernoulli_distribution stall(spec_.stall_probability);
         if (stall(rng))
-            c.unseen_s += spec_.stall_s;
+            c.stall_s = spec_.stall_s;
     }
     return c;
 }

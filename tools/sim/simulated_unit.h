@@ -12,8 +12,10 @@ namespace hetpu::sim {
 struct BlockCost {
     double exec_s = 0;
     double transfer_s = 0;
-    double unseen_s = 0;  // the rest until the block ends, which the policy is not told
-    double total() const { return exec_s + transfer_s + unseen_s; }
+    double unseen_s = 0;  // from hand-out to the earliest start (overlaps a running block)
+    double stall_s = 0;   // added to the block's end
+    // What the block costs a unit that was idle when it was handed out.
+    double total() const { return exec_s + transfer_s + unseen_s + stall_s; }
 };
 
 class SimulatedUnit {
@@ -40,8 +42,8 @@ public:
 
     // The cost of a block started at `start`: slowdown in force at the start, times a
     // multiplicative noise drawn from N(1, noise) clamped to [0.2, 5], on exec and transfer;
-    // plus, with the stall probability, the stall's seconds on the unseen time (drawn only
-    // for a unit that may stall, so that other scenarios' runs do not change).
+    // and, with the stall probability, a stall (drawn only for a unit that may stall, so
+    // that other scenarios' runs do not change).
     BlockCost cost(uint64_t x, double start, std::mt19937_64 &rng) const;
 
 private:

@@ -42,6 +42,7 @@ struct Event {
     Assignment block;
     BlockCost cost;
     double submitted;  // when the planner's answer made it available
+    double taken;      // when its unit took it (free from then on until end)
     bool operator>(const Event &o) const { return end != o.end ? end > o.end : seq > o.seq; }
 };
 
@@ -79,7 +80,7 @@ public:
             UnitStats &s = result_.units[e.unit];
             ++s.blocks;
             s.elements += e.block.count;
-            s.busy_s += e.cost.total();
+            s.busy_s += e.end - e.taken;
             ++result_.blocks;
             result_.makespan_s = std::max(result_.makespan_s, e.end);
 
@@ -125,9 +126,11 @@ private:
         q.pop_front();
         BlockCost c = units_[u].cost(a.count, t, rng_);
         busy_[u] = true;
-        events_.push({t + c.total(), seq_++, u, a, c, submitted});
+        // Its unseen time runs from its hand-out, behind whatever the unit was doing.
+        const double end = std::max(t, submitted + c.unseen_s) + c.exec_s + c.transfer_s + c.stall_s;
+        events_.push({end, seq_++, u, a, c, submitted, t});
         if (options_.keep_trace)
-            result_.trace.push_back({u, a.offset, a.count, t, t + c.total()});
+            result_.trace.push_back({u, a.offset, a.count, t, end});
     }
 
     const Scenario &scenario_;
