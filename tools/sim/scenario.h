@@ -9,7 +9,7 @@
 //
 // "unseen" and "stall" are what a real node adds that StarPU's profiling does not report
 // (seen on one H200 and 15 CPU workers: a GPU block ended 6-11 ms after its execution and
-// transfers, and one block in tens waited 0.05-1.5 s). A block can start no sooner than
+// transfers, and in about one run in ten a block waited 0.25-1.5 s). A block can start no sooner than
 // "unseen" seconds after it was handed out (dispatch, its input prefetched): behind
 // another block of its unit that time passes while that one runs, as StarPU prefetches a
 // queued task's data, so only a block that finds its unit idle pays it. A stall adds its
