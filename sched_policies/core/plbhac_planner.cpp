@@ -973,8 +973,8 @@ unsigned PlbhacPlanner::overhead_steps(unsigned steps, uint64_t remaining) const
     // 0.2 s where its optimum is one block; its cold run 1.85 -> 1.66-1.70 s, its third run
     // 0.87 -> 0.32 s against an optimum of 0.30 s).
     constexpr double kMaxFloorCost = 0.25;
-    const unsigned floor = std::clamp(static_cast<unsigned>(kMaxFloorCost * t / c), 1u, options_.min_steps);
-    return std::max(floor, static_cast<unsigned>(n));
+    const unsigned least = std::clamp(static_cast<unsigned>(kMaxFloorCost * t / c), 1u, options_.min_steps);
+    return std::max(least, static_cast<unsigned>(n));
 }
 
 // Seconds for `w` elements if every PU ran at the throughput it showed at its largest

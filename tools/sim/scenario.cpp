@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +43,15 @@ uint64_t count(const json &obj, const char *key, uint64_t fallback, bool require
     if (!j.is_number_unsigned() && (!j.is_number_integer() || j.get<long long>() < 0))
         fail(key, "expected a non-negative integer, got " + j.dump());
     return j.get<uint64_t>();
+}
+
+// A field of two numbers, such as [latency_seconds, seconds_per_element]; `shape` names
+// them in the error.
+std::pair<double, double> two_numbers(const json &j, const std::string &where, const std::string &shape)
+{
+    if (!j.is_array() || j.size() != 2)
+        fail(where, "expected " + shape);
+    return {number(j[0], where), number(j[1], where)};
 }
 
 std::vector<std::pair<double, double>> pairs(const json &j, const std::string &where)
@@ -94,11 +104,8 @@ UnitSpec parse_unit(const json &u, size_t index)
             fail(where + ".profile", "times must not decrease with size");
     }
     if (u.contains("transfer")) {
-        const json &tr = u["transfer"];
-        if (!tr.is_array() || tr.size() != 2)
-            fail(where + ".transfer", "expected [latency_seconds, seconds_per_element]");
-        spec.latency_s = number(tr[0], where + ".transfer");
-        spec.per_element_s = number(tr[1], where + ".transfer");
+        std::tie(spec.latency_s, spec.per_element_s) =
+            two_numbers(u["transfer"], where + ".transfer", "[latency_seconds, seconds_per_element]");
         if (spec.latency_s < 0 || spec.per_element_s < 0)
             fail(where + ".transfer", "must not be negative");
     }
@@ -113,11 +120,8 @@ UnitSpec parse_unit(const json &u, size_t index)
             fail(where + ".unseen", "seconds per block must not be negative");
     }
     if (u.contains("stall")) {
-        const json &st = u["stall"];
-        if (!st.is_array() || st.size() != 2)
-            fail(where + ".stall", "expected [probability, seconds]");
-        spec.stall_probability = number(st[0], where + ".stall");
-        spec.stall_s = number(st[1], where + ".stall");
+        std::tie(spec.stall_probability, spec.stall_s) =
+            two_numbers(u["stall"], where + ".stall", "[probability, seconds]");
         if (spec.stall_probability < 0 || spec.stall_probability > 1 || spec.stall_s < 0)
             fail(where + ".stall", "probability must be in [0, 1] and seconds >= 0");
     }
