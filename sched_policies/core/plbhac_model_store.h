@@ -7,8 +7,8 @@
 //
 // Why points and not fitted coefficients: a model rebuilt from its points goes on exactly
 // as the saved one would (same window, same forgetting order, same basis functions, which
-// are saved by name and refitted, not chosen again: a choice is ~60 robust fits, ~6 ms for
-// two PUs, paid before the first job's first block), and the format does not change when
+// are saved by name and refitted, not chosen again: a choice is ~100 fits, ~1 ms per PU,
+// paid before the first job's first block), and the format does not change when
 // the curve family does. Forgetting and the regime-change
 // rule (online_model.h) then keep a loaded model adaptive: if the node changed, the first
 // blocks miss their predictions, the planner hedges at once and the model restarts from
