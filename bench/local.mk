@@ -17,6 +17,11 @@ noinst_PROGRAMS += bench/plbhac_solve_speed
 bench_plbhac_solve_speed_SOURCES = bench/plbhac_solve_speed.cpp
 bench_plbhac_solve_speed_LDADD = runtime/libhetpu_core.la
 
+# Time and quality of a PU's curve choice (select_curve): the default screen vs a converged one.
+noinst_PROGRAMS += bench/curve_select_speed
+bench_curve_select_speed_SOURCES = bench/curve_select_speed.cpp
+bench_curve_select_speed_LDADD = runtime/libhetpu_core.la
+
 # RTM-like checkpoint workload: blocking per checkpoint and restore throughput (ckpt_backend).
 noinst_PROGRAMS += bench/ckpt_rtm
 bench_ckpt_rtm_SOURCES = bench/ckpt_rtm.cpp

@@ -43,6 +43,8 @@ for suite in "${suites[@]}"; do
     plbhac)
       echo "== plbhac_solve_speed: model evaluation (Ipopt solve) per virtual step"
       "$build/bench/plbhac_solve_speed" | tee "$out/plbhac_solve_speed.txt"
+      echo "== curve_select_speed: a PU's curve choice, the default screen vs a converged one"
+      "$build/bench/curve_select_speed" | tee "$out/curve_select_speed.txt"
       echo "== plbhac_sim: simulated machines A-E"
       bash "$top/bench/plbhac_sim.sh" "$build" "$out/plbhac_sim"
       echo "== plbhac_ramp_bound: what a cold start can reach under the trust region"

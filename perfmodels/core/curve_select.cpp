@@ -106,16 +106,15 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
     // then the robust fit (iterated reweighting, the expensive part) only for the best few.
     // A spike raises every candidate's plain PRESS alike, so the right subset survives the
     // screen; the robust refit then decides. Selecting is what PLB-HAC pays per refit.
-    // The screen stops after one reweighting (relative errors against the first fit rather
-    // than the measured times): it only ranks subsets for the robust refit, which converges
-    // from scratch. Converged screening fits (~8 solves each, 92 subsets) were ~85% of a
-    // choice's cost; with two solves a choice costs 2.5-3x less, and over 400 synthetic
-    // histories (5 shapes, 1-20% noise, spikes) 4 chose another subset, as plausible.
-    // Paid in block callbacks, that was most of plb-hac's planning time on a 16-PU node
-    // with millisecond blocks (simulated: 65 -> 23 ms per run of a 20 ms job).
+    // The screen stops early (opt.screen_iterations, one reweighting by default): it only
+    // ranks subsets for the robust refit, which converges from scratch. Converged screening
+    // fits (~8 solves each, 92 subsets) are most of a choice's cost, and a choice is most
+    // of plb-hac's planning time on a node of many PUs with millisecond blocks, paid in
+    // their completion callbacks (bench/curve_select_speed: time and choices against a
+    // converged screen; bench/README.md, "Planner cost").
     FitOptions plain = opt.fit;
     plain.robust = false;
-    plain.max_iterations = std::min(plain.max_iterations, 2);
+    plain.max_iterations = std::clamp(opt.screen_iterations, 1, std::max(plain.max_iterations, 1));
     std::vector<Scored> screened;
     const unsigned nfn = static_cast<unsigned>(kAllBasisFns.size());
     for (unsigned mask = 1; mask < (1u << nfn); ++mask) {

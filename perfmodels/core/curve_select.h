@@ -34,6 +34,11 @@ constexpr double kMinShapeSpread = 1.5;
 struct SelectOptions {
     int max_terms = 3;
     double parsimony = 0.05;
+    // Weighted least-squares solves per candidate in the screen that ranks every subset
+    // before the best few are fitted robustly (see select_curve); at most fit.max_iterations.
+    // 1: relative errors against the measured times; 2: reweighted once against the first
+    // fit; more: converged (~8 solves). bench/curve_select_speed compares them.
+    int screen_iterations = 2;
     FitOptions fit;
 };
 

@@ -2,6 +2,7 @@
 // Fitting and subset selection on their own: known curves are recovered, the subset stays
 // small when points are few, and the number of terms never outruns the distinct sizes.
 #include "perfmodels/core/curve_select.h"
+#include "perfmodels/core/observation_log.h"
 #include "perfmodels/core/online_model.h"
 
 #include <gtest/gtest.h>
@@ -178,4 +179,41 @@ TEST(CurveSelect, FewPointsNeverGiveACurveThatMissesOne)
     for (const auto &p : pts)
         EXPECT_NEAR(m.predict(p[0]), p[1], 0.5 * p[1]) << m.describe();
     EXPECT_NEAR(m.predict(128), 0.0242, 0.2 * 0.0242) << m.describe();
+}
+
+// The screen that ranks every subset stops after SelectOptions::screen_iterations solves
+// (it only ranks candidates for the robust refit). Cut short, it must still lead to curves
+// as accurate as a converged screen's on the known shapes, with noise.
+TEST(CurveSelect, AShortScreenChoosesCurvesAsAccurateAsAConvergedOne)
+{
+    SelectOptions converged;
+    converged.screen_iterations = converged.fit.max_iterations;
+    SelectOptions one_solve;
+    one_solve.screen_iterations = 0;  // below one: one solve, as 1
+    for (const Case &c : cases()) {
+        for (unsigned seed : {1u, 2u, 3u}) {
+            ObservationLog log(0.0, 24);
+            std::mt19937 rng(seed);
+            std::uniform_real_distribution<double> pos(0.0, 1.0);
+            std::normal_distribution<double> gauss(0.0, 1.0);
+            for (int i = 0; i < 24; ++i) {
+                const double x = std::round(i == 0 ? c.lo : i == 1 ? c.hi : c.lo + (c.hi - c.lo) * pos(rng));
+                log.add(x, c.t(x) * (1.0 + 0.03 * gauss(rng)));
+            }
+            const FitData data = log.fit_data(true);
+            auto error = [&](const SubsetFit &f) {
+                double worst = 0;
+                for (int k = 0; k <= 50; ++k) {
+                    const double x = c.lo + (c.hi - c.lo) * k / 50.0;
+                    worst = std::max(worst, std::fabs(eval_terms(f.terms, f.coef, x / log.max_x()) - c.t(x)) / c.t(x));
+                }
+                return worst;
+            };
+            const double short_screen = error(select_curve(data, SelectOptions()));
+            const double full_screen = error(select_curve(data, converged));
+            EXPECT_LT(short_screen, 0.06) << c.name << " seed " << seed;
+            EXPECT_LE(short_screen, full_screen + 0.02) << c.name << " seed " << seed;
+            EXPECT_LT(error(select_curve(data, one_solve)), 0.06) << c.name << " seed " << seed;
+        }
+    }
 }
