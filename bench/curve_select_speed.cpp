@@ -133,7 +133,8 @@ int main(int argc, char **argv)
     app.add_option("reps", reps, "timed choices per history and screen")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
-    app.add_option("--screen", screen_iterations, "solves per candidate in the screen measured (default: the library's)")
+    app.add_option("--screen", screen_iterations,
+                   "solves per candidate in the screen measured (default: the library's)")
         ->capture_default_str()
         ->check(CLI::Range(1, 40));
     if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))

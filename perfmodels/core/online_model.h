@@ -95,7 +95,7 @@ public:
     std::vector<std::pair<double, double>> points() const { return log_.points(); }
     void restore(const std::vector<std::pair<double, double>> &points);
     // The same with the basis subset the saved model was using (terms()): refitted once
-    // instead of chosen again (~60 robust fits, milliseconds, paid by the first job of a
+    // instead of chosen again (~100 fits, about a millisecond, paid by the first job of a
     // process before its first block). Empty `terms`, or terms that do not fit the points
     // (curve_fits_points), choose as restore(points) does.
     void restore(const std::vector<std::pair<double, double>> &points, const std::vector<BasisFn> &terms);

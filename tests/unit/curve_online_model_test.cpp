@@ -252,7 +252,7 @@ TEST(OnlineTimeModel, NoCurveThatFallsBetweenMeasuredSizes)
 
 TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
 {
-    // Choosing a basis subset costs ~60 robust fits, paid in a block's completion callback:
+    // Choosing a basis subset costs ~100 fits, paid in a block's completion callback:
     // a job that repeats nearly one block size (an iterative application's passes) must not
     // pay it every few blocks when its sizes cannot tell one curve shape from another.
     OnlineTimeModel m;
@@ -285,8 +285,8 @@ TEST(OnlineTimeModel, SizesTooCloseToTellAShapeAreRefittedWithoutChoosingAgain)
 
 TEST(OnlineTimeModel, MillisecondBlocksChooseACurveOnlyEveryFewTensOfMilliseconds)
 {
-    // A k-means pass on 15 CPU workers and a GPU: blocks of ~1 ms, and a choice (~60 robust
-    // fits, ~2.5 ms) in the callback of many of them cost ten times the blocks themselves.
+    // A k-means pass on 15 CPU workers and a GPU: blocks of ~1 ms, and a choice (~100
+    // fits, ~1-2.5 ms) in the callback of many of them cost ten times the blocks themselves.
     // Once the curve has seen more than three sizes, a choice waits for select_every_s of
     // measured work; the first three sizes still choose at once.
     auto feed = [](OnlineTimeModel &m) {
@@ -316,7 +316,7 @@ TEST(OnlineTimeModel, APointNoCurveFitsDoesNotChooseAgainAtEveryRefit)
     // The real node's grn CPU worker: its first block (486 elements) paid one-time costs
     // and took 3x what its size costs. It is a lone size, so the robust fit keeps it, and
     // no candidate curve comes within half of it. Every refit then found the kept curve
-    // "not fitting" and chose again: ~60 robust fits in the callback of every block.
+    // "not fitting" and chose again: ~100 fits in the callback of every block.
     OnlineTimeModel m;
     const std::vector<std::pair<double, double>> training = {{486, 0.025683707},  {750, 0.013284593},
                                                              {1500, 0.02656405},  {3000, 0.052839419},
