@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 #include "tools/sim/optimum.h"
 #include "tools/sim/scenario.h"
@@ -117,6 +119,35 @@ TEST(SimRun, UnseenTimeAndStallsEndBlocksLaterThanThePolicyIsTold)
     EXPECT_NEAR(u.nominal_cost(0).total(), 0.0, 1e-12) << "no block, no unseen time";
     s.units[0].stall_probability = 0;
     EXPECT_NEAR(simulate(s, planner, {3, false, false}).makespan_s, 0.32, 1e-9) << "0.12, 0.22, 0.32";
+}
+
+TEST(SimRun, CompletionsQueueForAPlannerBusyWithAnother)
+{
+    // Two units end their first 0.1 s blocks together, and the planner takes >= 50 ms per
+    // completion. As under the runtime's lock (one planner for every worker), the second
+    // completion waits for the first: its unit starts its next block after both callbacks,
+    // so the run ends no sooner than 0.1 + d1 + d2 + 0.1 (d: each callback's own measured
+    // time). Were the callbacks concurrent it would end at 0.2 + max(d1, d2) plus
+    // microseconds. Uncharged, the run is the blocks alone: 0.2 s.
+    Scenario s = parse_scenario(R"({"workload": 400, "granule": 1,
+        "units": [{"name": "a.cpu", "profile": [[100, 0.1]]}, {"name": "b.cpu", "profile": [[100, 0.1]]}]})");
+    struct Slow final : BlockPlanner {
+        std::string name() const override { return "slow"; }
+        bool assigns_workers() const override { return false; }
+        uint64_t next_block(int, uint64_t) override { return 100; }
+        void block_done(const BlockDone &) override
+        {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            took.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::vector<double> took;
+    } planner;
+    const SimResult charged = simulate(s, planner, {1, true, false});
+    ASSERT_GE(planner.took.size(), 2u);
+    EXPECT_GE(charged.makespan_s, 0.2 + planner.took[0] + planner.took[1]);
+    planner.took.clear();
+    EXPECT_NEAR(simulate(s, planner, {1, false, false}).makespan_s, 0.2, 1e-12);
 }
 
 TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)

@@ -59,7 +59,9 @@ void describe_options(CLI::App &app, Args &a)
                    "plb-hac only: one JSON line per completed block with its phase, virtual step, predicted and "
                    "measured seconds (the same records as HETPU_TRACE)")
         ->type_name("FILE");
-    app.add_flag("!--no-planning-time", a.planning_time, "do not charge the planner's measured time to the units");
+    app.add_flag("!--no-planning-time", a.planning_time,
+                 "do not charge the planner's measured time to the units (charged, it delays the unit whose completion "
+                 "ran it, and completions that come meanwhile wait for it, as under the runtime's one planner lock)");
     app.add_option("--models", a.models,
                    "plb-hac only: read the models of this scenario from DIR/plbhac-models (as HETPU_HOME; job = "
                    "the scenario's file name, host \"sim\") and start from them; save the run's models there")

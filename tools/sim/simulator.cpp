@@ -69,6 +69,8 @@ public:
 
         std::vector<Assignment> first;
         double t0 = charged([&] { first = dispatcher.start(); });
+        if (options_.charge_planning_time)
+            planner_free_ = t0;
         accept(first, t0);
         for (size_t u = 0; u < units_.size(); ++u)
             try_start(static_cast<int>(u), t0);
@@ -86,11 +88,16 @@ public:
 
             std::vector<Assignment> next;
             BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.end, e.submitted};
-            double overhead = charged([&] { next = dispatcher.complete(done); });
-            accept(next, e.end + overhead);
-            try_start(e.unit, e.end + overhead);
+            // The runtime runs a completion's planning under one lock (the StarPU glue's
+            // run mutex, runtime/divisible_run.cpp): a completion that comes while the
+            // planner is busy with another waits for it, and the unit with it.
+            const double callback = std::max(e.end, planner_free_);
+            const double ready = callback + charged([&] { next = dispatcher.complete(done); });
+            if (options_.charge_planning_time)
+                planner_free_ = ready;
+            accept(next, ready);
             for (size_t u = 0; u < units_.size(); ++u)
-                try_start(static_cast<int>(u), e.end);
+                try_start(static_cast<int>(u), ready);
         }
         result_.forced_remainder = dispatcher.forced_remainder();
         for (auto &s : result_.units)
@@ -146,6 +153,7 @@ private:
     std::deque<Queued> pool_;
     std::vector<bool> busy_;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+    double planner_free_ = 0;  // when the planner's lock is free again (charged planning time only)
     uint64_t seq_ = 0;
     SimResult result_;
 };

@@ -44,7 +44,9 @@ struct SimResult {
 struct SimOptions {
     uint64_t seed = 1;
     // Charge the planner's measured wall time to the unit that asked (as on a real
-    // worker, which runs the completion callback). Off for reproducible tests.
+    // worker, which runs the completion callback), and make completions that come while
+    // the planner is busy wait for it (the runtime runs every completion's planning under
+    // one lock). Off for reproducible tests.
     bool charge_planning_time = true;
     // Record every block in SimResult::trace (tests, --trace). Off, a run of millions of
     // one-element blocks (greedy with a tiny block) needs no memory per block.
