@@ -13,7 +13,8 @@
 // screen's mean |ln(predicted / true)| inside the measured sizes and at 4x the largest
 // (the extrapolation a step's trust region allows): a cheaper screen must not choose worse
 // curves. A table, then JSON lines.
-// Usage: curve_select_speed [histories per length] [reps]   (default 80 and 5)
+// Usage: curve_select_speed [histories per length] [reps] [--screen N]   (default 80, 5
+// and the library's screen_iterations)
 #include "perfmodels/core/curve_select.h"
 #include "perfmodels/core/fitted_curve.h"
 #include "perfmodels/core/observation_log.h"

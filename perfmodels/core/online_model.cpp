@@ -52,10 +52,11 @@ void OnlineTimeModel::add(double x, double seconds)
     held_side_ = 0;
     // Sizes that span less than kMinShapeSpread do not tell one curve shape from another:
     // the kept subset is refitted (and chosen again if it stops fitting or is not the
-    // proportional one such sizes get, see refit), but not chosen again every few points. Choosing costs ~90 screening fits and
-    // 8 robust ones (~1 ms against 0.02 ms for one fit), paid in the completion callback of the
-    // block, and a job's last callback delays its end: k-means' passes, ~27 ms with one
-    // block per PU, each PU's sizes within 4% of each other, paid it every fourth pass.
+    // proportional one such sizes get, see refit), but not chosen again every few points.
+    // Choosing costs ~90 screening fits and 8 robust ones (~1 ms against 0.02 ms for one
+    // fit), paid in the completion callback of the block, and a job's last callback delays
+    // its end: k-means' passes, ~27 ms with one block per PU, each PU's sizes within 4% of
+    // each other, paid it every fourth pass.
     log_.add(x, seconds);
     ++adds_since_select_;
     work_since_select_s_ += seconds;

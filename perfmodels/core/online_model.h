@@ -45,21 +45,22 @@ struct OnlineModelOptions {
     // a longer window buys nothing but fitting time (which PLB-HAC pays every step).
     size_t window = 24;
     // Choosing the basis subset screens ~90 candidates and refits the best 8 robustly (see
-    // select_curve); in between, the chosen subset is only refitted (one fit). A new choice is made every `reselect_every` points while the
-    // fitted sizes span at least kMinShapeSpread (closer sizes cannot tell one shape from
-    // another: select_curve fits them in proportion, and that stays the choice), while the
-    // distinct sizes seen are still few and growing (each new one says much about the
-    // shape), after a regime change, and whenever the kept subset stops fitting the data.
+    // select_curve); in between, the chosen subset is only refitted (one fit). A new choice
+    // is made every `reselect_every` points while the fitted sizes span at least
+    // kMinShapeSpread (closer sizes cannot tell one shape from another: select_curve fits
+    // them in proportion, and that stays the choice), while the distinct sizes seen are
+    // still few and growing (each new one says much about the shape), after a regime
+    // change, and whenever the kept subset stops fitting the data.
     int reselect_every = 4;
     // Seconds of measured work (the PU's blocks added since the last choice) before the
     // choice is made again every reselect_every points, and, once the curve has seen more
     // than three sizes, for the other reasons above (a failed fit, a regime change and the
-    // first fit choose at once). A choice
-    // costs ~1 ms (6-24 points on one core of the 2-core development machine), paid in the
-    // completion callback of a block, so this keeps it under ~5% of the PU's busy time. Without it, blocks of a millisecond (a k-means pass over 15 CPU
-    // workers and a GPU is ~16 ms in all) spent ten times their own time choosing curves.
-    // Simulated, 0.05 s held a GPU at sizes it was no longer cheapest at for longer (7%
-    // slower); 0.02 s did not. 0: no floor.
+    // first fit choose at once). A choice costs ~1 ms (6-24 points on one core of the
+    // 2-core development machine), paid in the completion callback of a block, so this
+    // keeps it under ~5% of the PU's busy time. Without it, blocks of a millisecond (a
+    // k-means pass over 15 CPU workers and a GPU is ~16 ms in all) spent ten times their
+    // own time choosing curves. Simulated, 0.05 s held a GPU at sizes it was no longer
+    // cheapest at for longer (7% slower); 0.02 s did not. 0: no floor.
     double select_every_s = 0.02;
     // Consecutive surprises that mean a new regime (0: no holding back). Two: an isolated
     // spike is still discarded, and a PU that really slowed down is believed one block

@@ -17,22 +17,31 @@ namespace {
 
 using Curve = std::function<double(double)>;
 
-// Feeds `n` sizes spread over [lo, hi] (in a shuffled, PLB-HAC-like order, not sorted)
-// with multiplicative Gaussian noise of relative std `noise`.
-OnlineTimeModel train(const Curve &t, double lo, double hi, int n, double noise, unsigned seed = 7)
+// `n` sizes spread over [lo, hi] (in a shuffled, PLB-HAC-like order, not sorted) with
+// their times, under multiplicative Gaussian noise of relative std `noise`.
+std::vector<std::pair<double, double>> noisy_points(const Curve &t, double lo, double hi, int n, double noise,
+                                                    unsigned seed)
 {
-    OnlineModelOptions opt;
-    opt.half_life = 0;  // stationary PU: use every point equally
-    OnlineTimeModel m(opt);
+    std::vector<std::pair<double, double>> points;
     std::mt19937 rng(seed);
     std::uniform_real_distribution<double> pos(0.0, 1.0);
     std::normal_distribution<double> gauss(0.0, 1.0);
     for (int i = 0; i < n; ++i) {
         // Guarantee both ends are covered, the rest uniformly in between.
         const double x = std::round(i == 0 ? lo : i == 1 ? hi : lo + (hi - lo) * pos(rng));
-        const double y = t(x) * (1.0 + noise * gauss(rng));
-        EXPECT_NO_THROW(m.add(x, y));
+        points.emplace_back(x, t(x) * (1.0 + noise * gauss(rng)));
     }
+    return points;
+}
+
+// Feeds those points to a model, one by one as blocks complete.
+OnlineTimeModel train(const Curve &t, double lo, double hi, int n, double noise, unsigned seed = 7)
+{
+    OnlineModelOptions opt;
+    opt.half_life = 0;  // stationary PU: use every point equally
+    OnlineTimeModel m(opt);
+    for (const auto &[x, y] : noisy_points(t, lo, hi, n, noise, seed))
+        EXPECT_NO_THROW(m.add(x, y));
     return m;
 }
 
@@ -193,13 +202,8 @@ TEST(CurveSelect, AShortScreenChoosesCurvesAsAccurateAsAConvergedOne)
     for (const Case &c : cases()) {
         for (unsigned seed : {1u, 2u, 3u}) {
             ObservationLog log(0.0, 24);
-            std::mt19937 rng(seed);
-            std::uniform_real_distribution<double> pos(0.0, 1.0);
-            std::normal_distribution<double> gauss(0.0, 1.0);
-            for (int i = 0; i < 24; ++i) {
-                const double x = std::round(i == 0 ? c.lo : i == 1 ? c.hi : c.lo + (c.hi - c.lo) * pos(rng));
-                log.add(x, c.t(x) * (1.0 + 0.03 * gauss(rng)));
-            }
+            for (const auto &[x, y] : noisy_points(c.t, c.lo, c.hi, 24, 0.03, seed))
+                log.add(x, y);
             const FitData data = log.fit_data(true);
             auto error = [&](const SubsetFit &f) {
                 double worst = 0;

@@ -68,9 +68,8 @@ public:
         BlockDispatcher dispatcher(block_rules(scenario_), planner_, ids);
 
         std::vector<Assignment> first;
-        double t0 = charged([&] { first = dispatcher.start(); });
-        if (options_.charge_planning_time)
-            planner_free_ = t0;
+        const double t0 = charged([&] { first = dispatcher.start(); });
+        planner_free_ = t0;
         accept(first, t0);
         for (size_t u = 0; u < units_.size(); ++u)
             try_start(static_cast<int>(u), t0);
@@ -93,8 +92,7 @@ public:
             // planner is busy with another waits for it, and the unit with it.
             const double callback = std::max(e.end, planner_free_);
             const double ready = callback + charged([&] { next = dispatcher.complete(done); });
-            if (options_.charge_planning_time)
-                planner_free_ = ready;
+            planner_free_ = ready;
             accept(next, ready);
             for (size_t u = 0; u < units_.size(); ++u)
                 try_start(static_cast<int>(u), ready);
@@ -153,7 +151,7 @@ private:
     std::deque<Queued> pool_;
     std::vector<bool> busy_;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
-    double planner_free_ = 0;  // when the planner's lock is free again (charged planning time only)
+    double planner_free_ = 0;  // when the planner's lock is free again (the last completion's end, uncharged)
     uint64_t seq_ = 0;
     SimResult result_;
 };
