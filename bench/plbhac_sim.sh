@@ -25,6 +25,7 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 [ -x "$hetpu" ] || { echo "plbhac_sim.sh: no $hetpu (build it: make -C $build tools/hetpu)" >&2; exit 1; }
 command -v python3 >/dev/null || { echo "plbhac_sim.sh: needs python3" >&2; exit 1; }
 mkdir -p "$out/traces" "$out/plotdata"
+rm -f "$out/plotdata/adapt_meta" "$out/plotdata/adapt_blocks.dat"  # from an earlier run into the same folder
 work=$(mktemp -d "${TMPDIR:-/tmp}/plbhac-sim.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
@@ -275,6 +276,12 @@ set style data histogram; set style histogram cluster gap 1; set style fill soli
 set ylabel "idle % of makespan"; set xlabel ""; set xtics rotate by 0; set key top right autotitle columnhead
 set yrange [0:*]
 plot for [c=2:$ncls] "$pd/idle.dat" u c:xtic(1)
+EOF
+  plots="$out/makespan_vs_machines.png $out/idle_per_class.png"
+  # The adaptability scenario may be left out (SCENARIOS): no trace, no plot.
+  if [ -s "$pd/adapt_meta" ]; then
+    plots="$plots $out/adaptability.png"
+    gnuplot <<EOF
 set output "$out/adaptability.png"
 set terminal pngcairo size 1000,500 font ",11" noenhanced
 set style data linespoints
@@ -284,7 +291,8 @@ set xrange [0:*]; set yrange [0:*]
 set arrow from $(cut -d' ' -f1 "$pd/adapt_meta"), graph 0 to $(cut -d' ' -f1 "$pd/adapt_meta"), graph 1 nohead dt 2 lw 2 lc "red"
 plot for [i=0:$(( $(cut -d' ' -f3 "$pd/adapt_meta") - 1 ))] "$pd/adapt_blocks.dat" index i u 1:2 w lp lw (i==0?3:1) pt 7 ps (i==0?0.8:0.4)
 EOF
-  echo "plots: $out/makespan_vs_machines.png $out/idle_per_class.png $out/adaptability.png"
+  fi
+  echo "plots: $plots"
 else
   echo "gnuplot not found: no plots (data in $out/plotdata)" >&2
 fi

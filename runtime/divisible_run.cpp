@@ -242,10 +242,11 @@ void block_finished_unguarded(void *arg)
     }
 
     std::vector<Assignment> next;
+    std::unique_ptr<PuRefit> refit;
+    int total_index = done.worker;
     {
         std::lock_guard<std::mutex> lock(run.mutex);
         ++run.busy_callbacks;
-        int total_index = done.worker;
         if (!run.pus.empty()) {
             // The planner hears about the PU it handed the block to (with PerPuPlanner the
             // rank's policy may have run it on another worker); totals follow the worker
@@ -256,6 +257,14 @@ void block_finished_unguarded(void *arg)
             total_index = g >= 0 ? g : block->assignment.worker;
             done.worker = block->assignment.worker;
         }
+        refit = run.dispatcher->prepare_refit(done);
+    }
+    // The refit of this worker's models (a curve choice may take a millisecond) runs
+    // without the lock, alongside the other workers' completions (BlockPlanner::prepare_refit).
+    if (refit)
+        refit->run();
+    {
+        std::lock_guard<std::mutex> lock(run.mutex);
         if (total_index >= 0 && static_cast<size_t>(total_index) < run.totals.size()) {
             WorkerTotals &t = run.totals[total_index];
             ++t.blocks;
@@ -265,7 +274,7 @@ void block_finished_unguarded(void *arg)
         }
         ++run.blocks_done;
         run.elements_done += done.count;
-        next = run.dispatcher->complete(done);
+        next = run.dispatcher->complete(done, refit.get());
         if (BlockHomecoming *h = block->homecoming.get()) {
             h->worker = done.worker;
             h->offset = done.offset;

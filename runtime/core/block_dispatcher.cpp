@@ -80,12 +80,15 @@ std::vector<Assignment> BlockDispatcher::start()
     return out;
 }
 
-std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done)
+std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit *refit)
 {
     std::vector<Assignment> out;
     if (in_flight_ > 0)
         --in_flight_;
-    planner_.block_done(done);
+    if (refit)
+        planner_.block_done_refitted(done, refit);
+    else
+        planner_.block_done(done);
     if (planner_.assigns_workers()) {
         auto it = worker_in_flight_.find(done.worker);
         if (it != worker_in_flight_.end() && it->second > 0)

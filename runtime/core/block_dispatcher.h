@@ -32,7 +32,12 @@ public:
     std::vector<Assignment> start();
 
     // A block finished on done.worker; returns the blocks to submit in its place.
-    std::vector<Assignment> complete(const BlockDone &done);
+    // `refit`: what the planner's prepare_refit() gave for it, run since (may be null).
+    std::vector<Assignment> complete(const BlockDone &done, PuRefit *refit = nullptr);
+
+    // The planner's prepare_refit() for a finished block, before complete() (see
+    // BlockPlanner::prepare_refit).
+    std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done) { return planner_.prepare_refit(done); }
 
     // A block could not be submitted: forget it so finished() can become true. Its
     // elements are not processed; the run is reported as failed by the glue.

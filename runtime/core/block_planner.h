@@ -48,6 +48,15 @@ struct BlockHome {
     double home_s = 0;
 };
 
+// The part of a completion that concerns only the PU that ran the block (refitting its
+// models), which a runner may do without its lock: see BlockPlanner::prepare_refit.
+class PuRefit {
+public:
+    virtual ~PuRefit() = default;
+    // Touches only this object: safe concurrently with anything the planner does.
+    virtual void run() = 0;
+};
+
 class BlockPlanner {
 public:
     virtual ~BlockPlanner() = default;
@@ -66,6 +75,16 @@ public:
 
     // Called for every completed block, in completion order.
     virtual void block_done(const BlockDone &) {}
+
+    // A runner that plans every completion under one lock (the StarPU glue does) makes
+    // the workers whose blocks end together wait for each other's planning. The work of
+    // a completion that touches only its own PU's models can instead run outside the lock,
+    // on the worker's own thread: prepare_refit() (under the lock, cheap) takes what that
+    // needs, the runner calls run() on it without the lock, and block_done_refitted()
+    // (under the lock) takes its result and does the rest of block_done(). The outcome is
+    // block_done()'s. Default: nothing to prepare (null), and block_done() does it all.
+    virtual std::unique_ptr<PuRefit> prepare_refit(const BlockDone &) { return nullptr; }
+    virtual void block_done_refitted(const BlockDone &done, PuRefit *) { block_done(done); }
 
     // After block_done() of the same block, once its results are home (single-process
     // runs, blocks with per-block handles). Default: ignored.

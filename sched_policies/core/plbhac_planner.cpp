@@ -40,6 +40,9 @@ struct PlbhacPlanner::Pu {
         }
     }
     double last_end_s = 0;  // completion time of its latest block
+    // Counts the blocks its models were given: a refit prepared from an older version
+    // (prepare_refit) is stale and not applied.
+    uint64_t models_version = 0;
     // Hedge against a surprise the model has not (yet) accepted: the ratio measured /
     // predicted of the latest block when it missed by more than kSurprise, else 1. See
     // block_done.
@@ -1245,11 +1248,74 @@ uint64_t PlbhacPlanner::next_block(int worker, uint64_t remaining)
     return regular_block(*pu, remaining);
 }
 
-void PlbhacPlanner::block_done(const BlockDone &done)
+// Copies of a PU's models and the block to fit them with. A curve choice costs about a
+// millisecond (perfmodels/README.md); with 16 workers whose blocks end together the
+// StarPU glue, which plans every completion under one lock, made each wait for the
+// others' choices (seen on an H200 node with 15 CPU workers: k-means blocks of a few
+// milliseconds, plb-hac 2.1x eager). Refitted on the worker's own thread instead, and
+// handed over under the lock.
+class PlbhacPlanner::Refit final : public PuRefit {
+public:
+    Refit(const Pu &pu, const BlockDone &done)
+        : worker(pu.info.id), version(pu.models_version), x(static_cast<double>(done.count)), exec_s(done.exec_s),
+          transfer_s(done.transfer_s), exec(pu.exec), transfer(pu.transfer)
+    {}
+    void run() override
+    {
+        // The same adds as apply_done's, on the copies; an invalid time leaves a copy as
+        // it leaves the model (the add throws before changing it).
+        if (fits_exec(x, exec_s))
+            try {
+                exec.add(x, exec_s);
+            } catch (const std::invalid_argument &) {
+            }
+        if (fits_transfer(x, transfer_s))
+            try {
+                transfer.add(x, transfer_s);
+            } catch (const std::invalid_argument &) {
+            }
+        ran = true;
+    }
+    static bool fits_exec(double x, double exec_s) { return exec_s > 0 && x > 0; }
+    static bool fits_transfer(double x, double transfer_s) { return x > 0 && transfer_s >= 0; }
+
+    const int worker;
+    const uint64_t version;
+    const double x, exec_s, transfer_s;
+    OnlineTimeModel exec;
+    LinearTransferModel transfer;
+    bool ran = false;
+};
+
+std::unique_ptr<PuRefit> PlbhacPlanner::prepare_refit(const BlockDone &done)
+{
+    const Pu *pu = find(done.worker);
+    const double x = static_cast<double>(done.count);
+    if (!pu || (!Refit::fits_exec(x, done.exec_s) && !Refit::fits_transfer(x, done.transfer_s)))
+        return nullptr;
+    return std::make_unique<Refit>(*pu, done);
+}
+
+void PlbhacPlanner::block_done_refitted(const BlockDone &done, PuRefit *refit)
+{
+    apply_done(done, dynamic_cast<Refit *>(refit));
+}
+
+void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
 {
     Pu *pu = find(done.worker);
     if (!pu)
         return;
+    // A refit is used when it was run for this block on the models as they are now (none
+    // of the PU's other blocks was applied since it was prepared); else the adds happen
+    // here. Either way the models end the same.
+    if (refit && !(refit->ran && refit->worker == pu->info.id && refit->version == pu->models_version &&
+                   refit->x == static_cast<double>(done.count) && refit->exec_s == done.exec_s &&
+                   refit->transfer_s == done.transfer_s))
+        refit = nullptr;
+    else if (refit)
+        ++refits_applied_;
+    ++pu->models_version;
     Outstanding block;
     if (!pu->outstanding.empty()) {
         block = pu->outstanding.front();
@@ -1287,11 +1353,14 @@ void PlbhacPlanner::block_done(const BlockDone &done)
     }
     if (done.exec_s > 0 && done.count > 0) {
         const size_t before = pu->exec.size();
-        try {
-            pu->exec.add(static_cast<double>(done.count), done.exec_s);
-        } catch (const std::invalid_argument &) {
-            // An infinite time from a broken clock: the model keeps its last fit.
-        }
+        if (refit)
+            std::swap(pu->exec, refit->exec);  // the old model is freed with the refit, outside the lock
+        else
+            try {
+                pu->exec.add(static_cast<double>(done.count), done.exec_s);
+            } catch (const std::invalid_argument &) {
+                // An infinite time from a broken clock: the model keeps its last fit.
+            }
         pu->note_fit_range();
         // The model drops its history only when it accepts a new regime. Its measured
         // range is then that of the new run alone: narrow() and the trust region must see
@@ -1348,12 +1417,16 @@ void PlbhacPlanner::block_done(const BlockDone &done)
             }
         }
     }
-    if (done.count > 0 && done.transfer_s >= 0)
-        try {
-            pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
-        } catch (const std::invalid_argument &) {
-            // As for exec above.
-        }
+    if (done.count > 0 && done.transfer_s >= 0) {
+        if (refit)
+            std::swap(pu->transfer, refit->transfer);
+        else
+            try {
+                pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
+            } catch (const std::invalid_argument &) {
+                // As for exec above.
+            }
+    }
     ++measurements_since_solve_;
     if (block.predicted_s > 0 && block.phase != "probe")
         miss_since_solve_s_ = std::max(miss_since_solve_s_, std::abs(measured - block.predicted_s));

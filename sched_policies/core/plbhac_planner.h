@@ -140,7 +140,9 @@ public:
     std::string name() const override { return "plb-hac"; }
     bool assigns_workers() const override { return true; }
     uint64_t next_block(int worker, uint64_t remaining) override;
-    void block_done(const BlockDone &done) override;
+    void block_done(const BlockDone &done) override { apply_done(done, nullptr); }
+    std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done) override;
+    void block_done_refitted(const BlockDone &done, PuRefit *refit) override;
     void results_home(const BlockHome &home) override;
 
     std::function<void(const PlbhacTraceRecord &)> on_trace;
@@ -156,6 +158,7 @@ public:
     uint64_t current_block(int worker) const;
     uint64_t x_init() const { return x_init_; }
     unsigned solve_failures() const { return solve_failures_; }
+    unsigned refits_applied() const { return refits_applied_; }  // block_done_refitted's refits taken as run
 
 private:
     // Blocks of one PU run in the order they were assigned (StarPU's per-worker queue is
@@ -166,7 +169,10 @@ private:
         std::string phase;
         unsigned step = 0;
     };
-    struct Pu;  // per processing unit: models and bookkeeping (see .cpp)
+    struct Pu;    // per processing unit: models and bookkeeping (see .cpp)
+    class Refit;  // one PU's models refitted with one block (prepare_refit)
+
+    void apply_done(const BlockDone &done, Refit *refit);
 
     void warm_start();
     Pu *find(int worker);
@@ -227,6 +233,7 @@ private:
     std::vector<uint64_t> solution_;  // per PU (index in pus_), elements
     std::vector<double> solve_times_;
     unsigned solve_failures_ = 0;
+    unsigned refits_applied_ = 0;
     double now_s_ = 0;  // latest completion seen: next_block is asked right after one
     double training_end_s_ = 0;
 };

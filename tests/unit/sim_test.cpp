@@ -150,6 +150,62 @@ TEST(SimRun, CompletionsQueueForAPlannerBusyWithAnother)
     EXPECT_NEAR(simulate(s, planner, {1, false, false}).makespan_s, 0.2, 1e-12);
 }
 
+TEST(SimRun, RefitsRunOnTheirOwnUnitsOutsideThePlannerLock)
+{
+    // As the runtime does, a completion's refit (BlockPlanner::prepare_refit) runs on its
+    // unit before the lock: two units ending together refit side by side, and only then
+    // does the planner hear of either block. Under the lock the order would be refit a,
+    // done a, refit b, done b. Each unit still waits for its own refit (>= 50 ms) before
+    // its second block, so the run ends no sooner than 0.2 s plus the shorter refit.
+    Scenario s = parse_scenario(R"({"workload": 400, "granule": 1,
+        "units": [{"name": "a.cpu", "profile": [[100, 0.1]]}, {"name": "b.cpu", "profile": [[100, 0.1]]}]})");
+    struct SlowRefit final : PuRefit {
+        explicit SlowRefit(std::vector<std::string> &calls, int unit) : calls(calls), unit(unit) {}
+        void run() override
+        {
+            const auto t0 = std::chrono::steady_clock::now();
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            calls.push_back("refit " + std::to_string(unit));
+        }
+        std::vector<std::string> &calls;
+        int unit;
+        double took = 0;
+    };
+    struct Planner final : BlockPlanner {
+        std::string name() const override { return "refits"; }
+        bool assigns_workers() const override { return true; }
+        uint64_t next_block(int, uint64_t) override { return 100; }
+        std::unique_ptr<PuRefit> prepare_refit(const BlockDone &d) override
+        {
+            return std::make_unique<SlowRefit>(calls, d.worker);
+        }
+        void block_done(const BlockDone &d) override { calls.push_back("inline " + std::to_string(d.worker)); }
+        void block_done_refitted(const BlockDone &d, PuRefit *r) override
+        {
+            auto *refit = dynamic_cast<SlowRefit *>(r);
+            ASSERT_NE(refit, nullptr);
+            EXPECT_EQ(refit->unit, d.worker);
+            EXPECT_GT(refit->took, 0.0) << "run before the planner hears of the block";
+            shortest = std::min(shortest, refit->took);
+            calls.push_back("done " + std::to_string(d.worker));
+        }
+        std::vector<std::string> calls;
+        double shortest = 1e9;
+    } planner;
+    const SimResult r = simulate(s, planner, {1, true, false});
+    ASSERT_EQ(planner.calls.size(), 8u);
+    EXPECT_EQ(planner.calls[0], "refit 0");
+    EXPECT_EQ(planner.calls[1], "refit 1");
+    EXPECT_EQ(planner.calls[2].substr(0, 5), "done ");
+    EXPECT_EQ(planner.calls[3].substr(0, 5), "done ");
+    EXPECT_GE(r.makespan_s, 0.2 + planner.shortest);
+    // Uncharged, the refits still come first and cost nothing: the blocks alone.
+    planner.calls.clear();
+    EXPECT_NEAR(simulate(s, planner, {1, false, false}).makespan_s, 0.2, 1e-12);
+    EXPECT_EQ(planner.calls[1], "refit 1");
+}
+
 TEST(SimUnit, InterpolatesExtrapolatesAndSlowsDown)
 {
     UnitSpec spec;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <deque>
+#include <memory>
 #include <queue>
 #include <random>
 
@@ -35,15 +36,20 @@ BlockRules block_rules(const Scenario &scenario)
 
 namespace {
 
+// A unit's block ends (its callback starts), or its callback, its own refit done, takes
+// the planner's lock.
 struct Event {
-    double end;
-    uint64_t seq;  // tie-break: deterministic order for equal end times
+    double at;
+    uint64_t seq;  // tie-break: deterministic order, first come first served
     int unit;
+    bool planning;  // false: the block's end
     Assignment block;
     BlockCost cost;
     double submitted;  // when the planner's answer made it available
     double taken;      // when its unit took it (free from then on until end)
-    bool operator>(const Event &o) const { return end != o.end ? end > o.end : seq > o.seq; }
+    BlockDone done;    // planning: what the planner hears
+    std::shared_ptr<PuRefit> refit;
+    bool operator>(const Event &o) const { return at != o.at ? at > o.at : seq > o.seq; }
 };
 
 class Simulation {
@@ -77,22 +83,35 @@ public:
         while (!events_.empty()) {
             Event e = events_.top();
             events_.pop();
-            busy_[e.unit] = false;
-            UnitStats &s = result_.units[e.unit];
-            ++s.blocks;
-            s.elements += e.block.count;
-            s.busy_s += e.end - e.taken;
-            ++result_.blocks;
-            result_.makespan_s = std::max(result_.makespan_s, e.end);
-
-            std::vector<Assignment> next;
-            BlockDone done{e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.end, e.submitted};
-            // The runtime runs a completion's planning under one lock (the StarPU glue's
+            if (!e.planning) {
+                UnitStats &s = result_.units[e.unit];
+                ++s.blocks;
+                s.elements += e.block.count;
+                s.busy_s += e.at - e.taken;
+                ++result_.blocks;
+                result_.makespan_s = std::max(result_.makespan_s, e.at);
+                // The unit's callback refits its own models first, without the runtime's
+                // lock (BlockPlanner::prepare_refit): that time is the unit's alone. It
+                // stays busy until its whole callback is done.
+                e.done = {e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.at, e.submitted};
+                const double refit_s = charged([&] {
+                    if ((e.refit = dispatcher.prepare_refit(e.done)))
+                        e.refit->run();
+                });
+                e.at += refit_s;
+                e.seq = seq_++;
+                e.planning = true;
+                events_.push(std::move(e));
+                continue;
+            }
+            // The rest of a completion's planning runs under one lock (the StarPU glue's
             // run mutex, runtime/divisible_run.cpp): a completion that comes while the
             // planner is busy with another waits for it, and the unit with it.
-            const double callback = std::max(e.end, planner_free_);
-            const double ready = callback + charged([&] { next = dispatcher.complete(done); });
+            std::vector<Assignment> next;
+            const double callback = std::max(e.at, planner_free_);
+            const double ready = callback + charged([&] { next = dispatcher.complete(e.done, e.refit.get()); });
             planner_free_ = ready;
+            busy_[e.unit] = false;
             accept(next, ready);
             for (size_t u = 0; u < units_.size(); ++u)
                 try_start(static_cast<int>(u), ready);
@@ -133,7 +152,7 @@ private:
         busy_[u] = true;
         // Its unseen time runs from its hand-out, behind whatever the unit was doing.
         const double end = std::max(t, submitted + c.unseen_s) + c.exec_s + c.transfer_s + c.stall_s;
-        events_.push({end, seq_++, u, a, c, submitted, t});
+        events_.push({end, seq_++, u, false, a, c, submitted, t, {}, nullptr});
         if (options_.keep_trace)
             result_.trace.push_back({u, a.offset, a.count, t, end});
     }
