@@ -71,29 +71,26 @@ double eval_terms(const std::vector<BasisFn> &terms, const std::vector<double> &
 
 namespace {
 
-// The GSL objects of one fit, sized for n points and p terms.
+// One fit's view of a SubsetFitter: its data's basis columns and the scratch of its size.
 struct Problem {
-    Problem(const FitData &data, const std::vector<BasisFn> &terms)
-        : n(data.u.size()), p(terms.size()), X(gsl_matrix_alloc(n, p)), y(gsl_vector_alloc(n)), w(gsl_vector_alloc(n)),
-          c(gsl_vector_alloc(p)), cov(gsl_matrix_alloc(p, p)), work(gsl_multifit_linear_alloc(n, p))
-    {
-        for (size_t i = 0; i < n; ++i) {
-            for (size_t j = 0; j < p; ++j)
-                gsl_matrix_set(X.get(), i, j, basis_value(terms[j], data.u[i]));
-            gsl_vector_set(y.get(), i, data.y[i]);
-        }
-        for (double v : data.y)
-            mean_abs_y += std::fabs(v);
-        mean_abs_y /= static_cast<double>(n);
-        tiny = std::max(mean_abs_y * 1e-9, std::numeric_limits<double>::min());
-    }
     size_t n, p;
-    Matrix X;
-    Vector y, w, c;
-    Matrix cov;
-    Work work;
+    gsl_matrix *X;
+    gsl_vector *y, *w, *c;
+    gsl_matrix *cov;
+    gsl_multifit_linear_workspace *work;
+    gsl_vector *xi, *tmp;              // PRESS's row and product
+    std::vector<const double *> cols;  // cols[j][i]: term j at point i
     double mean_abs_y = 0.0;
     double tiny = 0.0;  // never divide by less: a fit dipping to <= 0 must not get infinite weight
+
+    // eval_terms at data point i, summed in the same order.
+    double value_at(const std::vector<double> &coef, size_t i) const
+    {
+        double s = 0.0;
+        for (size_t j = 0; j < p; ++j)
+            s += coef[j] * cols[j][i];
+        return s;
+    }
 };
 
 // Iteratively reweighted least squares from the robust weights `rob`, then its score.
@@ -135,20 +132,19 @@ SubsetFit irls(const FitData &data, const std::vector<BasisFn> &terms, const Fit
 
     for (int it = 0; it < iterations; ++it) {
         for (size_t i = 0; i < n; ++i)
-            gsl_vector_set(pb.w.get(), i, data.prior[i] * rob[i] / (denom[i] * denom[i]));
+            gsl_vector_set(pb.w, i, data.prior[i] * rob[i] / (denom[i] * denom[i]));
         double chisq = 0.0;
-        if (gsl_multifit_wlinear(pb.X.get(), pb.w.get(), pb.y.get(), pb.c.get(), pb.cov.get(), &chisq, pb.work.get()) !=
-            GSL_SUCCESS)
+        if (gsl_multifit_wlinear(pb.X, pb.w, pb.y, pb.c, pb.cov, &chisq, pb.work) != GSL_SUCCESS)
             return out;
         double change = 0.0, size = 0.0;
         for (size_t j = 0; j < p; ++j) {
-            const double cj = gsl_vector_get(pb.c.get(), j);
+            const double cj = gsl_vector_get(pb.c, j);
             change = std::max(change, std::fabs(cj - coef[j]));
             size = std::max(size, std::fabs(cj));
             coef[j] = cj;
         }
         for (size_t i = 0; i < n; ++i)
-            fitted[i] = eval_terms(terms, coef, data.u[i]);
+            fitted[i] = pb.value_at(coef, i);
         if (it > 0 && change <= 1e-10 * size)
             break;  // converged: the weights below would reproduce the same fit
         if (it + 1 == iterations)
@@ -187,16 +183,15 @@ SubsetFit irls(const FitData &data, const std::vector<BasisFn> &terms, const Fit
     // same fixed amount instead of deciding the choice. In relative mode the error is the log
     // ratio of measured to predicted time: symmetric, so overpredicting old points and
     // underpredicting new ones count alike when a PU changes speed.
-    Vector xi(gsl_vector_alloc(p)), tmp(gsl_vector_alloc(p));
     double num = 0.0, den = 0.0;
     for (size_t i = 0; i < n; ++i) {
-        const double wi = gsl_vector_get(pb.w.get(), i);
+        const double wi = gsl_vector_get(pb.w, i);
         double h = 0.0;
         if (wi > 0.0) {
-            gsl_matrix_get_row(xi.get(), pb.X.get(), i);
-            gsl_blas_dsymv(CblasUpper, 1.0, pb.cov.get(), xi.get(), 0.0, tmp.get());
+            gsl_matrix_get_row(pb.xi, pb.X, i);
+            gsl_blas_dsymv(CblasUpper, 1.0, pb.cov, pb.xi, 0.0, pb.tmp);
             double q = 0.0;
-            gsl_blas_ddot(xi.get(), tmp.get(), &q);
+            gsl_blas_ddot(pb.xi, pb.tmp, &q);
             h = wi * q;
             if (h >= 1.0 - 1e-9)
                 return out;  // press stays +inf: this point alone determines a coefficient
@@ -219,8 +214,40 @@ SubsetFit irls(const FitData &data, const std::vector<BasisFn> &terms, const Fit
 
 }  // namespace
 
-SubsetFit fit_subset(const FitData &data, const std::vector<BasisFn> &terms, const FitOptions &opt)
+struct SubsetFitter::Scratch {
+    Scratch(size_t n, size_t p)
+        : X(gsl_matrix_alloc(n, p)), y(gsl_vector_alloc(n)), w(gsl_vector_alloc(n)), c(gsl_vector_alloc(p)),
+          cov(gsl_matrix_alloc(p, p)), work(gsl_multifit_linear_alloc(n, p)), xi(gsl_vector_alloc(p)),
+          tmp(gsl_vector_alloc(p))
+    {}
+    Matrix X;
+    Vector y, w, c;
+    Matrix cov;
+    Work work;
+    Vector xi, tmp;
+};
+
+SubsetFitter::SubsetFitter(const FitData &data) : data_(data)
 {
+    for (BasisFn f : kAllBasisFns) {
+        const size_t k = static_cast<size_t>(f);
+        if (basis_.size() <= k)
+            basis_.resize(k + 1);
+        basis_[k].resize(data.u.size());
+        for (size_t i = 0; i < data.u.size(); ++i)
+            basis_[k][i] = basis_value(f, data.u[i]);
+    }
+    for (double v : data.y)
+        mean_abs_y_ += std::fabs(v);
+    if (!data.y.empty())
+        mean_abs_y_ /= static_cast<double>(data.y.size());
+}
+
+SubsetFitter::~SubsetFitter() = default;
+
+SubsetFit SubsetFitter::fit(const std::vector<BasisFn> &terms, const FitOptions &opt)
+{
+    const FitData &data = data_;
     const size_t n = data.u.size();
     const size_t p = terms.size();
     if (n == 0 || p == 0 || n < p) {
@@ -231,9 +258,38 @@ SubsetFit fit_subset(const FitData &data, const std::vector<BasisFn> &terms, con
         out.press = std::numeric_limits<double>::infinity();
         return out;
     }
-    Problem pb(data, terms);
+    if (scratch_.size() <= p)
+        scratch_.resize(p + 1);
+    if (!scratch_[p])
+        scratch_[p] = std::make_unique<Scratch>(n, p);
+    Scratch &sc = *scratch_[p];
+    Problem pb{n,
+               p,
+               sc.X.get(),
+               sc.y.get(),
+               sc.w.get(),
+               sc.c.get(),
+               sc.cov.get(),
+               sc.work.get(),
+               sc.xi.get(),
+               sc.tmp.get(),
+               {},
+               mean_abs_y_,
+               std::max(mean_abs_y_ * 1e-9, std::numeric_limits<double>::min())};
+    for (BasisFn f : terms)
+        pb.cols.push_back(basis_[static_cast<size_t>(f)].data());
+    for (size_t i = 0; i < n; ++i) {
+        for (size_t j = 0; j < p; ++j)
+            gsl_matrix_set(pb.X, i, j, pb.cols[j][i]);
+        gsl_vector_set(pb.y, i, data.y[i]);
+    }
     const bool robust = opt.robust && n >= p + static_cast<size_t>(std::max(opt.min_redundancy, 0));
     return irls(data, terms, opt, pb, std::vector<double>(n, 1.0), robust);
+}
+
+SubsetFit fit_subset(const FitData &data, const std::vector<BasisFn> &terms, const FitOptions &opt)
+{
+    return SubsetFitter(data).fit(terms, opt);
 }
 
 }  // namespace hetpu

@@ -20,6 +20,7 @@
 
 #include "perfmodels/core/curve_basis.h"
 
+#include <memory>
 #include <vector>
 
 namespace hetpu {
@@ -65,6 +66,27 @@ struct SubsetFit {
 // Fits `terms` to `data`. Requires data.u/y/prior of equal, non-zero length and valid
 // values (the callers validate at insertion); terms non-empty.
 SubsetFit fit_subset(const FitData &data, const std::vector<BasisFn> &terms, const FitOptions &opt);
+
+// fit_subset for many subsets of one data set (select_curve fits ~100): the basis functions
+// are evaluated at the data's sizes once, and the GSL objects of each term count are
+// allocated once, not per fit. The same numbers as fit_subset. `data` must outlive it.
+class SubsetFitter {
+public:
+    explicit SubsetFitter(const FitData &data);
+    ~SubsetFitter();
+    SubsetFitter(const SubsetFitter &) = delete;
+    SubsetFitter &operator=(const SubsetFitter &) = delete;
+
+    SubsetFit fit(const std::vector<BasisFn> &terms, const FitOptions &opt);
+
+    struct Scratch;  // the GSL objects of one term count (curve_fit.cpp)
+
+private:
+    const FitData &data_;
+    std::vector<std::vector<double>> basis_;         // basis_[f][i]: basis function f at data.u[i]
+    std::vector<std::unique_ptr<Scratch>> scratch_;  // by term count
+    double mean_abs_y_ = 0.0;
+};
 
 // sum_j coef[j] * f_j(u)
 double eval_terms(const std::vector<BasisFn> &terms, const std::vector<double> &coef, double u);

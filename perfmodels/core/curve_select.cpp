@@ -115,6 +115,7 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
     FitOptions plain = opt.fit;
     plain.robust = false;
     plain.max_iterations = std::clamp(opt.screen_iterations, 1, std::max(plain.max_iterations, 1));
+    SubsetFitter fitter(data);
     std::vector<Scored> screened;
     const unsigned nfn = static_cast<unsigned>(kAllBasisFns.size());
     for (unsigned mask = 1; mask < (1u << nfn); ++mask) {
@@ -125,7 +126,7 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
         const double k = static_cast<double>(terms.size());
         if (terms.size() > kmax || n_eff <= k + 1.0)
             continue;
-        SubsetFit f = fit_subset(data, terms, plain);
+        SubsetFit f = fitter.fit(terms, plain);
         if (f.ok && std::isfinite(f.press))
             screened.push_back({std::move(f), 0.0});
     }
@@ -136,14 +137,14 @@ SubsetFit select_curve(const FitData &data, const SelectOptions &opt)
                       [](const Scored &a, const Scored &b) { return a.score < b.score; });
     std::vector<Scored> fits;
     for (size_t i = 0; i < keep; ++i) {
-        SubsetFit f = opt.fit.robust ? fit_subset(data, screened[i].fit.terms, opt.fit) : screened[i].fit;
+        SubsetFit f = opt.fit.robust ? fitter.fit(screened[i].fit.terms, opt.fit) : screened[i].fit;
         if (f.ok && std::isfinite(f.press) && curve_fits_points(f, data) && curve_rises_over_range(f, data)) {
             const double score = score_of(f);
             fits.push_back({std::move(f), score});
         }
     }
     if (fits.empty())
-        return fit_subset(data, linear, opt.fit);
+        return fitter.fit(linear, opt.fit);
 
     double best = fits.front().score;
     for (const Scored &f : fits)

@@ -221,3 +221,43 @@ TEST(CurveSelect, AShortScreenChoosesCurvesAsAccurateAsAConvergedOne)
         }
     }
 }
+
+// select_curve fits every subset through one SubsetFitter, which evaluates the basis once
+// and reuses the GSL objects of each term count. Each fit must be what a fresh fit of that
+// subset alone gives (fit_subset), to the bit, in any order, robust or plain, with spikes
+// and forgetting weights: nothing of one subset's fit may leak into the next.
+TEST(CurveFit, AFitterReusedForManySubsetsFitsEachAsAFreshFit)
+{
+    ObservationLog log(8.0, 24);
+    unsigned seed = 5;
+    for (const auto &[x, y] : noisy_points([](double x) { return 1e-3 + 2e-9 * x * x; }, 1000, 65536, 20, 0.05, seed))
+        log.add(x, y);
+    log.add(30000, 0.02);  // a spike
+    const FitData data = log.fit_data(true);
+    FitOptions plain;
+    plain.robust = false;
+    plain.max_iterations = 2;
+    SubsetFitter fitter(data);
+    size_t fitted = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (unsigned mask = 255; mask >= 1; --mask) {
+            std::vector<BasisFn> terms;
+            for (unsigned b = 0; b < kAllBasisFns.size(); ++b)
+                if (mask & (1u << b))
+                    terms.push_back(kAllBasisFns[b]);
+            if (terms.size() > 3)
+                continue;
+            const FitOptions &opt = (mask + pass) % 2 ? plain : FitOptions();
+            const SubsetFit reused = fitter.fit(terms, opt);
+            const SubsetFit fresh = fit_subset(data, terms, opt);
+            ASSERT_EQ(reused.coef, fresh.coef) << "mask " << mask << " pass " << pass;
+            ASSERT_EQ(reused.robust_weight, fresh.robust_weight) << "mask " << mask;
+            ASSERT_EQ(reused.ok, fresh.ok) << "mask " << mask;
+            if (std::isfinite(fresh.press))
+                ASSERT_EQ(reused.press, fresh.press) << "mask " << mask;
+            else
+                ASSERT_FALSE(std::isfinite(reused.press)) << "mask " << mask;
+            fitted += fresh.ok;
+        }
+    EXPECT_GT(fitted, 100u) << "most subsets are identifiable on 21 distinct sizes";
+}
