@@ -671,6 +671,14 @@ private:
         auto g = global_of_.find({pu.rank, rb->done.worker});
         const int total_index = g != global_of_.end() ? g->second : rb->a.worker;
         std::vector<Assignment> next;
+        std::unique_ptr<PuRefit> refit;
+        {
+            std::lock_guard<std::mutex> lock(run_.mutex);
+            refit = run_.dispatcher->prepare_refit(done);
+        }
+        // As in block_finished: the remote PU's refit does not hold up rank 0's own workers.
+        if (refit)
+            refit->run();
         {
             std::lock_guard<std::mutex> lock(run_.mutex);
             WorkerTotals &t = run_.totals[static_cast<size_t>(total_index)];
@@ -680,7 +688,7 @@ private:
             t.transfer_s += done.transfer_s;
             ++run_.blocks_done;
             run_.elements_done += done.count;
-            next = run_.dispatcher->complete(done);
+            next = run_.dispatcher->complete(done, refit.get());
         }
         submit_all(run_, next);
     }
