@@ -89,6 +89,9 @@ def main():
         sys.exit(f"plbhac_random_sim.py: no {hetpu} (build it: make -C {sys.argv[1]} tools/hetpu)")
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     out = sys.argv[2] if len(sys.argv) > 2 else os.path.join(top, "results", "bench", "plbhac_random_sim")
+    # Planning time is charged and is wall time: OpenBLAS's threads, spinning for ~0.1 s
+    # after it loads, would share a core with the planner (see bench/plbhac_sim.sh).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     count, first = int(os.environ.get("COUNT", 40)), int(os.environ.get("FIRST", 0))
     seeds, timeout = int(os.environ.get("SEEDS", 2)), float(os.environ.get("TIMEOUT", 300))
     jobs = int(os.environ.get("JOBS", os.cpu_count() or 2))

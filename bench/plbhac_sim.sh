@@ -12,6 +12,12 @@
 # Usage: bench/plbhac_sim.sh BUILD_DIR [OUT_DIR]   (SEEDS=5 NOISY_SEEDS=40 JOBS=nproc by default;
 #        SCENARIOS=GLOB, e.g. 'node_*', runs only the matching scenarios)
 set -euo pipefail
+# The planner's time is charged to the simulated units, and it is wall time. OpenBLAS
+# (GSL's and Ipopt's BLAS on Debian) starts a thread per core when it loads, and each spins
+# for about 0.1 s: a whole short simulation, on a core the planner then shares (measured:
+# 1.46 CPUs busy instead of 0.98, planning time x1.3-1.6 on 16 PUs). The planner's BLAS
+# problems are tiny and single-threaded, and StarPU codelets run single-threaded BLAS.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 
 build=${1:?usage: plbhac_sim.sh BUILD_DIR [OUT_DIR]}
 top=$(cd "$(dirname "$0")/.." && pwd)

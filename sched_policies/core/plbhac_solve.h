@@ -38,7 +38,8 @@ struct PlbhacPu {
 
 // Who solves step 1 (HETPU_PLBHAC_SOLVER).
 enum class PlbhacSolver {
-    // The equal-finish search when every curve increases over (0, W] (sampled), Ipopt
+    // The equal-finish search when every curve increases over (0, W] (sampled; a dip of
+    // up to 2%, which the curve choice lets a fit have, counts as increasing), Ipopt
     // otherwise. For increasing curves both find the same optimum; Ipopt takes 2-40 ms per
     // solve of two PUs and the search microseconds, and on a short job the planner's time
     // is the workers' (measured on the CPU + OpenCL node, k-means: 21 passes of ~30 ms

@@ -61,7 +61,9 @@ void describe_options(CLI::App &app, Args &a)
         ->type_name("FILE");
     app.add_flag("!--no-planning-time", a.planning_time,
                  "do not charge the planner's measured time to the units (charged, it delays the unit whose completion "
-                 "ran it, and completions that come meanwhile wait for it, as under the runtime's one planner lock)");
+                 "ran it, and completions that come meanwhile wait for it, as under the runtime's one planner lock, "
+                 "but for the unit's own refits). It is wall time: run with OPENBLAS_NUM_THREADS=1, as the bench "
+                 "scripts do, or OpenBLAS's threads spinning after it loads share the planner's core");
     app.add_option("--models", a.models,
                    "plb-hac only: read the models of this scenario from DIR/plbhac-models (as HETPU_HOME; job = "
                    "the scenario's file name, host \"sim\") and start from them; save the run's models there")
