@@ -1262,22 +1262,24 @@ public:
     {}
     void run() override
     {
-        // The same adds as apply_done's, on the copies; an invalid time leaves a copy as
-        // it leaves the model (the add throws before changing it).
+        // The same adds as apply_done's, on the copies.
         if (fits_exec(x, exec_s))
-            try {
-                exec.add(x, exec_s);
-            } catch (const std::invalid_argument &) {
-            }
+            add_measured(exec, x, exec_s);
         if (fits_transfer(x, transfer_s))
-            try {
-                transfer.add(x, transfer_s);
-            } catch (const std::invalid_argument &) {
-            }
+            add_measured(transfer, x, transfer_s);
         ran = true;
     }
     static bool fits_exec(double x, double exec_s) { return exec_s > 0 && x > 0; }
     static bool fits_transfer(double x, double transfer_s) { return x > 0 && transfer_s >= 0; }
+    // An invalid time (an infinite one from a broken clock) throws before the model
+    // changes: it keeps its last fit.
+    template <typename Model> static void add_measured(Model &model, double x, double seconds)
+    {
+        try {
+            model.add(x, seconds);
+        } catch (const std::invalid_argument &) {
+        }
+    }
 
     const int worker;
     const uint64_t version;
@@ -1346,21 +1348,17 @@ void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
         pu->measured.emplace_back(static_cast<double>(done.count), measured);
     pu->last_end_s = std::max(pu->last_end_s, done.end_s);
     now_s_ = std::max(now_s_, done.end_s);
+    const double x = static_cast<double>(done.count);
     if (done.count > 0) {
-        const double x = static_cast<double>(done.count);
         pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, x) : x;
         pu->size_hi = std::max(pu->size_hi, x);
     }
-    if (done.exec_s > 0 && done.count > 0) {
+    if (Refit::fits_exec(x, done.exec_s)) {
         const size_t before = pu->exec.size();
         if (refit)
             std::swap(pu->exec, refit->exec);  // the old model is freed with the refit, outside the lock
         else
-            try {
-                pu->exec.add(static_cast<double>(done.count), done.exec_s);
-            } catch (const std::invalid_argument &) {
-                // An infinite time from a broken clock: the model keeps its last fit.
-            }
+            Refit::add_measured(pu->exec, x, done.exec_s);
         pu->note_fit_range();
         // The model drops its history only when it accepts a new regime. Its measured
         // range is then that of the new run alone: narrow() and the trust region must see
@@ -1405,9 +1403,8 @@ void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
         // elements predicted at 11.6 s, ran 26 s). A real change of speed shows on the next
         // regular block. (Regular blocks are always judged: after a slowdown they shrink.)
         const bool regular = block.phase != "gap" && block.phase != "probe";
-        const bool judged = regular || static_cast<double>(done.count) >= fit_hi_before / 8;
+        const bool judged = regular || x >= fit_hi_before / 8;
         if (trained_ && pu->exec.ready() && judged) {
-            const double x = static_cast<double>(done.count);
             const double expected = narrow(*pu) ? pu->exec.predict(anchor(*pu)) * x / anchor(*pu) : pu->exec.predict(x);
             const double r = done.exec_s / std::max(expected, 1e-12);
             const double scale = (r > 1.0 + kSurprise || r < 1.0 / (1.0 + kSurprise)) ? r : 1.0;
@@ -1417,15 +1414,11 @@ void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
             }
         }
     }
-    if (done.count > 0 && done.transfer_s >= 0) {
+    if (Refit::fits_transfer(x, done.transfer_s)) {
         if (refit)
             std::swap(pu->transfer, refit->transfer);
         else
-            try {
-                pu->transfer.add(static_cast<double>(done.count), done.transfer_s);
-            } catch (const std::invalid_argument &) {
-                // As for exec above.
-            }
+            Refit::add_measured(pu->transfer, x, done.transfer_s);
     }
     ++measurements_since_solve_;
     if (block.predicted_s > 0 && block.phase != "probe")

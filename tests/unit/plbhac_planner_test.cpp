@@ -65,6 +65,17 @@ std::vector<uint64_t> train_linear(PlbhacPlanner &p, const std::vector<double> &
     return second;
 }
 
+// Training blocks of 4096 elements, then 64 steps and no tail shrink: many regular blocks
+// of one size, for tests that drive the planner block by block.
+PlbhacOptions many_short_steps()
+{
+    PlbhacOptions o;
+    o.x_init = 4096;
+    o.tail_fraction = 1.0;
+    o.steps = 64;
+    return o;
+}
+
 // A linear simulated unit: exec = fixed + x / rate, transfer = latency + per_element * x.
 sim::UnitSpec unit(const std::string &name, const std::string &cls, double rate, double fixed = 0, double latency = 0,
                    double per_element = 0, double noise = 0)
@@ -524,10 +535,7 @@ TEST(PlbhacSurprise, OneSlowBlockShrinksTheNextAndANormalOneRestoresIt)
     // must not hand PU 0 another full-size block: its next one is sized for the slower
     // speed. When the following block is normal again, the sizes return.
     const std::vector<double> spe{1e-4, 1e-4};
-    PlbhacOptions o;
-    o.x_init = 4096;
-    o.tail_fraction = 1.0;
-    o.steps = 64;
+    const PlbhacOptions o = many_short_steps();
     const uint64_t total = 10'000'000;
     PlbhacPlanner p(workers(2), rules(total), o);
     train_linear(p, spe, total);
@@ -1166,10 +1174,7 @@ TEST(PlbhacRefit, AStaleOrUnrunRefitIsNotApplied)
     // itself and ends as a planner told d2 then d1 inline. Times 8% off linear (not
     // surprises) so that models with and without d2 differ.
     const std::vector<double> spe{1e-4, 2e-4};
-    PlbhacOptions o;
-    o.x_init = 4096;
-    o.tail_fraction = 1.0;
-    o.steps = 64;
+    const PlbhacOptions o = many_short_steps();
     const uint64_t total = 10'000'000;
     auto trained = [&] {
         auto p = std::make_unique<PlbhacPlanner>(workers(2), rules(total), o);
