@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Two builds of libhetpu on one app of the real CPU + OpenCL node, interleaved run by run:
+# Two builds of libhetpu on one app of a real node, interleaved run by run:
 # what a planner change is worth there, measured against the build before it in the same
 # minutes (the node's speed drifts by more than most changes between two separate benches).
 #   bench/plbhac_lib_ab.sh BUILD_DIR LIBDIR_A LIBDIR_B APP [RUNS]
 # LIBDIR_A/B hold a libhetpu.so.0 each (copy BUILD_DIR/.libs/libhetpu.so* there after
 # building each version); the app's binary and hetpu's other libraries come from BUILD_DIR
 # (.libs/, without libtool's wrapper, so that LD_LIBRARY_PATH picks the library). APP: mm3072, mm4096, grn or kmeans
-# (as bench/plbhac_node_limit.sh). RUNS per build (8). Environment: POLICY (plb-hac).
+# (as bench/plbhac_node_limit.sh). RUNS per build (8). Environment: POLICY (plb-hac), and the
+# node as bench/real_node_apps.sh reads it: NODE_GPU (opencl: the CPU + OpenCL node; cuda: a
+# CPU + CUDA one), NODE_NCPU.
 # Each build keeps its own HETPU_HOME and trains once (discarded) before the measured runs.
 # Prints per build the median, min and max makespan, and B's median over A's.
 set -euo pipefail
@@ -19,16 +21,15 @@ for d in "$lib_a" "$lib_b"; do
 done
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/bench/real_node_apps.sh"
-[ "$node_gpu" = opencl ] || { echo "$(basename "$0"): the CPU + OpenCL node only (NODE_GPU=opencl)" >&2; exit 2; }
 real_node_cmd "$app" .libs/
 cmd=("${app_cmd[@]}")
-export STARPU_NCPU=1 STARPU_NOPENCL=1
+node_workers whole
 export STARPU_SCHED=$policy
 work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-ab.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export STARPU_HOME=$work HETPU_LEDGER=$work/ledger.sqlite
 one() {  # label libdir [json]
-  LD_LIBRARY_PATH=$2:$build/.libs HETPU_HOME=$work/home-$1 "${cmd[@]}" ${3:+--json "$3"} >"$work/last.log" 2>&1 ||
+  LD_LIBRARY_PATH=$2:$build/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} HETPU_HOME=$work/home-$1 "${cmd[@]}" ${3:+--json "$3"} >"$work/last.log" 2>&1 ||
     { cat "$work/last.log"; echo "$app with build $1 failed" >&2; exit 1; }
 }
 one A "$lib_a"

@@ -24,6 +24,7 @@
 #include "runtime/core/cluster.h"
 #include "runtime/mpi_state.h"
 #include "runtime/starpu_start.h"
+#include "runtime/workers_paused.h"
 
 #ifdef HETPU_HAVE_MPI
 #include <starpu_mpi.h>
@@ -143,8 +144,9 @@ void writeback_done_unguarded(void *arg)
     run.changed.notify_all();
 }
 
-// Called without run.mutex held: submission enters the policy's push_task.
-void submit_all(Run &run, const std::vector<Assignment> &assignments)
+// Called without run.mutex held: submission enters the policy's push_task. `paused`: the
+// workers held off while a job's first blocks are submitted (nullptr: none held).
+void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPausedForSubmission *paused = nullptr)
 {
     const hetpu_divisible_job &job = *run.job;
     for (const Assignment &a : assignments) {
@@ -190,6 +192,8 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments)
             std::lock_guard<std::mutex> lock(run.mutex);
             homecoming->pending = static_cast<unsigned>(block_handles.size());
         }
+        if (task->synchronous && paused)
+            paused->end();  // a synchronous submission waits for its task to end
         rc = starpu_task_submit(task);
         if (rc == 0) {
             for (starpu_data_handle_t h : block_handles) {
@@ -902,7 +906,10 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
         std::lock_guard<std::mutex> lock(run.mutex);
         first = run.dispatcher->start();
     }
-    submit_all(run, first);
+    {
+        WorkersPausedForSubmission paused(first.size());
+        submit_all(run, first, &paused);
+    }
     lead.loop(t0);
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
     for (int r = 1; r < size; ++r)
@@ -996,7 +1003,10 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
         std::lock_guard<std::mutex> lock(run.mutex);
         first = run.dispatcher->start();
     }
-    submit_all(run, first);
+    {
+        WorkersPausedForSubmission paused(first.size());
+        submit_all(run, first, &paused);
+    }
     wait_until_done(run);
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
 

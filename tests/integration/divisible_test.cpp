@@ -140,6 +140,8 @@ protected:
         hetpu_shutdown();
         unsetenv("STARPU_SCHED");
         unsetenv("HETPU_BLOCK");
+        unsetenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+        unsetenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
     }
 };
 
@@ -240,6 +242,97 @@ TEST_F(Divisible, PlannerChoosesSizeAndWorkerOfEveryBlock)
     }
     EXPECT_EQ(PinningPlanner::untimed, 0) << "every block carries its profiled execution time";
     EXPECT_EQ(PinningPlanner::homes_out_of_order, 0) << "a block's homecoming follows its block_done";
+}
+
+namespace {
+
+// When the first blocks were filled on the submitting thread and when any block began.
+std::mutex first_mutex;
+std::thread::id submitting_thread;
+double last_first_fill_us = 0, first_start_us = -1;
+starpu_cpu_func_t timed_cpu_func;
+starpu_opencl_func_t timed_opencl_func;
+
+void note_start()
+{
+    std::lock_guard<std::mutex> lock(first_mutex);
+    const double now = starpu_timing_now();
+    if (first_start_us < 0 || now < first_start_us)
+        first_start_us = now;
+}
+
+void cpu_timed(void *buffers[], void *arg)
+{
+    note_start();
+    timed_cpu_func(buffers, arg);
+}
+
+void opencl_timed(void *buffers[], void *arg)
+{
+    note_start();
+    timed_opencl_func(buffers, arg);
+}
+
+// The submitting thread's fills after the first take 20 ms: long enough for an idle
+// worker to start the first block meanwhile, were it not held off.
+int fill_slowly_on_the_submitting_thread(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
+{
+    if (std::this_thread::get_id() == submitting_thread && offset > 0)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const int rc = fill_add_one(arg, offset, count, task);
+    if (std::this_thread::get_id() == submitting_thread) {
+        std::lock_guard<std::mutex> lock(first_mutex);
+        last_first_fill_us = starpu_timing_now();
+    }
+    return rc;
+}
+
+}  // namespace
+
+// StarPU's idle workers poll their cores; where they fill the node the submitting thread
+// gets a slice now and then, and a job's first blocks, planned to end together, would start
+// milliseconds apart. They are queued before any of them starts.
+TEST_F(Divisible, TheFirstBlocksAreAllQueuedBeforeAnyStarts)
+{
+    start("test-pinning");
+    struct starpu_codelet timed = add_one_codelet;
+    timed_cpu_func = add_one_codelet.cpu_funcs[0];
+    timed_opencl_func = add_one_codelet.opencl_funcs[0];
+    ASSERT_TRUE(timed_cpu_func && timed_opencl_func) << "the test node has CPU and OpenCL implementations";
+    timed.cpu_funcs[0] = cpu_timed;
+    timed.opencl_funcs[0] = opencl_timed;
+    submitting_thread = std::this_thread::get_id();
+    last_first_fill_us = 0;
+    first_start_us = -1;
+    VectorJob data;
+    data.codelet = &timed;
+    hetpu_divisible_job job = make_job(data, 6400);
+    job.fill_task = fill_slowly_on_the_submitting_thread;
+    hetpu_divisible_report report;
+    ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);
+    expect_each_element_once(data);
+    ASSERT_GT(last_first_fill_us, 0.0);
+    ASSERT_GT(first_start_us, 0.0);
+    EXPECT_GE(first_start_us, last_first_fill_us)
+        << "a block began " << (last_first_fill_us - first_start_us) * 1e-3
+        << " ms before the submitting thread had filled the job's first blocks";
+}
+
+// With StarPU's cap on submitted tasks, a submission waits for running tasks to end: the
+// workers are then not held off, or the first blocks would wait for each other forever.
+// (A job of exactly its first blocks, two per worker: StarPU forbids that wait in the
+// completion callbacks that submit later blocks.)
+TEST_F(Divisible, ACapOnSubmittedTasksDoesNotHangTheFirstBlocks)
+{
+    setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "2", 1);
+    setenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS", "1", 1);
+    start("test-pinning");
+    VectorJob data;
+    hetpu_divisible_job job = make_job(data, 2 * (32 + 96));
+    hetpu_divisible_report report;
+    ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);
+    expect_each_element_once(data);
+    EXPECT_EQ(report.blocks, 4u);
 }
 
 TEST_F(Divisible, InvalidJobsAreRejectedWithEinval)
