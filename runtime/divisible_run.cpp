@@ -946,6 +946,32 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
 }  // namespace
 }  // namespace hetpu
 
+namespace hetpu {
+namespace {
+
+// With both of StarPU's caps set, a submission past STARPU_LIMIT_MAX_SUBMITTED_TASKS waits
+// for tasks to end; StarPU aborts when that happens in a completion callback, which is where
+// a job's later blocks are submitted. Said once per process, before it can happen.
+void warn_of_submission_throttle(const char *label)
+{
+    const char *max = std::getenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+    const char *min = std::getenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+    if (!max || !min || std::atoi(max) < 0 || std::atoi(min) < 0)
+        return;
+    static std::once_flag once;
+    std::call_once(once, [&] {
+        std::fprintf(stderr,
+                     "hetpu: %s: STARPU_LIMIT_MAX_SUBMITTED_TASKS=%s (with STARPU_LIMIT_MIN_SUBMITTED_TASKS=%s) "
+                     "throttles submission, and StarPU aborts if a block's completion callback submits the "
+                     "next block while more than %s tasks are submitted: keep it above the tasks the program "
+                     "has in flight plus 2 per worker, or unset both\n",
+                     label, max, min, max);
+    });
+}
+
+}  // namespace
+}  // namespace hetpu
+
 extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report)
 {
     using namespace hetpu;
@@ -958,6 +984,7 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
         std::fprintf(stderr, "hetpu: %s: StarPU is not running; call hetpu_init() first\n", label);
         return -EINVAL;
     }
+    warn_of_submission_throttle(label);
     BlockRules rules{job->total, job->granule, job->min_block, job->name ? job->name : ""};
     try {
         normalize_block_rules(rules);

@@ -41,7 +41,9 @@ struct hetpu_divisible_job {
     uint64_t default_block;
     /* Fill task (already created by the runner) for [offset, offset + count): codelet,
 	 * handles, arguments. Do not set callback, destroy or worker fields. Called from the
-	 * submitting thread or from a task completion callback; must not block on tasks.
+	 * submitting thread or from a task completion callback; must not block on tasks (on
+	 * the submitting thread, the first blocks are filled while StarPU's workers are held
+	 * off with starpu_pause, so that they start together).
 	 * Return 0 or -errno; an error stops block generation and hetpu_divisible_run()
 	 * returns it once the blocks in flight have finished. */
     int (*fill_task)(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task);

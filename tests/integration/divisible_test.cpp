@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -321,7 +322,7 @@ TEST_F(Divisible, TheFirstBlocksAreAllQueuedBeforeAnyStarts)
 // With StarPU's cap on submitted tasks, a submission waits for running tasks to end: the
 // workers are then not held off, or the first blocks would wait for each other forever.
 // (A job of exactly its first blocks, two per worker: StarPU forbids that wait in the
-// completion callbacks that submit later blocks.)
+// completion callbacks that submit later blocks, and says so by aborting; hetpu warns.)
 TEST_F(Divisible, ACapOnSubmittedTasksDoesNotHangTheFirstBlocks)
 {
     setenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS", "2", 1);
@@ -330,9 +331,13 @@ TEST_F(Divisible, ACapOnSubmittedTasksDoesNotHangTheFirstBlocks)
     VectorJob data;
     hetpu_divisible_job job = make_job(data, 2 * (32 + 96));
     hetpu_divisible_report report;
+    ::testing::internal::CaptureStderr();
     ASSERT_EQ(hetpu_divisible_run(&job, &report), 0);
+    const std::string err = ::testing::internal::GetCapturedStderr();
     expect_each_element_once(data);
     EXPECT_EQ(report.blocks, 4u);
+    EXPECT_NE(err.find("STARPU_LIMIT_MAX_SUBMITTED_TASKS=2"), std::string::npos)
+        << "the user hears that the cap may abort a longer job: " << err;
 }
 
 TEST_F(Divisible, InvalidJobsAreRejectedWithEinval)
