@@ -17,7 +17,10 @@
 # without saved models; plb-hac-ipopt = plb-hac solving every step with Ipopt), NODE_GPU,
 # NODE_NCPU, GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
 # the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
-# repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run.
+# repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run. TRACES=1: every
+# measured plb-hac run also writes its per-block trace (HETPU_TRACE) to
+# OUT_DIR/traces/APP.CONFIG.rROUND.jsonl, so that one bench on a borrowed node also says where
+# the time went.
 set -euo pipefail
 build=${1:?usage: plbhac_node_limit.sh BUILD_DIR [OUT_DIR]}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +37,7 @@ trap 'rm -rf "$STARPU_HOME"' EXIT
 
 # config: a policy on the whole node, or cpu-alone / <gpu>-alone (eager on one part).
 gpu_alone=$node_gpu-alone
-run() {  # app config [json]
+run() {  # app config [json [trace]]
   local app=$1 config=$2 json=${3:+--json $3} sched=$2 part=whole
   local prev=()
   case "$config" in
@@ -51,7 +54,7 @@ run() {  # app config [json]
   unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER
   [ ${#prev[@]} -eq 0 ] || export "${prev[@]}"
   real_node_cmd "$app" || return 1
-  "${app_cmd[@]}" $json
+  if [ -n "${4:-}" ]; then HETPU_TRACE=$4 "${app_cmd[@]}" $json; else "${app_cmd[@]}" $json; fi
 }
 
 # The standalone parts first: a bench cut short still has the limit to compare with.
@@ -83,7 +86,9 @@ if [ -z "${SUMMARY_ONLY:-}" ]; then
       c=${configs[$(((i + r) % ${#configs[@]}))]}
       for app in "${apps[@]}"; do
         printf 'round %d/%d %-7s %-13s ' "$((r + 1))" "$rounds" "$app" "$c"
-        run "$app" "$c" "$out/one.json" >"$out/last.log" 2>&1 || { cat "$out/last.log"; exit 1; }
+        trace=
+        case "$c" in plb-hac*) [ -z "${TRACES:-}" ] || { mkdir -p "$out/traces"; trace=$out/traces/$app.$c.r$((r + 1)).jsonl; } ;; esac
+        run "$app" "$c" "$out/one.json" ${trace:+"$trace"} >"$out/last.log" 2>&1 || { cat "$out/last.log"; exit 1; }
         python3 - "$out/one.json" "$app" "$c" "$runs" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
