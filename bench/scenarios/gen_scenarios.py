@@ -263,6 +263,18 @@ def wide_node():
     units = [{"name": f"A.cpu{i}", "profile": cpu, "transfer": [0.0, 0.0], "noise": NOISE["cpu"]} for i in range(15)]
     units.append({"name": "A.gpu0", "profile": gpu, "transfer": [2e-4, 2e-6], "noise": NOISE["gpu"]})
     write(os.path.join(HERE, "node_c15g1_mm4096.json"), {"workload": 4096, "granule": 32, "x_init": 32, "units": units})
+    # grn with 600 genes on that node (179,700 elements of granule 1), as its traces showed:
+    # the GPU 6.7e-7 s per element plus 0.4 ms per block (the whole job ~0.12 s alone), a CPU
+    # 1.15e-4 s per element, its blocks scattering by 20% (the 15 CPUs add ~8% to the GPU).
+    # One block per PU at the optimum means the slowest of 15 noisy CPU blocks ends the job.
+    #   node_c15g1_grn600   15 noisy CPUs beside a GPU 170x faster.
+    w = 179_700
+    sizes = [2 ** k for k in range(0, 19)]  # 1 .. 262k elements
+    cpu = [[x, round(1.15e-4 * x + 2e-5, 12)] for x in sizes]
+    gpu = [[x, round(6.7e-7 * x + 4e-4, 12)] for x in sizes]
+    units = [{"name": f"A.cpu{i}", "profile": cpu, "transfer": [0.0, 0.0], "noise": 0.2} for i in range(15)]
+    units.append({"name": "A.gpu0", "profile": gpu, "transfer": [2e-4, 1e-9], "noise": NOISE["gpu"]})
+    write(os.path.join(HERE, "node_c15g1_grn600.json"), {"workload": w, "granule": 1, "x_init": w // (32 * len(units)), "units": units})
 
 
 if __name__ == "__main__":
