@@ -98,6 +98,26 @@ void fail(Run &run, const Assignment &a, int error)
     run.changed.notify_all();
 }
 
+// With both of StarPU's caps set, a submission past STARPU_LIMIT_MAX_SUBMITTED_TASKS waits
+// for tasks to end; StarPU aborts when that happens in a completion callback, which is where
+// a job's later blocks are submitted. Said once per process, before it can happen.
+void warn_of_submission_throttle(const char *label)
+{
+    const char *max = std::getenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
+    const char *min = std::getenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
+    if (!max || !min || std::atoi(max) < 0 || std::atoi(min) < 0)
+        return;
+    static std::once_flag once;
+    std::call_once(once, [&] {
+        std::fprintf(stderr,
+                     "hetpu: %s: STARPU_LIMIT_MAX_SUBMITTED_TASKS=%s (with STARPU_LIMIT_MIN_SUBMITTED_TASKS=%s) "
+                     "throttles submission, and StarPU aborts if a block's completion callback submits the "
+                     "next block while more than %s tasks are submitted: keep it above the tasks the program "
+                     "has in flight plus 2 per worker, or unset both\n",
+                     label, max, min, max);
+    });
+}
+
 void block_finished(void *arg);
 void writeback_done(void *arg);
 
@@ -942,32 +962,6 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
 }
 
 #endif  // HETPU_HAVE_MPI
-
-}  // namespace
-}  // namespace hetpu
-
-namespace hetpu {
-namespace {
-
-// With both of StarPU's caps set, a submission past STARPU_LIMIT_MAX_SUBMITTED_TASKS waits
-// for tasks to end; StarPU aborts when that happens in a completion callback, which is where
-// a job's later blocks are submitted. Said once per process, before it can happen.
-void warn_of_submission_throttle(const char *label)
-{
-    const char *max = std::getenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS");
-    const char *min = std::getenv("STARPU_LIMIT_MIN_SUBMITTED_TASKS");
-    if (!max || !min || std::atoi(max) < 0 || std::atoi(min) < 0)
-        return;
-    static std::once_flag once;
-    std::call_once(once, [&] {
-        std::fprintf(stderr,
-                     "hetpu: %s: STARPU_LIMIT_MAX_SUBMITTED_TASKS=%s (with STARPU_LIMIT_MIN_SUBMITTED_TASKS=%s) "
-                     "throttles submission, and StarPU aborts if a block's completion callback submits the "
-                     "next block while more than %s tasks are submitted: keep it above the tasks the program "
-                     "has in flight plus 2 per worker, or unset both\n",
-                     label, max, min, max);
-    });
-}
 
 }  // namespace
 }  // namespace hetpu

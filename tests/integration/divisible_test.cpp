@@ -171,17 +171,25 @@ void opencl_announced(void *buffers[], void *arg)
     add_one_opencl_func(buffers, arg);
 }
 
+// add_one_codelet with its implementations replaced by wrappers, which call the originals
+// through add_one_cpu_func and add_one_opencl_func (set here).
+struct starpu_codelet add_one_wrapped(starpu_cpu_func_t cpu, starpu_opencl_func_t opencl)
+{
+    add_one_cpu_func = add_one_codelet.cpu_funcs[0];
+    add_one_opencl_func = add_one_codelet.opencl_funcs[0];
+    struct starpu_codelet wrapped = add_one_codelet;
+    wrapped.cpu_funcs[0] = cpu;
+    wrapped.opencl_funcs[0] = opencl;
+    return wrapped;
+}
+
 }  // namespace
 
 TEST_F(Divisible, GreedyCoversEveryElementOnceOnBothWorkerTypes)
 {
     start("greedy");
-    struct starpu_codelet both = add_one_codelet;
-    add_one_cpu_func = add_one_codelet.cpu_funcs[0];
-    add_one_opencl_func = add_one_codelet.opencl_funcs[0];
+    struct starpu_codelet both = add_one_wrapped(cpu_after_opencl, opencl_announced);
     ASSERT_TRUE(add_one_cpu_func && add_one_opencl_func) << "the test node has CPU and OpenCL implementations";
-    both.cpu_funcs[0] = cpu_after_opencl;
-    both.opencl_funcs[0] = opencl_announced;
     opencl_block_started = false;
     VectorJob data;
     data.codelet = &both;
@@ -251,8 +259,6 @@ namespace {
 std::mutex first_mutex;
 std::thread::id submitting_thread;
 double last_first_fill_us = 0, first_start_us = -1;
-starpu_cpu_func_t timed_cpu_func;
-starpu_opencl_func_t timed_opencl_func;
 
 void note_start()
 {
@@ -265,13 +271,13 @@ void note_start()
 void cpu_timed(void *buffers[], void *arg)
 {
     note_start();
-    timed_cpu_func(buffers, arg);
+    add_one_cpu_func(buffers, arg);
 }
 
 void opencl_timed(void *buffers[], void *arg)
 {
     note_start();
-    timed_opencl_func(buffers, arg);
+    add_one_opencl_func(buffers, arg);
 }
 
 // The submitting thread's fills after the first take 20 ms: long enough for an idle
@@ -296,12 +302,8 @@ int fill_slowly_on_the_submitting_thread(void *arg, uint64_t offset, uint64_t co
 TEST_F(Divisible, TheFirstBlocksAreAllQueuedBeforeAnyStarts)
 {
     start("test-pinning");
-    struct starpu_codelet timed = add_one_codelet;
-    timed_cpu_func = add_one_codelet.cpu_funcs[0];
-    timed_opencl_func = add_one_codelet.opencl_funcs[0];
-    ASSERT_TRUE(timed_cpu_func && timed_opencl_func) << "the test node has CPU and OpenCL implementations";
-    timed.cpu_funcs[0] = cpu_timed;
-    timed.opencl_funcs[0] = opencl_timed;
+    struct starpu_codelet timed = add_one_wrapped(cpu_timed, opencl_timed);
+    ASSERT_TRUE(add_one_cpu_func && add_one_opencl_func) << "the test node has CPU and OpenCL implementations";
     submitting_thread = std::this_thread::get_id();
     last_first_fill_us = 0;
     first_start_us = -1;
