@@ -33,6 +33,7 @@ hetpu_core_sources = \
 	sched_policies/core/plbhac_equal_finish.cpp sched_policies/core/plbhac_equal_finish.h \
 	sched_policies/core/plbhac_rounding.cpp sched_policies/core/plbhac_rounding.h \
 	sched_policies/core/plbhac_solve.cpp sched_policies/core/plbhac_solve.h \
+	sched_policies/core/plbhac_straggle.cpp sched_policies/core/plbhac_straggle.h \
 	sched_policies/core/plbhac_planner.cpp sched_policies/core/plbhac_planner.h \
 	sched_policies/core/plbhac_model_store.cpp sched_policies/core/plbhac_model_store.h \
 	sched_policies/core/hdss_planner.cpp sched_policies/core/hdss_planner.h \

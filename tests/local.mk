@@ -35,6 +35,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/sim_test.cpp \
 	tests/unit/plbhac_solve_test.cpp \
 	tests/unit/plbhac_equal_finish_test.cpp \
+	tests/unit/plbhac_straggle_test.cpp \
 	tests/unit/quadratic_time_curve.h \
 	tests/unit/thrown_message.h \
 	tests/unit/curve_basis_test.cpp \

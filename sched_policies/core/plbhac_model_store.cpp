@@ -140,7 +140,8 @@ std::string plbhac_models_to_json(const PlbhacModelFile &file)
                             {"size_lo", pu.size_lo},
                             {"size_hi", pu.size_hi},
                             {"latency", pu.latency},
-                            {"home", pu.home}});
+                            {"home", pu.home},
+                            {"misses", pu.misses}});
     }
     return j.dump(1) + "\n";
 }
@@ -203,6 +204,15 @@ PlbhacModelFile plbhac_models_from_json(const std::string &text)
                             throw NotAModelsFile(std::string(name) + " of worker " + std::to_string(m.worker) +
                                                  " holds a value that is not a number of seconds >= 0");
                 }
+            // Optional too: files written before them have none (the straggle hedge then waits
+            // for this run's misses).
+            if (p.contains("misses")) {
+                m.misses = p.at("misses").get<std::vector<double>>();
+                for (double v : m.misses)
+                    if (!std::isfinite(v))
+                        throw NotAModelsFile("misses of worker " + std::to_string(m.worker) +
+                                             " holds a value that is not a finite log-ratio");
+            }
             f.memory.pus.push_back(std::move(m));
         }
         return f;

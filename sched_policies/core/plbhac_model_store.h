@@ -18,12 +18,14 @@
 // "elements", "host", "workers": ["<id> <name> <kind>", ...], "runs", "saved_unix_s",
 // "pus": [{"worker", "exec": [[x, s], ...], "exec_terms": ["1", "u", ...], "exec_held":
 // [[x, s], ...], "transfer": [[x, s], ...], "size_lo", "size_hi", "latency": [s, ...],
-// "home": [s, ...]}]}
+// "home": [s, ...], "misses": [log-ratio, ...]}]}
 // ("exec_terms", the execution curve's basis functions (curve_basis.h names), "exec_held",
 // measurements the model held back as surprises (OnlineTimeModel::held_points), "latency",
 // the PU's recent per-block latencies beyond its profiled times, and "home", its recent
-// delays from a block's end to its results in main memory, are optional: files without
-// them choose a curve again and load with no latency and no delay home; an unknown basis
+// delays from a block's end to its results in main memory, and "misses", its recent blocks'
+// log(measured / predicted) out of sample (the straggle hedge's evidence), are optional:
+// files without them choose a curve again and load with no latency, no delay home and no
+// misses; an unknown basis
 // name makes the file unreadable; "elements", the job's size, is optional too: a file without it matches no run). A file with another format
 // name or version, another key (a copied HETPU_HOME, a renamed file) or anything
 // unparsable is ignored with a warning: the run then trains, as without a file, and

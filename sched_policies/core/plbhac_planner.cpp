@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <string>
 
@@ -75,6 +77,17 @@ struct PlbhacPlanner::Pu {
     std::vector<double> home_delays;
     double home_delay_s = 0;
     void note_home_delay(double s) { note_recent(home_delays, home_delay_s, s); }
+    // Its recent misses, log(measured / predicted), each block predicted by the models as
+    // they were before they learnt it (out of sample), oldest first: what the straggle
+    // hedge reads its kind's spread off (see straggle_spreads).
+    std::vector<double> misses;
+    void note_miss(double m)
+    {
+        constexpr size_t kWindow = 32;
+        misses.push_back(m);
+        if (misses.size() > kWindow)
+            misses.erase(misses.begin(), misses.end() - kWindow);
+    }
     // Offset of the block whose end left it with nothing in flight (kNoBlock: none since):
     // only such a block's delay home is the one a job's last block pays (see results_home).
     static constexpr uint64_t kNoBlock = UINT64_MAX;
@@ -94,8 +107,11 @@ private:
 namespace {
 
 constexpr double kMinTailShrink = 0.25;
-constexpr double kReshareMiss = 0.01;  // see regular_block
-constexpr double kSurprise = 0.3;      // relative miss that makes a block a surprise (as OnlineModelOptions)
+constexpr double kReshareMiss = 0.01;      // see regular_block
+constexpr double kSurprise = 0.3;          // relative miss that makes a block a surprise (as OnlineModelOptions)
+constexpr unsigned kStraggleDraws = 128;   // draws of the PUs' misses a plan's expected end is read from
+constexpr double kStraggleWorth = 0.01;    // see hedge_final
+constexpr double kStraggleContrast = 1.5;  // see hedge_final
 
 // Slope beyond a PU's trust cap, per second per element of its time at the cap: steep
 // enough that the solve keeps the PU within a few per mille of the cap (see solve_step).
@@ -157,7 +173,7 @@ void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char 
     // Parsed into a copy: on an error `opt` is left as it was, not half updated.
     PlbhacOptions o = opt;
     double gap_ms = o.gap_threshold_s * 1e3, steps = o.steps, x_init = static_cast<double>(o.x_init);
-    double align = o.align_finish ? 1 : 0;
+    double align = o.align_finish ? 1 : 0, hedge = o.hedge_straggle ? 1 : 0;
     double min_step_ms = o.min_step_s * 1e3;
     if (!parse_double(lookup("HETPU_PLBHAC_STEP_ERROR"), 0, 1e3, o.step_error))
         throw PlbhacInputError("HETPU_PLBHAC_STEP_ERROR must be a fraction >= 0 (e.g. 0.1; 0: off)");
@@ -189,6 +205,10 @@ void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char 
         throw PlbhacInputError(
             "HETPU_PLBHAC_ALIGN must be 1 (equalise absolute finish times, default) or 0 (equal block durations)");
     o.align_finish = align == 1;
+    if (!parse_double(lookup("HETPU_PLBHAC_HEDGE"), 0, 1, hedge) || (hedge != 0 && hedge != 1))
+        throw PlbhacInputError("HETPU_PLBHAC_HEDGE must be 1 (the final shares weigh each PU kind's measured "
+                               "straggle, default) or 0 (the final shares end together as predicted)");
+    o.hedge_straggle = hedge == 1;
     if (const char *solver = lookup("HETPU_PLBHAC_SOLVER"); solver && *solver) {
         if (std::string(solver) == "auto")
             o.solver = PlbhacSolver::Auto;
@@ -280,6 +300,9 @@ void PlbhacPlanner::warm_start()
         for (double s : found[i]->home)
             if (std::isfinite(s) && s >= 0)
                 pus_[i]->note_home_delay(s);
+        for (double m : found[i]->misses)
+            if (std::isfinite(m))
+                pus_[i]->note_miss(m);
         // The blocks behind the saved model (its window), each priced with its transfer and
         // latency as the models give them: the fixed cost per block (fixed_cost) is read off
         // them from the first solve on, instead of after three blocks of this run, which a
@@ -308,8 +331,8 @@ PlbhacPlanner::~PlbhacPlanner()
         return;
     PlbhacMemory m;
     for (const auto &pu : pus_)
-        m.pus.push_back(
-            {pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi, pu->latencies, pu->home_delays});
+        m.pus.push_back({pu->info.id, pu->exec, pu->transfer, pu->size_lo, pu->size_hi, pu->latencies, pu->home_delays,
+                         pu->misses});
     if (options_.on_learnt) {
         try {
             options_.on_learnt(m);
@@ -573,7 +596,8 @@ uint64_t PlbhacPlanner::gap_block(Pu &pu, uint64_t remaining)
 // measured sizes are still too close, see narrow()), its minimum block and, when `align`,
 // the work queued on it. The curves live in `curves` and must outlive the solve.
 std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<double> &caps,
-                                                  std::vector<std::unique_ptr<TimeCurve>> &curves) const
+                                                  std::vector<std::unique_ptr<TimeCurve>> &curves,
+                                                  const std::vector<double> *scales) const
 {
     std::vector<PlbhacPu> input;
     for (size_t i = 0; i < pus_.size(); ++i) {
@@ -597,11 +621,14 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
             value = [exec, k](double x) { return k * exec->predict(x); };
             slope = [exec, k](double x) { return k * exec->derivative(x); };
         }
+        // The straggle hedge prices a noisy PU's block longer than predicted (hedge_final).
+        const double scale = scales && i < scales->size() ? (*scales)[i] : 1.0;
         const TimeCurve *transfer_curve = nullptr;
         if (!proportional && pu->held <= 0) {
             const LinearTransferModel *transfer = &pu->transfer;
-            curves.push_back(std::make_unique<ModelCurve>([transfer](double x) { return transfer->predict(x); },
-                                                          [transfer](double x) { return transfer->derivative(x); }));
+            curves.push_back(
+                std::make_unique<ModelCurve>([transfer, scale](double x) { return scale * transfer->predict(x); },
+                                             [transfer, scale](double x) { return scale * transfer->derivative(x); }));
             transfer_curve = curves.back().get();
         }
         if (pu->held > 0) {
@@ -617,6 +644,10 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
                 return x > h ? k_h : slope(x) + (transfer ? transfer->derivative(x) : 0.0);
             };
         }
+        if (scale != 1.0) {
+            value = [value, scale](double x) { return scale * value(x); };
+            slope = [slope, scale](double x) { return scale * slope(x); };
+        }
         const double cap = i < caps.size() ? caps[i] : 0.0;
         if (cap > 0) {
             const double penalty = kCapPenalty * std::max(value(cap), 1e-9) / cap;
@@ -628,6 +659,111 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
         input.push_back({exec_curve, transfer_curve, min_block, ready});
     }
     return input;
+}
+
+// Each PU's straggle, read off the out-of-sample misses of every PU of its kind together:
+// the final shares are one block per PU, so a PU's own misses are too few (a warm run of a
+// short job has none of this run yet; the memory carries them). Units of one kind on one
+// node share their sources of scatter (cores sharing caches and memory bandwidth, one
+// driver). 0: unknown (fewer than 2 misses in the kind).
+std::vector<double> PlbhacPlanner::straggle_spreads() const
+{
+    std::map<WorkerKind, std::vector<double>> pools;
+    for (const auto &pu : pus_)
+        pools[pu->info.kind].insert(pools[pu->info.kind].end(), pu->misses.begin(), pu->misses.end());
+    std::map<WorkerKind, double> spread;
+    for (const auto &[kind, misses] : pools)
+        spread[kind] = plbhac_miss_spread(misses);
+    std::vector<double> spreads;
+    for (const auto &pu : pus_)
+        spreads.push_back(spread[pu->info.kind]);
+    return spreads;
+}
+
+// The final solve's shares end the job, and with one block per PU the job waits for the
+// unluckiest PU: on a node of 15 CPU workers with ~20% scatter beside a steady GPU, shares
+// predicted to end together ended 30% after the GPU on average (the largest of 15 misses),
+// while the CPUs did 8% of the work. So the final plan is chosen among plans that price each
+// PU's block 1 + k x its kind's spread longer (k from 0, the plan as solved, to 8: noisier
+// PUs get less, steadier ones more), by its expected end under the PUs' misses (plbhac_
+// straggle.h: log-normal misses of the measured spreads, the same draws for every plan); a
+// plan must gain 0.1% to replace the one as solved.
+// Only between kinds whose spreads are known and differ by kStraggleContrast or more: the
+// hedge moves work from the noisier kind to the steadier one, and with an unknown or a like
+// spread there is nothing to move it by. (Seen in simulation without that rule: a GPU whose
+// one miss left its kind unknown, priced as noisy as the CPUs beside it, and plans rescaled
+// for a noise all PUs shared; warm k-means passes on 15 CPUs and a GPU went from 1.19-1.58
+// of the optimum to 1.49-1.77.)
+PlbhacSolution PlbhacPlanner::hedge_final(PlbhacSolution plan, const std::vector<PlbhacPu> &input,
+                                          const std::vector<double> &caps, const PlbhacSolveOptions &opt)
+{
+    const std::vector<double> spreads = straggle_spreads();
+    const auto [least, most] = std::minmax_element(spreads.begin(), spreads.end());
+    if (*least <= 0 || *most < kStraggleContrast * *least || plan.blocks.size() != pus_.size())
+        return plan;
+    const std::int64_t w = std::accumulate(plan.blocks.begin(), plan.blocks.end(), std::int64_t{0});
+    std::vector<double> ready;
+    for (const PlbhacPu &p : input)
+        ready.push_back(p.ready_s);
+    const auto durations = [&ready](const PlbhacSolution &s, const std::vector<double> &scale) {
+        std::vector<double> d(ready.size(), 0.0);
+        for (size_t i = 0; i < d.size(); ++i)
+            if (s.blocks[i] > 0)
+                d[i] = std::max(0.0, s.finish_s[i] - ready[i]) / scale[i];
+        return d;
+    };
+    if (!straggle_draws_ || straggle_draws_spreads_ != spreads) {
+        straggle_draws_ = std::make_shared<PlbhacStraggleDraws>(spreads, kStraggleDraws);
+        straggle_draws_spreads_ = spreads;
+    }
+    const PlbhacStraggleDraws &draws = *straggle_draws_;
+    const std::vector<double> predicted = durations(plan, std::vector<double>(pus_.size(), 1.0));
+    double best_end = draws.expected_end(ready, predicted);
+    double predicted_end = 0;
+    for (size_t i = 0; i < ready.size(); ++i)
+        if (predicted[i] > 0)
+            predicted_end = std::max(predicted_end, ready[i] + predicted[i]);
+    // The hedge can win back at most the plan's straggle (its expected end beyond its
+    // predicted one). Under kStraggleWorth of the plan's end, or under twice what the last
+    // hedge's solves took, it is not worth the solves: a final solve of 16 PUs takes up to
+    // a millisecond, and a short job re-shares its final step after every surprise and as
+    // each PU takes its share (seen in simulation: 34 hedges in a 0.16 s job, the last
+    // ones sharing 0.2 ms of work).
+    const double straggle = best_end - predicted_end;
+    if (straggle <= predicted_end * kStraggleWorth || straggle <= 2.0 * last_hedge_s_)
+        return plan;
+    const auto started = std::chrono::steady_clock::now();
+    // The candidates' curves are the plan's scaled: increasing where the plan's were, so the
+    // equal-finish search answers them without sampling each curve again.
+    PlbhacSolveOptions candidate_opt = opt;
+    candidate_opt.equal_finish_from_pus = 1;
+    double solve_s = plan.solve_time_s;
+    PlbhacSolution best = std::move(plan);
+    bool changed = false;
+    for (double k : {0.5, 1.0, 2.0, 4.0, 8.0}) {
+        std::vector<double> scale;
+        for (double spread : spreads)
+            scale.push_back(1.0 + k * spread);
+        std::vector<std::unique_ptr<TimeCurve>> curves;
+        const std::vector<PlbhacPu> hedged = solver_input(true, caps, curves, &scale);
+        PlbhacSolution candidate;
+        try {
+            candidate = plbhac_solve(hedged, w, candidate_opt);
+        } catch (const std::exception &) {
+            continue;  // the plans solved so far stand
+        }
+        solve_s += candidate.solve_time_s;
+        const double end = draws.expected_end(ready, durations(candidate, scale));
+        if (end < best_end * (1.0 - 1e-3)) {
+            best_end = end;
+            best = std::move(candidate);
+            changed = true;
+        }
+    }
+    last_hedge_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    hedged_solves_ += changed ? 1 : 0;
+    best.solve_time_s = solve_s;
+    return best;
 }
 
 void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
@@ -755,6 +891,8 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
                 if (capped)
                     o.equal_finish_from_pus = 1;
                 PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), o);
+                if (align && options_.hedge_straggle)
+                    s = hedge_final(std::move(s), input, caps, o);
                 for (size_t i = 0; i < pus_.size(); ++i)
                     solution_[i] = static_cast<uint64_t>(s.blocks[i]);
                 solve_times_.back() += s.solve_time_s;
@@ -1324,6 +1462,14 @@ void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
         pu->outstanding.pop_front();
     }
     pu->idle_after = pu->outstanding.empty() ? done.offset : Pu::kNoBlock;
+    // The block as the planner would price it now, before its models learn it: an
+    // out-of-sample miss (see note_miss). Not a probe's, nor a small gap block's (see
+    // `judged` below): sized away from the PU's regular blocks, they miss by misfit.
+    const bool regular = block.phase != "gap" && block.phase != "probe";
+    const double x = static_cast<double>(done.count);
+    const double priced = trained_ && pu->exec.ready() && done.count > 0 && (regular || x >= pu->fit_hi / 8)
+                              ? predict(*pu, done.count)
+                              : 0.0;
     // What StarPU's profiling does not see: the block could start when it was submitted or
     // when the PU's previous block ended, whichever came later, and the planner hears of
     // it at end_s. Time beyond exec + transfer in between is a per-block latency of the PU
@@ -1348,7 +1494,8 @@ void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
         pu->measured.emplace_back(static_cast<double>(done.count), measured);
     pu->last_end_s = std::max(pu->last_end_s, done.end_s);
     now_s_ = std::max(now_s_, done.end_s);
-    const double x = static_cast<double>(done.count);
+    if (priced > 0 && measured > 0 && std::isfinite(measured) && std::isfinite(priced))
+        pu->note_miss(std::log(measured / priced));
     if (done.count > 0) {
         pu->size_lo = pu->size_lo > 0 ? std::min(pu->size_lo, x) : x;
         pu->size_hi = std::max(pu->size_hi, x);
@@ -1402,7 +1549,6 @@ void PlbhacPlanner::apply_done(const BlockDone &done, Refit *refit)
         // curve gave them; the hedge priced the CPU at half, and its next block, 1.3M
         // elements predicted at 11.6 s, ran 26 s). A real change of speed shows on the next
         // regular block. (Regular blocks are always judged: after a slowdown they shrink.)
-        const bool regular = block.phase != "gap" && block.phase != "probe";
         const bool judged = regular || x >= fit_hi_before / 8;
         if (trained_ && pu->exec.ready() && judged) {
             const double expected = narrow(*pu) ? pu->exec.predict(anchor(*pu)) * x / anchor(*pu) : pu->exec.predict(x);

@@ -29,6 +29,7 @@
 #include "perfmodels/core/transfer_model.h"
 #include "runtime/core/block_planner.h"
 #include "sched_policies/core/plbhac_solve.h"
+#include "sched_policies/core/plbhac_straggle.h"
 
 namespace hetpu {
 
@@ -43,6 +44,7 @@ struct PlbhacPuMemory {
     double size_lo = 0, size_hi = 0;
     std::vector<double> latency;  // recent per-block latencies the profiling missed, oldest first (see block_done)
     std::vector<double> home;     // recent delays from a block's end to its results in main memory (results_home)
+    std::vector<double> misses;   // recent log(measured / predicted) of its blocks, out of sample (straggle hedge)
 };
 struct PlbhacMemory {
     std::vector<PlbhacPuMemory> pus;
@@ -85,6 +87,12 @@ struct PlbhacOptions {
     // A PU about to take its final share re-solves the final step first when blocks have
     // been measured since (see regular_block). Off: only a surprise re-solves it.
     bool reshare_final = true;
+    // HETPU_PLBHAC_HEDGE: the final solve, whose blocks end the job, weighs each PU's
+    // share against the straggle of its kind (the spread of its blocks' out-of-sample
+    // misses): among plans that give noisier PUs less, it takes the one whose expected end
+    // under those misses is earliest (see hedge_final). Off: the shares end together as
+    // predicted.
+    bool hedge_straggle = true;
     // HETPU_PLBHAC_SOLVER: who solves each step's system (plbhac_solve.h): auto or ipopt.
     PlbhacSolver solver = PlbhacSolver::Auto;
     // Read when the planner is built (a warm start when it holds a model for every worker)
@@ -159,6 +167,10 @@ public:
     uint64_t x_init() const { return x_init_; }
     unsigned solve_failures() const { return solve_failures_; }
     unsigned refits_applied() const { return refits_applied_; }  // block_done_refitted's refits taken as run
+    // Final solves whose plan the straggle hedge changed (hedge_final), and the spread of
+    // each PU's kind it read at the latest (0: unknown), in the order of the workers.
+    unsigned hedged_solves() const { return hedged_solves_; }
+    std::vector<double> straggle_spread() const { return straggle_spreads(); }
 
 private:
     // Blocks of one PU run in the order they were assigned (StarPU's per-worker queue is
@@ -195,7 +207,11 @@ private:
     double common_end_s(uint64_t remaining) const;
     void solve_step(unsigned step, uint64_t remaining);
     std::vector<PlbhacPu> solver_input(bool align, const std::vector<double> &caps,
-                                       std::vector<std::unique_ptr<TimeCurve>> &curves) const;
+                                       std::vector<std::unique_ptr<TimeCurve>> &curves,
+                                       const std::vector<double> *scales = nullptr) const;
+    std::vector<double> straggle_spreads() const;
+    PlbhacSolution hedge_final(PlbhacSolution plan, const std::vector<PlbhacPu> &input, const std::vector<double> &caps,
+                               const PlbhacSolveOptions &opt);
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
     double predict(const Pu &pu, uint64_t x) const;
     double ready_in(const Pu &pu) const;
@@ -234,7 +250,12 @@ private:
     std::vector<double> solve_times_;
     unsigned solve_failures_ = 0;
     unsigned refits_applied_ = 0;
-    double now_s_ = 0;  // latest completion seen: next_block is asked right after one
+    unsigned hedged_solves_ = 0;
+    // The straggle hedge's draws, made again only when the spreads they were made for change.
+    std::shared_ptr<const PlbhacStraggleDraws> straggle_draws_;
+    std::vector<double> straggle_draws_spreads_;
+    double last_hedge_s_ = 0;  // wall time of the latest hedge's candidate solves
+    double now_s_ = 0;         // latest completion seen: next_block is asked right after one
     double training_end_s_ = 0;
 };
 

@@ -28,6 +28,8 @@ grep -q "worker 1 A.gpu0" "$dir/show" || fail "models show: $(cat "$dir/show")"
 grep -q "latency .* s per block (median of [0-9]*)" "$dir/show" || fail "models show has no latency: $(cat "$dir/show")"
 grep -q "home .* s from a block's end to its results in main memory (median of [0-9]*)" "$dir/show" ||
     fail "models show has no delay home: $(cat "$dir/show")"
+grep -q "misses .* spread of log(measured / predicted) ([0-9]* blocks, out of sample)" "$dir/show" ||
+    fail "models show has no misses: $(cat "$dir/show")"
 "$tool" models show pair --json --home "$home" >"$dir/show.json" || fail "models show --json"
 python3 - "$dir/show.json" <<'PY' || fail "models show --json: $(cat "$dir/show.json")"
 import json, sys
@@ -39,6 +41,9 @@ assert all(p["latency_s"] >= 0 and p["latency_s"] < 1e-6 for p in pus), pus
 # Nor a way home for its results: a simulated block's results are home when it ends.
 assert all(p["home_delay_s"] == 0 for p in pus), pus
 assert all(p["seconds_at_size_hi"] > 0 for p in pus), pus
+# Every PU ran blocks after its models were fitted: their misses are saved, none of them
+# larger than the simulated units' noise allows (a few percent).
+assert all(p["misses"] > 0 and 0 <= p["miss_spread"] < 0.2 for p in pus), pus
 PY
 # A measurement held back as a surprise (a spike or a change, the next block decides) is
 # kept in the file and shown: the GPU's largest block, at twice its fitted time.

@@ -65,6 +65,7 @@ PlbhacMemory trained_memory()
         if (w == 1) {
             pu.latency = {0.0037, 0.0035, 0.0117};
             pu.home = {0.004, 0.009, 0.0031};
+            pu.misses = {0.0125, -0.0371, 0.2625, -0.0098};
         }
         m.pus.push_back(std::move(pu));
     }
@@ -111,6 +112,7 @@ TEST(PlbhacModelStore, RoundTripGivesTheSamePredictions)
         EXPECT_EQ(b.size_hi, a.size_hi);
         EXPECT_EQ(b.latency, a.latency);
         EXPECT_EQ(b.home, a.home);
+        EXPECT_EQ(b.misses, a.misses);
         // The saved curve's basis functions are refitted, not chosen again.
         EXPECT_EQ(b.exec.terms(), a.exec.terms());
         EXPECT_EQ(b.exec.selections(), 0u) << "worker " << i;
@@ -178,9 +180,9 @@ TEST(PlbhacModelStore, ASurpriseHeldBackIsSavedAndTheNextRunsBlockDecides)
 
 TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
 {
-    // Files written before the per-block latency and the delay home were kept have no
-    // "latency" and no "home": they are still this version's files, and their PUs start
-    // with neither.
+    // Files written before the per-block latency, the delay home and the misses were kept
+    // have no "latency", "home" or "misses": they are still this version's files, and their
+    // PUs start with none.
     PlbhacModelFile f;
     f.key = plbhac_model_key("grn", 4096, "node1", two_workers());
     f.memory = trained_memory();
@@ -188,11 +190,13 @@ TEST(PlbhacModelStore, AFileWithoutLatenciesLoadsWithNone)
     for (auto &pu : j["pus"]) {
         pu.erase("latency");
         pu.erase("home");
+        pu.erase("misses");
     }
     const PlbhacModelFile back = plbhac_models_from_json(j.dump());
     ASSERT_EQ(back.memory.pus.size(), 2u);
     EXPECT_TRUE(back.memory.pus[1].latency.empty());
     EXPECT_TRUE(back.memory.pus[1].home.empty());
+    EXPECT_TRUE(back.memory.pus[1].misses.empty());
     EXPECT_EQ(plbhac_latency_s(back.memory.pus[1].latency), 0.0);
     EXPECT_NEAR(plbhac_latency_s(f.memory.pus[1].latency), 0.0037, 1e-12) << "the median of 3.5, 3.7, 11.7 ms";
 }
@@ -283,6 +287,8 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
     bad_latency.replace(bad_latency.find("0.0117"), 6, "-0.0117");
     std::string bad_home = good;
     bad_home.replace(bad_home.find("0.0031"), 6, "-0.0031");
+    std::string bad_misses = good;
+    bad_misses.replace(bad_misses.find("0.2625"), 6, "\"big\"");
     const std::vector<Case> cases = {
         {"truncated", good.substr(0, good.size() / 2), "unreadable"},
         {"empty", "", "unreadable"},
@@ -291,6 +297,7 @@ TEST(PlbhacModelStore, CorruptForeignAndOtherVersionFilesAreIgnoredWithAWarning)
         {"bad point", negative, "not a measurement"},
         {"bad latency", bad_latency, "latency of worker 1"},
         {"bad delay home", bad_home, "home of worker 1"},
+        {"bad misses", bad_misses, "unreadable"},
         {"another host", plbhac_models_to_json(foreign), "othernode"},
         {"another worker set", plbhac_models_to_json(other_workers), "worker set"},
         {"another size", plbhac_models_to_json(other_size), "of 8192 elements"},

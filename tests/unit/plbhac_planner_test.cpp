@@ -5,6 +5,8 @@
 // no wall-clock assertions.
 #include <gtest/gtest.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -746,11 +748,9 @@ TEST(PlbhacTail, StepSizesShrinkByOneMinusAlpha)
 
 TEST(PlbhacOptions, ParsesValidValues)
 {
-    std::map<std::string, std::string> env{{"HETPU_PLBHAC_GAP_MS", "250"},
-                                           {"HETPU_PLBHAC_TAIL", "0.6"},
-                                           {"HETPU_PLBHAC_ALPHA", "0.2"},
-                                           {"HETPU_PLBHAC_STEPS", "12"},
-                                           {"HETPU_PLBHAC_XINIT", "2048"}};
+    std::map<std::string, std::string> env{{"HETPU_PLBHAC_GAP_MS", "250"}, {"HETPU_PLBHAC_TAIL", "0.6"},
+                                           {"HETPU_PLBHAC_ALPHA", "0.2"},  {"HETPU_PLBHAC_STEPS", "12"},
+                                           {"HETPU_PLBHAC_XINIT", "2048"}, {"HETPU_PLBHAC_HEDGE", "0"}};
     auto lookup = [&](const char *n) -> const char * {
         auto it = env.find(n);
         return it == env.end() ? nullptr : it->second.c_str();
@@ -762,6 +762,7 @@ TEST(PlbhacOptions, ParsesValidValues)
     EXPECT_DOUBLE_EQ(o.alpha, 0.2);
     EXPECT_EQ(o.steps, 12u);
     EXPECT_EQ(o.x_init, 2048u);
+    EXPECT_FALSE(o.hedge_straggle);
 
     // Unset or empty: defaults kept (the paper's 400 ms, 70%, 0.1).
     PlbhacOptions d;
@@ -770,6 +771,7 @@ TEST(PlbhacOptions, ParsesValidValues)
     EXPECT_DOUBLE_EQ(d.tail_fraction, 0.7);
     EXPECT_DOUBLE_EQ(d.alpha, 0.1);
     EXPECT_EQ(d.steps, 8u);
+    EXPECT_TRUE(d.hedge_straggle);
     EXPECT_NO_THROW(plbhac_options_from_env(d, [](const char *) -> const char * { return ""; }));
     EXPECT_DOUBLE_EQ(d.gap_threshold_s, 0.4);
     // Boundaries accepted.
@@ -792,6 +794,7 @@ TEST(PlbhacOptions, RejectsEachBadValueNamingTheVariable)
         {"HETPU_PLBHAC_XINIT", {"1.5", "-1", "1k"}},
         {"HETPU_PLBHAC_STEP_ERROR", {"-0.1", "x"}},
         {"HETPU_PLBHAC_MIN_STEPS", {"0", "2.5"}},
+        {"HETPU_PLBHAC_HEDGE", {"2", "on", "0.5"}},
     };
     for (const auto &[var, values] : bad) {
         for (const auto &v : values) {
@@ -1974,4 +1977,134 @@ TEST(PlbhacFinal, EachShareIsResizedWithWhatWasMeasuredBeforeItIsTaken)
                 spread[0] / 6, spread[1] / 6, makespan[0] / 6, makespan[1] / 6);
     EXPECT_LT(spread[1], 0.85 * spread[0]);
     EXPECT_LE(makespan[1], makespan[0]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Straggle hedge (hedge_final)
+
+namespace {
+
+// 15 CPU workers with 20% timing scatter beside one steady GPU 170x as fast as one of them:
+// the CPUs are worth 8% of the node (grn with 600 genes on a node of one H200, as its
+// traces showed), and a job of ~0.1 s is one step, one block per CPU.
+sim::Scenario noisy_cpus_beside_a_steady_gpu()
+{
+    sim::Scenario s;
+    s.workload = 179700;
+    s.granule = 1;
+    s.x_init = s.workload / (32 * 16);
+    for (int i = 0; i < 16; ++i) {
+        const bool gpu = i == 15;
+        sim::UnitSpec u;
+        u.name = gpu ? "A.gpu0" : "A.cpu" + std::to_string(i);
+        u.unit_class = gpu ? "gpu" : "cpu";
+        u.noise = gpu ? 0.02 : 0.2;
+        if (gpu) {
+            u.latency_s = 2e-4;
+            u.per_element_s = 1e-9;
+        }
+        for (double x = 1; x <= (1 << 18); x *= 2)
+            u.profile.push_back({x, gpu ? 6.7e-7 * x + 4e-4 : 1.15e-4 * x + 2e-5});
+        s.units.push_back(u);
+    }
+    return s;
+}
+
+// Saved models of `s` as a warm start sees them: every PU measured at sizes around its
+// optimal share, its misses of spread `cpu_spread` (CPUs) or `gpu_spread` (GPU) laid out
+// at the normal law's quantiles.
+std::shared_ptr<PlbhacMemory> saved_models(const sim::Scenario &s, double cpu_spread, double gpu_spread)
+{
+    auto memory = std::make_shared<PlbhacMemory>();
+    for (size_t i = 0; i < s.units.size(); ++i) {
+        const bool gpu = s.units[i].unit_class == "gpu";
+        const sim::SimulatedUnit unit(s.units[i]);
+        PlbhacPuMemory m;
+        m.worker = static_cast<int>(i);
+        for (double x :
+             gpu ? std::vector<double>{20000, 60000, 120000, 160000} : std::vector<double>{100, 300, 600, 900})
+            m.exec.add(x, unit.exec_time(x));
+        m.size_lo = m.exec.points().front().first;
+        m.size_hi = m.exec.points().back().first;
+        for (int k = 0; k < 16; ++k)
+            m.misses.push_back((gpu ? gpu_spread : cpu_spread) * gsl_cdf_ugaussian_Pinv((k + 0.5) / 16));
+        memory->pus.push_back(std::move(m));
+    }
+    return memory;
+}
+
+}  // namespace
+
+TEST(PlbhacStraggleHedge, NoisyCpusGetLessOfTheFinalShareBesideASteadyGpu)
+{
+    const sim::Scenario s = noisy_cpus_beside_a_steady_gpu();
+    const auto cpu_share = [&](bool hedge, double cpu_spread, unsigned *hedged, size_t gpu_misses = 16) {
+        PlbhacOptions o;
+        o.memory = saved_models(s, cpu_spread, 0.02);
+        o.memory->pus.back().misses.resize(gpu_misses);
+        o.hedge_straggle = hedge;
+        PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+        EXPECT_TRUE(p.warm_started());
+        uint64_t remaining = s.workload, cpus = 0;
+        for (int w = 15; w >= 0; --w) {  // the GPU asks first: the one solve is the final one
+            const uint64_t b = p.next_block(w, remaining);
+            remaining -= b;
+            cpus += w < 15 ? b : 0;
+        }
+        EXPECT_EQ(remaining, 0u) << "one step: everything shared out at once";
+        *hedged = p.hedged_solves();
+        return static_cast<double>(cpus) / static_cast<double>(s.workload);
+    };
+    unsigned hedged_off = 0, hedged_on = 0, hedged_steady = 0, hedged_unknown = 0;
+    const double off = cpu_share(false, 0.2, &hedged_off);
+    const double on = cpu_share(true, 0.2, &hedged_on);
+    const double steady = cpu_share(true, 0.02, &hedged_steady);
+    const double unknown = cpu_share(true, 0.2, &hedged_unknown, 1);
+    std::printf("[ plan     ] the 15 CPUs' final share: %.1f%% as solved, %.1f%% hedged (20%% scatter), %.1f%% with "
+                "2%% scatter\n",
+                100 * off, 100 * on, 100 * steady);
+    EXPECT_GT(off, 0.06) << "as solved, the CPUs get their worth (8% of the node)";
+    EXPECT_LT(on, 0.75 * off) << "hedged, a 20%-scatter CPU's share is worth less than its straggle";
+    EXPECT_EQ(hedged_off, 0u);
+    EXPECT_EQ(hedged_on, 1u);
+    // CPUs as steady as the GPU: nothing to win back, the plan stands as solved.
+    EXPECT_EQ(hedged_steady, 0u);
+    EXPECT_DOUBLE_EQ(steady, off);
+    // The GPU's spread unknown (one miss): nothing to weigh the CPUs' against.
+    EXPECT_EQ(hedged_unknown, 0u);
+    EXPECT_DOUBLE_EQ(unknown, off);
+}
+
+TEST(PlbhacStraggleHedge, WarmRunsOfANoisyNodeEndEarlierHedged)
+{
+    // Runs 2-4 of the job, each from the models the previous one left (misses included),
+    // 8 seeds: the hedged plans end earlier on average, since the job no longer waits for
+    // the unluckiest of 15 noisy CPUs. Deterministic: seeded noise, planning time not charged.
+    const sim::Scenario s = noisy_cpus_beside_a_steady_gpu();
+    std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
+    const double optimum = sim::optimum_distribution(units, s.workload, s.granule).makespan_s;
+    double warm[2] = {0, 0};
+    unsigned hedged = 0, runs = 0;
+    for (uint64_t seed = 1; seed <= 8; ++seed)
+        for (int on : {0, 1}) {
+            auto memory = std::make_shared<PlbhacMemory>();
+            for (int run = 1; run <= 4; ++run) {
+                PlbhacOptions o;
+                o.x_init = s.x_init;
+                o.memory = memory;
+                o.hedge_straggle = on;
+                PlbhacPlanner p(sim::planner_workers(s), sim::block_rules(s), o);
+                const sim::SimResult r = sim::simulate(s, p, {seed * 100 + run, false});
+                if (run >= 2) {
+                    EXPECT_TRUE(p.warm_started());
+                    warm[on] += r.makespan_s / optimum;
+                    runs += on;
+                    hedged += on ? (p.hedged_solves() > 0) : 0;
+                }
+            }
+        }
+    std::printf("[ sim      ] warm runs: x%.3f of the optimum as solved, x%.3f hedged (%u of %u runs hedged)\n",
+                warm[0] / runs, warm[1] / runs, hedged, runs);
+    EXPECT_LT(warm[1], 0.92 * warm[0]);
+    EXPECT_GE(hedged, runs / 2);
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sched_policies/core/plbhac_model_store.h"
+#include "sched_policies/core/plbhac_straggle.h"
 #include "sched_policies/core/profile_store.h"
 
 namespace hetpu::models_cli {
@@ -102,6 +103,8 @@ int show(const std::string &home, const std::string &job, bool json)
                      {"transfer_curve", pu.transfer.describe()},
                      {"latency_s", plbhac_latency_s(pu.latency)},
                      {"home_delay_s", plbhac_latency_s(pu.home)},
+                     {"misses", pu.misses.size()},
+                     {"miss_spread", plbhac_miss_spread(pu.misses)},
                      {"seconds_at_size_hi",
                       pu.exec.predict(pu.size_hi) + pu.transfer.predict(pu.size_hi) + plbhac_latency_s(pu.latency)}});
             out.push_back(o);
@@ -118,10 +121,11 @@ int show(const std::string &home, const std::string &job, bool json)
             const double t = pu.exec.predict(hi) + pu.transfer.predict(hi) + latency;
             std::printf("  worker %s: %zu points, blocks %.0f..%.0f elements, %.4g s at %.0f (%.4g elements/s)\n"
                         "    exec     %s\n    transfer %s\n    latency  %.3g s per block (median of %zu)\n"
-                        "    home     %.3g s from a block's end to its results in main memory (median of %zu)\n",
+                        "    home     %.3g s from a block's end to its results in main memory (median of %zu)\n"
+                        "    misses   %.3g spread of log(measured / predicted) (%zu blocks, out of sample)\n",
                         name.c_str(), pu.exec.points().size(), pu.size_lo, hi, t, hi, t > 0 ? hi / t : 0.0,
                         pu.exec.describe().c_str(), pu.transfer.describe().c_str(), latency, pu.latency.size(),
-                        plbhac_latency_s(pu.home), pu.home.size());
+                        plbhac_latency_s(pu.home), pu.home.size(), plbhac_miss_spread(pu.misses), pu.misses.size());
             for (const auto &[x, seconds] : pu.exec.held_points())
                 std::printf("    held     %.0f elements in %.4g s, %.2gx the prediction: a spike or a change, the "
                             "next block tells\n",
