@@ -1187,21 +1187,32 @@ void PlbhacPlanner::split_by_rates(uint64_t w)
 // accelerator with a launch cost reaches its share in fewer blocks (seen in simulation: a
 // GPU's k-means blocks grew 3x per block from 4k points at ~1.4 ms each; one pass on 15
 // CPUs and the GPU 1.33 -> 1.23x the optimum; 200 random scenarios, geometric mean of
-// plb-hac / optimum 1.512 -> 1.496).
+// plb-hac / optimum 1.512 -> 1.496). A warm start reads it off its saved blocks until this
+// run has measured two sizes: its first solve is then often its final one, and a flat GPU
+// held to 4x its saved blocks took a fifth of its share, which the noisy CPUs beside it
+// took instead (seen in simulation: warm k-means passes with a GPU whose blocks are mostly
+// a 6.5 ms launch, 15 CPUs with 20% scatter; second runs 1.57-2.08 of the optimum, 1.33-1.93
+// with this).
 double PlbhacPlanner::trust_of(const Pu &pu) const
 {
-    double x_hi = 0, t_hi = 0;
-    for (const auto &[x, t] : pu.measured)
-        if (x > x_hi) {
-            x_hi = x;
-            t_hi = t;
-        }
-    double x_lo = 0, t_lo = 0;
-    for (const auto &[x, t] : pu.measured)
-        if (x <= x_hi / 2 && x > x_lo) {
-            x_lo = x;
-            t_lo = t;
-        }
+    const auto widest = [](const std::vector<std::pair<double, double>> &blocks, double &x_lo, double &t_lo,
+                           double &x_hi, double &t_hi) {
+        x_hi = t_hi = x_lo = t_lo = 0;
+        for (const auto &[x, t] : blocks)
+            if (x > x_hi) {
+                x_hi = x;
+                t_hi = t;
+            }
+        for (const auto &[x, t] : blocks)
+            if (x <= x_hi / 2 && x > x_lo) {
+                x_lo = x;
+                t_lo = t;
+            }
+    };
+    double x_lo, t_lo, x_hi, t_hi;
+    widest(pu.measured, x_lo, t_lo, x_hi, t_hi);
+    if (x_lo <= 0)
+        widest(pu.saved_blocks, x_lo, t_lo, x_hi, t_hi);
     // A time that fell by more than noise as the size grew is a one-off cost in the smaller
     // block (seen on the real node: an OpenCL worker's first block carried 58 ms of kernel
     // compilation, the next, twice its size, 0.7 ms), not evidence of a flat curve.

@@ -53,7 +53,8 @@ PlbhacStraggleDraws::PlbhacStraggleDraws(const std::vector<double> &spreads, uns
         }
 }
 
-double PlbhacStraggleDraws::expected_end(const std::vector<double> &ready_s, const std::vector<double> &duration_s) const
+double PlbhacStraggleDraws::expected_end(const std::vector<double> &ready_s,
+                                         const std::vector<double> &duration_s) const
 {
     if (ready_s.size() != pus_ || duration_s.size() != pus_)
         throw std::invalid_argument("PlbhacStraggleDraws::expected_end: " + std::to_string(ready_s.size()) +

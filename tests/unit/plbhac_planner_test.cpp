@@ -1580,6 +1580,41 @@ TEST(PlbhacTrust, AnAcceleratorWhoseTimeStaysFlatGrowsItsBlocksFaster)
     }
 }
 
+TEST(PlbhacTrust, AWarmStartTrustsAFlatAcceleratorFromItsSavedBlocks)
+{
+    // A GPU whose saved blocks, 2k to 63k points, all took ~8 ms (a 6.5 ms launch and
+    // transfer set-up), beside 4 CPUs: its share of a 2M-point pass is far beyond 4x its
+    // largest saved block. Its time has not grown with its size there, so the trust region
+    // allows 16x from the first solve of a warm start, as it would once this run measured
+    // two sizes; with the saved blocks ignored the first solve held it to 4x (252k points)
+    // and the CPUs took the rest.
+    auto memory = std::make_shared<PlbhacMemory>();
+    for (int w = 0; w < 5; ++w) {
+        const bool gpu = w == 4;
+        PlbhacPuMemory m;
+        m.worker = w;
+        for (double x : gpu ? std::vector<double>{1920, 3904, 63040} : std::vector<double>{30000, 60000, 90000})
+            EXPECT_NO_THROW(m.exec.add(x, gpu ? 3e-4 + 8e-9 * x : 2.2e-7 * x));
+        if (gpu)
+            m.latency = {0.0065};
+        m.size_lo = m.exec.points().front().first;
+        m.size_hi = m.exec.points().back().first;
+        memory->pus.push_back(std::move(m));
+    }
+    std::vector<PlannerWorker> w = workers(5);
+    w[4].kind = WorkerKind::Cuda;
+    const uint64_t total = 2'000'000;
+    PlbhacOptions o;
+    o.memory = memory;
+    PlbhacPlanner p(w, rules(total), o);
+    ASSERT_TRUE(p.warm_started());
+    const uint64_t gpu = p.next_block(4, total);
+    std::printf("[ plan     ] a warm flat GPU's first block: %llu points (4x its largest saved block: %d)\n",
+                static_cast<unsigned long long>(gpu), 4 * 63040);
+    EXPECT_GT(gpu, 4u * 63040u);
+    EXPECT_LE(gpu, 16u * 63040u);
+}
+
 TEST(PlbhacSteps, AFewMillisecondsOfJitterDoNotHoldAPu)
 {
     // A lone PU, linear at 0.125 ms per element, except that its first large block ran 1.5x

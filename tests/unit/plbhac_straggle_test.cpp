@@ -12,8 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
-using hetpu::PlbhacStraggleDraws;
 using hetpu::plbhac_miss_spread;
+using hetpu::PlbhacStraggleDraws;
 
 namespace {
 
