@@ -251,9 +251,8 @@ private:
     unsigned solve_failures_ = 0;
     unsigned refits_applied_ = 0;
     unsigned hedged_solves_ = 0;
-    // The straggle hedge's draws, made again only when the spreads they were made for change.
-    std::shared_ptr<const PlbhacStraggleDraws> straggle_draws_;
-    std::vector<double> straggle_draws_spreads_;
+    // The straggle hedge's draws, made at its first use and rescaled when the spreads change.
+    std::unique_ptr<PlbhacStraggleDraws> straggle_draws_;
     double last_hedge_s_ = 0;  // wall time of the latest hedge's candidate solves
     double now_s_ = 0;         // latest completion seen: next_block is asked right after one
     double training_end_s_ = 0;

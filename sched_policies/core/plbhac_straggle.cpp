@@ -37,20 +37,31 @@ double plbhac_miss_spread(const std::vector<double> &log_misses)
 }
 
 PlbhacStraggleDraws::PlbhacStraggleDraws(const std::vector<double> &spreads, unsigned draws, std::uint64_t seed)
-    : pus_(spreads.size())
+    : pus_(spreads.size()), spreads_(spreads.size(), 0.0)
 {
     // Box-Muller on the generator's raw bits rather than std::normal_distribution, whose
     // algorithm the standard leaves to the library: the same seed gives the same draws
     // with any standard library.
     std::mt19937_64 rng(seed);
     const auto uniform = [&rng] { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1.0p-53; };
-    miss_.reserve(static_cast<std::size_t>(draws) * pus_);
-    for (unsigned d = 0; d < draws; ++d)
-        for (double s : spreads) {
-            const double z = std::sqrt(-2.0 * std::log(uniform())) * std::cos(2.0 * M_PI * uniform());
-            const double spread = std::isfinite(s) && s > 0 ? s : 0.0;
-            miss_.push_back(std::exp(spread * z - 0.5 * spread * spread));
-        }
+    z_.reserve(static_cast<std::size_t>(draws) * pus_);
+    for (std::size_t k = 0; k < static_cast<std::size_t>(draws) * pus_; ++k)
+        z_.push_back(std::sqrt(-2.0 * std::log(uniform())) * std::cos(2.0 * M_PI * uniform()));
+    miss_.assign(z_.size(), 1.0);
+    set_spreads(spreads);
+}
+
+void PlbhacStraggleDraws::set_spreads(const std::vector<double> &spreads)
+{
+    if (spreads.size() != pus_)
+        throw std::invalid_argument("PlbhacStraggleDraws::set_spreads: " + std::to_string(spreads.size()) +
+                                    " spreads for " + std::to_string(pus_) + " PUs");
+    for (std::size_t i = 0; i < pus_; ++i)
+        spreads_[i] = std::isfinite(spreads[i]) && spreads[i] > 0 ? spreads[i] : 0.0;
+    for (std::size_t k = 0; k < z_.size(); ++k) {
+        const double s = spreads_[k % pus_];
+        miss_[k] = s > 0 ? std::exp(s * z_[k] - 0.5 * s * s) : 1.0;
+    }
 }
 
 double PlbhacStraggleDraws::expected_end(const std::vector<double> &ready_s,

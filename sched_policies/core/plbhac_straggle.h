@@ -32,21 +32,31 @@ double plbhac_miss_spread(const std::vector<double> &log_misses);
 // numbers: the plans see the same luck, so their difference is not noise, and a run is
 // repeatable). PU i's block, predicted to take d seconds from ready_s, ends at
 // ready_s + d x exp(spread_i Z - spread_i^2 / 2) in each draw, Z standard normal and
-// independent per PU and draw: a log-normal miss of mean 1 (right on average).
+// independent per PU and draw: a log-normal miss of mean 1 (right on average). The normal
+// draws are made once; new spreads only rescale them (set_spreads), so a planner whose
+// spreads move with every block does not draw again.
 class PlbhacStraggleDraws {
 public:
-    // spreads: per PU (plbhac_miss_spread), >= 0. The generator is seeded with `seed`.
+    // Standard normal draws for as many PUs as `spreads` has, from a generator seeded with
+    // `seed`, scaled by `spreads` (set_spreads).
     explicit PlbhacStraggleDraws(const std::vector<double> &spreads, unsigned draws = 256, std::uint64_t seed = 1);
+
+    // Per PU (plbhac_miss_spread), >= 0 (anything else counts as 0). Throws
+    // std::invalid_argument when the count differs from the PUs'.
+    void set_spreads(const std::vector<double> &spreads);
+    const std::vector<double> &spreads() const { return spreads_; }
 
     // The mean over the draws of the latest end among the PUs' blocks: ready_s and
     // duration_s per PU, in the order of the spreads; a duration of 0 is no block (the PU
     // ends nothing). 0 when no PU has a block. Throws std::invalid_argument when the
-    // sizes differ from the spreads'.
+    // sizes differ from the PUs'.
     double expected_end(const std::vector<double> &ready_s, const std::vector<double> &duration_s) const;
 
 private:
     std::size_t pus_ = 0;
-    std::vector<double> miss_;  // draw-major: miss_[d * pus_ + i]
+    std::vector<double> z_;     // draw-major: z_[d * pus_ + i], standard normal
+    std::vector<double> miss_;  // the same layout: exp(spread_i z - spread_i^2 / 2)
+    std::vector<double> spreads_;
 };
 
 }  // namespace hetpu

@@ -73,9 +73,10 @@ TEST(PlbhacStraggle, WithoutSpreadThePlanEndsAsPredicted)
 
 TEST(PlbhacStraggle, OneNoisyBlockEndsAsPredictedOnAverage)
 {
-    const PlbhacStraggleDraws draws({0.2}, 4000, 7);
+    const PlbhacStraggleDraws draws(std::vector<double>{0.2}, 4000, 7);
     // Mean-one misses: 1 + 2 x (1 +- 4 standard errors of 0.2 / sqrt(4000)).
-    EXPECT_NEAR(draws.expected_end({1.0}, {2.0}), 3.0, 2.0 * 0.2 * 4 / std::sqrt(4000.0));
+    EXPECT_NEAR(draws.expected_end(std::vector<double>{1.0}, std::vector<double>{2.0}), 3.0,
+                2.0 * 0.2 * 4 / std::sqrt(4000.0));
 }
 
 TEST(PlbhacStraggle, ManyNoisyBlocksEndLaterThanPredicted)
@@ -106,6 +107,18 @@ TEST(PlbhacStraggle, TheSameSeedGivesTheSameLuck)
               PlbhacStraggleDraws(spreads, 64, 3).expected_end(ready, duration));
     EXPECT_NE(PlbhacStraggleDraws(spreads, 64, 3).expected_end(ready, duration),
               PlbhacStraggleDraws(spreads, 64, 4).expected_end(ready, duration));
+}
+
+TEST(PlbhacStraggle, NewSpreadsRescaleTheSameDraws)
+{
+    const std::vector<double> ready{0.0, 0.1, 0.2}, duration{1.0, 0.8, 0.9};
+    PlbhacStraggleDraws draws({0.0, 0.0, 0.0}, 64, 5);
+    EXPECT_DOUBLE_EQ(draws.expected_end(ready, duration), 1.1) << "no spread: the plan as predicted";
+    draws.set_spreads({0.1, 0.3, 0.2});
+    EXPECT_EQ(draws.expected_end(ready, duration),
+              PlbhacStraggleDraws({0.1, 0.3, 0.2}, 64, 5).expected_end(ready, duration));
+    EXPECT_EQ(draws.spreads(), (std::vector<double>{0.1, 0.3, 0.2}));
+    EXPECT_THROW(draws.set_spreads({0.1}), std::invalid_argument);
 }
 
 }  // namespace
