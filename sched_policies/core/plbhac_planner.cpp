@@ -666,6 +666,14 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
 // short job has none of this run yet; the memory carries them). Units of one kind on one
 // node share their sources of scatter (cores sharing caches and memory bandwidth, one
 // driver). 0: unknown (fewer than 2 misses in the kind).
+std::vector<double> PlbhacPlanner::hedge_scales(double k) const
+{
+    std::vector<double> scales;
+    for (double spread : straggle_spreads())
+        scales.push_back(1.0 + k * spread);
+    return scales;
+}
+
 std::vector<double> PlbhacPlanner::straggle_spreads() const
 {
     std::map<WorkerKind, std::vector<double>> pools;
@@ -687,7 +695,10 @@ std::vector<double> PlbhacPlanner::straggle_spreads() const
 // PU's block 1 + k x its kind's spread longer (k from 0, the plan as solved, to 8: noisier
 // PUs get less, steadier ones more), by its expected end under the PUs' misses (plbhac_
 // straggle.h: log-normal misses of the measured spreads, the same draws for every plan); a
-// plan must gain 0.1% to replace the one as solved.
+// plan must gain 0.1% to replace the one as solved. The k chosen (0 included) is kept for
+// the job's later final solves, the re-shares after a surprise or as each PU takes its
+// share: they solve once with it instead of searching again (six solves each time would
+// multiply the final step's planning by six where it re-shares often).
 // Only between kinds whose spreads are known and differ by kStraggleContrast or more: the
 // hedge moves work from the noisier kind to the steadier one, and with an unknown or a like
 // spread there is nothing to move it by. (Seen in simulation without that rule: a GPU whose
@@ -745,10 +756,9 @@ PlbhacSolution PlbhacPlanner::hedge_final(PlbhacSolution plan, const std::vector
     double solve_s = plan.solve_time_s;
     PlbhacSolution best = std::move(plan);
     bool changed = false;
+    hedge_k_ = 0;
     for (double k : {0.5, 1.0, 2.0, 4.0, 8.0}) {
-        std::vector<double> scale;
-        for (double spread : spreads)
-            scale.push_back(1.0 + k * spread);
+        const std::vector<double> scale = hedge_scales(k);
         std::vector<std::unique_ptr<TimeCurve>> curves;
         const std::vector<PlbhacPu> hedged = solver_input(true, caps, curves, &scale);
         PlbhacSolution candidate;
@@ -763,6 +773,7 @@ PlbhacSolution PlbhacPlanner::hedge_final(PlbhacSolution plan, const std::vector
             best_end = end;
             best = std::move(candidate);
             changed = true;
+            hedge_k_ = k;
         }
     }
     last_hedge_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -886,8 +897,11 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
         bool capped = false;
         for (int attempt = 0;; ++attempt) {
             const bool align = options_.align_finish && w == remaining;
+            // A final solve after the hedge has chosen its k re-solves with it (hedge_final).
+            const bool hedged = align && options_.hedge_straggle && hedge_k_ > 0;
+            const std::vector<double> scales = hedged ? hedge_scales(hedge_k_) : std::vector<double>();
             std::vector<std::unique_ptr<TimeCurve>> curves;
-            std::vector<PlbhacPu> input = solver_input(align, caps, curves);
+            std::vector<PlbhacPu> input = solver_input(align, caps, curves, hedged ? &scales : nullptr);
             try {
                 // A capped PU's curve bends sharply at its cap, where Ipopt's interior point
                 // crawls (seen: 1,000 iterations, 0.4 s per solve of 16 PUs); the
@@ -896,8 +910,10 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
                 if (capped)
                     o.equal_finish_from_pus = 1;
                 PlbhacSolution s = plbhac_solve(input, static_cast<std::int64_t>(w), o);
-                if (align && options_.hedge_straggle)
+                if (align && options_.hedge_straggle && hedge_k_ < 0)
                     s = hedge_final(std::move(s), input, caps, o);
+                else if (hedged)
+                    ++hedged_solves_;
                 for (size_t i = 0; i < pus_.size(); ++i)
                     solution_[i] = static_cast<uint64_t>(s.blocks[i]);
                 solve_times_.back() += s.solve_time_s;

@@ -210,6 +210,7 @@ private:
                                        std::vector<std::unique_ptr<TimeCurve>> &curves,
                                        const std::vector<double> *scales = nullptr) const;
     std::vector<double> straggle_spreads() const;
+    std::vector<double> hedge_scales(double k) const;
     PlbhacSolution hedge_final(PlbhacSolution plan, const std::vector<PlbhacPu> &input, const std::vector<double> &caps,
                                const PlbhacSolveOptions &opt);
     uint64_t largest_block_within(const Pu &pu, double seconds) const;
@@ -254,6 +255,7 @@ private:
     // The straggle hedge's draws, made at its first use and rescaled when the spreads change.
     std::unique_ptr<PlbhacStraggleDraws> straggle_draws_;
     double last_hedge_s_ = 0;  // wall time of the latest hedge's candidate solves
+    double hedge_k_ = -1;      // the straggle hedge's choice for this job's final solves (-1: none yet)
     double now_s_ = 0;         // latest completion seen: next_block is asked right after one
     double training_end_s_ = 0;
 };
