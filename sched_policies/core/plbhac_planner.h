@@ -167,8 +167,9 @@ public:
     uint64_t x_init() const { return x_init_; }
     unsigned solve_failures() const { return solve_failures_; }
     unsigned refits_applied() const { return refits_applied_; }  // block_done_refitted's refits taken as run
-    // Final solves whose plan the straggle hedge changed (hedge_final), and the spread of
-    // each PU's kind it read at the latest (0: unknown), in the order of the workers.
+    // Final solves whose plan the straggle hedge changed (hedge_final's search, or a later
+    // final solve with the k it chose), and the spread of each PU's kind now (0: unknown),
+    // in the order of the workers.
     unsigned hedged_solves() const { return hedged_solves_; }
     std::vector<double> straggle_spread() const { return straggle_spreads(); }
 
