@@ -666,10 +666,10 @@ std::vector<PlbhacPu> PlbhacPlanner::solver_input(bool align, const std::vector<
 // short job has none of this run yet; the memory carries them). Units of one kind on one
 // node share their sources of scatter (cores sharing caches and memory bandwidth, one
 // driver). 0: unknown (fewer than 2 misses in the kind).
-std::vector<double> PlbhacPlanner::hedge_scales(double k) const
+std::vector<double> PlbhacPlanner::hedge_scales(double k, const std::vector<double> &spreads)
 {
     std::vector<double> scales;
-    for (double spread : straggle_spreads())
+    for (double spread : spreads)
         scales.push_back(1.0 + k * spread);
     return scales;
 }
@@ -758,7 +758,7 @@ PlbhacSolution PlbhacPlanner::hedge_final(PlbhacSolution plan, const std::vector
     bool changed = false;
     hedge_k_ = 0;
     for (double k : {0.5, 1.0, 2.0, 4.0, 8.0}) {
-        const std::vector<double> scale = hedge_scales(k);
+        const std::vector<double> scale = hedge_scales(k, spreads);
         std::vector<std::unique_ptr<TimeCurve>> curves;
         const std::vector<PlbhacPu> hedged = solver_input(true, caps, curves, &scale);
         PlbhacSolution candidate;
@@ -899,7 +899,8 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
             const bool align = options_.align_finish && w == remaining;
             // A final solve after the hedge has chosen its k re-solves with it (hedge_final).
             const bool hedged = align && options_.hedge_straggle && hedge_k_ > 0;
-            const std::vector<double> scales = hedged ? hedge_scales(hedge_k_) : std::vector<double>();
+            const std::vector<double> scales =
+                hedged ? hedge_scales(hedge_k_, straggle_spreads()) : std::vector<double>();
             std::vector<std::unique_ptr<TimeCurve>> curves;
             std::vector<PlbhacPu> input = solver_input(align, caps, curves, hedged ? &scales : nullptr);
             try {

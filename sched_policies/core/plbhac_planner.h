@@ -168,10 +168,8 @@ public:
     unsigned solve_failures() const { return solve_failures_; }
     unsigned refits_applied() const { return refits_applied_; }  // block_done_refitted's refits taken as run
     // Final solves whose plan the straggle hedge changed (hedge_final's search, or a later
-    // final solve with the k it chose), and the spread of each PU's kind now (0: unknown),
-    // in the order of the workers.
+    // final solve with the k it chose).
     unsigned hedged_solves() const { return hedged_solves_; }
-    std::vector<double> straggle_spread() const { return straggle_spreads(); }
 
 private:
     // Blocks of one PU run in the order they were assigned (StarPU's per-worker queue is
@@ -211,7 +209,7 @@ private:
                                        std::vector<std::unique_ptr<TimeCurve>> &curves,
                                        const std::vector<double> *scales = nullptr) const;
     std::vector<double> straggle_spreads() const;
-    std::vector<double> hedge_scales(double k) const;
+    static std::vector<double> hedge_scales(double k, const std::vector<double> &spreads);
     PlbhacSolution hedge_final(PlbhacSolution plan, const std::vector<PlbhacPu> &input, const std::vector<double> &caps,
                                const PlbhacSolveOptions &opt);
     uint64_t largest_block_within(const Pu &pu, double seconds) const;

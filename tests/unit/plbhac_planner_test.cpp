@@ -92,6 +92,33 @@ sim::UnitSpec unit(const std::string &name, const std::string &cls, double rate,
     return u;
 }
 
+// A node of one H200 and 15 CPU workers, as its traces showed: CPUs A.cpu0-14 with timing
+// scatter `cpu_noise`, then A.gpu0 (2% scatter, 0.2 ms and `gpu_per_element` seconds per
+// element of transfer), their profiles sampled at doubling sizes from `smallest` to `largest`.
+sim::Scenario fifteen_cpus_and_a_gpu(uint64_t workload, uint64_t granule, double cpu_noise, double gpu_per_element,
+                                     double smallest, double largest, const std::function<double(double)> &cpu_time,
+                                     const std::function<double(double)> &gpu_time)
+{
+    sim::Scenario s;
+    s.workload = workload;
+    s.granule = granule;
+    for (int i = 0; i < 16; ++i) {
+        const bool gpu = i == 15;
+        sim::UnitSpec u;
+        u.name = gpu ? "A.gpu0" : "A.cpu" + std::to_string(i);
+        u.unit_class = gpu ? "gpu" : "cpu";
+        u.noise = gpu ? 0.02 : cpu_noise;
+        if (gpu) {
+            u.latency_s = 2e-4;
+            u.per_element_s = gpu_per_element;
+        }
+        for (double x = smallest; x <= largest; x *= 2)
+            u.profile.push_back({x, gpu ? gpu_time(x) : cpu_time(x)});
+        s.units.push_back(u);
+    }
+    return s;
+}
+
 // Forwards to the planner and remembers, for every block handed out, the planner state
 // around the call; completions are matched to assignments per worker (FIFO, as the
 // planner and the simulator both assume).
@@ -1445,24 +1472,10 @@ TEST(PlbhacTraining, OneFastAcceleratorBesideManySlowCpusIsNotHeldToEvenShares)
     // hands on what every PU measured: the next run starts from it, gives the CPUs nothing
     // and no probe either (a CPU's smallest block outlasts the job), and ends near the
     // optimum.
-    sim::Scenario s;
-    s.workload = 4096;
-    s.granule = 32;
+    sim::Scenario s = fifteen_cpus_and_a_gpu(
+        4096, 32, 0.03, 2e-6, 32, 4096, [](double x) { return 1e-4 + 2.75e-3 * x; },
+        [](double x) { return 5e-4 + 1.6e-5 * x; });
     s.x_init = 32;
-    for (int i = 0; i < 16; ++i) {
-        sim::UnitSpec u;
-        const bool gpu = i == 15;
-        u.name = gpu ? "A.gpu0" : "A.cpu" + std::to_string(i);
-        u.unit_class = gpu ? "gpu" : "cpu";
-        u.noise = gpu ? 0.02 : 0.03;
-        if (gpu) {
-            u.latency_s = 2e-4;
-            u.per_element_s = 2e-6;
-        }
-        for (double x = 32; x <= 4096; x *= 2)
-            u.profile.push_back({x, gpu ? 5e-4 + 1.6e-5 * x : 1e-4 + 2.75e-3 * x});
-        s.units.push_back(u);
-    }
     std::vector<sim::SimulatedUnit> units(s.units.begin(), s.units.end());
     const sim::StaticDistribution opt = sim::optimum_distribution(units, s.workload, s.granule);
     const auto cpu_blocks = [](const sim::SimResult &r) {
@@ -2024,24 +2037,10 @@ namespace {
 // traces showed), and a job of ~0.1 s is one step, one block per CPU.
 sim::Scenario noisy_cpus_beside_a_steady_gpu()
 {
-    sim::Scenario s;
-    s.workload = 179700;
-    s.granule = 1;
+    sim::Scenario s = fifteen_cpus_and_a_gpu(
+        179700, 1, 0.2, 1e-9, 1, 1 << 18, [](double x) { return 1.15e-4 * x + 2e-5; },
+        [](double x) { return 6.7e-7 * x + 4e-4; });
     s.x_init = s.workload / (32 * 16);
-    for (int i = 0; i < 16; ++i) {
-        const bool gpu = i == 15;
-        sim::UnitSpec u;
-        u.name = gpu ? "A.gpu0" : "A.cpu" + std::to_string(i);
-        u.unit_class = gpu ? "gpu" : "cpu";
-        u.noise = gpu ? 0.02 : 0.2;
-        if (gpu) {
-            u.latency_s = 2e-4;
-            u.per_element_s = 1e-9;
-        }
-        for (double x = 1; x <= (1 << 18); x *= 2)
-            u.profile.push_back({x, gpu ? 6.7e-7 * x + 4e-4 : 1.15e-4 * x + 2e-5});
-        s.units.push_back(u);
-    }
     return s;
 }
 
