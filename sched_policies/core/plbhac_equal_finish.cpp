@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 namespace hetpu {
 namespace {
@@ -43,17 +45,59 @@ double inverse(const TimeCurve &c, double t, double a, double b, double x_tol)
     return a;
 }
 
+void validate(const std::vector<const TimeCurve *> &curves, double W, const char *who)
+{
+    if (curves.empty())
+        throw std::invalid_argument(std::string(who) + ": no PU");
+    for (const TimeCurve *c : curves)
+        if (c == nullptr)
+            throw std::invalid_argument(std::string(who) + ": null time curve");
+    if (!(W > 0) || !std::isfinite(W))
+        throw std::invalid_argument(std::string(who) + ": workload must be finite and > 0");
+}
+
 }  // namespace
+
+std::vector<bool> empty_at_optimum(const std::vector<const TimeCurve *> &curves, double W)
+{
+    validate(curves, W, "empty_at_optimum");
+    const std::size_t k = curves.size();
+    const double tiny = W * 1e-12, x_tol = W * 1e-13;
+    std::vector<std::pair<double, std::size_t>> starts(k);
+    for (std::size_t p = 0; p < k; ++p)
+        starts[p] = {curves[p]->eval(tiny).value, p};
+    std::sort(starts.begin(), starts.end());
+    std::vector<bool> empty(k, false);
+    if (!std::isfinite(starts.back().first))
+        return empty;  // a curve the search cannot use: leave every PU to the solve
+    // Whether the PUs that start before start_j finish W by then.
+    auto finish_before = [&](std::size_t j) {
+        const double t = starts[j].first;
+        double sum = 0;
+        for (std::size_t i = 0; i < j && starts[i].first < t; ++i) {
+            sum += inverse(*curves[starts[i].second], t, tiny, W, x_tol);
+            if (sum >= W)
+                return true;
+        }
+        return false;
+    };
+    // The smallest j in [1, k) that finishes before start_j; k when none does.
+    std::size_t lo = 1, hi = k;
+    while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (finish_before(mid))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    for (std::size_t j = lo; j < k; ++j)
+        empty[starts[j].second] = true;
+    return empty;
+}
 
 MakespanNlpResult solve_makespan_equal_finish(const std::vector<const TimeCurve *> &curves, double W)
 {
-    if (curves.empty())
-        throw std::invalid_argument("solve_makespan_equal_finish: no PU");
-    for (const TimeCurve *c : curves)
-        if (c == nullptr)
-            throw std::invalid_argument("solve_makespan_equal_finish: null time curve");
-    if (!(W > 0) || !std::isfinite(W))
-        throw std::invalid_argument("solve_makespan_equal_finish: workload must be finite and > 0");
+    validate(curves, W, "solve_makespan_equal_finish");
 
     MakespanNlpResult res;
     res.ipopt_status = 0;

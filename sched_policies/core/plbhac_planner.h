@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -232,6 +233,7 @@ private:
     PlbhacOptions options_;
     uint64_t x_init_ = 0;
     std::vector<std::unique_ptr<Pu>> pus_;
+    std::unordered_map<int, size_t> index_by_worker_;  // worker id -> position in pus_
 
     bool trained_ = false;
     bool warm_started_ = false;

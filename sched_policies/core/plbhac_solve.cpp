@@ -158,16 +158,37 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             sol.outcome[best] = PlbhacOutcome::Active;
             active.push_back(best);
         }
+        // Likewise, but counting what the others can do together: a PU whose empty block
+        // ends after the PUs that start sooner have finished everything gets nothing at the
+        // optimum. Dropping those one per pass (step 2 below) costs a solve per PU when many
+        // are busy past the end, as in a final re-share of a large cluster; this finds them
+        // all in one go, and step 2 still catches what it leaves.
+        if (active.size() > 1) {
+            std::vector<const TimeCurve *> curves;
+            for (std::size_t p : active)
+                curves.push_back(&total[p]);
+            const std::vector<bool> empty = empty_at_optimum(curves, static_cast<double>(W));
+            std::vector<std::size_t> keep;
+            for (std::size_t i = 0; i < active.size(); ++i) {
+                if (empty[i])
+                    sol.outcome[active[i]] = PlbhacOutcome::NoGain;
+                else
+                    keep.push_back(active[i]);
+            }
+            active = std::move(keep);
+        }
 
-        // Each pass removes at least one PU or stops, so there are at most n passes. Dropped
+        // Each pass removes at least one PU, brings back PUs that were never brought back
+        // before, or stops, so there are at most 2n passes. Dropped
         // PUs are re-solved rather than their share spread proportionally over the others:
         // with non-linear curves a proportional spread would break the equal finish times
         // that are the point of the method, and a solve costs about a millisecond.
         // Whether each PU's curve rises (increasing), sampled once per solve, not once per
         // pass: a final solve of 16 PUs may take a dozen passes.
         std::vector<signed char> rises(n, -1);
-        auto all_rise = [&] {
-            for (std::size_t p : active) {
+        std::vector<bool> readmitted(n, false);
+        auto all_rise = [&](const std::vector<std::size_t> &set) {
+            for (std::size_t p : set) {
                 if (rises[p] < 0)
                     rises[p] = increasing({&total[p]}, static_cast<double>(W)) ? 1 : 0;
                 if (!rises[p])
@@ -175,14 +196,14 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             }
             return true;
         };
-        for (;;) {
+        auto solve_for = [&](const std::vector<std::size_t> &set) {
             std::vector<const TimeCurve *> curves;
-            for (std::size_t p : active)
+            for (std::size_t p : set)
                 curves.push_back(&total[p]);
             const bool many = curves.size() >= opt.equal_finish_from_pus;
             MakespanNlpResult r;
             bool answered = false;
-            if (many || (opt.solver == PlbhacSolver::Auto && all_rise())) {
+            if (many || (opt.solver == PlbhacSolver::Auto && all_rise(set))) {
                 r = solve_makespan_equal_finish(curves, static_cast<double>(W));
                 answered = r.converged || many;
                 r.iterations = 0;  // Ipopt's: none
@@ -206,6 +227,10 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
                     r = std::move(e);
                 }
             }
+            return r;
+        };
+        for (;;) {
+            MakespanNlpResult r = solve_for(active);
             if (active.size() > 1)
                 ++sol.nlp_solves;
             sol.ipopt_status = r.ipopt_status;
@@ -237,15 +262,35 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             for (std::size_t i = 0; i < active.size(); ++i)
                 sol.shares[active[i]] = r.shares[i];
             sol.continuous_makespan_s = r.makespan_s;
-            if (active.size() == 1)
+            // PUs left out for starting after the end may start before it once PUs below
+            // their minimum have gone (the others' end rises): each such PU gets one more
+            // chance, so the passes still end.
+            auto readmit = [&] {
+                bool any = false;
+                for (std::size_t p = 0; p < n; ++p) {
+                    if (sol.outcome[p] == PlbhacOutcome::NoGain && !readmitted[p] &&
+                        total[p].eval(1.0).value < r.makespan_s) {
+                        sol.outcome[p] = PlbhacOutcome::Active;
+                        readmitted[p] = true;
+                        active.push_back(p);
+                        any = true;
+                    }
+                }
+                return any;
+            };
+            if (active.size() == 1) {
+                if (readmit())
+                    continue;
                 break;  // the last PU takes all of W, even below its minimum: work must go somewhere
+            }
 
             // Step 2: no gain. Such a PU's model cannot finish even a tiny block before the
             // others finish everything (typically its latency T_p(0) >= the makespan of the
             // rest). The smooth model charges it T_p(0) even for an empty block, which pins t
             // there, so it must leave the problem before the others' shares mean anything.
-            // All of them can go at once: removing PUs only lowers the makespan, so a PU that
-            // could not help before cannot help after. At least one PU keeps >= W/k.
+            // All of them can go at once: taking out a PU with no share leaves the others'
+            // makespan where it was, so none of them could help now (one whose start a later
+            // drop moves the end past is brought back, readmit). At least one PU keeps >= W/k.
             std::vector<std::size_t> keep;
             for (std::size_t p : active) {
                 if (sol.shares[p] <= opt.negligible_share * static_cast<double>(W))
@@ -258,24 +303,40 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
                 continue;
             }
 
-            // Step 3: minimum block. Only the PU furthest below its minimum (smallest
-            // share / minimum) goes per pass: the others then get more work and may clear
-            // their minimum, which dropping them all at once would miss.
-            std::size_t worst = n;
-            double worst_ratio = 1.0;
-            for (std::size_t p : active) {
-                if (min_eff[p] > 0 && sol.shares[p] < min_eff[p]) {
-                    const double ratio = sol.shares[p] / min_eff[p];
-                    if (ratio < worst_ratio) {
-                        worst_ratio = ratio;
-                        worst = p;
-                    }
-                }
-            }
-            if (worst == n)
+            // Step 3: minimum block. The PU furthest below its minimum (smallest share /
+            // minimum) goes per pass: the others then get more work and may clear their
+            // minimum, which dropping them all at once would miss. But the others' makespan
+            // can rise no higher than the optimum without every PU now below its minimum
+            // (those above it only gain as PUs go), so a PU whose minimum block alone ends
+            // after that can never clear it, and all such PUs go in one pass: a final
+            // re-share of 1,024 PUs, where hundreds are left a sliver of the last work,
+            // otherwise takes a pass per PU (seen in simulation: ~50 passes per re-share).
+            std::vector<std::size_t> below, above;
+            for (std::size_t p : active)
+                (min_eff[p] > 0 && sol.shares[p] < min_eff[p] ? below : above).push_back(p);
+            if (below.empty()) {
+                if (readmit())
+                    continue;
                 break;
-            sol.outcome[worst] = PlbhacOutcome::BelowMinimum;
-            active.erase(std::find(active.begin(), active.end(), worst));
+            }
+            std::vector<std::size_t> hopeless;
+            if (below.size() > 1 && !above.empty()) {
+                const MakespanNlpResult ceiling = solve_for(above);
+                ++sol.nlp_solves;
+                sol.ipopt_iterations += std::max(ceiling.iterations, 0);
+                if (ceiling.converged)
+                    for (std::size_t p : below)
+                        if (total[p].eval(min_eff[p]).value > ceiling.makespan_s)
+                            hopeless.push_back(p);
+            }
+            if (hopeless.empty())
+                hopeless.push_back(*std::min_element(below.begin(), below.end(), [&](std::size_t x, std::size_t y) {
+                    return sol.shares[x] / min_eff[x] < sol.shares[y] / min_eff[y];
+                }));
+            for (std::size_t p : hopeless) {
+                sol.outcome[p] = PlbhacOutcome::BelowMinimum;
+                active.erase(std::find(active.begin(), active.end(), p));
+            }
         }
         for (std::size_t p = 0; p < n; ++p)
             if (sol.outcome[p] != PlbhacOutcome::Active)

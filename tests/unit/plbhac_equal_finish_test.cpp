@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -103,6 +104,41 @@ TEST(PlbhacEqualFinish, AnEmptyBlockSlowerThanTheRestPinsTheMakespanAndGetsNothi
     EXPECT_NEAR(r.makespan_s, 10.0, 1e-6);
     EXPECT_LT(r.shares[2], 1e-6 * W);
     EXPECT_NEAR(r.shares[0] + r.shares[1] + r.shares[2], W, 1e-9 * W);
+}
+
+TEST(PlbhacEqualFinish, EveryPuThatStartsAfterTheOthersFinishIsFoundAtOnce)
+{
+    // 100 PUs of the same speed, PU p busy until 0.1 p s. With m PUs working the optimum is
+    // t = (W c + 0.1 m (m - 1) / 2) / m: 0.44 s for m = 5, between the fifth's start (0.4 s)
+    // and the sixth's (0.5 s), so PUs 5..99 are left empty. Listed in shuffled order: the
+    // flags follow the curves' order, not their starts.
+    std::vector<int> order(100);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(11));
+    Curves c;
+    for (int p : order)
+        c.add(new Quadratic(0.1 * p, 1e-6, 0));
+    const double W = 1.2e6;
+    const std::vector<bool> empty = hetpu::empty_at_optimum(c.view, W);
+    ASSERT_EQ(empty.size(), order.size());
+    Curves working;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        EXPECT_EQ(empty[i], order[i] >= 5) << "PU " << order[i];
+        if (!empty[i])
+            working.add(new Quadratic(0.1 * order[i], 1e-6, 0));
+    }
+    const MakespanNlpResult r = hetpu::solve_makespan_equal_finish(working.view, W);
+    ASSERT_TRUE(r.converged);
+    EXPECT_NEAR(r.makespan_s, 0.44, 1e-9);
+
+    // Nobody is left empty when every start is before the end.
+    Curves even;
+    for (int p = 0; p < 4; ++p)
+        even.add(new Quadratic(0.01 * p, 1e-6, 0));
+    for (bool e : hetpu::empty_at_optimum(even.view, W))
+        EXPECT_FALSE(e);
+    EXPECT_THROW(hetpu::empty_at_optimum({}, W), std::invalid_argument);
+    EXPECT_THROW(hetpu::empty_at_optimum(even.view, 0), std::invalid_argument);
 }
 
 TEST(PlbhacEqualFinish, APuThatCouldTakeEverythingAloneIsBracketedToW)
