@@ -7,7 +7,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/block_cursor.h"
@@ -61,7 +61,7 @@ private:
     BlockCursor cursor_;
     BlockPlanner &planner_;
     std::vector<int> workers_;
-    std::map<int, unsigned> worker_in_flight_;
+    std::unordered_map<int, unsigned> worker_in_flight_;  // looked up for every worker at every completion
     unsigned in_flight_ = 0;
     bool stopped_ = false;
     bool forced_ = false;

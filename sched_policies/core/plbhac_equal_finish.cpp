@@ -81,8 +81,11 @@ std::vector<bool> empty_at_optimum(const std::vector<const TimeCurve *> &curves,
         }
         return false;
     };
-    // The smallest j in [1, k) that finishes before start_j; k when none does.
-    std::size_t lo = 1, hi = k;
+    // The smallest j in [1, k) that finishes before start_j; k when none does. Usually
+    // none does (every PU starts before the end): one pass over the PUs says so.
+    if (k < 2 || !finish_before(k - 1))
+        return empty;
+    std::size_t lo = 1, hi = k - 1;
     while (lo < hi) {
         const std::size_t mid = lo + (hi - lo) / 2;
         if (finish_before(mid))

@@ -109,6 +109,7 @@ namespace {
 
 constexpr double kMinTailShrink = 0.25;
 constexpr double kReshareMiss = 0.01;      // see regular_block
+constexpr size_t kReshareEvery = 16;       // see regular_block
 constexpr double kSurprise = 0.3;          // relative miss that makes a block a surprise (as OnlineModelOptions)
 constexpr unsigned kStraggleDraws = 128;   // draws of the PUs' misses a plan's expected end is read from
 constexpr double kStraggleWorth = 0.01;    // see hedge_final
@@ -852,6 +853,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
         pu->held = std::max(pu->held, efficient_size(*pu));
         pu->share_left = 0;
     }
+    reserved_known_ = false;
 
     // Nothing measured since the last solve and the same workload: the answer could not
     // change, so the step is entered without calling Ipopt. It still counts as solved: a
@@ -968,6 +970,7 @@ void PlbhacPlanner::solve_step(unsigned step, uint64_t remaining)
     final_solved_ = w == remaining && solution_sums_to(w);
     measurements_since_solve_ = 0;
     miss_since_solve_s_ = 0;
+    reserved_known_ = false;  // solution_ was written
 }
 
 // A PU the solve leaves out gets no blocks, hence no new measurements: a model that
@@ -1279,11 +1282,10 @@ uint64_t PlbhacPlanner::final_block(Pu &pu, uint64_t remaining)
     uint64_t size = 0;
     if (!pu.final_taken) {
         pu.final_taken = true;
+        reserved_known_ = false;
         size = std::min(solution_[i], remaining);
     } else {
-        uint64_t reserved = 0;
-        for (size_t j = 0; j < pus_.size(); ++j)
-            reserved += pus_[j]->share_left + (pus_[j]->final_taken ? 0 : solution_[j]);
+        const uint64_t reserved = reserved_for_final();
         size = remaining > reserved ? remaining - reserved : 0;
     }
     if (size == 0)
@@ -1300,6 +1302,23 @@ void PlbhacPlanner::resolve_final(uint64_t remaining)
     if (final_solved_)
         for (auto &p : pus_)
             p->final_taken = false;
+    reserved_known_ = false;
+}
+
+// What the final shares not yet taken and the pieces of shares still to hand out add up
+// to. Cached: every idle PU that has taken its final share asks for more after each
+// completion, and a sum over the PUs each time made the final step quadratic in them (a
+// seventh of a 2,048-PU run's planning time). Every write to solution_, share_left or
+// final_taken clears the cache.
+uint64_t PlbhacPlanner::reserved_for_final() const
+{
+    if (!reserved_known_) {
+        reserved_ = 0;
+        for (size_t j = 0; j < pus_.size(); ++j)
+            reserved_ += pus_[j]->share_left + (pus_[j]->final_taken ? 0 : solution_[j]);
+        reserved_known_ = true;
+    }
+    return reserved_;
 }
 
 uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
@@ -1319,7 +1338,14 @@ uint64_t PlbhacPlanner::regular_block(Pu &pu, uint64_t remaining)
     // (seen in simulation, GRN on five machines: the PUs' end times spread over 0.8 s, 0.4
     // s with the re-solve). Smaller misses are left: re-solving after every completion
     // cost MM on five machines 21 solves of 13 PUs, ~2 s of planning, for nothing.
-    const bool reshare = options_.reshare_final && !pu.final_taken && miss_since_solve_s_ > kReshareMiss * now_s_;
+    // A re-share solves for every PU, under the lock every completion waits for, and among
+    // a thousand PUs one misses by that much at nearly every completion: at most one per
+    // kReshareEvery-th of the PUs reporting, so its cost per completion stays bounded (seen
+    // in simulation: 2,048 PUs re-sharing at nearly every completion held the lock long
+    // enough to make the next blocks miss, and a 60 s job had not ended after 15 minutes
+    // of simulation). Up to kReshareEvery PUs every report counts.
+    const bool reshare = options_.reshare_final && !pu.final_taken && miss_since_solve_s_ > kReshareMiss * now_s_ &&
+                         kReshareEvery * measurements_since_solve_ >= pus_.size();
     if (final_solved_ && (pu.regime_changed || reshare)) {
         pu.regime_changed = false;
         resolve_final(remaining);
@@ -1385,6 +1411,7 @@ uint64_t PlbhacPlanner::hand_out(Pu &pu, uint64_t size, Outstanding block)
         const uint64_t piece = std::max(round_block(static_cast<uint64_t>(pu.held)), pu.min_block);
         if (piece < size) {
             pu.share_left = size - piece;
+            reserved_known_ = false;
             pu.share_block = block;
             size = piece;
         }
@@ -1405,6 +1432,7 @@ uint64_t PlbhacPlanner::next_block(int worker, uint64_t remaining)
     if (pu->share_left > 0) {
         const uint64_t size = std::min(pu->share_left, remaining);
         pu->share_left -= size;
+        reserved_known_ = false;
         return hand_out(*pu, size, pu->share_block);
     }
     // After the final solve every element left is reserved for a PU's final share.

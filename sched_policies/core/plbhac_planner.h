@@ -189,7 +189,8 @@ private:
     void warm_start();
     Pu *find(int worker);
     const Pu *find(int worker) const;
-    size_t index_of(const Pu &pu) const;  // position in pus_ (and solution_)
+    size_t index_of(const Pu &pu) const;
+    uint64_t reserved_for_final() const;  // position in pus_ (and solution_)
     uint64_t training_block(Pu &pu, uint64_t remaining);
     uint64_t gap_block(Pu &pu, uint64_t remaining);
     uint64_t regular_block(Pu &pu, uint64_t remaining);
@@ -234,6 +235,8 @@ private:
     uint64_t x_init_ = 0;
     std::vector<std::unique_ptr<Pu>> pus_;
     std::unordered_map<int, size_t> index_by_worker_;  // worker id -> position in pus_
+    mutable uint64_t reserved_ = 0;                    // reserved_for_final(), while reserved_known_
+    mutable bool reserved_known_ = false;
 
     bool trained_ = false;
     bool warm_started_ = false;
