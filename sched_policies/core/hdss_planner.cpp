@@ -26,6 +26,7 @@ HdssPlanner::HdssPlanner(std::vector<PlannerWorker> workers, const BlockRules &r
     for (auto &w : workers) {
         Pu pu;
         pu.info = std::move(w);
+        index_by_worker_.emplace(pu.info.id, pus_.size());  // a repeated id finds its first PU
         pus_.push_back(std::move(pu));
     }
     const uint64_t n = std::max<uint64_t>(1, pus_.size());
@@ -35,10 +36,8 @@ HdssPlanner::HdssPlanner(std::vector<PlannerWorker> workers, const BlockRules &r
 
 HdssPlanner::Pu *HdssPlanner::find(int worker)
 {
-    for (auto &pu : pus_)
-        if (pu.info.id == worker)
-            return &pu;
-    return nullptr;
+    const auto it = index_by_worker_.find(worker);
+    return it == index_by_worker_.end() ? nullptr : &pus_[it->second];
 }
 
 void HdssPlanner::compute_weights()
@@ -46,6 +45,7 @@ void HdssPlanner::compute_weights()
     weights_.clear();
     for (const auto &pu : pus_)
         weights_.push_back(least_squares_throughput(pu.sizes, pu.times));
+    total_weight_ = std::accumulate(weights_.begin(), weights_.end(), 0.0);
     adapted_ = true;
 }
 
@@ -63,8 +63,7 @@ uint64_t HdssPlanner::next_block(int worker, uint64_t remaining)
         }
         return 0;
     }
-    const double total_weight = std::accumulate(weights_.begin(), weights_.end(), 0.0);
-    const double share = total_weight > 0 ? weights_[pu - pus_.data()] / total_weight : 1.0 / pus_.size();
+    const double share = total_weight_ > 0 ? weights_[pu - pus_.data()] / total_weight_ : 1.0 / pus_.size();
     return std::max(round_block(static_cast<uint64_t>(share * remaining / 2.0)), rules_.min_block);
 }
 
@@ -77,7 +76,7 @@ void HdssPlanner::block_done(const BlockDone &done)
     if (!adapted_) {
         pu->sizes.push_back(static_cast<double>(done.count));
         pu->times.push_back(done.exec_s + done.transfer_s);
-        if (std::all_of(pus_.begin(), pus_.end(), [&](const Pu &p) { return p.done >= options_.adaptive_blocks; }))
+        if (pu->done == options_.adaptive_blocks && ++adaptive_done_ == pus_.size())
             compute_weights();
     }
 }

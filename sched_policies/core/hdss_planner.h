@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/core/block_planner.h"
@@ -50,8 +51,13 @@ private:
     HdssOptions options_;
     uint64_t x_init_ = 0;
     std::vector<Pu> pus_;
+    // Per-completion and per-request work is O(1) in the PUs: the dispatcher asks every idle
+    // worker after each completion, so a scan there is quadratic on a large cluster.
+    std::unordered_map<int, size_t> index_by_worker_;  // worker id -> position in pus_
+    unsigned adaptive_done_ = 0;                       // PUs that have run all their adaptive blocks
     bool adapted_ = false;
     std::vector<double> weights_;
+    double total_weight_ = 0;
 };
 
 // Throughput (elements/s) from (size, seconds) samples by least squares on
