@@ -63,13 +63,14 @@ std::vector<bool> empty_at_optimum(const std::vector<const TimeCurve *> &curves,
     validate(curves, W, "empty_at_optimum");
     const std::size_t k = curves.size();
     const double tiny = W * 1e-12, x_tol = W * 1e-13;
-    std::vector<std::pair<double, std::size_t>> starts(k);
-    for (std::size_t p = 0; p < k; ++p)
-        starts[p] = {curves[p]->eval(tiny).value, p};
-    std::sort(starts.begin(), starts.end());
     std::vector<bool> empty(k, false);
-    if (!std::isfinite(starts.back().first))
-        return empty;  // a curve the search cannot use: leave every PU to the solve
+    std::vector<std::pair<double, std::size_t>> starts(k);
+    for (std::size_t p = 0; p < k; ++p) {
+        starts[p] = {curves[p]->eval(tiny).value, p};
+        if (!std::isfinite(starts[p].first))
+            return empty;  // a curve the search cannot use (and could not sort): leave every PU to the solve
+    }
+    std::sort(starts.begin(), starts.end());
     // Whether the PUs that start before start_j finish W by then.
     auto finish_before = [&](std::size_t j) {
         const double t = starts[j].first;

@@ -189,8 +189,8 @@ private:
     void warm_start();
     Pu *find(int worker);
     const Pu *find(int worker) const;
-    size_t index_of(const Pu &pu) const;
-    uint64_t reserved_for_final() const;  // position in pus_ (and solution_)
+    size_t index_of(const Pu &pu) const;  // position in pus_ (and solution_)
+    uint64_t reserved_for_final() const;
     uint64_t training_block(Pu &pu, uint64_t remaining);
     uint64_t gap_block(Pu &pu, uint64_t remaining);
     uint64_t regular_block(Pu &pu, uint64_t remaining);

@@ -229,6 +229,22 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             }
             return r;
         };
+        // PUs left out for starting after the end may start before it once PUs below their
+        // minimum have gone (the others' end rises): each such PU gets one more chance, so
+        // the passes still end.
+        auto readmit = [&](double makespan_s) {
+            bool any = false;
+            for (std::size_t p = 0; p < n; ++p) {
+                if (sol.outcome[p] == PlbhacOutcome::NoGain && !readmitted[p] &&
+                    total[p].eval(1.0).value < makespan_s) {
+                    sol.outcome[p] = PlbhacOutcome::Active;
+                    readmitted[p] = true;
+                    active.push_back(p);
+                    any = true;
+                }
+            }
+            return any;
+        };
         for (;;) {
             MakespanNlpResult r = solve_for(active);
             if (active.size() > 1)
@@ -262,24 +278,8 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             for (std::size_t i = 0; i < active.size(); ++i)
                 sol.shares[active[i]] = r.shares[i];
             sol.continuous_makespan_s = r.makespan_s;
-            // PUs left out for starting after the end may start before it once PUs below
-            // their minimum have gone (the others' end rises): each such PU gets one more
-            // chance, so the passes still end.
-            auto readmit = [&] {
-                bool any = false;
-                for (std::size_t p = 0; p < n; ++p) {
-                    if (sol.outcome[p] == PlbhacOutcome::NoGain && !readmitted[p] &&
-                        total[p].eval(1.0).value < r.makespan_s) {
-                        sol.outcome[p] = PlbhacOutcome::Active;
-                        readmitted[p] = true;
-                        active.push_back(p);
-                        any = true;
-                    }
-                }
-                return any;
-            };
             if (active.size() == 1) {
-                if (readmit())
+                if (readmit(r.makespan_s))
                     continue;
                 break;  // the last PU takes all of W, even below its minimum: work must go somewhere
             }
@@ -315,7 +315,7 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
             for (std::size_t p : active)
                 (min_eff[p] > 0 && sol.shares[p] < min_eff[p] ? below : above).push_back(p);
             if (below.empty()) {
-                if (readmit())
+                if (readmit(r.makespan_s))
                     continue;
                 break;
             }
@@ -333,10 +333,11 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
                 hopeless.push_back(*std::min_element(below.begin(), below.end(), [&](std::size_t x, std::size_t y) {
                     return sol.shares[x] / min_eff[x] < sol.shares[y] / min_eff[y];
                 }));
-            for (std::size_t p : hopeless) {
+            for (std::size_t p : hopeless)
                 sol.outcome[p] = PlbhacOutcome::BelowMinimum;
-                active.erase(std::find(active.begin(), active.end(), p));
-            }
+            active.erase(std::remove_if(active.begin(), active.end(),
+                                        [&](std::size_t p) { return sol.outcome[p] != PlbhacOutcome::Active; }),
+                         active.end());
         }
         for (std::size_t p = 0; p < n; ++p)
             if (sol.outcome[p] != PlbhacOutcome::Active)
