@@ -114,6 +114,7 @@ constexpr double kSurprise = 0.3;          // relative miss that makes a block a
 constexpr unsigned kStraggleDraws = 128;   // draws of the PUs' misses a plan's expected end is read from
 constexpr double kStraggleWorth = 0.01;    // see hedge_final
 constexpr double kStraggleContrast = 1.5;  // see hedge_final
+constexpr double kMinSpread = 1.5;         // measured sizes closer than this say nothing of a slope (see narrow)
 
 // Slope beyond a PU's trust cap, per second per element of its time at the cap: steep
 // enough that the solve keeps the PU within a few per mille of the cap (see solve_step).
@@ -397,7 +398,6 @@ double PlbhacPlanner::model_time(const Pu &pu, double x) const
 // later pass (33 ms passes instead of 27).
 bool PlbhacPlanner::narrow(const Pu &pu) const
 {
-    constexpr double kMinSpread = 1.5;
     return (pu.size_lo > 0 && pu.size_hi < kMinSpread * pu.size_lo) ||
            (pu.fit_lo > 0 && pu.fit_hi < kMinSpread * pu.fit_lo);
 }
@@ -458,10 +458,22 @@ uint64_t PlbhacPlanner::training_block(Pu &pu, uint64_t remaining)
         // An accelerator never gets less than x_init / 2: dominated by a fixed launch
         // latency when fed tiny blocks, a smaller second point would measure only the
         // latency and the first linear fit would get its slope wrong by an order of
-        // magnitude (seen with OpenCL on PoCL). CPUs follow the paper exactly.
+        // magnitude (seen with OpenCL on PoCL). Nor a size within kMinSpread of x_init
+        // (R between 1/3 and 3/4): two such sizes show no slope, and its model stays
+        // proportional through them (narrow), which prices an accelerator whose blocks are
+        // mostly a launch cost as slow as it was on them, so the first solve gives it a
+        // fraction of its share and the CPUs beside it the rest (seen in simulation: a GPU
+        // beside 15 CPU workers, 4.6k elements after 3.9k, both in 1.4 ms, then a first
+        // solve of 12k where its optimum share is 915k). It gets 2 x_init, the fastest
+        // PU's size, instead: at most 2 (1 - R) <= 4/3 of its first block's time longer,
+        // less the more of that time is a fixed cost. CPUs follow the paper exactly.
         uint64_t size = round_block(static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0)));
-        if (pu.info.kind != WorkerKind::Cpu)
+        if (pu.info.kind != WorkerKind::Cpu) {
             size = std::max(size, round_block(x_init_ / 2));
+            const double x = static_cast<double>(size), x0 = static_cast<double>(x_init_);
+            if (x < kMinSpread * x0 && kMinSpread * x > x0)
+                size = round_block(2 * x_init_);
+        }
         size = std::max(size, pu.min_block);
         pu.training_assigned = 2;
         pu.training_sizes[1] = size;

@@ -232,6 +232,31 @@ TEST(PlbhacTraining, AnAcceleratorsSecondBlockIsNotLatencyOnly)
     EXPECT_EQ(p.next_block(1, 10'000'000), 2048u);
 }
 
+// Two training sizes within 1.5x of each other show no slope, and the PU's model stays
+// proportional through them: an accelerator whose paper size 2 x_init R would fall there
+// gets 2 x_init, a CPU keeps the paper's size, and an accelerator already 1.5x away keeps it.
+TEST(PlbhacTraining, AnAcceleratorsSecondBlockShowsASlope)
+{
+    PlbhacOptions o;
+    o.x_init = 4096;
+    std::vector<PlannerWorker> w = workers(4);
+    w[1].kind = WorkerKind::OpenCL;
+    w[2].kind = WorkerKind::Cuda;
+    PlbhacPlanner p(w, rules(10'000'000), o);
+    for (int i = 0; i < 4; ++i)
+        ASSERT_EQ(p.next_block(i, 10'000'000), 4096u);
+    p.block_done(done(0, 4096, 1.0));
+    ASSERT_EQ(p.next_block(0, 10'000'000), 8192u);  // the first to finish: 2 x_init
+    p.block_done(done(1, 4096, 1.6));
+    // R = 0.625: the paper's 5120 elements are within 1.5x of 4096.
+    EXPECT_EQ(p.next_block(1, 10'000'000), 8192u);
+    p.block_done(done(2, 4096, 3.2));
+    // R = 0.3125: 2560 elements, 1.6x below x_init, already show a slope.
+    EXPECT_EQ(p.next_block(2, 10'000'000), 2560u);
+    p.block_done(done(3, 4096, 1.6));
+    EXPECT_EQ(p.next_block(3, 10'000'000), 5120u) << "a CPU follows the paper";
+}
+
 TEST(PlbhacTraining, TheOneSynchronisationAndNoIdlenessMeanwhile)
 {
     PlbhacOptions o;
