@@ -116,6 +116,9 @@ constexpr double kStraggleWorth = 0.01;    // see hedge_final
 constexpr double kStraggleContrast = 1.5;  // see hedge_final
 constexpr double kMinSpread = 1.5;         // measured sizes closer than this say nothing of a slope (see narrow)
 
+// Whether two block sizes are too close for a line through them to show a slope.
+bool too_close(double a, double b) { return std::max(a, b) < kMinSpread * std::min(a, b); }
+
 // Slope beyond a PU's trust cap, per second per element of its time at the cap: steep
 // enough that the solve keeps the PU within a few per mille of the cap (see solve_step).
 constexpr double kCapPenalty = 1e3;
@@ -398,8 +401,7 @@ double PlbhacPlanner::model_time(const Pu &pu, double x) const
 // later pass (33 ms passes instead of 27).
 bool PlbhacPlanner::narrow(const Pu &pu) const
 {
-    return (pu.size_lo > 0 && pu.size_hi < kMinSpread * pu.size_lo) ||
-           (pu.fit_lo > 0 && pu.fit_hi < kMinSpread * pu.fit_lo);
+    return (pu.size_lo > 0 && too_close(pu.size_lo, pu.size_hi)) || (pu.fit_lo > 0 && too_close(pu.fit_lo, pu.fit_hi));
 }
 
 // Where a narrow PU's proportional time is anchored: its model's largest size, inside
@@ -470,8 +472,7 @@ uint64_t PlbhacPlanner::training_block(Pu &pu, uint64_t remaining)
         uint64_t size = round_block(static_cast<uint64_t>(2.0 * x_init_ * std::min(r, 1.0)));
         if (pu.info.kind != WorkerKind::Cpu) {
             size = std::max(size, round_block(x_init_ / 2));
-            const double x = static_cast<double>(size), x0 = static_cast<double>(x_init_);
-            if (x < kMinSpread * x0 && kMinSpread * x > x0)
+            if (too_close(static_cast<double>(size), static_cast<double>(x_init_)))
                 size = round_block(2 * x_init_);
         }
         size = std::max(size, pu.min_block);
