@@ -53,6 +53,8 @@ for suite in "${suites[@]}"; do
       bash "$top/bench/plbhac_models_sim.sh" "$build" "$out/plbhac_models_sim"
       echo "== plbhac_random_sim: random machines (curves, noise, slowdowns) against hdss and greedy"
       python3 "$top/bench/plbhac_random_sim.py" "$build" "$out/plbhac_random_sim"
+      echo "== plbhac_node_family: few-PU nodes the bench scenarios do not hold"
+      python3 "$top/bench/plbhac_node_family.py" "$build" "$out/plbhac_node_family" | tee "$out/plbhac_node_family.txt"
       echo "== plbhac_matmul: the real CPU + OpenCL node"
       bash "$top/bench/plbhac_matmul.sh" "$build" "$out/plbhac_matmul"
       echo "== plbhac_node_limit: plb-hac vs the node's limit (sum of standalone throughputs)"
