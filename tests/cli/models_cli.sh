@@ -77,6 +77,8 @@ grep -q "^pair  *800000 .* 1 " "$dir/list2" || fail "models list, second size: $
 rm "$(grep -l '"elements": 800000' "$home"/plbhac-models/pair.*.json)" || fail "no file of the second size"
 f=$(ls "$home"/plbhac-models/pair.*.json)
 echo '{"format": "hetpu-plbhac-models", "version": 1, "job": ' >"$f"
+if "$tool" models show pair --home "$home" 2>"$dir/err"; then fail "show of a job whose only file is corrupt succeeded"; fi
+grep -q "unreadable, ignored by runs: pair\..*\.json: " "$dir/err" || fail "show does not name the corrupt file: $(cat "$dir/err")"
 run 3 >"$dir/r3.json" || fail "run over a corrupt file"
 grep -q "ignored" "$dir/err" || fail "no warning for a corrupt file: $(cat "$dir/err")"
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert not r["warm_started"], r' "$dir/r3.json" || fail "corrupt file used"

@@ -83,7 +83,12 @@ int show(const std::string &home, const std::string &job, bool json)
 {
     int found = 0;
     nlohmann::json out = nlohmann::json::array();
+    // Files named like this job's (<job>.<hash>.json) that cannot be read: the reason the
+    // job has no models, said when nothing else is found.
+    std::vector<std::string> unreadable;
     for (const auto &e : list_plbhac_models(home)) {
+        if (!e.file && std::filesystem::path(e.path).filename().string().rfind(job + ".", 0) == 0)
+            unreadable.push_back(std::filesystem::path(e.path).filename().string() + ": " + e.error);
         if (!e.file || e.file->key.job != job)
             continue;
         ++found;
@@ -137,6 +142,11 @@ int show(const std::string &home, const std::string &job, bool json)
     if (!found) {
         std::fprintf(stderr, "hetpu models: no saved models for job '%s' under %s\n", job.c_str(),
                      plbhac_models_dir(home).c_str());
+        for (const std::string &u : unreadable)
+            std::fprintf(stderr,
+                         "hetpu models: unreadable, ignored by runs: %s (the job's next run rewrites it; "
+                         "'hetpu models clear --all' removes it)\n",
+                         u.c_str());
         return 1;
     }
     return 0;
