@@ -14,7 +14,8 @@
 # Environment: ROUNDS (3), APPS ("mm3072 mm4096 grn kmeans"; mmN is matmul of order N, fftN fft2d
 # of an N x N matrix),
 # POLICIES ("plb-hac eager ws dmda"; plb-hac-prev = plb-hac without the trust region and
-# without saved models; plb-hac-ipopt = plb-hac solving every step with Ipopt), NODE_GPU,
+# without saved models; plb-hac-ipopt = plb-hac solving every step with Ipopt;
+# plb-hac-nohedge = plb-hac without the straggle hedge), NODE_GPU,
 # NODE_NCPU, GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
 # the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
 # repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run. TRACES=1: every
@@ -48,10 +49,12 @@ run() {  # app config [json [trace]]
     plb-hac-prev) sched=plb-hac prev=(HETPU_PLBHAC_TRUST=0 HETPU_PLBHAC_MODELS=off) ;;
     # plb-hac with Ipopt for every step's solve, as the paper (HETPU_PLBHAC_SOLVER=ipopt).
     plb-hac-ipopt) sched=plb-hac prev=(HETPU_PLBHAC_SOLVER=ipopt) ;;
+    # plb-hac whose final shares end together as predicted, without the straggle hedge.
+    plb-hac-nohedge) sched=plb-hac prev=(HETPU_PLBHAC_HEDGE=0) ;;
   esac
   node_workers "$part"
   export STARPU_SCHED=$sched
-  unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER
+  unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER HETPU_PLBHAC_HEDGE
   [ ${#prev[@]} -eq 0 ] || export "${prev[@]}"
   real_node_cmd "$app" || return 1
   if [ -n "${4:-}" ]; then HETPU_TRACE=$4 "${app_cmd[@]}" $json; else "${app_cmd[@]}" $json; fi
