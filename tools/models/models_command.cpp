@@ -87,9 +87,13 @@ int show(const std::string &home, const std::string &job, bool json)
     // job has no models, said when nothing else is found.
     std::vector<std::string> unreadable;
     for (const auto &e : list_plbhac_models(home)) {
-        if (!e.file && std::filesystem::path(e.path).filename().string().rfind(job + ".", 0) == 0)
-            unreadable.push_back(std::filesystem::path(e.path).filename().string() + ": " + e.error);
-        if (!e.file || e.file->key.job != job)
+        if (!e.file) {
+            const std::string name = std::filesystem::path(e.path).filename().string();
+            if (name.rfind(job + ".", 0) == 0)
+                unreadable.push_back(name + ": " + e.error);
+            continue;
+        }
+        if (e.file->key.job != job)
             continue;
         ++found;
         const PlbhacModelFile &f = *e.file;
