@@ -33,7 +33,7 @@
 #include "accounting_hook/core/run_charge.h"
 #include "accounting_hook/core/slurm_allocation.h"
 #include "accounting_hook/local_node.h"
-#include "runtime/core/finite_number.h"
+#include "common/finite_number.h"
 #include "runtime/mpi_gather.h"
 #include "runtime/opencl_on_cpu.h"
 #include "perfmodels/energy/energy_source.h"

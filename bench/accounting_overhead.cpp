@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
 
 namespace {
 

@@ -7,8 +7,8 @@
 // widths 24 or 48 GB/s, 12 GB/s to the host); the checkpoint sizes are drawn from a skewed
 // (log-normal) distribution, not from the paper's RTM traces, which the seed does not include.
 #include "ckpt_backend/core/peer_schedule.h"
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
 
 #include <algorithm>
 #include <chrono>

@@ -10,8 +10,8 @@
 //     holding a quarter of the data: FIFO eviction, score eviction with no, one and all hints.
 // Results as JSON lines (--json FILE) and a table on stdout.
 #include "ckpt_backend/engine/engine.h"
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
 
 #include <algorithm>
 #include <chrono>

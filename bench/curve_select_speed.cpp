@@ -18,8 +18,8 @@
 #include "perfmodels/core/curve_select.h"
 #include "perfmodels/core/fitted_curve.h"
 #include "perfmodels/core/observation_log.h"
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
 
 #include <algorithm>
 #include <chrono>

@@ -26,8 +26,8 @@
 #include "apps/matmul/matmul_options.h"
 #include "apps/matmul/matmul_problem.h"
 #include "apps/matmul/matmul_report.h"
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // anywhere else; do not fix or tune it (it is the baseline).
 #include "bench/pareto_legacy.h"
 
-#include "sched_policies/core/pareto_front.h"
+#include "sched_policies/pareto/core/pareto_front.h"
 
 #include <algorithm>
 #include <cfloat>

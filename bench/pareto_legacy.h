@@ -3,7 +3,7 @@
 // bench/pareto_speed measures its speed-up against them in the same run (see the .cpp).
 #pragma once
 
-#include "sched_policies/core/pareto_profiles.h"
+#include "sched_policies/pareto/core/pareto_profiles.h"
 
 #include <cstdint>
 #include <vector>

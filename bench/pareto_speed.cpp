@@ -19,11 +19,11 @@
 //
 // Usage: pareto_speed [p:m,p:m,...] [reps]   (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200 3)
 //        pareto_speed --no-legacy [p:m,...] [reps]   (new implementation only)
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
 #include "bench/pareto_legacy.h"
-#include "sched_policies/core/hepopta.h"
-#include "sched_policies/core/hpopta.h"
+#include "sched_policies/pareto/core/hepopta.h"
+#include "sched_policies/pareto/core/hpopta.h"
 
 #include <sys/resource.h>
 #include <time.h>

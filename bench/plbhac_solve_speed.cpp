@@ -7,9 +7,9 @@
 // and max of `reps` timed calls (after one untimed warm-up) per size and solver, and the
 // ratio of the medians, as a table then JSON lines.
 // Usage: plbhac_solve_speed [reps]   (default 200)
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
-#include "sched_policies/core/plbhac_solve.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
+#include "sched_policies/plbhac/core/plbhac_solve.h"
 
 #include <algorithm>
 #include <chrono>

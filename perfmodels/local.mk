@@ -1,6 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# perfmodels: energy sources (RAPL, NVML, model) in the pure core library; the online curve
-# models (perfmodels/core) are listed with the policy cores in sched_policies/local.mk.
+# perfmodels: the online time models (core/: curve fitting and selection, transfer model)
+# and the energy sources (energy/: RAPL, NVML, model), all in the pure core library.
+hetpu_core_sources += \
+	perfmodels/core/curve_basis.cpp perfmodels/core/curve_basis.h \
+	perfmodels/core/curve_fit.cpp perfmodels/core/curve_fit.h \
+	perfmodels/core/curve_select.cpp perfmodels/core/curve_select.h \
+	perfmodels/core/fitted_curve.cpp perfmodels/core/fitted_curve.h \
+	perfmodels/core/observation_log.cpp perfmodels/core/observation_log.h \
+	perfmodels/core/online_model.cpp perfmodels/core/online_model.h \
+	perfmodels/core/transfer_model.cpp perfmodels/core/transfer_model.h
 hetpu_core_sources += \
 	perfmodels/energy/energy_source.cpp perfmodels/energy/energy_source.h \
 	perfmodels/energy/counter_accumulator.cpp perfmodels/energy/counter_accumulator.h \

@@ -6,11 +6,8 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_cursor.cpp runtime/core/block_cursor.h \
 	runtime/core/block_planner.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
-	runtime/core/json_line.h runtime/core/trim.h \
-	runtime/core/finite_number.cpp runtime/core/finite_number.h \
-	runtime/core/gnuplot_png.cpp runtime/core/gnuplot_png.h \
 	runtime/core/cluster.cpp runtime/core/cluster.h \
-	$(hetpu_core_sources)
+	$(hetpu_common_sources) $(hetpu_core_sources)
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
 runtime_libhetpu_core_la_LIBADD = $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
@@ -57,4 +54,4 @@ endif
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = hetpu.pc
 EXTRA_DIST += hetpu.pc.in
-noinst_HEADERS += runtime/mpi_gather.h runtime/core/input_file.h
+noinst_HEADERS += runtime/mpi_gather.h

@@ -33,19 +33,19 @@ tests_unit_tests_SOURCES = \
 	tests/unit/pareto_cases_test.cpp \
 	tests/unit/pareto_oracle_test.cpp \
 	tests/unit/sim_test.cpp \
-	tests/unit/plbhac_solve_test.cpp \
-	tests/unit/plbhac_equal_finish_test.cpp \
-	tests/unit/plbhac_straggle_test.cpp \
+	tests/unit/plbhac/plbhac_solve_test.cpp \
+	tests/unit/plbhac/plbhac_equal_finish_test.cpp \
+	tests/unit/plbhac/plbhac_straggle_test.cpp \
 	tests/unit/quadratic_time_curve.h \
 	tests/unit/thrown_message.h \
 	tests/unit/curve_basis_test.cpp \
 	tests/unit/curve_select_test.cpp \
 	tests/unit/curve_online_model_test.cpp \
 	tests/unit/curve_transfer_model_test.cpp \
-	tests/unit/plbhac_planner_test.cpp \
-	tests/unit/hdss_planner_test.cpp \
+	tests/unit/plbhac/plbhac_planner_test.cpp \
+	tests/unit/hdss/hdss_planner_test.cpp \
 	tests/unit/energy_source_test.cpp \
-	tests/unit/finite_number_test.cpp
+	tests/unit/common/finite_number_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/core (finite_number, for the command lines), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
@@ -95,8 +95,8 @@ tests_programs_plain_starpu_mpi_LDADD = $(STARPUMPI_LIBS)
 endif
 TESTS += tests/cli/mpi_preload.sh
 EXTRA_DIST += tests/cli/mpi_preload.sh
-# PLB-HAC models persisted across runs (sched_policies/core/plbhac_model_store.h).
-tests_unit_tests_SOURCES += tests/unit/plbhac_model_store_test.cpp
+# PLB-HAC models persisted across runs (sched_policies/plbhac/core/plbhac_model_store.h).
+tests_unit_tests_SOURCES += tests/unit/plbhac/plbhac_model_store_test.cpp
 TESTS += tests/cli/models_cli.sh
 EXTRA_DIST += tests/cli/models_cli.sh
 # plb-hac saves its models under $HETPU_HOME: never into the user's during make check.

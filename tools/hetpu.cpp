@@ -7,7 +7,7 @@
 
 #include "tools/batch/batch_command.h"
 #include "tools/calibrate/calibrate_command.h"
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 #include "tools/mgb/mgb_command.h"
 #include "tools/mgb_sim/mgb_sim_command.h"
 #include "tools/models/models_command.h"

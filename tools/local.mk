@@ -12,7 +12,7 @@ tools_libhetpu_sim_la_SOURCES = \
 tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
 
 bin_PROGRAMS += tools/hetpu
-tools_hetpu_SOURCES = tools/hetpu.cpp tools/cli_args.h
+tools_hetpu_SOURCES = tools/hetpu.cpp
 tools_hetpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 tools_hetpu_LDADD = tools/libhetpu_sim.la tools/libhetpu_pareto.la tools/libhetpu_calibrate.la \
 	apps/matmul/libhetpu_matmul.la apps/fft2d/libhetpu_fft2d.la $(hetpu_matmul_libs) $(hetpu_fft2d_libs)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "accounting_hook/core/benchmark_csv.h"
-#include "runtime/core/trim.h"
-#include "runtime/core/finite_number.h"
-#include "runtime/core/input_file.h"
+#include "common/trim.h"
+#include "common/finite_number.h"
+#include "common/input_file.h"
 
 #include <cmath>
 #include <fstream>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "accounting_hook/core/partition_config.h"
-#include "runtime/core/input_file.h"
+#include "common/input_file.h"
 
 #include <algorithm>
 #include <cmath>

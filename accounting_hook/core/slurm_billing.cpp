@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "accounting_hook/core/slurm_billing.h"
-#include "runtime/core/trim.h"
+#include "common/trim.h"
 
 #include <algorithm>
 #include <cctype>

@@ -3,7 +3,7 @@
 
 #include <sstream>
 
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 
 namespace hetpu::apps {
 

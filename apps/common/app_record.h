@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/json_line.h"
+#include "common/json_line.h"
 
 namespace hetpu::apps {
 

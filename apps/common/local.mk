@@ -1,15 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# apps/common: pieces the four apps share (the command line, text tables with line-numbered
-# errors, the JSON run record, a platform-independent generator). Pure C++.
+# apps/common: pieces the four apps share (the command line, the JSON run record, a
+# platform-independent generator). Pure C++.
 noinst_LTLIBRARIES += apps/common/libhetpu_apps_common.la
 apps_common_libhetpu_apps_common_la_SOURCES = \
-	apps/common/text_table.cpp apps/common/text_table.h \
 	apps/common/app_options.cpp apps/common/app_options.h \
 	apps/common/app_record.cpp apps/common/app_record.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
 	apps/common/output_file.h apps/common/run_output.h apps/common/block_codelet.h \
 	apps/common/opencl_kernels.h apps/common/pinned_host_memory.h
-# CLI11 parses the command lines (tools/cli_args.h), finite_number the real numbers.
+# CLI11 parses the command lines (common/cli_args.h), finite_number the real numbers.
 apps_common_libhetpu_apps_common_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 apps_common_libhetpu_apps_common_la_LIBADD = runtime/libhetpu_core.la
 

@@ -8,7 +8,7 @@
 
 #include "apps/common/output_file.h"
 #include "apps/common/splitmix.h"
-#include "apps/common/text_table.h"
+#include "common/text_table.h"
 
 namespace hetpu::kmeans {
 

@@ -9,7 +9,7 @@
 #include <limits>
 #include <sstream>
 
-#include "runtime/core/input_file.h"
+#include "common/input_file.h"
 
 namespace hetpu::ckpt {
 

@@ -19,10 +19,10 @@ deps() {
     case $1 in
         fuzz_scenario) echo "tools/sim/scenario.cpp tools/sim/simulated_unit.cpp" ;;
         fuzz_ckpt_config) echo "ckpt_backend/engine/config.cpp" ;;
-        fuzz_text_table) echo "apps/common/text_table.cpp" ;;
-        fuzz_profile_csv) echo "sched_policies/core/profile_csv.cpp sched_policies/core/pareto_profiles.cpp" ;;
+        fuzz_text_table) echo "common/text_table.cpp" ;;
+        fuzz_profile_csv) echo "sched_policies/pareto/core/profile_csv.cpp sched_policies/pareto/core/pareto_profiles.cpp" ;;
         fuzz_accounting_config) echo "accounting_hook/core/partition_config.cpp accounting_hook/core/partition.cpp accounting_hook/core/benchmark_csv.cpp accounting_hook/core/slurm_billing.cpp accounting_hook/core/su_model.cpp" ;;
-        fuzz_manifest) echo "ckpt_backend/core/manifest.cpp ckpt_backend/core/durable_file.cpp apps/kmeans/kmeans_checkpoint_format.cpp apps/kmeans/kmeans_data.cpp apps/common/text_table.cpp" ;;
+        fuzz_manifest) echo "ckpt_backend/core/manifest.cpp ckpt_backend/core/durable_file.cpp apps/kmeans/kmeans_checkpoint_format.cpp apps/kmeans/kmeans_data.cpp common/text_table.cpp" ;;
     esac
 }
 status=0

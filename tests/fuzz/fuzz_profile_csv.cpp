@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "sched_policies/core/pareto_profiles.h"
-#include "sched_policies/core/profile_csv.h"
+#include "sched_policies/pareto/core/pareto_profiles.h"
+#include "sched_policies/pareto/core/profile_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

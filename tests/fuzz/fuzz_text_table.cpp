@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "apps/common/text_table.h"
+#include "common/text_table.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

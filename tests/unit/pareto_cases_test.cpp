@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Hand-made HPOPTA / HEPOPTA / HTPOPTA cases with answers worked out by hand, and input
 // validation. The random comparisons against oracles live in pareto_oracle_test.cpp.
-#include "sched_policies/core/hepopta.h"
-#include "sched_policies/core/hpopta.h"
+#include "sched_policies/pareto/core/hepopta.h"
+#include "sched_policies/pareto/core/hpopta.h"
 
 #include <gtest/gtest.h>
 

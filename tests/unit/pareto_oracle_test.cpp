@@ -7,9 +7,9 @@
 // Profile values are small multiples of 1/4 so that every sum is exact in double and the
 // fronts can be compared bit for bit, ties included; one suite uses arbitrary doubles and
 // compares with a relative tolerance.
-#include "sched_policies/core/hepopta.h"
-#include "sched_policies/core/hpopta.h"
-#include "sched_policies/core/min_energy.h"
+#include "sched_policies/pareto/core/hepopta.h"
+#include "sched_policies/pareto/core/hpopta.h"
+#include "sched_policies/pareto/core/min_energy.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // (seconds, x in elements), with its exact derivatives.
 #pragma once
 
-#include "sched_policies/core/plbhac_time_curve.h"
+#include "sched_policies/plbhac/core/plbhac_time_curve.h"
 
 namespace hetpu::testing {
 

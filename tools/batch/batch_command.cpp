@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/batch/batch_runner.h"
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 
 namespace hetpu::batch {
 

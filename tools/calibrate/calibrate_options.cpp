@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 
 namespace hetpu::calibrate {
 

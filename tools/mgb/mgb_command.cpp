@@ -21,7 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 #include "sched_policies/mgb/core/gpu_ledger.h"
 
 namespace hetpu::mgb_cli {

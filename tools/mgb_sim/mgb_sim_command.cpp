@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/mgb_sim/mgb_sim_command.h"
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 
 #include <chrono>
 #include <cstdio>

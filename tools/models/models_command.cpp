@@ -13,9 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sched_policies/core/plbhac_model_store.h"
-#include "sched_policies/core/plbhac_straggle.h"
-#include "sched_policies/core/profile_store.h"
+#include "sched_policies/plbhac/core/plbhac_model_store.h"
+#include "sched_policies/plbhac/core/plbhac_straggle.h"
+#include "sched_policies/pareto/core/profile_store.h"
 
 namespace hetpu::models_cli {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// `hetpu models`: the PLB-HAC models saved across runs (sched_policies/core/plbhac_model_store.h).
+// `hetpu models`: the PLB-HAC models saved across runs (sched_policies/plbhac/core/plbhac_model_store.h).
 //
 //   hetpu models list  [--home DIR] [--json]        one line per saved job/worker set/host
 //   hetpu models show  JOB [--home DIR] [--json]    the models of a job: points, size range,

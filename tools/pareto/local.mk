@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # `hetpu pareto` (tools/pareto/) and the tests of the Pareto tooling: the profile CSV, the
 # load-balanced distribution, the paper's metrics, the trade-off choice and the planner of
-# the hepopta/htpopta policies (cores in sched_policies/core/).
+# the hepopta/htpopta policies (cores in sched_policies/pareto/core/).
 noinst_LTLIBRARIES += tools/libhetpu_pareto.la
 tools_libhetpu_pareto_la_SOURCES = tools/pareto/pareto_command.cpp tools/pareto/pareto_command.h
 EXTRA_DIST += tools/pareto/README.md

@@ -9,10 +9,10 @@
 #include <cstring>
 #include <sstream>
 
-#include "runtime/core/gnuplot_png.h"
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
-#include "sched_policies/core/hepopta.h"
+#include "common/gnuplot_png.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
+#include "sched_policies/pareto/core/hepopta.h"
 
 namespace hetpu::pareto_cli {
 

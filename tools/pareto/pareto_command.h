@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "sched_policies/core/front_metrics.h"
-#include "sched_policies/core/load_balanced.h"
-#include "sched_policies/core/profile_csv.h"
+#include "sched_policies/pareto/core/front_metrics.h"
+#include "sched_policies/pareto/core/load_balanced.h"
+#include "sched_policies/pareto/core/profile_csv.h"
 
 namespace hetpu::pareto_cli {
 
@@ -24,7 +24,7 @@ struct Args {
 };
 
 // The command line (argv without the subcommand). Throws CLI11's ParseError naming the
-// problem, CLI::CallForHelp after --help. The options are CLI11's (tools/cli_args.h).
+// problem, CLI::CallForHelp after --help. The options are CLI11's (common/cli_args.h).
 Args parse_args(int argc, const char *const *argv);
 
 // Everything the command prints, computed from a parsed CSV (pure: no files, no gnuplot).

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/core/input_file.h"
+#include "common/input_file.h"
 
 namespace hetpu::sim {
 

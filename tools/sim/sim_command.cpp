@@ -13,11 +13,11 @@
 #include <stdexcept>
 #include <string>
 
-#include "runtime/core/json_line.h"
-#include "tools/cli_args.h"
-#include "sched_policies/core/hdss_planner.h"
-#include "sched_policies/core/plbhac_model_store.h"
-#include "sched_policies/core/plbhac_planner.h"
+#include "common/json_line.h"
+#include "common/cli_args.h"
+#include "sched_policies/hdss/core/hdss_planner.h"
+#include "sched_policies/plbhac/core/plbhac_model_store.h"
+#include "sched_policies/plbhac/core/plbhac_planner.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/static_planner.h"
 #include "tools/sim/simulator.h"

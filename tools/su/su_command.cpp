@@ -13,7 +13,7 @@
 #include "accounting_hook/core/partition_config.h"
 #include "accounting_hook/core/slurm_billing.h"
 #include "accounting_hook/core/su_model.h"
-#include "tools/cli_args.h"
+#include "common/cli_args.h"
 #include "tools/su/su_compare.h"
 #include "tools/su/su_options.h"
 #include "tools/su/su_report.h"

@@ -13,7 +13,7 @@
 #include "accounting_hook/core/comparison_models.h"
 #include "accounting_hook/core/partition_config.h"
 #include "accounting_hook/core/su_model.h"
-#include "runtime/core/gnuplot_png.h"
+#include "common/gnuplot_png.h"
 #include "tools/su/su_options.h"
 
 namespace hetpu::su {

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "runtime/core/finite_number.h"
-#include "tools/cli_args.h"
+#include "common/finite_number.h"
+#include "common/cli_args.h"
 
 namespace hetpu::su {
 

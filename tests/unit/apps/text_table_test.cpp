@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Delimited numeric tables: delimiter and header detection, and the line-numbered errors
 // for ragged rows, non-numbers and empty files.
-#include "apps/common/text_table.h"
+#include "common/text_table.h"
 
 #include <gtest/gtest.h>
 

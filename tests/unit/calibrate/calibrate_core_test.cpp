@@ -12,7 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sched_policies/core/profile_csv.h"
+#include "sched_policies/pareto/core/profile_csv.h"
 #include "tools/calibrate/calibrate_options.h"
 #include "tools/calibrate/energy_attribution.h"
 #include "tools/calibrate/profile_writer.h"

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <vector>
 
-#include "sched_policies/core/front_cache.h"
-#include "sched_policies/core/pareto_planner.h"
+#include "sched_policies/pareto/core/front_cache.h"
+#include "sched_policies/pareto/core/pareto_planner.h"
 
 using namespace hetpu;
 

@@ -2,7 +2,7 @@
 // The HEPOPTA paper's metrics on a hand-made front whose answers are worked out below.
 #include <gtest/gtest.h>
 
-#include "sched_policies/core/front_metrics.h"
+#include "sched_policies/pareto/core/front_metrics.h"
 
 using namespace hetpu;
 

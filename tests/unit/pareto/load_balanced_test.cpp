@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <random>
 
-#include "sched_policies/core/load_balanced.h"
+#include "sched_policies/pareto/core/load_balanced.h"
 
 using namespace hetpu;
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "runtime/core/block_dispatcher.h"
-#include "sched_policies/core/pareto_planner.h"
+#include "sched_policies/pareto/core/pareto_planner.h"
 #include "tests/unit/thrown_message.h"
 
 using namespace hetpu;

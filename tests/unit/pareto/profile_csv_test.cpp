@@ -2,7 +2,7 @@
 // The profile CSV reader: accepted forms, and one clear error (with its line) per defect.
 #include <gtest/gtest.h>
 
-#include "sched_policies/core/profile_csv.h"
+#include "sched_policies/pareto/core/profile_csv.h"
 
 using namespace hetpu;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <gtest/gtest.h>
 
-#include "sched_policies/core/tradeoff.h"
+#include "sched_policies/pareto/core/tradeoff.h"
 #include "tests/unit/thrown_message.h"
 
 using namespace hetpu;

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# common/: generic helpers any folder may include (pure C++, no StarPU): number parsing,
+# text tables, JSON lines, input files, gnuplot, the command-line helper. Compiled into
+# runtime/libhetpu_core.la with the pure cores.
+hetpu_common_sources = \
+	common/trim.h common/input_file.h common/json_line.h common/cli_args.h \
+	common/finite_number.cpp common/finite_number.h \
+	common/gnuplot_png.cpp common/gnuplot_png.h \
+	common/text_table.cpp common/text_table.h

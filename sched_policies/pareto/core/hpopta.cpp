@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "sched_policies/pareto/core/hpopta.h"
+
+#include "sched_policies/pareto/core/cheapest_within.h"
+#include "sched_policies/pareto/core/shifted_bits.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace hetpu {
+namespace detail {
+
+namespace {
+
+// A profile point in the time order the search walks.
+struct TimedPoint {
+    double t;
+    std::int32_t proc;
+    std::int32_t size;
+};
+
+class Reachability {
+public:
+    explicit Reachability(const ProfileTable &tab)
+        : tab_(tab), words_(static_cast<std::size_t>(tab.workload() / 64 + 1)), reach_(words_), next_(words_)
+    {}
+
+    // Can n be formed using, on each processor, idle or a point whose time is <= limit?
+    bool operator()(double limit)
+    {
+        const int p = tab_.procs();
+        const Granules n = tab_.workload();
+        std::vector<Granules> &big = big_;
+        big.assign(p, 0);
+        for (int i = 0; i < p; ++i)
+            for (Granules x : tab_.sizes(i))
+                if (tab_.time(i, x) <= limit)
+                    big[i] = x;
+        Granules suffix = 0;
+        for (int i = 0; i < p; ++i)
+            suffix += big[i];
+        if (suffix < n)
+            return false;
+        std::fill(reach_.begin(), reach_.end(), 0);
+        reach_[0] = 1;  // the empty prefix sums to 0
+        Granules prefix = 0;
+        for (int i = 0; i + 1 < p; ++i) {
+            // Partial sums worth keeping after processor i: [n - suffix of i+1.., min(n, prefix)];
+            // every bit outside is left 0, which is harmless because no completion reads it.
+            suffix -= big[i];
+            prefix += big[i];
+            const std::size_t wlo = static_cast<std::size_t>(std::max<Granules>(0, n - suffix) / 64);
+            const std::size_t whi = static_cast<std::size_t>(std::min(n, prefix) / 64);
+            std::fill(next_.begin(), next_.end(), 0);
+            for (std::size_t w = wlo; w <= whi; ++w)
+                next_[w] = reach_[w];  // idle
+            for (Granules x : tab_.sizes(i))
+                if (tab_.time(i, x) <= limit)
+                    or_shifted(next_, reach_, x, wlo, whi);
+            reach_.swap(next_);
+        }
+        // The last processor only has to close the gap to n.
+        auto bit = [&](Granules s) { return (reach_[static_cast<std::size_t>(s / 64)] >> (s % 64)) & 1u; };
+        if (bit(n))
+            return true;
+        for (Granules x : tab_.sizes(p - 1))
+            if (tab_.time(p - 1, x) <= limit && bit(n - x))
+                return true;
+        return false;
+    }
+
+private:
+    const ProfileTable &tab_;
+    std::size_t words_;
+    std::vector<std::uint64_t> reach_, next_;
+    std::vector<Granules> big_;
+};
+
+}  // namespace
+
+std::vector<Granules> fastest_sizes(const ProfileTable &tab)
+{
+    const int p = tab.procs();
+    const Granules n = tab.workload();
+    if (n == 0)
+        return std::vector<Granules>(p, 0);
+    std::vector<TimedPoint> pts;
+    for (int i = 0; i < p; ++i)
+        for (Granules x : tab.sizes(i))
+            pts.push_back(TimedPoint{tab.time(i, x), i, static_cast<std::int32_t>(x)});
+    std::sort(pts.begin(), pts.end(), [](const TimedPoint &a, const TimedPoint &b) { return a.t < b.t; });
+    std::vector<double> times;  // distinct, ascending
+    times.reserve(pts.size());
+    for (const TimedPoint &q : pts)
+        if (times.empty() || q.t != times.back())
+            times.push_back(q.t);
+
+    // Counting bound: below the first time at which the largest usable sizes add up to n,
+    // n cannot be formed at all.
+    std::vector<Granules> big(p, 0);
+    Granules total = 0;
+    double bound = -1;
+    for (const TimedPoint &q : pts)
+        if (q.size > big[q.proc]) {
+            total += q.size - big[q.proc];
+            big[q.proc] = q.size;
+            if (total >= n) {
+                bound = q.t;
+                break;
+            }
+        }
+    if (bound < 0)
+        return {};
+    Reachability reachable(tab);
+    // Galloping from the bound: the optimum is usually at or just above it, and
+    // reachability is monotone in the limit.
+    std::size_t fail = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), bound) - times.begin());
+    std::size_t ok = fail, step = 1;
+    bool found = false;
+    bool below_bound = true;  // `fail` is not yet a tested index
+    while (ok < times.size()) {
+        if (reachable(times[ok])) {
+            found = true;
+            break;
+        }
+        below_bound = false;
+        fail = ok;
+        if (ok == times.size() - 1)
+            break;
+        ok = std::min(times.size() - 1, ok + step);
+        step *= 2;
+    }
+    if (!found)
+        return {};
+    if (!below_bound) {
+        // Invariant: times[fail] unreachable, times[ok] reachable.
+        while (ok - fail > 1) {
+            const std::size_t mid = fail + (ok - fail) / 2;
+            if (reachable(times[mid]))
+                ok = mid;
+            else
+                fail = mid;
+        }
+    }
+    // Cheapest (energy, then active count) distribution within that makespan.
+    return cheapest_within(tab, times[ok]);
+}
+
+}  // namespace detail
+
+Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n)
+{
+    validate_profiles(profiles, n);
+    const detail::ProfileTable tab(profiles, n);
+    const std::vector<Granules> sizes = detail::fastest_sizes(tab);
+    if (sizes.empty())
+        throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
+                                       " granules cannot be formed as a sum of one profile size (or 0) per processor");
+    return evaluate_distribution(profiles, sizes);
+}
+
+}  // namespace hetpu

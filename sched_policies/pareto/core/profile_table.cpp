@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "sched_policies/pareto/core/profile_table.h"
+
+#include <algorithm>
+
+namespace hetpu {
+namespace detail {
+
+ProfileTable::ProfileTable(const std::vector<ProcessorProfile> &profiles, Granules n)
+    : n_(n), sizes_(profiles.size()), time_(profiles.size() * static_cast<std::size_t>(n + 1), 0.0),
+      energy_(profiles.size() * static_cast<std::size_t>(n + 1), 0.0)
+{
+    for (std::size_t i = 0; i < profiles.size(); ++i) {
+        sizes_[i].reserve(profiles[i].points.size());
+        for (const ProfilePoint &pt : profiles[i].points) {
+            if (pt.size <= 0 || pt.size > n)
+                continue;  // idle point is implicit; oversized points are unusable
+            time_[at(static_cast<int>(i), pt.size)] = pt.time_s;
+            energy_[at(static_cast<int>(i), pt.size)] = pt.energy_j;
+            sizes_[i].push_back(pt.size);
+        }
+        std::sort(sizes_[i].begin(), sizes_[i].end());
+    }
+}
+
+}  // namespace detail
+}  // namespace hetpu

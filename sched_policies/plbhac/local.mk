@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# PLB-HAC: the policy (StarPU glue) and its planner's pure core (no StarPU), the latter
+# compiled into runtime/libhetpu_core.la.
+hetpu_policy_sources += sched_policies/plbhac/plbhac.cpp
+hetpu_core_sources += \
+	sched_policies/plbhac/core/plbhac_time_curve.h \
+	sched_policies/plbhac/core/plbhac_makespan_nlp.cpp sched_policies/plbhac/core/plbhac_makespan_nlp.h \
+	sched_policies/plbhac/core/plbhac_equal_finish.cpp sched_policies/plbhac/core/plbhac_equal_finish.h \
+	sched_policies/plbhac/core/plbhac_rounding.cpp sched_policies/plbhac/core/plbhac_rounding.h \
+	sched_policies/plbhac/core/plbhac_solve.cpp sched_policies/plbhac/core/plbhac_solve.h \
+	sched_policies/plbhac/core/plbhac_straggle.cpp sched_policies/plbhac/core/plbhac_straggle.h \
+	sched_policies/plbhac/core/plbhac_planner.cpp sched_policies/plbhac/core/plbhac_planner.h \
+	sched_policies/plbhac/core/plbhac_model_store.cpp sched_policies/plbhac/core/plbhac_model_store.h
+# PLB-HAC's persisted models are JSON files (plbhac_model_store.cpp).
+runtime_libhetpu_core_la_CPPFLAGS += $(JSON_CFLAGS)
