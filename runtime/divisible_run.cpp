@@ -66,7 +66,7 @@ struct Run {
 
 // A block's results on their way home: its per-block handles still being written back
 // (see writeback_done) and when it ended. Once both are known the planner hears how long
-// after its end the job could have used them (BlockPlanner::results_home). Guarded by
+// after its end the job could have used them (PlannerExtensions::results_home). Guarded by
 // run.mutex.
 struct BlockHomecoming {
     unsigned pending = 0;  // handles not yet back in main memory
@@ -141,7 +141,8 @@ void report_homecoming(Run &run, BlockHomecoming &h)
     if (h.reported || h.pending > 0 || h.end_s < 0 || h.home_s < 0)
         return;
     h.reported = true;
-    run.planner->results_home({h.worker, h.offset, h.count, h.end_s, h.home_s});
+    if (hetpu::PlannerExtensions *x = run.planner->extensions())
+        x->results_home({h.worker, h.offset, h.count, h.end_s, h.home_s});
 }
 
 // The block's results are back in main memory: let go of the handle. Unregistering only
@@ -284,7 +285,7 @@ void block_finished_unguarded(void *arg)
         refit = run.dispatcher->prepare_refit(done);
     }
     // The refit of this worker's models (a curve choice may take a millisecond) runs
-    // without the lock, alongside the other workers' completions (BlockPlanner::prepare_refit).
+    // without the lock, alongside the other workers' completions (PlannerExtensions::prepare_refit).
     if (refit)
         refit->run();
     {

@@ -4,7 +4,7 @@ noinst_LTLIBRARIES += runtime/libhetpu_core.la
 runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/policy_catalog.cpp runtime/core/policy_catalog.h \
 	runtime/core/block_cursor.cpp runtime/core/block_cursor.h \
-	runtime/core/block_planner.h \
+	runtime/core/block_planner.h runtime/core/planner_extensions.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
 	runtime/core/cluster.cpp runtime/core/cluster.h \
 	$(hetpu_common_sources) $(hetpu_core_sources)

@@ -80,13 +80,19 @@ std::vector<Assignment> BlockDispatcher::start()
     return out;
 }
 
+std::unique_ptr<PuRefit> BlockDispatcher::prepare_refit(const BlockDone &done)
+{
+    PlannerExtensions *x = planner_.extensions();
+    return x ? x->prepare_refit(done) : nullptr;
+}
+
 std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit *refit)
 {
     std::vector<Assignment> out;
     if (in_flight_ > 0)
         --in_flight_;
     if (refit)
-        planner_.block_done_refitted(done, refit);
+        planner_.extensions()->block_done_refitted(done, refit);
     else
         planner_.block_done(done);
     if (planner_.assigns_workers()) {

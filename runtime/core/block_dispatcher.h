@@ -12,6 +12,7 @@
 
 #include "runtime/core/block_cursor.h"
 #include "runtime/core/block_planner.h"
+#include "runtime/core/planner_extensions.h"
 
 namespace hetpu {
 
@@ -32,12 +33,12 @@ public:
     std::vector<Assignment> start();
 
     // A block finished on done.worker; returns the blocks to submit in its place.
-    // `refit`: what the planner's prepare_refit() gave for it, run since (may be null).
+    // `refit`: what prepare_refit() gave for it, run since (may be null).
     std::vector<Assignment> complete(const BlockDone &done, PuRefit *refit = nullptr);
 
     // The planner's prepare_refit() for a finished block, before complete() (see
-    // BlockPlanner::prepare_refit).
-    std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done) { return planner_.prepare_refit(done); }
+    // PlannerExtensions::prepare_refit); null when the planner has none.
+    std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done);
 
     // A block could not be submitted: forget it so finished() can become true. Its
     // elements are not processed; the run is reported as failed by the glue.

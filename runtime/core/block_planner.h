@@ -36,26 +36,7 @@ struct BlockDone {
     double submitted_s = -1;
 };
 
-// A block's written data are valid in main memory again, `home_s` seconds after the run
-// started; `end_s` is its BlockDone's. With an accelerator the two differ by the copy back
-// (and whatever delays its completion), which the job's end waits for but no profiling
-// of the task shows.
-struct BlockHome {
-    int worker = -1;
-    uint64_t offset = 0;
-    uint64_t count = 0;
-    double end_s = 0;
-    double home_s = 0;
-};
-
-// The part of a completion that concerns only the PU that ran the block (refitting its
-// models), which a runner may do without its lock: see BlockPlanner::prepare_refit.
-class PuRefit {
-public:
-    virtual ~PuRefit() = default;
-    // Touches only this object: safe concurrently with anything the planner does.
-    virtual void run() = 0;
-};
+class PlannerExtensions;
 
 class BlockPlanner {
 public:
@@ -76,19 +57,9 @@ public:
     // Called for every completed block, in completion order.
     virtual void block_done(const BlockDone &) {}
 
-    // A runner that plans every completion under one lock (the StarPU glue does) makes
-    // the workers whose blocks end together wait for each other's planning. The work of
-    // a completion that touches only its own PU's models can instead run outside the lock,
-    // on the worker's own thread: prepare_refit() (under the lock, cheap) takes what that
-    // needs, the runner calls run() on it without the lock, and block_done_refitted()
-    // (under the lock) takes its result and does the rest of block_done(). The outcome is
-    // block_done()'s. Default: nothing to prepare (null), and block_done() does it all.
-    virtual std::unique_ptr<PuRefit> prepare_refit(const BlockDone &) { return nullptr; }
-    virtual void block_done_refitted(const BlockDone &done, PuRefit *) { block_done(done); }
-
-    // After block_done() of the same block, once its results are home (single-process
-    // runs, blocks with per-block handles). Default: ignored.
-    virtual void results_home(const BlockHome &) {}
+    // What this planner offers beyond the calls above (planner_extensions.h), or null.
+    // Runners use it where present; a planner without it loses nothing it asked for.
+    virtual PlannerExtensions *extensions() { return nullptr; }
 };
 
 // Same block size for everyone, placement left to the StarPU policy: how built-in

@@ -58,11 +58,7 @@ public:
     bool assigns_workers() const override { return true; }
     uint64_t next_block(int, uint64_t remaining) override { return inner_->next_block(-1, remaining); }
     void block_done(const BlockDone &done) override { inner_->block_done(done); }
-    std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done) override { return inner_->prepare_refit(done); }
-    void block_done_refitted(const BlockDone &done, PuRefit *refit) override
-    {
-        inner_->block_done_refitted(done, refit);
-    }
+    PlannerExtensions *extensions() override { return inner_->extensions(); }
     const BlockPlanner &inner() const { return *inner_; }
 
 private:

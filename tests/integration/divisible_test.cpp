@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/core/planner_extensions.h"
 #include "runtime/policy_registry.h"
 #include "tests/integration/add_one_codelet.h"
 
@@ -70,8 +71,10 @@ const hetpu_worker_report *find_worker(const hetpu_divisible_report &r, enum sta
 
 // A planner that pins blocks: 32 elements for the CPU worker, 96 for the OpenCL one, and
 // checks that every block ran where it was sent.
-class PinningPlanner : public hetpu::BlockPlanner {
+class PinningPlanner : public hetpu::BlockPlanner, public hetpu::PlannerExtensions {
 public:
+    hetpu::PlannerExtensions *extensions() override { return this; }
+    void block_done_refitted(const hetpu::BlockDone &done, hetpu::PuRefit *) override { block_done(done); }
     explicit PinningPlanner(std::vector<hetpu::PlannerWorker> workers) : workers_(std::move(workers)) {}
     std::string name() const override { return "test-pinning"; }
     bool assigns_workers() const override { return true; }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "runtime/core/planner_extensions.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/scenario.h"
 #include "tools/sim/simulated_unit.h"
@@ -152,7 +153,7 @@ TEST(SimRun, CompletionsQueueForAPlannerBusyWithAnother)
 
 TEST(SimRun, RefitsRunOnTheirOwnUnitsOutsideThePlannerLock)
 {
-    // As the runtime does, a completion's refit (BlockPlanner::prepare_refit) runs on its
+    // As the runtime does, a completion's refit (PlannerExtensions::prepare_refit) runs on its
     // unit before the lock: two units ending together refit side by side, and only then
     // does the planner hear of either block. Under the lock the order would be refit a,
     // done a, refit b, done b. Each unit still waits for its own refit (>= 50 ms) before
@@ -172,7 +173,8 @@ TEST(SimRun, RefitsRunOnTheirOwnUnitsOutsideThePlannerLock)
         int unit;
         double took = 0;
     };
-    struct Planner final : BlockPlanner {
+    struct Planner final : BlockPlanner, PlannerExtensions {
+        PlannerExtensions *extensions() override { return this; }
         std::string name() const override { return "refits"; }
         bool assigns_workers() const override { return true; }
         uint64_t next_block(int, uint64_t) override { return 100; }

@@ -91,7 +91,7 @@ public:
                 ++result_.blocks;
                 result_.makespan_s = std::max(result_.makespan_s, e.at);
                 // The unit's callback refits its own models first, without the runtime's
-                // lock (BlockPlanner::prepare_refit): that time is the unit's alone. It
+                // lock (PlannerExtensions::prepare_refit): that time is the unit's alone. It
                 // stays busy until its whole callback is done.
                 e.done = {e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.at, e.submitted};
                 const double refit_s = charged([&] {

@@ -46,7 +46,7 @@ struct SimOptions {
     // Charge the planner's measured wall time to the unit that asked (as on a real
     // worker, which runs the completion callback), and make completions that come while
     // the planner is busy wait for it (the runtime runs every completion's planning under
-    // one lock, but for the refit of the unit's own models, BlockPlanner::prepare_refit,
+    // one lock, but for the refit of the unit's own models, PlannerExtensions::prepare_refit,
     // which it runs before taking the lock). Off for reproducible tests.
     bool charge_planning_time = true;
     // Record every block in SimResult::trace (tests, --trace). Off, a run of millions of

@@ -29,6 +29,7 @@
 #include "perfmodels/core/online_model.h"
 #include "perfmodels/core/transfer_model.h"
 #include "runtime/core/block_planner.h"
+#include "runtime/core/planner_extensions.h"
 #include "sched_policies/plbhac/core/plbhac_solve.h"
 #include "sched_policies/plbhac/core/plbhac_straggle.h"
 
@@ -141,7 +142,7 @@ struct PlbhacTraceRecord {
 // The record as one JSON line (no newline): what HETPU_TRACE and `hetpu sim --plan-trace` write.
 std::string plbhac_trace_json(const PlbhacTraceRecord &r);
 
-class PlbhacPlanner final : public BlockPlanner {
+class PlbhacPlanner final : public BlockPlanner, public PlannerExtensions {
 public:
     PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options);
     ~PlbhacPlanner() override;  // out of line: Pu is defined in the .cpp
@@ -150,6 +151,7 @@ public:
     bool assigns_workers() const override { return true; }
     uint64_t next_block(int worker, uint64_t remaining) override;
     void block_done(const BlockDone &done) override { apply_done(done, nullptr); }
+    PlannerExtensions *extensions() override { return this; }
     std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done) override;
     void block_done_refitted(const BlockDone &done, PuRefit *refit) override;
     void results_home(const BlockHome &home) override;

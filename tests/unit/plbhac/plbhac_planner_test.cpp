@@ -1031,7 +1031,7 @@ public:
         const bool busy = --in_flight_.at(w) > 0;
         const double delay = busy && !busy_delay_.empty() ? busy_delay_.at(w) : delay_.at(w);
         if (tell_)
-            p_.results_home({d.worker, d.offset, d.count, d.end_s, d.end_s + delay});
+            p_.extensions()->results_home({d.worker, d.offset, d.count, d.end_s, d.end_s + delay});
     }
     // When the job really ends: every worker's last results home.
     double job_end() const
@@ -1193,7 +1193,7 @@ TEST(PlbhacSim, AdaptsToASlowdown)
 }
 
 // ---------------------------------------------------------------------------------------
-// Refits outside the runner's lock (BlockPlanner::prepare_refit)
+// Refits outside the runner's lock (PlannerExtensions::prepare_refit)
 
 TEST(PlbhacRefit, RefitsRunApartGiveTheSameRunAsRefitsInBlockDone)
 {
