@@ -34,8 +34,10 @@
 #include "accounting_hook/core/slurm_allocation.h"
 #include "accounting_hook/local_node.h"
 #include "common/finite_number.h"
+#include "common/settings.h"
 #include "runtime/mpi_gather.h"
 #include "runtime/opencl_on_cpu.h"
+#include "runtime/run_observer.h"
 #include "perfmodels/energy/energy_source.h"
 
 namespace hetpu::accounting {
@@ -154,10 +156,15 @@ void accounting_post_exec_hook(struct starpu_task *task, unsigned sched_ctx_id)
 
 // ---- run start / finish ------------------------------------------------------------------
 
-bool env_true(const char *name)
+// The run must not fail over its bill: a flag that is invalid here (start-up rejects one
+// first, unless StarPU loaded the policy itself) reads as its default.
+bool setting_flag(const char *name, bool fallback)
 {
-    const char *v = std::getenv(name);
-    return v && *v && std::strcmp(v, "0") != 0;
+    try {
+        return Settings().flag_or(name, fallback);
+    } catch (const SettingError &) {
+        return fallback;
+    }
 }
 
 struct RunState {
@@ -191,14 +198,14 @@ void warn(const std::string &msg) { std::fprintf(stderr, "hetpu accounting: %s\n
 void choose_partition(RunState &s, int gpus_driven)
 {
     s.grid_gco2e_per_kwh.reset();
-    const char *config = std::getenv("HETPU_PARTITION_CONFIG");
-    if (config && *config) {
+    const Settings settings;
+    if (const std::optional<std::string> config = settings.text("HETPU_PARTITION_CONFIG")) {
         try {
-            AccountingConfig cfg = load_accounting_config(config);
+            AccountingConfig cfg = load_accounting_config(*config);
             std::string name;
-            if (const char *p = std::getenv("HETPU_PARTITION"); p && *p)
-                name = p;
-            else if (const char *sp = std::getenv("SLURM_JOB_PARTITION"); sp && *sp && cfg.find(sp))
+            if (const std::optional<std::string> p = settings.text("HETPU_PARTITION"))
+                name = *p;
+            else if (const char *sp = process_env("SLURM_JOB_PARTITION"); sp && *sp && cfg.find(sp))
                 name = sp;
             s.partition = cfg.choose(name);
             s.grid_gco2e_per_kwh = cfg.grid_gco2e_per_kwh;
@@ -209,12 +216,11 @@ void choose_partition(RunState &s, int gpus_driven)
     } else {
         s.partition = detect_local_node(gpus_driven, starpu_get_hwloc_topology());
     }
-    if (const char *g = std::getenv("HETPU_GRID_GCO2E_PER_KWH"); g && *g) {
-        if (const std::optional<double> v = finite_number(g); v && *v >= 0)
-            s.grid_gco2e_per_kwh = *v;
-        else
-            warn(std::string("HETPU_GRID_GCO2E_PER_KWH='") + g +
-                 "' is not a non-negative number (gCO2e per kWh); ignored");
+    try {
+        if (const std::optional<double> g = settings.number("HETPU_GRID_GCO2E_PER_KWH"))
+            s.grid_gco2e_per_kwh = *g;
+    } catch (const SettingError &e) {
+        warn(std::string(e.what()) + "; ignored");
     }
 }
 
@@ -246,7 +252,7 @@ void open_energy(RunState &s)
 
 std::string user_name()
 {
-    if (const char *u = std::getenv("USER"); u && *u)
+    if (const char *u = process_env("USER"); u && *u)
         return u;
     if (struct passwd *pw = getpwuid(getuid()))
         return pw->pw_name;
@@ -313,7 +319,7 @@ void finish_locked(RunState &s)
     in.peak_rss_gib = peak_rss_gib();
     in.grid_gco2e_per_kwh = s.grid_gco2e_per_kwh;
     try {
-        in.slurm = read_slurm_allocation([](const char *n) -> const char * { return std::getenv(n); });
+        in.slurm = read_slurm_allocation(process_env);
     } catch (const std::exception &e) {
         warn(std::string(e.what()) + " — charging what the process used instead");
     }
@@ -339,7 +345,7 @@ void finish_locked(RunState &s)
 
     std::string note;
     bool recorded = false;
-    const std::string path = default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
+    const std::string path = default_ledger_path(process_env);
     try {
         Ledger ledger(path);
         job.id = ledger.record(job);
@@ -349,7 +355,7 @@ void finish_locked(RunState &s)
         note = std::string("NOT recorded: ") + e.what();
     }
     std::fflush(stdout);  // the program's own output first, when both go to one terminal or file
-    if (!env_true("HETPU_ACCOUNTING_QUIET"))
+    if (!setting_flag("HETPU_ACCOUNTING_QUIET", false))
         std::fputs(format_summary(job, s.partition, note).c_str(), stderr);
     else if (!recorded)
         warn("the charge of this run (" + std::to_string(job.su) + " SU) was " + note);
@@ -357,16 +363,7 @@ void finish_locked(RunState &s)
 
 }  // namespace
 
-bool accounting_enabled()
-{
-    const char *v = std::getenv("HETPU_ACCOUNTING");
-    if (!v || !*v)
-        return true;
-    for (const char *off : {"0", "off", "no", "false"})
-        if (strcasecmp(v, off) == 0)
-            return false;
-    return true;
-}
+bool accounting_enabled() { return setting_flag("HETPU_ACCOUNTING", true); }
 
 struct starpu_sched_policy *wrap_policy(struct starpu_sched_policy *resolved)
 {
@@ -441,3 +438,15 @@ void run_finished()
 }
 
 }  // namespace hetpu::accounting
+
+namespace {
+
+// The runtime calls the hook through its run observer (runtime/run_observer.h).
+const hetpu::RunObserver accounting_observer = {&hetpu::accounting::accounting_enabled, &hetpu::accounting::wrap_policy,
+                                                &hetpu::accounting::run_started, &hetpu::accounting::run_finished};
+
+struct RegisterAccounting {
+    RegisterAccounting() { hetpu::set_run_observer(&accounting_observer); }
+} register_accounting;
+
+}  // namespace

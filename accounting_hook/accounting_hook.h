@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The accounting hook: StarPU glue between hetpu's policy resolution (runtime/init.cpp) and
-// the pure accounting core. Every StarPU run started through hetpu_init() or the preload
+// The accounting hook: StarPU glue between hetpu's policy resolution (runtime/init.cpp, which
+// calls it as its RunObserver, runtime/run_observer.h) and the pure accounting core. Every StarPU run started through hetpu_init() or the preload
 // library is charged: the resolved policy (hetpu's or a StarPU built-in) is copied with its
 // pre/post_exec_hook wrapped, per-worker busy time is counted in the hot path, and at
 // shutdown the run is charged, summarised on stderr and written to the ledger.
@@ -21,10 +21,6 @@ namespace hetpu::accounting {
 
 // HETPU_ACCOUNTING is unset or not one of 0/off/no/false.
 bool accounting_enabled();
-
-// The name of the policy StarPU runs when none is named (1.3 and 1.4: "lws"), which the
-// hook must wrap too.
-constexpr const char *starpu_default_policy = "lws";
 
 // Returns a copy of `resolved` whose exec hooks also do the accounting; `resolved` itself is
 // not modified. Call before starpu_initialize, with accounting enabled.

@@ -26,6 +26,7 @@
 
 #include "common/json_line.h"
 #include "common/cli_args.h"
+#include "common/settings.h"
 
 namespace {
 
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
         return *rc;
     setenv("HETPU_ACCOUNTING_QUIET", "1", 1);
     std::string temp_ledger;
-    if (!std::getenv("HETPU_LEDGER")) {
+    if (!hetpu::Settings().text("HETPU_LEDGER")) {
         char dir[] = "/tmp/hetpu-bench-ledger.XXXXXX";
         if (!mkdtemp(dir)) {
             std::perror("accounting_overhead: mkdtemp");

@@ -397,7 +397,7 @@ Distribution min_energy_distribution(const std::vector<ProcessorProfile> &profil
 
 }  // namespace hetpu_legacy
 // ---- hepopta.cpp
-// HEPOPTA following the HEPOPTA paper, Algorithms 1, 2 and 8-13 (with the DESIGN.md erratum for
+// HEPOPTA following the HEPOPTA paper, Algorithms 1, 2 and 8-13 (with the erratum in docs/design.md, "HEPOPTA Algorithm 2 leaf case (erratum)", for
 // Algorithm 2's leaf case). The solution tree has one level per processor; the node
 // (c, w) distributes w granules over processors c..p-1 and its Pareto set is memoised in
 // PMem[c][w]. Differences from the printed pseudocode, all of which keep it exact:

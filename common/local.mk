@@ -4,6 +4,7 @@
 # runtime/libhetpu_core.la with the pure cores.
 hetpu_common_sources = \
 	common/trim.h common/input_file.h common/json_line.h common/cli_args.h \
+	common/settings.cpp common/settings.h \
 	common/finite_number.cpp common/finite_number.h \
 	common/gnuplot_png.cpp common/gnuplot_png.h \
 	common/text_table.cpp common/text_table.h

@@ -11,8 +11,9 @@
 #include <mutex>
 #include <string>
 
-#include "accounting_hook/accounting_hook.h"
+#include "common/settings.h"
 #include "runtime/mpi_state.h"
+#include "runtime/run_observer.h"
 #include "runtime/starpu_start.h"
 
 extern "C" {
@@ -47,11 +48,9 @@ StartState &state()
 
 thread_local bool t_inside_start = false;
 
-bool verbose_requested()
-{
-    const char *v = std::getenv("HETPU_VERBOSE");
-    return v && *v && std::strcmp(v, "0") != 0;
-}
+// Constant-initialised, so a RunObserver registered by another file's static initializer
+// is never overwritten by this one's.
+const RunObserver *g_run_observer = nullptr;
 
 // Hides STARPU_SCHED for the lifetime of the object, restoring it afterwards so that the
 // user's environment is unchanged once StarPU has started.
@@ -59,7 +58,7 @@ class HiddenEnv {
 public:
     explicit HiddenEnv(const char *name) : name_(name)
     {
-        if (const char *v = std::getenv(name)) {
+        if (const char *v = process_env(name)) {
             saved_ = v;
             had_ = true;
             unsetenv(name);
@@ -80,6 +79,18 @@ private:
 };
 
 }  // namespace
+
+void set_run_observer(const RunObserver *observer) { g_run_observer = observer; }
+const RunObserver *run_observer() { return g_run_observer; }
+
+RequestedPolicy requested_policy(const struct starpu_conf *conf)
+{
+    if (const char *env = process_env("STARPU_SCHED"); env && *env)
+        return {env, "STARPU_SCHED"};
+    if (conf && conf->sched_policy_name && *conf->sched_policy_name)
+        return {conf->sched_policy_name, "starpu_conf.sched_policy_name"};
+    return {"", ""};
+}
 
 bool inside_start_starpu() { return t_inside_start; }
 
@@ -108,7 +119,8 @@ void note_starpu_shutdown()
         if (!state().started)
             return;
     }
-    accounting::run_finished();  // charge the run that just ended (no-op when not accounted)
+    if (const RunObserver *o = run_observer())
+        o->run_finished();  // e.g. charge the run that just ended (no-op when it was not observed)
     std::lock_guard<std::mutex> lock(state().mutex);
     state().starts = 0;
     state().started = false;
@@ -143,20 +155,23 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
         return ret;
     }
 
+    // Every HETPU_* setting is checked here, before any work: an invalid value fails the
+    // start with a message that names it, whichever module would read it later.
+    const Settings settings;
+    if (const std::string bad = settings.first_error(); !bad.empty()) {
+        std::fprintf(stderr, "hetpu: %s\n", bad.c_str());
+        return -EINVAL;
+    }
+
     if (user_conf)
         s.conf = *user_conf;
     else
         starpu_conf_init(&s.conf);
     struct starpu_conf &conf = s.conf;
 
-    std::string requested, source;
-    if (const char *env = std::getenv("STARPU_SCHED"); env && *env) {
-        requested = env;
-        source = "STARPU_SCHED";
-    } else if (conf.sched_policy_name && *conf.sched_policy_name) {
-        requested = conf.sched_policy_name;
-        source = "starpu_conf.sched_policy_name";
-    }
+    const RequestedPolicy asked = requested_policy(&conf);
+    const std::string &requested = asked.name;
+    const char *source = asked.source;
 
     PolicyCatalog catalog = build_policy_catalog();
     if (requested == "help") {
@@ -184,16 +199,18 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
         hetpu_policy = find_registered_policy(conf.sched_policy);
     }
 
-    // Accounting (accounting_hook/): StarPU runs a copy of the resolved policy whose exec
-    // hooks also count busy time per worker, so every run is charged whichever policy it
-    // uses. With no policy named, StarPU's own default is resolved here so it is wrapped too.
-    const bool accounted = accounting::accounting_enabled();
-    if (accounted) {
+    // The run observer (the accounting hook, accounting_hook/): StarPU runs a copy of the
+    // resolved policy whose exec hooks also count busy time per worker, so every run is
+    // charged whichever policy it uses. With no policy named, StarPU's own default is
+    // resolved here so it is wrapped too.
+    const RunObserver *observer = run_observer();
+    const bool observed = observer && observer->enabled();
+    if (observed) {
         struct starpu_sched_policy *base = conf.sched_policy;
         if (!base && !(conf.sched_policy_name && *conf.sched_policy_name))
-            base = find_builtin_policy(accounting::starpu_default_policy);
+            base = find_builtin_policy(starpu_default_policy);
         if (base)
-            conf.sched_policy = accounting::wrap_policy(base);
+            conf.sched_policy = observer->wrap_policy(base);
     }
 
     int ret;
@@ -215,10 +232,10 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
         s.hetpu_policy = hetpu_policy;
         s.policy_name = name;
     }
-    if (accounted && conf.sched_policy)
-        accounting::run_started(name.c_str());
+    if (observed && conf.sched_policy)
+        observer->run_started(name.c_str());
 
-    if (verbose_requested()) {
+    if (settings.flag_or("HETPU_VERBOSE", false)) {
         char workers[128];
         hetpu_describe_workers(workers, sizeof workers);
         std::fprintf(stderr, "hetpu: policy %s on %s\n", name.c_str(), workers);

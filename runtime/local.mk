@@ -18,7 +18,8 @@ lib_LTLIBRARIES += libhetpu.la
 libhetpu_la_SOURCES = \
 	runtime/init.cpp runtime/starpu_start.h \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
-	runtime/divisible_run.cpp runtime/workers_paused.h \
+	runtime/block_run.cpp runtime/block_run.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
+	runtime/workers_paused.h \
 	runtime/mpi.cpp runtime/mpi_state.h \
 	runtime/opencl_on_cpu.cpp runtime/opencl_on_cpu.h \
 	runtime/sched_lib_exports.cpp \

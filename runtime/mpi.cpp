@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/settings.h"
 #include "runtime/core/cluster.h"
 #include "runtime/mpi_state.h"
 #include "runtime/starpu_start.h"
@@ -150,20 +151,6 @@ std::vector<std::string> allgather_names(const std::string &mine, int size)
     return out;
 }
 
-// "" when every rank has the same name, else a message listing them.
-std::string mismatch_message(const std::vector<std::string> &names, const char *what)
-{
-    bool same = true;
-    for (const auto &n : names)
-        same = same && n == names.front();
-    if (same)
-        return "";
-    std::string msg = std::string("hetpu: the ranks ") + what + " different policies:";
-    for (size_t r = 0; r < names.size(); ++r)
-        msg += " rank " + std::to_string(r) + " '" + (names[r].empty() ? "(StarPU's default)" : names[r]) + "'";
-    return msg + "; give every rank the same STARPU_SCHED (mpirun -x STARPU_SCHED=...)\n";
-}
-
 void release_mpi()
 {
     MpiState &s = mpi_state();
@@ -204,7 +191,7 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
     // MUMPS does) makes every rank believe it is rank 0: catch it here, where the launcher's
     // own rank variable tells the truth, instead of deadlocking later.
     for (const char *var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
-        const char *v = std::getenv(var);
+        const char *v = process_env(var);
         if (v && *v) {
             if (std::atoi(v) != s.rank) {
                 std::fprintf(stderr,
@@ -220,11 +207,7 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
 
     // Same request everywhere, checked before StarPU starts so no rank runs a different
     // scheduler (or fails alone on an unknown name while the others wait for it).
-    std::string requested;
-    if (const char *env = std::getenv("STARPU_SCHED"); env && *env)
-        requested = env;
-    else if (conf && conf->sched_policy_name)
-        requested = conf->sched_policy_name;
+    const std::string requested = requested_policy(conf).name;
     std::string why = mismatch_message(allgather_names(requested, s.size), "ask for");
     if (!why.empty()) {
         if (s.rank == 0)
@@ -272,10 +255,7 @@ void mpi_after_shutdown() {}
 
 }  // namespace hetpu
 
-extern "C" int hetpu_mpi_launched(void)
-{
-    return hetpu::detect_mpi_launch([](const char *n) { return std::getenv(n); }).launched ? 1 : 0;
-}
+extern "C" int hetpu_mpi_launched(void) { return hetpu::detect_mpi_launch(hetpu::process_env).launched ? 1 : 0; }
 
 extern "C" int hetpu_mpi_available(void)
 {

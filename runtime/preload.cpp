@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/core/cluster.h"
 #include "runtime/mpi_state.h"
 #include "runtime/starpu_start.h"
 
@@ -100,18 +101,11 @@ void check_same_policy(MPI_Comm comm)
         starpu_data_unregister(handles[r]);  // waits for the transfers; rank 0's copies land in names
     if (rank != 0)
         return;
-    std::string msg;
-    bool same = true;
-    for (int r = 0; r < size; ++r) {
-        const char *n = &names[static_cast<size_t>(r) * kLen];
-        same = same && std::strcmp(n, &names[0]) == 0;
-        msg += " rank " + std::to_string(r) + " '" + n + "'";
-    }
-    if (!same) {
-        std::fprintf(stderr,
-                     "hetpu-preload: the ranks run different policies:%s; give every rank the same STARPU_SCHED "
-                     "(mpirun -x STARPU_SCHED=...)\n",
-                     msg.c_str());
+    std::vector<std::string> running;
+    for (int r = 0; r < size; ++r)
+        running.emplace_back(&names[static_cast<size_t>(r) * kLen]);
+    if (const std::string why = hetpu::mismatch_message(running, "run"); !why.empty()) {
+        std::fputs(why.c_str(), stderr);
         MPI_Abort(comm, 1);
     }
 }

@@ -5,6 +5,8 @@
 
 #include <starpu.h>
 
+#include <string>
+
 #include "runtime/policy_registry.h"
 
 namespace hetpu {
@@ -16,11 +18,20 @@ using InitializeFn = int (*)(struct starpu_conf *conf, int *argc, char ***argv);
 // about hetpu's return code, and StarPU would otherwise start with a default policy).
 enum class HelpAction { Return, Exit };
 
+// The policy a start asks for, and where it was named: STARPU_SCHED, else
+// conf->sched_policy_name (conf may be null); "" when neither names one. The one place that
+// reads STARPU_SCHED.
+struct RequestedPolicy {
+    std::string name;
+    const char *source;
+};
+RequestedPolicy requested_policy(const struct starpu_conf *conf);
+
 // Resolve the requested policy (STARPU_SCHED, then conf->sched_policy_name, then
 // conf->sched_policy), hide STARPU_SCHED from StarPU, call `initialize` with a copy of
 // *conf (conf may be NULL) that names the resolved policy struct. Concurrent calls are
 // serialised: the first starts StarPU, the others then see it running. Returns 0,
-// HETPU_INIT_HELP_SHOWN, -EINVAL (unknown name, list printed), -EALREADY or initialize's error.
+// HETPU_INIT_HELP_SHOWN, -EINVAL (unknown name, list printed; or an invalid HETPU_* setting), -EALREADY or initialize's error.
 // What a call does when StarPU already runs (started by an earlier or a concurrent call):
 // hetpu_init() refuses with -EALREADY; starpu_initialize() under the preload library
 // forwards to StarPU, which counts initialisations, as an unmodified program expects.

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "common/settings.h"
+
 namespace hetpu {
 
 // Why: StarPU's drivers poll (stock builds define STARPU_NON_BLOCKING_DRIVERS), so an idle
@@ -27,7 +29,7 @@ namespace hetpu {
 class WorkersPausedForSubmission {
 public:
     explicit WorkersPausedForSubmission(size_t blocks)
-        : paused_(blocks > 1 && starpu_worker_get_id() < 0 && !std::getenv("STARPU_LIMIT_MAX_SUBMITTED_TASKS"))
+        : paused_(blocks > 1 && starpu_worker_get_id() < 0 && !process_env("STARPU_LIMIT_MAX_SUBMITTED_TASKS"))
     {
         if (paused_)
             starpu_pause();

@@ -45,7 +45,8 @@ tests_unit_tests_SOURCES = \
 	tests/unit/plbhac/plbhac_planner_test.cpp \
 	tests/unit/hdss/hdss_planner_test.cpp \
 	tests/unit/energy_source_test.cpp \
-	tests/unit/common/finite_number_test.cpp
+	tests/unit/common/finite_number_test.cpp \
+	tests/unit/common/settings_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/core (finite_number, for the command lines), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
@@ -81,6 +82,9 @@ EXTRA_DIST += tests/cli/starpu_examples.sh
 
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
+# The settings module: README's table, start-up rejection of invalid values, HETPU_VERBOSE.
+TESTS += tests/cli/settings.sh
+EXTRA_DIST += tests/cli/settings.sh tools/update_settings_table.sh
 
 # Scale-out: matmul over 2 and 3 MPI ranks (skipped, exit 77, without MPI or mpirun).
 TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh

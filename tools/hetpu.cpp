@@ -12,6 +12,7 @@
 #include "tools/mgb_sim/mgb_sim_command.h"
 #include "tools/models/models_command.h"
 #include "tools/pareto/pareto_command.h"
+#include "tools/settings/settings_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
 
@@ -52,6 +53,8 @@ int main(int argc, char **argv)
         {"batch", "run a file of shell commands N at a time (timeouts, exit status, throughput)",
          hetpu::batch::batch_command},
         {"models", "PLB-HAC models saved across runs: list, show, clear", hetpu::models_cli::models_command},
+        {"settings", "every HETPU_* setting: value, accepted values, default (--markdown: the README's table)",
+         hetpu::settings_cli::settings_command},
     };
     return hetpu::cli::run_subcommand("hetpu",
                                       "hetpu: StarPU extension modules for heterogeneous nodes and clusters.\n"

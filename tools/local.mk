@@ -25,5 +25,7 @@ include tools/pareto/local.mk
 include tools/calibrate/local.mk
 include tools/mgb_sim/local.mk
 include tools/batch/local.mk
+# `hetpu settings [--markdown|--check]` (tools/settings/): the HETPU_* settings (common/settings.h).
+tools_hetpu_SOURCES += tools/settings/settings_command.cpp tools/settings/settings_command.h
 # `hetpu models list|show|clear` (tools/models/): PLB-HAC models saved across runs.
 tools_hetpu_SOURCES += tools/models/models_command.cpp tools/models/models_command.h

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "common/settings.h"  // EnvLookup
+
 namespace hetpu::accounting {
 
 struct SlurmAllocation {
@@ -19,8 +21,6 @@ struct SlurmAllocation {
     int gpus_per_node = 0;        // SLURM_GPUS_ON_NODE, else the count in SLURM_JOB_GPUS / SLURM_GPUS_PER_NODE
     int procid = 0;               // SLURM_PROCID: only task 0 of a job charges the allocation
 };
-
-using EnvLookup = std::function<const char *(const char *)>;
 
 // nullopt when SLURM_JOB_ID is unset (not under Slurm). Throws std::invalid_argument naming
 // the variable when one is present but malformed.

@@ -5,7 +5,7 @@
 //
 // with w = C for a CPU partition and w = (sum GPU TDP / sum CPU TDP) * C for a GPU
 // partition (Eq. 15), t in hours, and the memory fraction quantised to whole per-core
-// shares (Eq. 9 with the erratum fixed: ceil(M_used / (M_tot / C)) is a core count, the
+// shares (Eq. 9 with the erratum fixed, docs/design.md "Accounting Eq. (9) memory fraction": ceil(M_used / (M_tot / C)) is a core count, the
 // fraction is that count / C).
 #pragma once
 

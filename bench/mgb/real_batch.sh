@@ -15,7 +15,7 @@ mkdir -p "$out"
 hetpu=$build/tools/hetpu kmeans=$build/apps/kmeans/hetpu-kmeans matmul=$build/apps/matmul/hetpu-matmul
 for f in "$hetpu" "$kmeans" "$matmul"; do [ -x "$f" ] || { echo "real_batch.sh: missing $f (make it first)" >&2; exit 1; }; done
 
-# The global limit would override the per-device ones (see DESIGN.md).
+# The global limit would override the per-device ones (see docs/design.md, GPU packing).
 unset STARPU_LIMIT_OPENCL_MEM
 export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=2 STARPU_NCPU=${MGB_NCPU:-1} STARPU_NCUDA=0
 export POCL_MAX_PTHREAD_COUNT=1 STARPU_LIMIT_OPENCL_0_MEM=${MGB_DEV0_MIB:-32} STARPU_LIMIT_OPENCL_1_MEM=${MGB_DEV1_MIB:-128}

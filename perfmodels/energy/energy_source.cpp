@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include "common/settings.h"
 #include "perfmodels/energy/energy_source.h"
 
 #include <cstdlib>
@@ -73,20 +74,22 @@ double dynamic_joules(double joules_before, double joules_after, double idle_w, 
 
 EnergySelection open_energy_sources(const PowerModel &model, const char *forced, bool opencl_on_cpu)
 {
-    if (!forced)
-        forced = std::getenv("HETPU_ENERGY");
-    const std::string want = forced && *forced ? forced : "auto";
-    if (want != "auto" && want != "rapl" && want != "nvml" && want != "model")
-        throw std::invalid_argument("HETPU_ENERGY='" + want +
-                                    "' is not an energy source: use rapl, nvml, model or auto");
-
-    const char *root = std::getenv("HETPU_POWERCAP_ROOT");
-    const char *nvml_lib = std::getenv("HETPU_NVML_LIBRARY");
+    const Settings settings;
+    std::string want;
+    if (forced && *forced) {
+        want = forced;
+        if (want != "auto" && want != "rapl" && want != "nvml" && want != "model")
+            throw std::invalid_argument("energy source '" + want + "' is not one: use rapl, nvml, model or auto");
+    } else {
+        want = settings.choice("HETPU_ENERGY").value_or("auto");  // SettingError is an invalid_argument
+    }
+    const std::string root = settings.text("HETPU_POWERCAP_ROOT").value_or("/sys/class/powercap");
+    const std::string nvml_lib = settings.text("HETPU_NVML_LIBRARY").value_or("libnvidia-ml.so.1");
     EnergySelection sel;
     // A missing sensor is an error only when forced; otherwise the model stands in for it.
     if (want == "auto" || want == "rapl") {
         try {
-            sel.sources.push_back(RaplSource::open(root && *root ? root : "/sys/class/powercap"));
+            sel.sources.push_back(RaplSource::open(root));
         } catch (const std::runtime_error &e) {
             if (want == "rapl")
                 throw std::runtime_error(std::string("HETPU_ENERGY=rapl: ") + e.what());
@@ -95,7 +98,7 @@ EnergySelection open_energy_sources(const PowerModel &model, const char *forced,
     }
     if (want == "auto" || want == "nvml") {
         try {
-            sel.sources.push_back(NvmlSource::open(nvml_lib && *nvml_lib ? nvml_lib : "libnvidia-ml.so.1"));
+            sel.sources.push_back(NvmlSource::open(nvml_lib));
         } catch (const std::runtime_error &e) {
             if (want == "nvml")
                 throw std::runtime_error(std::string("HETPU_ENERGY=nvml: ") + e.what());

@@ -22,12 +22,12 @@ bool positive_int(const char *s, int &out)
 
 }  // namespace
 
-MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &getenv_fn)
+MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &lookup)
 {
     MpiLaunch launch;
     // Size-carrying variables first, so the size is known whenever it can be.
     for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS", "PMIX_RANK"}) {
-        const char *v = getenv_fn(name);
+        const char *v = lookup(name);
         if (!v || !*v)
             continue;
         launch.launched = true;
@@ -54,6 +54,19 @@ unsigned distinct_hosts(const std::vector<ClusterPu> &pus)
     for (const auto &p : pus)
         hosts.insert(p.host);
     return static_cast<unsigned>(hosts.size());
+}
+
+std::string mismatch_message(const std::vector<std::string> &names, const char *what)
+{
+    bool same = true;
+    for (const auto &n : names)
+        same = same && n == names.front();
+    if (same)
+        return "";
+    std::string msg = std::string("hetpu: the ranks ") + what + " different policies:";
+    for (size_t r = 0; r < names.size(); ++r)
+        msg += " rank " + std::to_string(r) + " '" + (names[r].empty() ? "(StarPU's default)" : names[r]) + "'";
+    return msg + "; give every rank the same STARPU_SCHED (mpirun -x STARPU_SCHED=...)\n";
 }
 
 }  // namespace hetpu

@@ -26,7 +26,7 @@ struct MpiLaunch {
 // --mpi=pmi2), PMIX_RANK (srun --mpi=pmix, PRRTE) and SLURM_STEP_NUM_TASKS (inside an srun
 // step). SLURM_NTASKS alone is not enough: a batch script has it too, and a program
 // started by the script without srun is a single process.
-MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &getenv_fn);
+MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &lookup);
 
 // One PU of a multi-rank job: a worker of one rank.
 struct ClusterPu {
@@ -40,6 +40,11 @@ struct ClusterPu {
 // Global PU ids are indices into the list, rank by rank: what the planner sees as worker
 // ids. Planner-facing names carry the rank ("r1:CPU 0") so they stay unique.
 std::vector<PlannerWorker> planner_workers(const std::vector<ClusterPu> &pus);
+
+// "" when every rank names the same policy, else "hetpu: the ranks <what> different
+// policies: ..." listing them, with the fix (hetpu_init_mpi and the preload library both
+// refuse such a job).
+std::string mismatch_message(const std::vector<std::string> &names, const char *what);
 
 // Number of distinct hosts among the PUs (the "nodes" of an accounting record).
 unsigned distinct_hosts(const std::vector<ClusterPu> &pus);

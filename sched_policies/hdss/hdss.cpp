@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "common/settings.h"
 #include "runtime/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/hdss/core/hdss_planner.h"
@@ -18,15 +19,11 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
                                                   const hetpu::BlockRules &rules)
 {
     hetpu::HdssOptions options;
-    if (const char *v = std::getenv("HETPU_HDSS_XINIT"); v && *v) {
-        char *end = nullptr;
-        errno = 0;
-        unsigned long long x = std::strtoull(v, &end, 10);
-        if (errno || *end || *v == '-') {
-            std::fprintf(stderr, "hetpu: hdss: HETPU_HDSS_XINIT='%s' is not a number of elements (e.g. 1024)\n", v);
-            return nullptr;
-        }
-        options.x_init = x;
+    try {
+        options.x_init = hetpu::Settings().whole("HETPU_HDSS_XINIT").value_or(options.x_init);
+    } catch (const hetpu::SettingError &e) {
+        std::fprintf(stderr, "hetpu: hdss: %s\n", e.what());
+        return nullptr;
     }
     return std::make_unique<hetpu::HdssPlanner>(workers, rules, options);
 }

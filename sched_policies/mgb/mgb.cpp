@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // mgb: MGB's Alg. 3 (Chen, Porter, Pande, "Effective GPU Sharing Under Compiler Guidance",
-// with the erratum in the design notes): memory is a hard constraint, compute a soft one; an
+// with the erratum in docs/design.md, "MGB Algorithm 3 least-loaded GPU (erratum)"): memory is a hard constraint, compute a soft one; an
 // accelerator task goes to the memory-feasible device with the fewest warps in use. The
 // paper's choice for throughput (1.21x Alg. 2 on its 4xV100 mixes).
 #include "runtime/policy_registry.h"

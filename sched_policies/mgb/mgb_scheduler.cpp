@@ -3,6 +3,7 @@
 // own lock (a process-shared mutex with the arbiter) is taken inside it, never the other
 // way round, and StarPU is never called with the Ledger locked. Workers are woken after
 // the policy mutex is released.
+#include "common/settings.h"
 #include "sched_policies/mgb/mgb_scheduler.h"
 
 #include <unistd.h>
@@ -42,19 +43,26 @@ namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
-unsigned env_unsigned(const char *name, unsigned fallback, unsigned min_value)
+// hetpu's start-up rejects an invalid value before StarPU starts; only a StarPU that loads
+// the policy itself (STARPU_SCHED_LIB) gets here with one, in a callback that cannot fail:
+// it is said, and the default stands.
+unsigned setting_or(const char *name, unsigned fallback)
 {
-    const char *v = std::getenv(name);
-    if (!v || !*v)
-        return fallback;
-    char *end = nullptr;
-    const unsigned long n = std::strtoul(v, &end, 10);
-    if (*end || n < min_value || n > 1000000) {
-        std::fprintf(stderr, "hetpu: ignoring %s=%s (expected an integer >= %u); using %u\n", name, v, min_value,
-                     fallback);
+    try {
+        return static_cast<unsigned>(Settings().whole(name).value_or(fallback));
+    } catch (const SettingError &e) {
+        std::fprintf(stderr, "hetpu: %s; using %u\n", e.what(), fallback);
         return fallback;
     }
-    return static_cast<unsigned>(n);
+}
+
+bool verbose()
+{
+    try {
+        return Settings().flag_or("HETPU_VERBOSE", false);
+    } catch (const SettingError &) {
+        return false;
+    }
 }
 
 // The callback of every task the policy hands out (Scheduler::watch_completion).
@@ -162,8 +170,8 @@ private:
 };
 
 Scheduler::Scheduler(unsigned sched_ctx_id, Algorithm algorithm)
-    : ctx_(sched_ctx_id), algorithm_(algorithm), cg_ratio_(env_unsigned("HETPU_CG_RATIO", 2, 1)),
-      waiting_(env_unsigned("HETPU_MGB_AGING", 16, 0)), residency_(0)
+    : ctx_(sched_ctx_id), algorithm_(algorithm), cg_ratio_(setting_or("HETPU_CG_RATIO", 2)),
+      waiting_(setting_or("HETPU_MGB_AGING", 16)), residency_(0)
 {
     const char *policy = algorithm_name(algorithm);
     if (!NodeArbiter::disabled_by_environment()) {
@@ -279,7 +287,7 @@ void Scheduler::register_devices()
             std::fprintf(stderr, "hetpu %s: device %s cannot be tracked (%s); no task will run on it\n",
                          algorithm_name(algorithm_), devices_[d].key.c_str(), std::strerror(-ledger_index_[d]));
     }
-    if (std::getenv("HETPU_VERBOSE"))
+    if (verbose())
         for (const auto &d : devices_)
             std::fprintf(stderr, "hetpu %s: device %s (%s): %.1f MiB, %u SMs, %zu worker(s); ledger %s\n",
                          algorithm_name(algorithm_), d.key.c_str(), d.spec.name, d.spec.memory_bytes / kMiB, d.spec.sms,
@@ -735,7 +743,7 @@ void Scheduler::sync_others_reservations()
 // memory this StarPU should know of), look again every few milliseconds.
 void Scheduler::poll_loop()
 {
-    const auto period = std::chrono::milliseconds(env_unsigned("HETPU_MGB_POLL_MS", 10, 1));
+    const auto period = std::chrono::milliseconds(setting_or("HETPU_MGB_POLL_MS", 10));
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_) {
         poll_cv_.wait_for(lock, period);

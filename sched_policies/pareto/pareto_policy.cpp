@@ -18,6 +18,7 @@
 #include "sched_policies/pareto/core/pareto_planner.h"
 #include "sched_policies/pareto/core/profile_store.h"
 #include "common/finite_number.h"
+#include "common/settings.h"
 
 namespace hetpu {
 
@@ -55,18 +56,26 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
                                                          const std::vector<PlannerWorker> &workers,
                                                          const BlockRules &rules)
 {
-    auto env = [](const char *name) { return std::getenv(name); };
+    const Settings settings;
     ParetoPlanOptions options;
     options.objective = objective;
-    const char *t = std::getenv("HETPU_TRADEOFF");
+    std::optional<double> base_power;
+    bool use_cache = true;
     try {
-        options.tradeoff = parse_tradeoff(t && *t ? t : "slowdown<=5%");
-    } catch (const std::invalid_argument &e) {
-        std::fprintf(stderr, "hetpu: %s: HETPU_TRADEOFF: %s\n", policy, e.what());
+        base_power = settings.number("HETPU_BASE_POWER");
+        use_cache = settings.flag_or("HETPU_FRONT_CACHE", true);
+        const std::optional<std::string> t = settings.text("HETPU_TRADEOFF");
+        try {
+            options.tradeoff = parse_tradeoff(t.value_or("slowdown<=5%"));
+        } catch (const std::invalid_argument &e) {
+            throw SettingError(std::string("HETPU_TRADEOFF: ") + e.what());
+        }
+    } catch (const SettingError &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", policy, e.what());
         return nullptr;
     }
 
-    const std::string home = hetpu_home(env);
+    const std::string home = hetpu_home();
     const std::string path = profile_path(home, rules.job_name);
     if (path.empty())
         return load_balanced_fallback(policy, workers, rules,
@@ -94,15 +103,8 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
     }
 
     if (objective == EnergyObjective::Total) {
-        const char *bp = std::getenv("HETPU_BASE_POWER");
-        if (bp && *bp) {
-            const std::optional<double> watts = finite_number(bp);
-            if (!watts || *watts < 0) {
-                std::fprintf(stderr, "hetpu: %s: HETPU_BASE_POWER='%s' is not a number of watts >= 0 (e.g. 90)\n",
-                             policy, bp);
-                return nullptr;
-            }
-            options.base_power_w = *watts;
+        if (base_power) {
+            options.base_power_w = *base_power;
         } else if (profiles.base_power_w >= 0) {
             options.base_power_w = profiles.base_power_w;
         } else {
@@ -116,11 +118,10 @@ std::unique_ptr<BlockPlanner> make_pareto_policy_planner(const char *policy, Ene
 
     // The front depends only on the profile file's content and the job, so it is searched
     // once and read back by later runs (front_cache.h).
-    const char *nc = std::getenv("HETPU_FRONT_CACHE");
     const FrontCache cache(home + "/fronts", [policy](const std::string &line) {
         std::fprintf(stderr, "hetpu: %s: %s\n", policy, line.c_str());
     });
-    if (!(nc && std::string(nc) == "0")) {
+    if (use_cache) {
         options.cache = &cache;
         options.profile_path = path;
         options.profile_hash = content_hash(profile_bytes);

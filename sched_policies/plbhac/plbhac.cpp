@@ -15,14 +15,15 @@
 #include <map>
 #include <mutex>
 #include <memory>
+#include <optional>
 
 #include <unistd.h>
 
+#include "common/settings.h"
 #include "runtime/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 #include "sched_policies/plbhac/core/plbhac_planner.h"
-#include "sched_policies/pareto/core/profile_store.h"
 
 namespace {
 
@@ -145,42 +146,39 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
 {
     hetpu::PlbhacOptions options;
     try {
-        hetpu::plbhac_options_from_env(options, [](const char *name) { return std::getenv(name); });
+        hetpu::plbhac_options_from_env(options, hetpu::process_env);
     } catch (const hetpu::PlbhacInputError &e) {
         std::fprintf(stderr, "hetpu: plb-hac: %s\n", e.what());
         return nullptr;
     }
-    const char *keep = std::getenv("HETPU_PLBHAC_KEEP_MODELS");
-    if (keep && *keep && std::strcmp(keep, "0") && std::strcmp(keep, "1")) {
-        std::fprintf(stderr, "hetpu: plb-hac: HETPU_PLBHAC_KEEP_MODELS must be 1 (reuse the models of earlier jobs "
-                             "of the same name, default) or 0\n");
+    const hetpu::Settings settings;
+    bool keep = true, persist = true;
+    std::optional<std::string> trace_path;
+    try {
+        keep = settings.flag_or("HETPU_PLBHAC_KEEP_MODELS", true);
+        persist = settings.flag_or("HETPU_PLBHAC_MODELS", true);
+        trace_path = settings.text("HETPU_TRACE");
+    } catch (const hetpu::SettingError &e) {
+        std::fprintf(stderr, "hetpu: plb-hac: %s\n", e.what());
         return nullptr;
     }
-    if (!keep || std::strcmp(keep, "0"))
+    if (keep)
         options.memory = memory_for(rules.job_name, rules.total, workers);
-    const char *models = std::getenv("HETPU_PLBHAC_MODELS");
-    if (models && *models && std::strcmp(models, "on") && std::strcmp(models, "off") && std::strcmp(models, "1") &&
-        std::strcmp(models, "0")) {
-        std::fprintf(stderr, "hetpu: plb-hac: HETPU_PLBHAC_MODELS must be on (read and save the models in "
-                             "$HETPU_HOME/plbhac-models, default) or off\n");
-        return nullptr;
-    }
-    const bool persist = !models || !*models || !std::strcmp(models, "on") || !std::strcmp(models, "1");
     if (persist && options.memory) {
         const hetpu::PlbhacModelKey key = hetpu::plbhac_model_key(rules.job_name, rules.total, host_name(), workers);
-        const std::string path =
-            hetpu::plbhac_model_path(hetpu::hetpu_home([](const char *n) { return std::getenv(n); }), key);
+        const std::string path = hetpu::plbhac_model_path(hetpu::hetpu_home(), key);
         if (!path.empty()) {
             disk_models().load(path, key, *options.memory);
             options.on_learnt = [path](const hetpu::PlbhacMemory &m) { disk_models().learnt(path, m); };
         }
     }
     auto planner = std::make_unique<hetpu::PlbhacPlanner>(workers, rules, options);
-    if (const char *path = std::getenv("HETPU_TRACE"); path && *path) {
+    if (trace_path) {
         auto trace = std::make_shared<TraceFile>();
-        trace->file = std::fopen(path, "a");
+        trace->file = std::fopen(trace_path->c_str(), "a");
         if (!trace->file) {
-            std::fprintf(stderr, "hetpu: plb-hac: cannot append to HETPU_TRACE='%s'; unset it or fix the path\n", path);
+            std::fprintf(stderr, "hetpu: plb-hac: cannot append to HETPU_TRACE='%s'; unset it or fix the path\n",
+                         trace_path->c_str());
             return nullptr;
         }
         planner->on_trace = [trace](const hetpu::PlbhacTraceRecord &r) {

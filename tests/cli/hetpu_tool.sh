@@ -12,7 +12,7 @@ if "$tool" 2>"$STARPU_HOME/err"; then fail "no command accepted"; fi
 grep -q "Subcommands:" "$STARPU_HOME/err" || fail "no command: the command list on stderr"
 "$tool" --version | grep -q "^hetpu [0-9]" || fail "--version"
 # Every subcommand answers --help with its own usage line (CLI11), exit status 0.
-for cmd in sim calibrate pareto su mgb mgb-sim batch models; do
+for cmd in sim calibrate pareto su mgb mgb-sim batch models settings; do
     "$tool" --help >"$STARPU_HOME/out" || fail "hetpu --help"
     grep -q "^  $cmd " "$STARPU_HOME/out" || fail "hetpu --help does not list $cmd"
     "$tool" $cmd --help >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out"; fail "hetpu $cmd --help"; }

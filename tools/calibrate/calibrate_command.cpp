@@ -123,9 +123,7 @@ double idle_power(energy::EnergySource &src, energy::Device d)
 
 int run_calibration(const Options &options)
 {
-    const std::string path = options.output.empty()
-                                 ? profile_path(hetpu_home([](const char *n) { return std::getenv(n); }), options.app)
-                                 : options.output;
+    const std::string path = options.output.empty() ? profile_path(hetpu_home(), options.app) : options.output;
     if (path.empty()) {
         std::fprintf(stderr, "hetpu calibrate: set HETPU_HOME (or HOME) or give --output FILE.csv\n");
         return 1;

@@ -13,9 +13,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/settings.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 #include "sched_policies/plbhac/core/plbhac_straggle.h"
-#include "sched_policies/pareto/core/profile_store.h"
 
 namespace hetpu::models_cli {
 
@@ -214,7 +214,7 @@ int models_command(int argc, char **argv)
         return rc == 0 ? 0 : 2;
     }
     if (home.empty())
-        home = hetpu_home([](const char *n) { return std::getenv(n); });
+        home = hetpu_home();
     if (home.empty()) {
         std::fprintf(stderr, "hetpu models: set HETPU_HOME (or HOME) or give --home DIR\n");
         return 2;

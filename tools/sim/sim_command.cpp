@@ -15,6 +15,7 @@
 
 #include "common/json_line.h"
 #include "common/cli_args.h"
+#include "common/settings.h"
 #include "sched_policies/hdss/core/hdss_planner.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 #include "sched_policies/plbhac/core/plbhac_planner.h"
@@ -184,7 +185,7 @@ int sim_command(int argc, char **argv)
         PlbhacOptions options;
         options.x_init = scenario.x_init;
         try {
-            plbhac_options_from_env(options, [](const char *n) { return std::getenv(n); });
+            plbhac_options_from_env(options, process_env);
         } catch (const PlbhacInputError &e) {
             std::fprintf(stderr, "hetpu sim: %s\n", e.what());
             return 2;

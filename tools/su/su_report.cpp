@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accounting_hook/core/ledger.h"
+#include "common/settings.h"
 #include "accounting_hook/core/run_charge.h"
 #include "tools/su/su_options.h"
 
@@ -59,9 +60,7 @@ int report_command(int argc, char **argv)
                {"by", "user|partition|app", "totals per user, partition or application"},
                {"json", "", "JSON lines instead of a table"}},
               "The runs the accounting hook recorded, with their service units and energy.");
-    const std::string path = o.has("ledger")
-                                 ? o.get("ledger")
-                                 : default_ledger_path([](const char *n) -> const char * { return std::getenv(n); });
+    const std::string path = o.has("ledger") ? o.get("ledger") : default_ledger_path(process_env);
     const std::string since = o.get("since");
     if (!since.empty())
         normalise_since(since);  // a bad date is a usage error before the ledger is opened

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The arbiter's JSON-lines trace (see grant_trace.h).
+#include "common/settings.h"
 #include "sched_policies/mgb/arbiter/grant_trace.h"
 
 #include <fcntl.h>
@@ -83,10 +84,8 @@ std::unique_ptr<GrantTrace> GrantTrace::open(const std::string &path)
 
 std::unique_ptr<GrantTrace> GrantTrace::from_environment()
 {
-    const char *path = std::getenv("HETPU_MGB_TRACE");
-    if (!path || !*path)
-        return nullptr;
-    return open(path);
+    const std::optional<std::string> path = Settings().text("HETPU_MGB_TRACE");
+    return path ? open(*path) : nullptr;
 }
 
 GrantTrace::~GrantTrace() { ::close(fd_); }

@@ -17,7 +17,8 @@ tests_mgb_arbiter_tests_SOURCES = \
 	tests/unit/mgb_arbiter/node_arbiter_test.cpp \
 	tests/unit/mgb_arbiter/grant_trace_test.cpp
 tests_mgb_arbiter_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
-tests_mgb_arbiter_tests_LDADD = sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la $(GTEST_LIBS)
+# The arbiter reads its settings through common/settings (in the core library).
+tests_mgb_arbiter_tests_LDADD = sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 TESTS += tests/mgb_arbiter_tests tests/cli/mgb_status.sh
 EXTRA_DIST += tests/cli/mgb_status.sh

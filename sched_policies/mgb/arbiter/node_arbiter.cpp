@@ -13,6 +13,7 @@
 // - A process killed while not holding the lock leaves its grants behind with nobody to
 //   release them; every locker therefore checks the registered pids (kill(pid, 0)) and
 //   reclaims the dead ones.
+#include "common/settings.h"
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
 
 #include <fcntl.h>
@@ -285,19 +286,19 @@ std::string NodeArbiter::normalize_name(const std::string &name)
 
 bool NodeArbiter::disabled_by_environment()
 {
-    const char *v = std::getenv("HETPU_MGB_ARBITER");
+    const std::optional<std::string> v = Settings().text("HETPU_MGB_ARBITER");
     if (!v)
         return false;
-    std::string s(v);
+    std::string s(*v);
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     return s == "off" || s == "0" || s == "no" || s == "false";
 }
 
 std::string NodeArbiter::default_name()
 {
-    const char *v = std::getenv("HETPU_MGB_ARBITER");
-    if (v && *v && !disabled_by_environment())
-        return normalize_name(v);
+    const std::optional<std::string> v = Settings().text("HETPU_MGB_ARBITER");
+    if (v && !disabled_by_environment())
+        return normalize_name(*v);
     // Per user: the segment is 0600, so two users' processes could not share one anyway.
     return "/hetpu-mgb-" + std::to_string(geteuid());
 }

@@ -116,7 +116,7 @@ int choose_exact(Ledger &ledger, const PlaceRequest &request, Grant &grant)
     return -1;
 }
 
-// Alg. 3 with the erratum: among memory-feasible devices, the fewest in-use warps; strict <
+// Alg. 3 with the erratum (docs/design.md, "MGB Algorithm 3 least-loaded GPU"): among memory-feasible devices, the fewest in-use warps; strict <
 // keeps the lowest index on ties. Compute is soft: in_use_warps may exceed max_warps().
 int choose_least_warps(const Ledger &ledger, const PlaceRequest &request)
 {

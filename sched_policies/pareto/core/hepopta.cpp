@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// HEPOPTA following the HEPOPTA paper (Algorithms 1, 2 and 8-13, with the DESIGN.md erratum for
+// HEPOPTA following the HEPOPTA paper (Algorithms 1, 2 and 8-13, with the erratum in docs/design.md, "HEPOPTA Algorithm 2 leaf case (erratum)", for
 // Algorithm 2's leaf case), reorganised for speed without changing what is computed. The
 // paper's solution tree memoises, per node, the Pareto set of the ways to place a given
 // workload on a range of processors; here those sets are built level by level in a flat

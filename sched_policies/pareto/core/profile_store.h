@@ -3,16 +3,11 @@
 // `hetpu calibrate` and read by the hepopta/htpopta policies. Pure C++, no StarPU.
 #pragma once
 
-#include <functional>
 #include <string>
 
+#include "common/settings.h"  // hetpu_home(): the folder profiles live in
+
 namespace hetpu {
-
-using EnvLookup = std::function<const char *(const char *)>;
-
-// $HETPU_HOME if set and non-empty, else $XDG_DATA_HOME/hetpu, else $HOME/.local/share/hetpu;
-// "" when none of those variables is set.
-std::string hetpu_home(const EnvLookup &getenv);
 
 // <home>/profiles/<job>.csv. Returns "" when the job name is empty or has characters other
 // than letters, digits, '_', '-' and '.' (it becomes a file name), or starts with '.'.

@@ -13,7 +13,7 @@ using namespace hetpu::accounting;
 
 namespace {
 
-EnvLookup env_of(const std::map<std::string, std::string> &vars)
+hetpu::EnvLookup env_of(const std::map<std::string, std::string> &vars)
 {
     return [vars](const char *name) -> const char * {
         auto it = vars.find(name);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Alg. 3 (Algorithm::LeastWarps) with the erratum of DESIGN.md: among the devices whose
+// Alg. 3 (Algorithm::LeastWarps) with the erratum of docs/design.md ("MGB Algorithm 3 least-loaded GPU"): among the devices whose
 // free memory holds the task, the one with the fewest in-use warps (ties: lowest index).
 // Memory is hard, compute soft. Toy device: 4 SMs x 8 warps (32 warps), 100 bytes.
 #include <gtest/gtest.h>

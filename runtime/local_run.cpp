@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// hetpu_divisible_run(): the single-process runner, and the entry that hands a job of
+// several MPI ranks to the multi-rank runner (runtime/mpi_run.cpp). Both share the run's
+// machinery in runtime/block_run.h.
+#include <hetpu/divisible.h>
+#include <hetpu/hetpu.h>
+#include <hetpu/mpi.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "runtime/block_run.h"
+#include "runtime/mpi_run.h"
+#include "runtime/mpi_state.h"
+
+extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report)
+{
+    using namespace hetpu;
+    const char *label = job && job->name ? job->name : "divisible job";
+    if (!job || !job->fill_task) {
+        std::fprintf(stderr, "hetpu: %s: the job needs a fill_task callback\n", label);
+        return -EINVAL;
+    }
+    if (!hetpu_policy_name()) {
+        std::fprintf(stderr, "hetpu: %s: StarPU is not running; call hetpu_init() first\n", label);
+        return -EINVAL;
+    }
+    warn_of_submission_throttle(label);
+    BlockRules rules{job->total, job->granule, job->min_block, job->name ? job->name : ""};
+    try {
+        normalize_block_rules(rules);
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", label, e.what());
+        return -EINVAL;
+    }
+    std::vector<PlannerWorker> workers = eligible_workers(*job);
+#ifdef HETPU_HAVE_MPI
+    // Every rank gets here with the same job (same rules), so every rank takes this branch.
+    if (mpi_size() > 1) {
+        try {
+            return run_multi_rank(*job, report, rules, workers, label);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "hetpu: fatal: %s in a multi-rank run\n", e.what());
+            std::abort();  // other ranks wait in collectives: a return would hang the job
+        }
+    }
+#endif
+    if (workers.empty()) {
+        std::fprintf(stderr, "hetpu: %s: no worker can run the job's codelet\n", label);
+        return -ENODEV;
+    }
+
+    Run run;
+    run.job = job;
+    uint64_t fixed_block = 0;
+    if (int rc = make_job_planner(*job, workers, rules, label, run.planner, fixed_block); rc)
+        return rc;
+    std::vector<int> ids;
+    for (const auto &w : workers)
+        ids.push_back(w.id);
+    run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids);
+
+    const double t0 = start_run(run);
+    wait_until_done(run);
+    const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
+
+    if (run.dispatcher->forced_remainder())
+        std::fprintf(stderr, "hetpu: %s: planner %s declined every worker; the remainder was forced onto one worker\n",
+                     label, run.planner->name().c_str());
+
+    if (report) {
+        fill_report_header(*report, run, makespan_s, fixed_block, 1);
+        for (const auto &w : workers) {
+            if (report->nworkers >= STARPU_NMAXWORKERS)
+                break;
+            hetpu_worker_report &r = report->workers[report->nworkers++];
+            const WorkerTotals &t = run.totals[w.id];
+            r.workerid = w.id;
+            r.type = starpu_worker_get_type(w.id);
+            std::snprintf(r.name, sizeof r.name, "%s", w.name.c_str());
+            r.blocks = t.blocks;
+            r.elements = t.elements;
+            r.busy_s = t.busy_s;
+            r.transfer_s = t.transfer_s;
+            r.rank = 0;
+            std::snprintf(r.host, sizeof r.host, "%s", hetpu_host_name());
+        }
+    }
+    return run_status(run, rules, label);
+}

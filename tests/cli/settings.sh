@@ -1,0 +1,45 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The settings module (common/settings.h) against what users read and meet:
+#  - README.md's table between its settings markers is exactly `hetpu settings --markdown`
+#    (regenerate it with tools/update_settings_table.sh after declaring a setting);
+#  - an invalid HETPU_* value fails the start of a StarPU program with a message that
+#    names the variable, whichever module reads it (here MGB's, which once warned and ran on);
+#  - HETPU_VERBOSE=0 is off (it once turned MGB's device listing on).
+. "$(dirname "$0")/node_env.sh"
+tool="$HETPU_BUILDDIR/tools/hetpu"
+readme="${srcdir:-$(dirname "$0")/../..}/README.md"
+[ -f "$readme" ] || fail "no README.md at $readme"
+sed -n '/^<!-- settings:begin -->$/,/^<!-- settings:end -->$/p' "$readme" | sed '1d;$d' >"$STARPU_HOME/readme_table"
+[ -s "$STARPU_HOME/readme_table" ] || fail "README.md has no table between <!-- settings:begin --> and <!-- settings:end -->"
+"$tool" settings --markdown >"$STARPU_HOME/module_table" || fail "hetpu settings --markdown"
+diff -u "$STARPU_HOME/readme_table" "$STARPU_HOME/module_table" >&2 ||
+    fail "README.md's settings table differs from common/settings.cpp: run tools/update_settings_table.sh"
+
+# Every declared setting is listed by `hetpu settings`, with the value the environment gives.
+HETPU_PLBHAC_TAIL=0.6 "$tool" settings >"$STARPU_HOME/listing" || fail "hetpu settings"
+grep -q "^HETPU_PLBHAC_TAIL=0.6$" "$STARPU_HOME/listing" || fail "hetpu settings: current value not shown"
+HETPU_PLBHAC_TAIL=0.6 "$tool" settings --check >/dev/null || fail "--check rejects a valid value"
+if HETPU_MGB_AGING=-3 "$tool" settings --check 2>"$STARPU_HOME/err"; then fail "--check accepts HETPU_MGB_AGING=-3"; fi
+grep -q "HETPU_MGB_AGING='-3' is invalid" "$STARPU_HOME/err" || { cat "$STARPU_HOME/err"; fail "--check: message"; }
+
+# A StarPU program started through hetpu (the preload library) refuses an invalid value
+# before StarPU starts, naming the variable.
+preload="$HETPU_BUILDDIR/.libs/libhetpu-preload.so"
+prog="$HETPU_BUILDDIR/tests/programs/plain_starpu"
+for bad in HETPU_MGB_AGING=lots HETPU_VERBOSE=maybe HETPU_ENERGY=solar HETPU_PLBHAC_STEPS=2.5 HETPU_ACCOUNTING=2; do
+    name=${bad%%=*}
+    if env "$bad" STARPU_SCHED=mgb LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" 2>"$STARPU_HOME/err"; then
+        cat "$STARPU_HOME/err"; fail "$bad: the program ran"
+    fi
+    grep -q "hetpu: $name='" "$STARPU_HOME/err" || { cat "$STARPU_HOME/err"; fail "$bad: no message naming $name"; }
+done
+
+# HETPU_VERBOSE=0 is off, 1 is on (the start-up line names the policy).
+HETPU_VERBOSE=0 STARPU_SCHED=mgb LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" 2>"$STARPU_HOME/err" ||
+    { cat "$STARPU_HOME/err"; fail "HETPU_VERBOSE=0 run"; }
+if grep -q "^hetpu: policy\|^hetpu mgb: device" "$STARPU_HOME/err"; then cat "$STARPU_HOME/err"; fail "HETPU_VERBOSE=0 printed the start-up lines"; fi
+HETPU_VERBOSE=1 STARPU_SCHED=mgb LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" 2>"$STARPU_HOME/err" ||
+    { cat "$STARPU_HOME/err"; fail "HETPU_VERBOSE=1 run"; }
+grep -q "^hetpu: policy mgb" "$STARPU_HOME/err" || { cat "$STARPU_HOME/err"; fail "HETPU_VERBOSE=1: no start-up line"; }
+echo "settings: ok"
