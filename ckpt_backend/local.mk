@@ -31,7 +31,8 @@ TESTS += tests/ckpt_unit_tests
 noinst_LTLIBRARIES += ckpt_backend/libhetpu_ckpt_engine.la
 ckpt_backend_libhetpu_ckpt_engine_la_SOURCES = \
 	ckpt_backend/engine/config.cpp ckpt_backend/engine/config.h \
-	ckpt_backend/engine/engine.cpp ckpt_backend/engine/engine.h
+	ckpt_backend/engine/engine.cpp ckpt_backend/engine/engine.h \
+	ckpt_backend/engine/engine_tiers.cpp ckpt_backend/engine/engine_restore.cpp
 ckpt_backend_libhetpu_ckpt_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS)
 ckpt_backend_libhetpu_ckpt_engine_la_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 ckpt_backend_libhetpu_ckpt_engine_la_LIBADD = ckpt_backend/libhetpu_ckpt_core.la $(TOML_LIBS) -lpthread

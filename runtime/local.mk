@@ -16,7 +16,7 @@ runtime_libhetpu_core_la_LIBADD = $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
 # initializers, which a static archive would silently drop.
 lib_LTLIBRARIES += libhetpu.la
 libhetpu_la_SOURCES = \
-	runtime/init.cpp runtime/starpu_start.h \
+	runtime/init.cpp runtime/starpu_start.h runtime/run_observer.h \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
 	runtime/block_run.cpp runtime/block_run.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
 	runtime/workers_paused.h \

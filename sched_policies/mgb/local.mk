@@ -3,6 +3,7 @@
 # the needs API (include/hetpu/gpu_needs.h) and device discovery.
 libhetpu_la_SOURCES += \
 	sched_policies/mgb/mgb_scheduler.cpp sched_policies/mgb/mgb_scheduler.h \
+	sched_policies/mgb/scheduler.h sched_policies/mgb/scheduler_devices.cpp sched_policies/mgb/scheduler_queue.cpp \
 	sched_policies/mgb/device_discovery.cpp sched_policies/mgb/device_discovery.h \
 	sched_policies/mgb/gpu_needs_registry.cpp sched_policies/mgb/gpu_needs_registry.h \
 	sched_policies/mgb/mgb.cpp \

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The engine's read side (see engine.h): describing and restoring versions from the fastest
+// tier that holds them, prefetching the versions a restart will ask for next, and waiting
+// for a version to reach a tier.
+#include "ckpt_backend/engine/engine.h"
+
+#include "ckpt_backend/core/eviction.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace hetpu::ckpt {
+
+std::vector<RegionSpec> Engine::describe(const std::string &name, std::int64_t version)
+{
+    std::lock_guard<std::mutex> lock(mu_);
+    Version *v = find_locked({name, version}, true);
+    if (!v)
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+    std::vector<RegionSpec> out;
+    for (const RegionRecord &r : v->regions)
+        out.push_back({r.region, r.size});
+    return out;
+}
+
+void Engine::prefetch_hint(const std::string &name, const std::vector<std::int64_t> &order)
+{
+    check_name(name, "checkpoint name");
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        hints_[name] = std::deque<std::int64_t>(order.begin(), order.end());
+        // Versions that exist only on disk (an earlier run) are looked up once here, so the
+        // prefetch thread never touches the disk under the lock for versions that do not
+        // exist (yet): those appear through begin().
+        for (std::int64_t v : order)
+            find_locked({name, v}, true);
+    }
+    prefetch_cv_.notify_one();
+}
+
+void Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst,
+                     std::uint64_t dst_size)
+{
+    const Key key{name, version};
+    std::unique_lock<std::mutex> lock(mu_);
+    Version *v = find_locked(key, true);
+    if (!v)
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+    if (index >= v->regions.size())
+        throw Error(-EINVAL,
+                    "version has " + std::to_string(v->regions.size()) + " regions, no index " + std::to_string(index));
+    const std::uint64_t size = v->regions[index].size;
+    if (dst_size != size)
+        throw Error(-EINVAL, "region '" + v->regions[index].region + "' holds " + std::to_string(size) +
+                                 " bytes, the destination " + std::to_string(dst_size));
+    for (;;) {
+        v = find_locked(key, true);
+        const long long off = v->host_offset[index];
+        if (off >= 0) {
+            Cached &c = cached_.at(static_cast<std::size_t>(off));
+            if (!is_readable(c.life.state())) {
+                wait_state(lock);
+                continue;
+            }  // being written or prefetched
+            ++c.pins;
+            lock.unlock();
+            std::memcpy(dst, host_base_ + off, size);
+            lock.lock();
+            Cached &again = cached_.at(static_cast<std::size_t>(off));
+            --again.pins;
+            if (again.life.state() == RegionState::Flushed)
+                again.life.advance(RegionState::Ready);
+            if (again.life.state() == RegionState::Ready)
+                again.life.advance(RegionState::Consumed);
+            stats_.restored_from_host_bytes += size;
+            break;
+        }
+        if (v->captured < v->regions.size() && v->declared_in_memory && !v->error) {
+            wait_state(lock);  // capture of this version still in progress
+            continue;
+        }
+        // From disk: the region file is durable once its region left the host arena.
+        Manifest one;
+        one.name = name;
+        one.version = version;
+        one.checksums = v->checksums;
+        one.regions = v->regions;
+        const bool remote_only = !v->local_complete && v->remote_complete;
+        lock.unlock();
+        try {
+            read_region(remote_only ? config_.remote_dir : config_.local_dir, one, index, dst);
+        } catch (const Error &local_error) {
+            if (remote_only || config_.remote_dir.empty())
+                throw;
+            try {
+                read_region(config_.remote_dir, one, index, dst);
+            } catch (const Error &) {
+                throw local_error;  // names the first place looked at
+            }
+        }
+        lock.lock();
+        stats_.restored_from_disk_bytes += size;
+        break;
+    }
+    // The last region restored consumes the version's first hint.
+    v = find_locked(key, true);
+    if (index + 1 == v->regions.size()) {
+        auto h = hints_.find(name);
+        if (h != hints_.end()) {
+            auto pos = std::find(h->second.begin(), h->second.end(), version);
+            if (pos != h->second.end())
+                h->second.erase(pos);
+        }
+    }
+    lock.unlock();
+    notify_state();
+}
+
+void Engine::prefetch_loop()
+{
+    // Normal priority: a prefetch is on the restore's critical path.
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        if (stopping_)
+            return;
+        // The first hinted region, in rank order, that is on disk but not in the arena.
+        Key target;
+        std::size_t target_index = 0, target_rank = kNoHint;
+        for (const auto &[name, order] : hints_) {
+            for (std::size_t rank = 0; rank < order.size() && rank < target_rank; ++rank) {
+                Version *v = find_locked({name, order[rank]}, false);
+                if (!v || !(v->local_complete || v->remote_complete))
+                    continue;
+                bool found = false;
+                for (std::size_t i = 0; i < v->regions.size(); ++i)
+                    if (v->host_offset[i] < 0) {
+                        target = {name, order[rank]};
+                        target_index = i;
+                        found = true;
+                        break;
+                    }
+                if (found) {
+                    target_rank = rank;
+                    break;
+                }
+            }
+        }
+        if (target_rank == kNoHint) {
+            prefetch_cv_.wait(lock);
+            continue;
+        }
+        Version &v = versions_.at(target);
+        const std::uint64_t size = v.regions[target_index].size;
+        // Room without evicting anything needed sooner (keep ranks <= target's).
+        long long off = allocate_locked(size, target_rank + 1, false);
+        if (off < 0) {
+            prefetch_cv_.wait(lock);
+            continue;
+        }
+        cached_.emplace(
+            static_cast<std::size_t>(off),
+            Cached{target, target_index, size, RegionLifecycle(RegionState::Prefetching), 0, v.flush_order});
+        v.host_offset[target_index] = off;
+        Manifest one;
+        one.name = target.first;
+        one.version = target.second;
+        one.checksums = v.checksums;
+        one.regions = v.regions;
+        const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
+        ++active_prefetches_;
+        lock.unlock();
+        bool unreadable = false;
+        try {
+            read_region(dir, one, target_index, host_base_ + off);
+        } catch (const Error &) {
+            unreadable = true;
+        }
+        --active_prefetches_;
+        lock.lock();
+        Cached &c = cached_.at(static_cast<std::size_t>(off));
+        if (unreadable) {
+            // Unreadable: drop it; the restore reads the disk itself and reports the error.
+            versions_.at(target).host_offset[target_index] = -1;
+            arena_->release(static_cast<std::size_t>(off));
+            cached_.erase(static_cast<std::size_t>(off));
+            hints_[target.first].erase(
+                std::find(hints_[target.first].begin(), hints_[target.first].end(), target.second));
+        } else {
+            c.life.advance(RegionState::Ready);
+            stats_.prefetched_bytes += size;
+        }
+        cv_.notify_all();  // a restore may be waiting for this region (lock held: we loop on)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Queries
+
+void Engine::wait(const std::string &name, std::int64_t version, Tier tier)
+{
+    if (tier == Tier::Remote && config_.remote_dir.empty())
+        throw Error(-EINVAL, "no remote tier configured ([remote] path)");
+    const Key key{name, version};
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        Version *v = find_locked(key, true);
+        if (!v)
+            throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+        if (v->error)
+            throw Error(v->error, v->error_message);
+        const bool done = tier == Tier::Host    ? v->captured == v->regions.size()
+                          : tier == Tier::Local ? v->local_complete
+                                                : v->remote_complete;
+        if (done)
+            return;
+        wait_state(lock);
+    }
+}
+
+std::int64_t Engine::latest(const std::string &name)
+{
+    std::int64_t best = -1;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto &[key, v] : versions_)
+            if (key.first == name && !v.error && v.captured == v.regions.size() && v.declared_in_memory)
+                best = std::max(best, key.second);
+    }
+    if (auto l = latest_complete(config_.local_dir, name, false))
+        best = std::max(best, *l);
+    if (!config_.remote_dir.empty())
+        if (auto r = latest_complete(config_.remote_dir, name, false))
+            best = std::max(best, *r);
+    if (best < 0)
+        throw Error(-ENOENT, "no complete version of checkpoint '" + name + "' on any tier");
+    return best;
+}
+
+void Engine::drain()
+{
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+        wait_state(lock);
+    if (first_error_)
+        throw Error(first_error_, first_error_message_);
+}
+
+}  // namespace hetpu::ckpt

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The MGB scheduler's queue side: a task placed on a device now, run on an idle CPU worker,
+// or kept waiting (backfilling with an aging bound); workers take what is placed on them;
+// a finished task's reservation is released (see scheduler.h).
+#include "sched_policies/mgb/scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <new>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/settings.h"
+#include "sched_policies/mgb/arbiter/node_arbiter.h"
+
+namespace hetpu::mgb::detail {
+
+int Scheduler::idle_cpu_worker() const
+{
+    if (!cpu_fifo_.empty())  // the CPU workers have queued work already
+        return -1;
+    for (int w : cpu_workers_)
+        if (busy_[w] == 0)
+            return w;
+    return -1;
+}
+
+void Scheduler::assign(struct starpu_task *task, Assignment a, std::vector<int> &wake)
+{
+    const int w = a.worker;
+    // By priority, FIFO within one, like the CPU queue (searched from the back: equal
+    // priorities, the common case, cost nothing).
+    auto &queue = queue_of_[w];
+    auto pos = queue.end();
+    while (pos != queue.begin() && (*std::prev(pos))->priority < task->priority)
+        --pos;
+    queue.insert(pos, task);
+    ++busy_[w];
+    assigned_[task] = std::move(a);
+    wake.push_back(w);
+}
+
+bool Scheduler::try_start(struct starpu_task *task, const TaskInfo &info, Ledger &ledger, std::vector<int> &wake)
+{
+    if (info.accelerators) {
+        std::vector<uint64_t> bytes;
+        const PlaceRequest request = request_for(info, bytes);
+        const PlaceResult placed = ledger_place(ledger, algorithm_, request);
+        if (placed.status == PlaceStatus::Placed) {
+            const auto local =
+                std::find(ledger_index_.begin(), ledger_index_.end(), placed.device) - ledger_index_.begin();
+            const AcceleratorDevice &device = devices_[local];
+            // The device's least-loaded worker that can run the task (several per CUDA
+            // device with STARPU_NWORKER_PER_CUDA).
+            int best = -1;
+            for (int w : device.workers)
+                if (starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(w), task, nullptr) &&
+                    (best < 0 || busy_[w] < busy_[best]))
+                    best = w;
+            Assignment a;
+            a.worker = best;
+            a.device = static_cast<int>(local);
+            a.grant = placed.grant;
+            a.bytes = bytes[placed.device];
+            if (const Grant *g = ledger_find_grant(ledger, placed.grant))
+                a.warps = g->warps;
+            a.handles = info.handles;
+            residency_.hold(static_cast<unsigned>(local), info.handles);
+            trace(TraceEvent::Grant, a, ledger);
+            const bool backlog = busy_[best] > 0;
+            assign(task, std::move(a), wake);
+            if (backlog && info.cpu)  // an idle CPU worker may take it (steal_for_cpu)
+                for (int w : cpu_workers_)
+                    if (busy_[w] == 0)
+                        wake.push_back(w);
+            return true;
+        }
+    }
+    if (info.cpu) {
+        const int w = idle_cpu_worker();
+        if (w >= 0) {
+            Assignment a;
+            a.worker = w;
+            assign(task, std::move(a), wake);
+            return true;
+        }
+    }
+    return false;
+}
+
+int Scheduler::push(struct starpu_task *task)
+{
+    std::vector<int> wake;
+    starpu_worker_relax_on();
+    std::unique_lock<std::mutex> lock(mutex_);
+    starpu_worker_relax_off();
+    register_devices();
+    // Pushed back after it was handed out (a codelet that returned -EAGAIN): what that
+    // placement holds is given back before the task is placed again.
+    if (auto again = assigned_.find(task); again != assigned_.end()) {
+        release(again->second);
+        assigned_.erase(again);
+        freed_since_drain_ = true;
+        const CompletionWatch::Completion c = completions_.abandoned(task);  // that hand-out never reports
+        if (c.restore)
+            task->callback_func = c.field;
+    }
+    TaskInfo info = describe(task);
+
+    if (!info.accelerators) {  // CPU-only: the shared CPU queue, by priority, FIFO within one
+        auto pos = std::find_if(cpu_fifo_.begin(), cpu_fifo_.end(),
+                                [&](struct starpu_task *t) { return t->priority < task->priority; });
+        cpu_fifo_.insert(pos, task);
+        starpu_push_task_end(task);
+        lock.unlock();
+        wake.assign(cpu_workers_.begin(), cpu_workers_.end());
+        this->wake(wake);
+        return 0;
+    }
+
+    // Devices that could never hold the task are dropped; with none left it is a CPU task
+    // or an error.
+    bool ever = false;
+    uint32_t fits = 0;
+    ledger_->with_ledger([&](Ledger &ledger) {
+        std::vector<uint64_t> bytes;
+        const PlaceRequest request = request_for(info, bytes);
+        for (size_t d = 0; d < devices_.size(); ++d)
+            if ((info.accelerators & (1u << d)) && could_ever_fit(ledger, ledger_index_[d], request))
+                fits |= 1u << d;
+        ever = fits != 0;
+    });
+    if (!ever && !info.cpu) {
+        lock.unlock();
+        refuse(task, info);
+    }
+    info.accelerators = fits;
+    if (!ever) {
+        cpu_fifo_.insert(std::find_if(cpu_fifo_.begin(), cpu_fifo_.end(),
+                                      [&](struct starpu_task *t) { return t->priority < task->priority; }),
+                         task);
+        starpu_push_task_end(task);
+        lock.unlock();
+        wake.assign(cpu_workers_.begin(), cpu_workers_.end());
+        this->wake(wake);
+        return 0;
+    }
+
+    // Behind older waiting tasks only as far as the aging bound allows: the new task is
+    // the youngest, so it goes through the same queue and drain.
+    const uint64_t id = next_waiting_id_++;
+    waiting_with_cpu_ += info.cpu;
+    waiting_tasks_.emplace(id, Waiting{task, std::move(info)});
+    waiting_.push(id);
+    starpu_push_task_end(task);
+    // Unless resources were freed since the last full drain, only the new task can start:
+    // trying just it keeps a burst of submissions linear instead of quadratic.
+    drain(wake, freed_since_drain_ ? 0 : id);
+    const bool still_waiting = !waiting_.empty();
+    lock.unlock();
+    if (still_waiting)
+        poll_cv_.notify_one();
+    this->wake(wake);
+    return 0;
+}
+
+void Scheduler::drain(std::vector<int> &wake, uint64_t only)
+{
+    if (waiting_.empty())
+        return;
+    if (!only)
+        freed_since_drain_ = false;
+    ledger_->with_ledger([&](Ledger &ledger) {
+        // Within one drain resources only shrink, so a request that failed once fails again:
+        // identical requests (the common case of many equal tasks) are not retried.
+        std::set<std::vector<uint64_t>> failed;
+        waiting_.drain([&](uint64_t id) {
+            if (only && id != only)
+                return false;
+            Waiting &w = waiting_tasks_.at(id);
+            std::vector<uint64_t> bytes;
+            const PlaceRequest request = request_for(w.info, bytes);
+            std::vector<uint64_t> signature(bytes);
+            signature.insert(signature.end(),
+                             {request.allowed_devices, w.info.needs.blocks, w.info.needs.threads_per_block,
+                              w.info.needs.shared_mem_per_block, w.info.cpu ? 1u : 0u});
+            if (failed.count(signature) && (!w.info.cpu || idle_cpu_worker() < 0))
+                return false;
+            if (!try_start(w.task, w.info, ledger, wake)) {
+                failed.insert(std::move(signature));
+                return false;
+            }
+            waiting_with_cpu_ -= w.info.cpu;
+            waiting_tasks_.erase(id);
+            return true;
+        });
+        ledger_set_waiting(ledger, pid_, static_cast<uint32_t>(waiting_.size()));
+    });
+}
+
+// Placing a task on a device that fits it is MGB's rule, but a device may then hold a queue
+// of tasks while a CPU worker idles (a slow accelerator, or many small tasks). An idle CPU
+// worker takes the last task queued on the most loaded busy device when that task has a CPU
+// version and, where StarPU's perfmodels are calibrated on both, when it would finish sooner
+// on the CPU than behind the device's queue; its reservation is released.
+void Scheduler::steal_for_cpu(int cpu_worker)
+{
+    int victim = -1;
+    for (const auto &device : devices_)
+        for (int w : device.workers)
+            if (!queue_of_[w].empty() && busy_[w] > queue_of_[w].size() &&  // running one, others queued
+                (victim < 0 || queue_of_[w].size() > queue_of_[victim].size()))
+                victim = w;
+    if (victim < 0)
+        return;
+    auto &queue = queue_of_[victim];
+    for (size_t i = queue.size(); i-- > 0;) {
+        struct starpu_task *task = queue[i];
+        unsigned cpu_impl = 0, dev_impl = 0;
+        if (!starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(cpu_worker), task, &cpu_impl))
+            continue;
+        starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(victim), task, &dev_impl);
+        const double on_cpu =
+            starpu_task_expected_length(task, starpu_worker_get_perf_archtype(cpu_worker, ctx_), cpu_impl);
+        const double on_dev =
+            starpu_task_expected_length(task, starpu_worker_get_perf_archtype(victim, ctx_), dev_impl);
+        const double ahead = static_cast<double>(i + 1);  // queued before it, plus the running one
+        if (std::isfinite(on_cpu) && std::isfinite(on_dev) && on_cpu > 0 && on_dev > 0 &&
+            on_cpu >= on_dev * (ahead + 1))
+            continue;  // the device would still finish it first
+        Assignment &a = assigned_.at(task);
+        release(a);
+        queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(i));
+        Assignment moved;
+        moved.worker = cpu_worker;
+        a = std::move(moved);
+        ++busy_[cpu_worker];
+        queue_of_[cpu_worker].push_back(task);
+        freed_since_drain_ = true;
+        return;
+    }
+}
+
+struct starpu_task *Scheduler::pop(int worker)
+{
+    std::vector<int> wake;
+    struct starpu_task *task = nullptr;
+    {
+        starpu_worker_relax_on();
+        std::lock_guard<std::mutex> lock(mutex_);
+        starpu_worker_relax_off();
+        auto &mine = queue_of_[worker];
+        if (mine.empty() && device_of_worker_[worker] < 0) {
+            if (!cpu_fifo_.empty()) {
+                for (auto it = cpu_fifo_.begin(); it != cpu_fifo_.end(); ++it)
+                    if (starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(worker), *it, nullptr)) {
+                        Assignment a;
+                        a.worker = worker;
+                        ++busy_[worker];
+                        assigned_[*it] = std::move(a);
+                        mine.push_back(*it);
+                        cpu_fifo_.erase(it);
+                        break;
+                    }
+            } else if (busy_[worker] == 0 && waiting_with_cpu_ > 0) {
+                drain(wake);  // an idle CPU worker may take a waiting task with a CPU version
+            }
+            if (mine.empty() && busy_[worker] == 0)
+                steal_for_cpu(worker);
+        }
+        if (!mine.empty()) {
+            task = mine.front();
+            mine.pop_front();
+            watch_completion(task);
+        }
+    }
+    if (task) {
+        unsigned nimpl = 0;
+        starpu_worker_can_execute_task_first_impl(static_cast<unsigned>(worker), task, &nimpl);
+        starpu_task_set_implementation(task, nimpl);
+    }
+    wake.erase(std::remove(wake.begin(), wake.end(), worker), wake.end());
+    this->wake(wake);
+    return task;
+}
+
+void Scheduler::release(const Assignment &a)
+{
+    --busy_[a.worker];
+    if (a.device >= 0) {
+        residency_.drop(static_cast<unsigned>(a.device), a.handles);
+        ledger_->with_ledger([&](Ledger &ledger) {
+            ledger_release(ledger, a.grant);
+            trace(TraceEvent::Release, a, ledger);
+        });
+    }
+}
+
+// StarPU calls post_exec_hook for the application's tasks only; the tasks it submits itself
+// (a reduction's combining tasks) never reach it, and their device reservation and worker
+// count would be held for good (seen: StarPU's own cg example under sa, whose dot products'
+// reduction tasks kept the only device reserved, and the program hung; under mgb each
+// leaked its bytes). So every task handed out also reports through its callback
+// (core/completion_watch.h). Only the task's callback field changes, never its argument,
+// which StarPU reads when it calls the callback, after the task's dependencies are released
+// and the application may already have resubmitted it (seen: tag_restartable, 64 tasks
+// resubmitted 256 times, crashed one run in six when the argument was borrowed), and frees
+// with the task under callback_arg_free. The callback finds its task with
+// starpu_task_get_current(), which StarPU sets for the callback's duration. Mutex held.
+void Scheduler::watch_completion(struct starpu_task *task)
+{
+    task->callback_func =
+        completions_.handed_out(task, task->callback_func, task->cl ? task->cl->callback_func : nullptr);
+}
+
+Scheduler::Callback Scheduler::task_finished(struct starpu_task *task)
+{
+    std::vector<int> wake;
+    CompletionWatch::Completion c;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        c = completions_.completed(task);
+        if (c.restore)
+            task->callback_func = c.field;
+        if (c.release)
+            release_task(task, wake);
+    }
+    this->wake(wake);
+    return c.run;
+}
+
+void Scheduler::task_done(struct starpu_task *task)
+{
+    std::vector<int> wake;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (release_task(task, wake))
+            completions_.released_by_hook(task);  // its callback has nothing left to release
+    }
+    this->wake(wake);
+}
+
+bool Scheduler::release_task(struct starpu_task *task, std::vector<int> &wake)
+{
+    auto it = assigned_.find(task);
+    if (it == assigned_.end())
+        return false;  // not placed by us (a task for a specific worker), or released already
+    release(it->second);
+    assigned_.erase(it);
+    freed_since_drain_ = true;
+    drain(wake);
+    if (ledger_->node_wide())
+        sync_others_reservations();
+    return true;
+}
+
+}  // namespace hetpu::mgb::detail
