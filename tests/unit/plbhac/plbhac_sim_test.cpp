@@ -49,7 +49,7 @@ TEST(PlbhacSim, AdaptsToASlowdown)
     po.x_init = s.x_init;
     po.tail_fraction = 1.0;  // no tail shrink: any size change comes from the models
     po.steps = 32;           // blocks of ~0.4 s, so that the change is seen in time
-    po.step_error = 0;       // and no fewer for the GPUs' launch cost (overhead_steps)
+    po.step_error = 0;       // and no fewer for the GPUs' launch cost (plbhac_overhead_steps)
     PlbhacPlanner plb(sim::planner_workers(s), sim::block_rules(s), po);
     Spy spy(plb);
     spy.log.reserve(10000);

@@ -312,7 +312,7 @@ TEST(PlbhacSteps, AFixedCostPerBlockTakesFewerLargerSteps)
 {
     // Two GPUs pay 0.25 s per block whatever its size, in a ~10 s job: with 8 steps and the
     // tail that is a fifth of the run. Their fixed cost, read off their measured blocks,
-    // makes the later steps fewer and larger (overhead_steps): fewer blocks than with
+    // makes the later steps fewer and larger (plbhac_overhead_steps): fewer blocks than with
     // step_error = 0 (always the configured steps) on the same seeds, and no later end.
     sim::Scenario s;
     s.workload = 7'500'000;
