@@ -42,7 +42,17 @@ tests_unit_tests_SOURCES = \
 	tests/unit/curve_select_test.cpp \
 	tests/unit/curve_online_model_test.cpp \
 	tests/unit/curve_transfer_model_test.cpp \
-	tests/unit/plbhac/plbhac_planner_test.cpp \
+	tests/unit/plbhac/plbhac_planner_test_util.h \
+	tests/unit/plbhac/plbhac_training_test.cpp \
+	tests/unit/plbhac/plbhac_steps_test.cpp \
+	tests/unit/plbhac/plbhac_trust_test.cpp \
+	tests/unit/plbhac/plbhac_final_test.cpp \
+	tests/unit/plbhac/plbhac_execution_test.cpp \
+	tests/unit/plbhac/plbhac_measure_test.cpp \
+	tests/unit/plbhac/plbhac_latency_test.cpp \
+	tests/unit/plbhac/plbhac_warm_start_test.cpp \
+	tests/unit/plbhac/plbhac_options_test.cpp \
+	tests/unit/plbhac/plbhac_sim_test.cpp \
 	tests/unit/hdss/hdss_planner_test.cpp \
 	tests/unit/energy_source_test.cpp \
 	tests/unit/common/finite_number_test.cpp \

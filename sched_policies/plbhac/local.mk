@@ -9,6 +9,19 @@ hetpu_core_sources += \
 	sched_policies/plbhac/core/plbhac_rounding.cpp sched_policies/plbhac/core/plbhac_rounding.h \
 	sched_policies/plbhac/core/plbhac_solve.cpp sched_policies/plbhac/core/plbhac_solve.h \
 	sched_policies/plbhac/core/plbhac_straggle.cpp sched_policies/plbhac/core/plbhac_straggle.h \
+	sched_policies/plbhac/core/plbhac_state.h \
+	sched_policies/plbhac/core/plbhac_options.cpp sched_policies/plbhac/core/plbhac_options.h \
+	sched_policies/plbhac/core/plbhac_trace.cpp sched_policies/plbhac/core/plbhac_trace.h \
+	sched_policies/plbhac/core/plbhac_latency.cpp sched_policies/plbhac/core/plbhac_latency.h \
+	sched_policies/plbhac/core/plbhac_pu.cpp sched_policies/plbhac/core/plbhac_pu.h \
+	sched_policies/plbhac/core/plbhac_training.cpp sched_policies/plbhac/core/plbhac_training.h \
+	sched_policies/plbhac/core/plbhac_steps.cpp sched_policies/plbhac/core/plbhac_steps.h \
+	sched_policies/plbhac/core/plbhac_trust.cpp sched_policies/plbhac/core/plbhac_trust.h \
+	sched_policies/plbhac/core/plbhac_step_solve.cpp sched_policies/plbhac/core/plbhac_step_solve.h \
+	sched_policies/plbhac/core/plbhac_final.cpp sched_policies/plbhac/core/plbhac_final.h \
+	sched_policies/plbhac/core/plbhac_execution.cpp sched_policies/plbhac/core/plbhac_execution.h \
+	sched_policies/plbhac/core/plbhac_measure.cpp sched_policies/plbhac/core/plbhac_measure.h \
+	sched_policies/plbhac/core/plbhac_warm_start.cpp sched_policies/plbhac/core/plbhac_warm_start.h \
 	sched_policies/plbhac/core/plbhac_planner.cpp sched_policies/plbhac/core/plbhac_planner.h \
 	sched_policies/plbhac/core/plbhac_model_store.cpp sched_policies/plbhac/core/plbhac_model_store.h
 # PLB-HAC's persisted models are JSON files (plbhac_model_store.cpp).

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
+#include "sched_policies/plbhac/core/plbhac_planner.h"
 #include "tests/unit/thrown_message.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/simulator.h"
