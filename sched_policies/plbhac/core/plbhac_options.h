@@ -69,7 +69,7 @@ struct PlbhacOptions {
     std::function<void(const PlbhacMemory &)> on_learnt;
 };
 
-// Reads HETPU_PLBHAC_* through `lookup` (getenv in the glue, a map in tests) into `opt`;
+// Reads HETPU_PLBHAC_* through `lookup` (process_env in the glue, a map in tests) into `opt`;
 // throws PlbhacInputError naming the bad variable and a valid example (`opt` unchanged then).
 void plbhac_options_from_env(PlbhacOptions &opt, const std::function<const char *(const char *)> &lookup);
 

@@ -2,6 +2,8 @@
 // PLB-HAC planner: PLB-HAC's HETPU_PLBHAC_* settings.
 #include "tests/unit/plbhac/plbhac_planner_test_util.h"
 
+#include "common/settings.h"
+
 using namespace hetpu;
 using namespace hetpu::plbhac_test;
 
@@ -22,6 +24,11 @@ TEST(PlbhacOptions, ParsesValidValues)
     EXPECT_EQ(o.steps, 12u);
     EXPECT_EQ(o.x_init, 2048u);
     EXPECT_FALSE(o.hedge_straggle);
+    // Flags take the spellings of every hetpu flag (common/settings.h).
+    env = {{"HETPU_PLBHAC_HEDGE", "on"}, {"HETPU_PLBHAC_ALIGN", "off"}};
+    EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
+    EXPECT_TRUE(o.hedge_straggle);
+    EXPECT_FALSE(o.align_finish);
 
     // Unset or empty: defaults kept (the paper's 400 ms, 70%, 0.1).
     PlbhacOptions d;
@@ -53,7 +60,8 @@ TEST(PlbhacOptions, RejectsEachBadValueNamingTheVariable)
         {"HETPU_PLBHAC_XINIT", {"1.5", "-1", "1k"}},
         {"HETPU_PLBHAC_STEP_ERROR", {"-0.1", "x"}},
         {"HETPU_PLBHAC_MIN_STEPS", {"0", "2.5"}},
-        {"HETPU_PLBHAC_HEDGE", {"2", "on", "0.5"}},
+        {"HETPU_PLBHAC_HEDGE", {"2", "maybe", "0.5"}},
+        {"HETPU_PLBHAC_SOLVER", {"newton", "Ipopt"}},
     };
     for (const auto &[var, values] : bad) {
         for (const auto &v : values) {
@@ -66,7 +74,8 @@ TEST(PlbhacOptions, RejectsEachBadValueNamingTheVariable)
                     return "0.5";  // a valid value read before some bad ones
                 return nullptr;
             };
-            EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError, var + " must be ") << "=" << v;
+            EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError, var + "='" + v + "' is invalid")
+                << "=" << v;
             // On an error the options are left as they were.
             EXPECT_DOUBLE_EQ(o.tail_fraction, 0.7) << var << "=" << v;
             EXPECT_EQ(o.x_init, 777u);
@@ -86,7 +95,7 @@ TEST(PlbhacOptions, TrustIsAnOption)
     EXPECT_EQ(o.trust, 8.0);
     env["HETPU_PLBHAC_TRUST"] = "0.5";
     EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError,
-                     "HETPU_PLBHAC_TRUST must be 0 (no cap) or a factor >= 1 over a PU's largest measured block");
+                     "HETPU_PLBHAC_TRUST='0.5' is invalid: expected 0 (no cap) or a factor >= 1");
     EXPECT_EQ(o.trust, 8.0) << "unchanged on error";
 }
 
@@ -103,9 +112,45 @@ TEST(PlbhacOptions, SolverIsAnOption)
     EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Ipopt);
     env["HETPU_PLBHAC_SOLVER"] = "newton";
     EXPECT_THROW_MSG(plbhac_options_from_env(o, lookup), PlbhacInputError,
-                     "HETPU_PLBHAC_SOLVER must be auto (the equal-finish search where every curve increases");
+                     "HETPU_PLBHAC_SOLVER='newton' is invalid: expected one of auto, ipopt");
     EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Ipopt) << "unchanged on error";
     env["HETPU_PLBHAC_SOLVER"] = "auto";
     EXPECT_NO_THROW(plbhac_options_from_env(o, lookup));
     EXPECT_EQ(o.solver, hetpu::PlbhacSolver::Auto);
+}
+
+TEST(PlbhacOptions, DefaultsAreTheOnesTheSettingsTableShows)
+{
+    // The README's table is printed from common/settings.cpp; the planner's defaults live in
+    // PlbhacOptions. Reading each shown default back must change nothing.
+    const PlbhacOptions defaults;
+    std::map<std::string, std::string> env;
+    for (const char *name :
+         {"HETPU_PLBHAC_STEPS", "HETPU_PLBHAC_WARM_STEPS", "HETPU_PLBHAC_MIN_STEP_MS", "HETPU_PLBHAC_STEP_ERROR",
+          "HETPU_PLBHAC_MIN_STEPS", "HETPU_PLBHAC_GAP_MS", "HETPU_PLBHAC_TAIL", "HETPU_PLBHAC_ALPHA",
+          "HETPU_PLBHAC_ALIGN", "HETPU_PLBHAC_HEDGE", "HETPU_PLBHAC_SOLVER", "HETPU_PLBHAC_TRUST"}) {
+        const hetpu::SettingSpec *spec = hetpu::find_setting(name);
+        ASSERT_NE(spec, nullptr) << name;
+        std::string shown = spec->default_text;
+        ASSERT_TRUE(shown.size() > 2 && shown.front() == '`' && shown.back() == '`') << name << ": " << shown;
+        env[name] = shown.substr(1, shown.size() - 2);
+    }
+    auto lookup = [&](const char *n) -> const char * {
+        auto it = env.find(n);
+        return it == env.end() ? nullptr : it->second.c_str();
+    };
+    PlbhacOptions read;
+    ASSERT_NO_THROW(plbhac_options_from_env(read, lookup));
+    EXPECT_EQ(read.steps, defaults.steps);
+    EXPECT_EQ(read.warm_steps, defaults.warm_steps);
+    EXPECT_DOUBLE_EQ(read.min_step_s, defaults.min_step_s);
+    EXPECT_DOUBLE_EQ(read.step_error, defaults.step_error);
+    EXPECT_EQ(read.min_steps, defaults.min_steps);
+    EXPECT_DOUBLE_EQ(read.gap_threshold_s, defaults.gap_threshold_s);
+    EXPECT_DOUBLE_EQ(read.tail_fraction, defaults.tail_fraction);
+    EXPECT_DOUBLE_EQ(read.alpha, defaults.alpha);
+    EXPECT_EQ(read.align_finish, defaults.align_finish);
+    EXPECT_EQ(read.hedge_straggle, defaults.hedge_straggle);
+    EXPECT_EQ(read.solver, defaults.solver);
+    EXPECT_DOUBLE_EQ(read.trust, defaults.trust);
 }
