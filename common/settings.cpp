@@ -145,8 +145,8 @@ std::string accepted(const SettingSpec &s)
         o << "one of " << c;
         break;
     }
-    case T::Text:
-    case T::Path: o << "any text"; break;
+    case T::Text: o << "text"; break;
+    case T::Path: o << "a file or folder name"; break;
     }
     return o.str();
 }
