@@ -17,6 +17,12 @@
 // is the algorithm's own working set; the process's peak RSS is printed at the end.
 // Every new front is compared with the previous implementation's, figure for figure.
 //
+// A second table sets first calls beside repeated ones (issue 51): `first` is the median over
+// `reps` fresh processes (this program re-executed with --one-call) of one call's time, the
+// process's first and in a fresh workspace; `no_ws` the median of repeated calls without a
+// workspace (each makes a temporary one); `kept` the median of repeated calls sharing one
+// workspace (after one warm-up call). first/kept is the issue's ratio (target <= 1.5).
+//
 // Usage: pareto_speed [p:m,p:m,...] [reps]   (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200 3)
 //        pareto_speed --no-legacy [p:m,...] [reps]   (new implementation only)
 #include "common/json_line.h"
@@ -27,6 +33,7 @@
 
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -141,6 +148,62 @@ bool same_front(const std::vector<hetpu::Distribution> &a, const std::vector<het
     return true;
 }
 
+template <typename F> double median_s(int reps, F &&f)
+{
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+hetpu::Granules parse_granules(const std::string &s) { return static_cast<hetpu::Granules>(std::stoll(s)); }
+
+std::uint32_t seed_of(int p, int m) { return 20240601u + 1000u * static_cast<unsigned>(p) + static_cast<unsigned>(m); }
+
+// --one-call KIND P M N: one call in this fresh process and a fresh workspace; prints its seconds.
+int one_call(const std::vector<std::string> &a)
+{
+    const int p = std::stoi(a[1]), m = std::stoi(a[2]);
+    const hetpu::Granules n = parse_granules(a[3]);
+    const auto profs = make_profiles(p, m, seed_of(p, m));
+    const auto t0 = std::chrono::steady_clock::now();
+    hetpu::ParetoWorkspace ws;
+    if (a[0] == "hpopta")
+        hetpu::hpopta(profs, n, ws);
+    else
+        hetpu::hepopta(profs, n, ws);
+    std::printf("%.9f\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return 0;
+}
+
+// Median over `reps` fresh processes of one_call's time.
+double first_call_s(const std::string &kind, int p, int m, hetpu::Granules n, int reps)
+{
+    char self[4096];
+    const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0)
+        return -1;
+    self[len] = '\0';
+    std::vector<double> t;
+    for (int r = 0; r < reps; ++r) {
+        const std::string cmd = std::string("'") + self + "' --one-call " + kind + " " + std::to_string(p) + " " +
+                                std::to_string(m) + " " + std::to_string(n);
+        FILE *f = popen(cmd.c_str(), "r");
+        double s = -1;
+        if (!f || std::fscanf(f, "%lf", &s) != 1)
+            s = -1;
+        if (f)
+            pclose(f);
+        t.push_back(s);
+    }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -152,6 +215,9 @@ int main(int argc, char **argv)
                  "against the previous implementation in the same run.",
                  "pareto_speed"};
     app.add_flag("--no-legacy", no_legacy, "skip the previous implementation");
+    std::vector<std::string> one;
+    app.add_option("--one-call", one, "KIND P M N: time one call in this process (hpopta|hepopta; internal)")
+        ->expected(4);
     app.add_option("configs", config_text, "p:m,p:m,... (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200)")
         ->check(CLI::Validator(
             [](std::string &v) -> std::string {
@@ -171,6 +237,8 @@ int main(int argc, char **argv)
         ->check(CLI::PositiveNumber);
     if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
         return *rc;
+    if (!one.empty())
+        return one_call(one);
     const bool legacy = !no_legacy;
     std::vector<std::pair<int, int>> configs{{2, 500}, {4, 500}, {8, 100}, {8, 200}, {8, 500}, {16, 100}, {16, 200}};
     if (!config_text.empty()) {
@@ -191,8 +259,13 @@ int main(int argc, char **argv)
                 "x_hp", "x_he", "x_ht", "same");
     std::vector<std::string> json;
     bool all_same = true;
+    struct Case {
+        int p, m, pct;
+        hetpu::Granules n;
+    };
+    std::vector<Case> cases;
     for (auto [p, m] : configs) {
-        const auto profs = make_profiles(p, m, 20240601u + 1000u * static_cast<unsigned>(p) + static_cast<unsigned>(m));
+        const auto profs = make_profiles(p, m, seed_of(p, m));
         hetpu::Granules capacity = 0;
         for (const auto &prof : profs)
             capacity += prof.points.back().size;
@@ -206,6 +279,7 @@ int main(int argc, char **argv)
                     --n;
                 }
             }
+            cases.push_back(Case{p, m, pct, n});
             std::vector<hetpu::Distribution> front, tfront, old_front, old_tfront;
             hetpu::ParetoStats st;
             const Measure hp = measure(reps, [&] { hetpu::hpopta(profs, n); });
@@ -262,6 +336,46 @@ int main(int argc, char **argv)
                                                {"old_htpopta_s", legacy ? oht.cpu : 0.0}}}}));
         }
     }
+    // First calls beside repeated ones (see the file comment).
+    std::printf("\n%3s %4s %5s %6s | %9s %9s %9s %6s | %9s %9s %9s %6s\n", "p", "m", "load", "n", "hp_first",
+                "hp_no_ws", "hp_kept", "ratio", "he_first", "he_no_ws", "he_kept", "ratio");
+    const int rep_calls = std::max(reps, 5);
+    for (const Case &c : cases) {
+        const auto profs = make_profiles(c.p, c.m, seed_of(c.p, c.m));
+        double first[2], no_ws[2], kept[2];
+        for (int k = 0; k < 2; ++k) {
+            const bool hp = k == 0;
+            auto call = [&](hetpu::ParetoWorkspace *ws) {
+                if (hp)
+                    ws ? hetpu::hpopta(profs, c.n, *ws) : hetpu::hpopta(profs, c.n);
+                else
+                    ws ? hetpu::hepopta(profs, c.n, *ws) : hetpu::hepopta(profs, c.n);
+            };
+            first[k] = first_call_s(hp ? "hpopta" : "hepopta", c.p, c.m, c.n, reps);
+            no_ws[k] = median_s(rep_calls, [&] { call(nullptr); });
+            hetpu::ParetoWorkspace ws;
+            call(&ws);  // warm-up: the workspace grows to this instance
+            kept[k] = median_s(rep_calls, [&] { call(&ws); });
+        }
+        std::printf("%3d %4d %4d%% %6lld | %9.3f %9.3f %9.3f %6.2f | %9.2f %9.2f %9.2f %6.2f\n", c.p, c.m, c.pct,
+                    static_cast<long long>(c.n), 1e3 * first[0], 1e3 * no_ws[0], 1e3 * kept[0], first[0] / kept[0],
+                    1e3 * first[1], 1e3 * no_ws[1], 1e3 * kept[1], first[1] / kept[1]);
+        std::fflush(stdout);
+        json.push_back(hetpu::json_line({{"bench", "pareto_first_call"},
+                                         {"p", c.p},
+                                         {"m", c.m},
+                                         {"load_pct", c.pct},
+                                         {"n", static_cast<long long>(c.n)},
+                                         {"hpopta_first_s", first[0]},
+                                         {"hpopta_no_workspace_s", no_ws[0]},
+                                         {"hpopta_kept_workspace_s", kept[0]},
+                                         {"hepopta_first_s", first[1]},
+                                         {"hepopta_no_workspace_s", no_ws[1]},
+                                         {"hepopta_kept_workspace_s", kept[1]}}));
+    }
+    std::printf("(ms; first: median over %d fresh processes of their first call; no_ws, kept: median of %d calls "
+                "without / with a kept workspace; ratio = first / kept)\n",
+                reps, rep_calls);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     std::printf("process peak RSS: %.1f MiB\n", ru.ru_maxrss / 1024.0);

@@ -11,11 +11,23 @@ tools_libhetpu_sim_la_SOURCES = \
 	tools/sim/sim_command.cpp tools/sim/sim_command.h
 tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
 
+# `hetpu`: the front program, without StarPU (its CPPFLAGS only for starpu_config.h's
+# version macros), so that commands which never start StarPU do not pay for loading it.
 bin_PROGRAMS += tools/hetpu
-tools_hetpu_SOURCES = tools/hetpu.cpp
-tools_hetpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
-tools_hetpu_LDADD = tools/libhetpu_sim.la tools/libhetpu_pareto.la tools/libhetpu_calibrate.la \
-	apps/matmul/libhetpu_matmul.la apps/fft2d/libhetpu_fft2d.la $(hetpu_matmul_libs) $(hetpu_fft2d_libs)
+tools_hetpu_SOURCES = tools/hetpu_front.cpp
+tools_hetpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) -DHETPU_PKGLIBEXECDIR='"$(pkglibexecdir)"'
+tools_hetpu_LDADD = tools/libhetpu_sim.la tools/libhetpu_pareto.la
+# Only the libraries the front's code calls become its dependencies (the convenience
+# libraries carry Ipopt, GSL and BLAS for the cores that use them).
+tools_hetpu_LDFLAGS = -Wl,--as-needed
+
+# `hetpu-starpu`: the commands that start StarPU (policies, calibrate), exec()d by the front.
+pkglibexec_PROGRAMS = tools/hetpu-starpu
+tools_hetpu_starpu_SOURCES = tools/hetpu_starpu.cpp
+tools_hetpu_starpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tools_hetpu_starpu_LDADD = tools/libhetpu_calibrate.la \
+	apps/matmul/libhetpu_matmul.la apps/fft2d/libhetpu_fft2d.la $(hetpu_matmul_libs) $(hetpu_fft2d_libs) \
+	runtime/libhetpu_core.la
 # `hetpu mgb status|reset` (tools/mgb/): reads the node-wide MGB arbiter's segment.
 tools_hetpu_SOURCES += tools/mgb/mgb_command.cpp tools/mgb/mgb_command.h
 tools_hetpu_CPPFLAGS += $(JSON_CFLAGS)

@@ -8,6 +8,8 @@ hetpu_policy_sources += \
 hetpu_core_sources += \
 	sched_policies/pareto/core/pareto_profiles.cpp sched_policies/pareto/core/pareto_profiles.h \
 	sched_policies/pareto/core/profile_table.cpp sched_policies/pareto/core/profile_table.h \
+	sched_policies/pareto/core/pareto_workspace.cpp sched_policies/pareto/core/pareto_workspace.h \
+	sched_policies/pareto/core/workspace_buffers.h \
 	sched_policies/pareto/core/cheapest_within.cpp sched_policies/pareto/core/cheapest_within.h \
 	sched_policies/pareto/core/suffix_bounds.cpp sched_policies/pareto/core/suffix_bounds.h \
 	sched_policies/pareto/core/pareto_front.cpp sched_policies/pareto/core/pareto_front.h \

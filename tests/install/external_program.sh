@@ -45,4 +45,9 @@ case $out in
 *"planner plb-hac"*", 0 wrong"*) ;;
 *) fail "expected plb-hac to plan every block and no wrong element, got: $out" ;;
 esac
+# The installed front finds hetpu-starpu in $(pkglibexecdir) for the commands that need StarPU.
+if [ -z "$destdir" ]; then
+    "$bindir/hetpu" version | grep -q "^hetpu " || fail "installed hetpu version"
+    "$bindir/hetpu" policies | grep -q "^  plb-hac " || fail "installed hetpu policies (through hetpu-starpu)"
+fi
 echo "installcheck: ok"

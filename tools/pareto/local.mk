@@ -14,10 +14,11 @@ tests_pareto_unit_tests_SOURCES = \
 	tests/unit/pareto/tradeoff_test.cpp \
 	tests/unit/pareto/pareto_planner_test.cpp \
 	tests/unit/pareto/front_cache_test.cpp \
-	tests/unit/pareto/pareto_cli_test.cpp
+	tests/unit/pareto/pareto_cli_test.cpp \
+	tests/unit/pareto/workspace_test.cpp
 tests_pareto_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
 tests_pareto_unit_tests_LDADD = tools/libhetpu_pareto.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 TESTS += tests/pareto_unit_tests tests/cli/pareto_cli.sh tests/cli/hepopta_cli.sh
 EXTRA_DIST += tests/cli/pareto_cli.sh tests/cli/hepopta_cli.sh
-EXTRA_DIST += bench/pareto_real.sh bench/pareto_cli_speed.sh
+EXTRA_DIST += bench/pareto_real.sh bench/pareto_cli_speed.sh bench/hetpu_startup.py

@@ -10,6 +10,12 @@ namespace detail {
 
 std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap)
 {
+    CheapestScratch scratch;
+    return cheapest_within(tab, time_cap, scratch);
+}
+
+std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap, CheapestScratch &scratch)
+{
     const int p = tab.procs();
     const Granules n = tab.workload();
     const double inf = std::numeric_limits<double>::infinity();
@@ -37,9 +43,12 @@ std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap)
         base[i + 1] = base[i] + static_cast<std::size_t>(hi[i] - lo[i] + 1);
     }
 
-    std::vector<double> e{0.0}, e_next;
-    std::vector<int> k{0}, k_next;
-    std::vector<std::int32_t> choice(base[p], -1);
+    std::vector<double> &e = scratch.e, &e_next = scratch.e_next;
+    std::vector<int> &k = scratch.k, &k_next = scratch.k_next;
+    std::vector<std::int32_t> &choice = scratch.choice;
+    e.assign(1, 0.0);
+    k.assign(1, 0);
+    choice.assign(base[p], -1);
     Granules plo = 0, phi = 0;  // band of the previous prefix (the empty one: {0})
     for (int i = 0; i < p; ++i) {
         const std::size_t width = static_cast<std::size_t>(hi[i] - lo[i] + 1);

@@ -6,6 +6,7 @@
 
 #include "sched_policies/pareto/core/profile_table.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace hetpu {
@@ -25,6 +26,19 @@ namespace detail {
 // when the cap is HPOPTA's tight makespan. O(p m W) time and O(p W) memory for a band of
 // width W <= n + 1.
 std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap);
+
+// Its arrays, kept by ParetoWorkspace so that repeated calls reuse them.
+struct CheapestScratch {
+    std::vector<double> e, e_next;
+    std::vector<int> k, k_next;
+    std::vector<std::int32_t> choice;  // per (processor, partial sum in its band)
+    std::size_t capacity_bytes() const
+    {
+        return (e.capacity() + e_next.capacity()) * sizeof(double) + (k.capacity() + k_next.capacity()) * sizeof(int) +
+               choice.capacity() * sizeof(std::int32_t);
+    }
+};
+std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap, CheapestScratch &scratch);
 
 }  // namespace detail
 }  // namespace hetpu

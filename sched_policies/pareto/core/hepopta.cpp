@@ -52,6 +52,7 @@
 #include "sched_policies/pareto/core/min_energy.h"
 #include "sched_policies/pareto/core/pareto_front.h"
 #include "sched_policies/pareto/core/suffix_bounds.h"
+#include "sched_policies/pareto/core/workspace_buffers.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -65,29 +66,11 @@ namespace {
 using detail::ProfileTable;
 using detail::SuffixBounds;
 
-// One partial solution of cell (c, s): the paper's <eng, time, part, P#, key>.
-struct Entry {
-    double e;             // dynamic energy on processors 0..c-1, summed in that order
-    std::int32_t r;       // time rank of their makespan, clamped (see file comment)
-    std::int32_t part;    // size given to processor c-1
-    std::int32_t parent;  // index of the partial solution in cell (c-1, s-part)
-    std::int32_t k;       // active processors among 0..c-1
-};
-
-// Where a cell's entries are in the arena, and the least energy among them (+infinity
-// when empty).
-struct Cell {
-    std::uint32_t off;
-    std::uint32_t len;
-    double min_e;
-};
-
-// A usable profile point of one processor (idle included).
-struct Point {
-    std::int32_t x;
-    std::int32_t r;  // time rank
-    double e;
-};
+// The table's records (workspace_buffers.h): a partial solution of cell (c, s), the
+// paper's <eng, time, part, P#, key>; where a cell's entries are; a usable point.
+using Entry = detail::KernelEntry;
+using Cell = detail::KernelCell;
+using Point = detail::KernelPoint;
 
 class Kernel {
 public:
@@ -95,11 +78,19 @@ public:
     // of `stride`, plus the sizes in `keep` (HPOPTA's solution, so that n stays reachable).
     // Every distribution in `incumbents` is a known complete solution: a partial one whose
     // every completion is strictly dearer than an incumbent no slower is dropped.
+    // Its arrays live in `scratch` (a workspace's), reset here: only capacity carries over.
     Kernel(const ProfileTable &tab, const SuffixBounds &bounds, double t_opt, double eps, double tau, int stride,
-           const std::vector<Granules> &keep, const std::vector<Distribution> &incumbents, ParetoStats &stats)
-        : tab_(tab), p_(tab.procs()), n_(tab.workload()), eps_(widen(eps, p_)), bounds_(bounds), stats_(stats)
+           const std::vector<Granules> &keep, const std::vector<Distribution> &incumbents, ParetoStats &stats,
+           detail::KernelScratch &scratch)
+        : tab_(tab), p_(tab.procs()), n_(tab.workload()), eps_(widen(eps, p_)), bounds_(bounds), stats_(stats),
+          times_(scratch.times), points_(scratch.points), lo_(scratch.lo), hi_(scratch.hi),
+          cell_base_(scratch.cell_base), cells_(scratch.cells), arena_(scratch.arena), stage_(scratch.stage),
+          best_(scratch.best), touched_(scratch.touched), cap_(scratch.cap)
     {
+        arena_.clear();
+        stage_.clear();
         // Usable points (Figure 12: nothing dearer than eps or slower than tau), ranked.
+        times_.clear();
         times_.push_back(0.0);
         for (int c = 0; c < p_; ++c)
             for (Granules x : tab_.sizes(c))
@@ -109,6 +100,8 @@ public:
         times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
         r_opt_ = rank(t_opt);
         points_.resize(p_);
+        for (std::vector<Point> &pts : points_)
+            pts.clear();
         lo_.assign(p_ + 1, 0);
         hi_.assign(p_ + 1, 0);
         Granules prefix = 0;
@@ -186,7 +179,8 @@ public:
         return sizes;
     }
 
-    std::size_t arena_bytes() const { return arena_.capacity() * sizeof(Entry); }
+    // What this pass's table holds (its size: the arena's capacity may be a previous call's).
+    std::size_t arena_bytes() const { return arena_.size() * sizeof(Entry); }
 
     // Sums of up to 2p non-negative terms carry a relative rounding error below
     // 2p * DBL_EPSILON; widening energy thresholds by more keeps a solution whose energy
@@ -329,28 +323,37 @@ private:
     const double eps_;  // energy threshold, widened for rounding
     const SuffixBounds &bounds_;
     ParetoStats &stats_;
-    std::vector<double> times_;  // distinct usable times, ascending: rank -> time
+    std::vector<double> &times_;  // distinct usable times, ascending: rank -> time
     std::int32_t r_opt_ = 0;
-    std::vector<std::vector<Point>> points_;  // per processor, idle first, ascending time
-    std::vector<Granules> lo_, hi_;           // partial sums worth a cell, per level
-    std::vector<std::size_t> cell_base_;
-    std::vector<Cell> cells_;
-    std::vector<Entry> arena_;
-    std::vector<Entry> stage_;
+    std::vector<std::vector<Point>> &points_;  // per processor, idle first, ascending time
+    std::vector<Granules> &lo_, &hi_;          // partial sums worth a cell, per level
+    std::vector<std::size_t> &cell_base_;
+    std::vector<Cell> &cells_;
+    std::vector<Entry> &arena_;
+    std::vector<Entry> &stage_;
     // Merge scratch, indexed by time rank (one cache line per candidate written); the
     // energy is +infinity outside a merge.
-    std::vector<Entry> best_;
-    std::vector<std::uint64_t> touched_;
-    std::vector<double> cap_;  // per rank: least widened energy of a known solution that fast
+    std::vector<Entry> &best_;
+    std::vector<std::uint64_t> &touched_;
+    std::vector<double> &cap_;  // per rank: least widened energy of a known solution that fast
 };
 
 }  // namespace
 
 std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n, ParetoStats *stats)
 {
+    ParetoWorkspace workspace;
+    return hepopta(profiles, n, workspace, stats);
+}
+
+std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n, ParetoWorkspace &workspace,
+                                  ParetoStats *stats)
+{
     validate_profiles(profiles, n);
-    const ProfileTable tab(profiles, n);
-    const std::vector<Granules> fastest_sizes = detail::fastest_sizes(tab);
+    detail::WorkspaceBuffers &ws = workspace.buffers();
+    ProfileTable &tab = ws.table;
+    tab.assign(profiles, n);
+    const std::vector<Granules> fastest_sizes = detail::fastest_sizes(tab, ws.fastest);
     if (fastest_sizes.empty())
         throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
                                        " granules cannot be formed as a sum of one profile size (or 0) per processor");
@@ -364,16 +367,18 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
     // The minimum-energy distribution is within eps, so points dearer than eps cannot
     // change its makespan.
     const double eps_w = Kernel::widen(st.eps_j, tab.procs());
-    const double tau = detail::min_energy_makespan(tab, eps_w);
+    const double tau = detail::min_energy_makespan(tab, eps_w, ws.min_energy);
     // Built once, shared by the passes below.
-    const detail::SuffixBounds bounds(tab, eps_w, tau);
+    SuffixBounds &bounds = ws.bounds;
+    bounds.assign(tab, eps_w, tau);
     // Coarse passes first: the front over every 16th, then every 4th point is made of real
     // solutions, and each finer pass prunes with them (Kernel's `incumbents`); the last
     // pass uses every point, so the front is exact. Three passes cost less than the last
     // one alone would without incumbents.
     std::vector<Distribution> sols{fastest};
     for (int stride : {16, 4, 1}) {
-        Kernel kernel(tab, bounds, fastest.time_s, fastest.dynamic_energy_j, tau, stride, fastest_sizes, sols, st);
+        Kernel kernel(tab, bounds, fastest.time_s, fastest.dynamic_energy_j, tau, stride, fastest_sizes, sols, st,
+                      ws.kernel);
         std::vector<Distribution> found;
         for (const Entry &last : kernel.solve())
             found.push_back(evaluate_distribution(profiles, kernel.distribution(last)));
@@ -390,8 +395,15 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
 std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
                                   ParetoStats *stats)
 {
+    ParetoWorkspace workspace;
+    return htpopta(profiles, n, base_power_w, workspace, stats);
+}
+
+std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
+                                  ParetoWorkspace &workspace, ParetoStats *stats)
+{
     validate_base_power(base_power_w);
-    return total_front(hepopta(profiles, n, stats), base_power_w);
+    return total_front(hepopta(profiles, n, workspace, stats), base_power_w);
 }
 
 std::vector<Distribution> total_front(std::vector<Distribution> dynamic_front, double base_power_w)

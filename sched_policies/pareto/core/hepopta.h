@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sched_policies/pareto/core/pareto_profiles.h"
+#include "sched_policies/pareto/core/pareto_workspace.h"
 
 #include <cstdint>
 #include <vector>
@@ -32,6 +33,10 @@ struct ParetoStats {
 // Throws InvalidProfileError on bad input, UnreachableWorkloadError if n cannot be formed.
 std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n,
                                   ParetoStats *stats = nullptr);
+// The same, reusing (and growing) the caller's workspace (pareto_workspace.h): what a
+// caller computing many fronts should use.
+std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles, Granules n, ParetoWorkspace &workspace,
+                                  ParetoStats *stats = nullptr);
 
 // The same for (time, total energy = dynamic + base_power_w * time), sorted by increasing
 // total energy. As the paper proves, this front is a subset of HEPOPTA's (a point dominated
@@ -39,6 +44,8 @@ std::vector<Distribution> hepopta(const std::vector<ProcessorProfile> &profiles,
 // front re-filtered.
 std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
                                   ParetoStats *stats = nullptr);
+std::vector<Distribution> htpopta(const std::vector<ProcessorProfile> &profiles, Granules n, double base_power_w,
+                                  ParetoWorkspace &workspace, ParetoStats *stats = nullptr);
 
 // HTPOPTA's front from an already computed HEPOPTA front (the re-filter above), so that a
 // caller wanting both, or the total front for several base powers, searches only once.

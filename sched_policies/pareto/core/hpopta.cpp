@@ -3,6 +3,7 @@
 
 #include "sched_policies/pareto/core/cheapest_within.h"
 #include "sched_policies/pareto/core/shifted_bits.h"
+#include "sched_policies/pareto/core/workspace_buffers.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -13,18 +14,15 @@ namespace detail {
 
 namespace {
 
-// A profile point in the time order the search walks.
-struct TimedPoint {
-    double t;
-    std::int32_t proc;
-    std::int32_t size;
-};
-
 class Reachability {
 public:
-    explicit Reachability(const ProfileTable &tab)
-        : tab_(tab), words_(static_cast<std::size_t>(tab.workload() / 64 + 1)), reach_(words_), next_(words_)
-    {}
+    Reachability(const ProfileTable &tab, FastestScratch &scratch)
+        : tab_(tab), words_(static_cast<std::size_t>(tab.workload() / 64 + 1)), reach_(scratch.reach),
+          next_(scratch.next), big_(scratch.big)
+    {
+        reach_.assign(words_, 0);
+        next_.assign(words_, 0);
+    }
 
     // Can n be formed using, on each processor, idle or a point whose time is <= limit?
     bool operator()(double limit)
@@ -73,24 +71,32 @@ public:
 private:
     const ProfileTable &tab_;
     std::size_t words_;
-    std::vector<std::uint64_t> reach_, next_;
-    std::vector<Granules> big_;
+    std::vector<std::uint64_t> &reach_, &next_;
+    std::vector<Granules> &big_;
 };
 
 }  // namespace
 
 std::vector<Granules> fastest_sizes(const ProfileTable &tab)
 {
+    FastestScratch scratch;
+    return fastest_sizes(tab, scratch);
+}
+
+std::vector<Granules> fastest_sizes(const ProfileTable &tab, FastestScratch &scratch)
+{
     const int p = tab.procs();
     const Granules n = tab.workload();
     if (n == 0)
         return std::vector<Granules>(p, 0);
-    std::vector<TimedPoint> pts;
+    std::vector<TimedPoint> &pts = scratch.pts;
+    pts.clear();
     for (int i = 0; i < p; ++i)
         for (Granules x : tab.sizes(i))
             pts.push_back(TimedPoint{tab.time(i, x), i, static_cast<std::int32_t>(x)});
     std::sort(pts.begin(), pts.end(), [](const TimedPoint &a, const TimedPoint &b) { return a.t < b.t; });
-    std::vector<double> times;  // distinct, ascending
+    std::vector<double> &times = scratch.times;  // distinct, ascending
+    times.clear();
     times.reserve(pts.size());
     for (const TimedPoint &q : pts)
         if (times.empty() || q.t != times.back())
@@ -112,7 +118,7 @@ std::vector<Granules> fastest_sizes(const ProfileTable &tab)
         }
     if (bound < 0)
         return {};
-    Reachability reachable(tab);
+    Reachability reachable(tab, scratch);
     // Galloping from the bound: the optimum is usually at or just above it, and
     // reachability is monotone in the limit.
     std::size_t fail = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), bound) - times.begin());
@@ -144,16 +150,24 @@ std::vector<Granules> fastest_sizes(const ProfileTable &tab)
         }
     }
     // Cheapest (energy, then active count) distribution within that makespan.
-    return cheapest_within(tab, times[ok]);
+    return cheapest_within(tab, times[ok], scratch.cheapest);
 }
 
 }  // namespace detail
 
 Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n)
 {
+    ParetoWorkspace workspace;
+    return hpopta(profiles, n, workspace);
+}
+
+Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n, ParetoWorkspace &workspace)
+{
     validate_profiles(profiles, n);
-    const detail::ProfileTable tab(profiles, n);
-    const std::vector<Granules> sizes = detail::fastest_sizes(tab);
+    detail::WorkspaceBuffers &ws = workspace.buffers();
+    detail::ProfileTable &tab = ws.table;
+    tab.assign(profiles, n);
+    const std::vector<Granules> sizes = detail::fastest_sizes(tab, ws.fastest);
     if (sizes.empty())
         throw UnreachableWorkloadError("pareto: workload n=" + std::to_string(n) +
                                        " granules cannot be formed as a sum of one profile size (or 0) per processor");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "sched_policies/pareto/core/pareto_profiles.h"
+#include "sched_policies/pareto/core/pareto_workspace.h"
 #include "sched_policies/pareto/core/profile_table.h"
 
 #include <vector>
@@ -27,12 +28,17 @@ namespace hetpu {
 // one dynamic programme over (processor prefix, partial sum) in the same band picks the
 // cheapest distribution within the makespan found.
 Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n);
+// The same, reusing (and growing) the caller's workspace (pareto_workspace.h).
+Distribution hpopta(const std::vector<ProcessorProfile> &profiles, Granules n, ParetoWorkspace &workspace);
 
 namespace detail {
+
+struct FastestScratch;
 
 // HPOPTA's sizes on an already validated table; empty when n is unreachable. HEPOPTA calls
 // it on the table it builds anyway.
 std::vector<Granules> fastest_sizes(const ProfileTable &tab);
+std::vector<Granules> fastest_sizes(const ProfileTable &tab, FastestScratch &scratch);
 
 }  // namespace detail
 }  // namespace hetpu

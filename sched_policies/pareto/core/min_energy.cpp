@@ -2,6 +2,7 @@
 #include "sched_policies/pareto/core/min_energy.h"
 
 #include "sched_policies/pareto/core/cheapest_within.h"
+#include "sched_policies/pareto/core/workspace_buffers.h"
 
 #include <algorithm>
 #include <limits>
@@ -12,6 +13,12 @@ namespace hetpu {
 namespace detail {
 
 double min_energy_makespan(const ProfileTable &tab, double max_energy)
+{
+    MinEnergyScratch scratch;
+    return min_energy_makespan(tab, max_energy, scratch);
+}
+
+double min_energy_makespan(const ProfileTable &tab, double max_energy, MinEnergyScratch &scratch)
 {
     const int p = tab.procs();
     const Granules n = tab.workload();
@@ -34,7 +41,11 @@ double min_energy_makespan(const ProfileTable &tab, double max_energy)
     // Least energy and, among prefixes of least energy, least makespan. Keeping one
     // (energy, time) lexicographic best per prefix is exact: energy adds up and time is a
     // max, so a prefix better on both keys stays better under every completion.
-    std::vector<double> e(width, inf), t(width, inf), e_next(width), t_next(width);
+    std::vector<double> &e = scratch.e, &t = scratch.t, &e_next = scratch.e_next, &t_next = scratch.t_next;
+    e.assign(width, inf);
+    t.assign(width, inf);
+    e_next.resize(width);  // overwritten by copies of e and t below
+    t_next.resize(width);
     e[0] = t[0] = 0.0;
     Granules prefix = 0;
     for (int i = 0; i < p; ++i) {

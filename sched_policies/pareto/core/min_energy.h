@@ -24,6 +24,8 @@ namespace detail {
 // only points with energy <= max_energy (a bound the minimum is known to meet); -1 when n
 // is unreachable.
 double min_energy_makespan(const ProfileTable &tab, double max_energy);
+struct MinEnergyScratch;
+double min_energy_makespan(const ProfileTable &tab, double max_energy, MinEnergyScratch &scratch);
 
 }  // namespace detail
 }  // namespace hetpu

@@ -6,10 +6,16 @@
 namespace hetpu {
 namespace detail {
 
-ProfileTable::ProfileTable(const std::vector<ProcessorProfile> &profiles, Granules n)
-    : n_(n), sizes_(profiles.size()), time_(profiles.size() * static_cast<std::size_t>(n + 1), 0.0),
-      energy_(profiles.size() * static_cast<std::size_t>(n + 1), 0.0)
+ProfileTable::ProfileTable(const std::vector<ProcessorProfile> &profiles, Granules n) { assign(profiles, n); }
+
+void ProfileTable::assign(const std::vector<ProcessorProfile> &profiles, Granules n)
 {
+    n_ = n;
+    sizes_.resize(profiles.size());
+    for (std::vector<Granules> &s : sizes_)
+        s.clear();
+    time_.assign(profiles.size() * static_cast<std::size_t>(n + 1), 0.0);
+    energy_.assign(profiles.size() * static_cast<std::size_t>(n + 1), 0.0);
     for (std::size_t i = 0; i < profiles.size(); ++i) {
         sizes_[i].reserve(profiles[i].points.size());
         for (const ProfilePoint &pt : profiles[i].points) {
@@ -21,6 +27,14 @@ ProfileTable::ProfileTable(const std::vector<ProcessorProfile> &profiles, Granul
         }
         std::sort(sizes_[i].begin(), sizes_[i].end());
     }
+}
+
+std::size_t ProfileTable::capacity_bytes() const
+{
+    std::size_t bytes = (time_.capacity() + energy_.capacity()) * sizeof(double);
+    for (const std::vector<Granules> &s : sizes_)
+        bytes += s.capacity() * sizeof(Granules);
+    return bytes;
 }
 
 }  // namespace detail

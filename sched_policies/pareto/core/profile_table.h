@@ -18,6 +18,15 @@ public:
     // Assumes validate_profiles() passed. Points with size > n can never be used for a
     // workload n and are left out.
     ProfileTable(const std::vector<ProcessorProfile> &profiles, Granules n);
+    ProfileTable() = default;  // empty until assign()
+
+    // Rebuilds the table in place, reusing the arrays' capacity (ParetoWorkspace keeps one
+    // table across calls so that a repeated call neither allocates nor faults pages in).
+    // A compact O(p m) form with a binary search per lookup was measured 2-3x slower on
+    // repeated HPOPTA calls (issue 51), so the dense form stays.
+    void assign(const std::vector<ProcessorProfile> &profiles, Granules n);
+
+    std::size_t capacity_bytes() const;
 
     int procs() const { return static_cast<int>(sizes_.size()); }
     Granules workload() const { return n_; }
@@ -34,7 +43,7 @@ private:
     {
         return static_cast<std::size_t>(i) * static_cast<std::size_t>(n_ + 1) + static_cast<std::size_t>(x);
     }
-    Granules n_;
+    Granules n_ = 0;
     std::vector<std::vector<Granules>> sizes_;
     // time_[at(i, x)] > 0 marks a point: validation guarantees time > 0 for every listed size.
     std::vector<double> time_;

@@ -7,8 +7,9 @@
 namespace hetpu {
 namespace detail {
 
-SuffixBounds::SuffixBounds(const ProfileTable &tab, double max_energy, double max_time) : n_(tab.workload())
+void SuffixBounds::assign(const ProfileTable &tab, double max_energy, double max_time)
 {
+    n_ = tab.workload();
     const int p = tab.procs();
     const double inf = std::numeric_limits<double>::infinity();
     const std::size_t width = static_cast<std::size_t>(n_) + 1;

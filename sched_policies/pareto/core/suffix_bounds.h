@@ -21,7 +21,13 @@ class SuffixBounds {
 public:
     // Processor sizes whose energy exceeds `max_energy` or whose time exceeds `max_time`
     // are left out, as HEPOPTA leaves them out of the table.
-    SuffixBounds(const ProfileTable &tab, double max_energy, double max_time);
+    SuffixBounds(const ProfileTable &tab, double max_energy, double max_time) { assign(tab, max_energy, max_time); }
+    SuffixBounds() = default;  // empty until assign()
+
+    // Recomputes the bounds in place, reusing the rows' capacity (see ParetoWorkspace).
+    void assign(const ProfileTable &tab, double max_energy, double max_time);
+
+    std::size_t capacity_bytes() const { return (energy_.capacity() + time_.capacity()) * sizeof(double); }
 
     // Least dynamic energy / least makespan placing exactly r granules on processors
     // c..p-1 (c = 0..p); +infinity when that is impossible.
@@ -30,7 +36,7 @@ public:
 
 private:
     std::size_t idx(int c, Granules r) const { return static_cast<std::size_t>(c) * (n_ + 1) + r; }
-    Granules n_;
+    Granules n_ = 0;
     std::vector<double> energy_, time_;
 };
 
