@@ -115,3 +115,5 @@ TESTS += tests/cli/models_cli.sh
 EXTRA_DIST += tests/cli/models_cli.sh
 # plb-hac saves its models under $HETPU_HOME: never into the user's during make check.
 AM_TESTS_ENVIRONMENT += export HETPU_HOME="$$STARPU_HOME/hetpu-home";
+# A stress loop run by hand (minutes): StarPU's OpenMP tests under every hetpu policy.
+EXTRA_DIST += tests/stress/starpu_openmp_loop.sh
