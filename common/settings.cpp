@@ -34,6 +34,10 @@ const std::vector<SettingSpec> kSpecs = {
      "`latency_s` and `home_delay_s`: what plb-hac prices the unit's blocks at beyond its models; `exec_s`, "
      "`transfer_s`, `unseen_s`: the measured duration split into what StarPU's profiling saw and the rest)",
      0, 0, nullptr, "trace.jsonl"},
+    {"HETPU_MPI_PLANNER", T::Choice, "`per-node` with a placement, else `central`",
+     "multi-rank jobs: `per-node` (each rank plans its share of data it owns; rank 0 only re-shares) or `central` "
+     "(one planner on rank 0, data relayed through it)",
+     0, 0, "per-node|central", "central"},
     // PLB-HAC
     {"HETPU_PLBHAC_XINIT", T::Whole, "automatic", "PLB-HAC's training block (elements; `0`: automatic)", 0, kNoLimit,
      nullptr, "1024"},

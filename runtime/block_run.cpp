@@ -73,6 +73,9 @@ void writeback_done_unguarded(void *arg)
     std::lock_guard<std::mutex> lock(run.mutex);
     if (BlockHomecoming *h = wb->homecoming.get(); h && h->pending > 0 && --h->pending == 0) {
         h->home_s = (home_us - run.t0_us) * 1e-6;
+        // The block's end was told already (else block_finished records it home).
+        if (run.track_homes && h->end_s >= 0)
+            run.homes.push_back({h->offset, h->count});
         report_homecoming(run, *h);
     }
     --run.pending_writebacks;
@@ -138,6 +141,8 @@ void block_finished_unguarded(void *arg)
             h->offset = done.offset;
             h->count = done.count;
             h->end_s = done.end_s;
+            if (run.track_homes && h->pending == 0)
+                run.homes.push_back({done.offset, done.count});
             report_homecoming(run, *h);
         }
     }

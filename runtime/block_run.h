@@ -50,6 +50,10 @@ struct Run {
     bool planner_places = true;        // false: PerPuPlanner, the rank's policy places blocks
     std::vector<Assignment> outbox;    // blocks for other ranks, sent by the main thread
     std::vector<uint64_t> arrived;     // remote blocks whose results are home (by seq)
+    // Per-node multi-rank runs: blocks whose results are back in main memory, for the
+    // runner to send borrowed ranges' results to their owners (filled only when set).
+    bool track_homes = false;
+    std::vector<Block> homes;
 };
 
 double seconds_between(const struct timespec &a, const struct timespec &b);

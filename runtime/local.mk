@@ -7,6 +7,7 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_planner.h runtime/core/planner_extensions.h \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
 	runtime/core/cluster.cpp runtime/core/cluster.h \
+	runtime/core/node_shares.cpp runtime/core/node_shares.h \
 	$(hetpu_common_sources) $(hetpu_core_sources)
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
@@ -19,6 +20,8 @@ libhetpu_la_SOURCES = \
 	runtime/init.cpp runtime/starpu_start.h runtime/run_observer.h \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
 	runtime/block_run.cpp runtime/block_run.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
+	runtime/mpi_owned_run.cpp runtime/mpi_owned_run.h runtime/mpi_block_data.cpp runtime/mpi_block_data.h \
+	runtime/mpi_rank_report.cpp runtime/mpi_rank_report.h \
 	runtime/workers_paused.h \
 	runtime/mpi.cpp runtime/mpi_state.h \
 	runtime/opencl_on_cpu.cpp runtime/opencl_on_cpu.h \

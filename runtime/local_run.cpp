@@ -10,17 +10,39 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
+#include "common/settings.h"
 #include "runtime/block_run.h"
+#include "runtime/mpi_owned_run.h"
 #include "runtime/mpi_run.h"
 #include "runtime/mpi_state.h"
 
-extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report)
+namespace hetpu {
+namespace {
+
+// HETPU_MPI_PLANNER: per-node when the job places its data, unless central is asked for.
+// (An invalid value was refused at start-up.)
+bool per_node_planner(const hetpu_divisible_placement *placement)
 {
-    using namespace hetpu;
+    std::optional<std::string> choice;
+    try {
+        choice = Settings().choice("HETPU_MPI_PLANNER");
+    } catch (const SettingError &) {
+        choice.reset();
+    }
+    if (choice)
+        return *choice == "per-node" && placement;
+    return placement != nullptr;
+}
+
+int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *placement, hetpu_divisible_report *report)
+{
     const char *label = job && job->name ? job->name : "divisible job";
     if (!job || !job->fill_task) {
         std::fprintf(stderr, "hetpu: %s: the job needs a fill_task callback\n", label);
@@ -43,6 +65,19 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
     // Every rank gets here with the same job (same rules), so every rank takes this branch.
     if (mpi_size() > 1) {
         try {
+            if (per_node_planner(placement))
+                return run_per_node(*job, *placement, report, rules, workers, label);
+            // The central planner relays blocks through rank 0: every rank holds the whole job.
+            if (placement && placement->hold) {
+                int rc = placement->hold(placement->arg, 0, rules.total, HETPU_HOLD_SHARE);
+                int worst = rc;
+                MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, mpi_control_comm());
+                if (worst != 0) {
+                    std::fprintf(stderr, "hetpu: %s: rank %d cannot hold the whole job for the central planner%s\n",
+                                 label, mpi_rank(), rc != 0 ? "" : " (another rank cannot)");
+                    return worst;
+                }
+            }
             return run_multi_rank(*job, report, rules, workers, label);
         } catch (const std::exception &e) {
             std::fprintf(stderr, "hetpu: fatal: %s in a multi-rank run\n", e.what());
@@ -53,6 +88,13 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
     if (workers.empty()) {
         std::fprintf(stderr, "hetpu: %s: no worker can run the job's codelet\n", label);
         return -ENODEV;
+    }
+    if (placement && placement->hold) {
+        if (int rc = placement->hold(placement->arg, 0, rules.total, HETPU_HOLD_SHARE); rc != 0) {
+            std::fprintf(stderr, "hetpu: %s: cannot hold the job's data: %s\n", label,
+                         std::strerror(rc < 0 ? -rc : rc));
+            return rc < 0 ? rc : -rc;
+        }
     }
 
     Run run;
@@ -75,6 +117,7 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
 
     if (report) {
         fill_report_header(*report, run, makespan_s, fixed_block, 1);
+        report->share_count = rules.total;
         for (const auto &w : workers) {
             if (report->nworkers >= STARPU_NMAXWORKERS)
                 break;
@@ -92,4 +135,19 @@ extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct
         }
     }
     return run_status(run, rules, label);
+}
+
+}  // namespace
+}  // namespace hetpu
+
+extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report)
+{
+    return hetpu::run_job(job, nullptr, report);
+}
+
+extern "C" int hetpu_divisible_run_placed(const struct hetpu_divisible_job *job,
+                                          const struct hetpu_divisible_placement *placement,
+                                          struct hetpu_divisible_report *report)
+{
+    return hetpu::run_job(job, placement, report);
 }

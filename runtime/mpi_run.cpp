@@ -22,6 +22,8 @@
 
 #include "runtime/block_run.h"
 #include "runtime/core/planner_extensions.h"
+#include "runtime/mpi_block_data.h"
+#include "runtime/mpi_rank_report.h"
 #include "runtime/mpi_state.h"
 #include "runtime/workers_paused.h"
 
@@ -40,37 +42,6 @@ constexpr int kTagStop = 3;
 // How long a main thread sleeps when neither a message nor a local event is pending:
 // short next to a block, long enough not to steal a core from the workers.
 constexpr auto kPollPeriod = std::chrono::microseconds(300);
-
-struct BlockBuffers {
-    std::vector<starpu_data_handle_t> handles;
-    std::vector<unsigned> index;  // buffer index in the task (gives the data tag)
-    std::vector<bool> inbound;    // the codelet reads it: rank 0 sends it to the block's rank
-    std::vector<bool> outbound;   // the codelet writes it: the block's rank sends it home
-};
-
-// The per-block handles of a task just filled by fill_task, with their directions.
-int block_buffers(const hetpu_divisible_job &job, struct starpu_task *task, BlockBuffers &out)
-{
-    const unsigned nbuffers = task->cl ? STARPU_TASK_GET_NBUFFERS(task) : 0;
-    for (unsigned i = 0; i < nbuffers && i < 32; ++i) {
-        if (!(job.block_handle_mask & (1u << i)))
-            continue;
-        const enum starpu_data_access_mode mode = STARPU_TASK_GET_MODE(task, i);
-        if (!(mode & (STARPU_R | STARPU_W)))
-            return -ENOTSUP;  // scratch/reduction buffers have no meaning across ranks
-        out.handles.push_back(STARPU_TASK_GET_HANDLE(task, i));
-        out.index.push_back(i);
-        out.inbound.push_back((mode & STARPU_R) != 0);
-        out.outbound.push_back((mode & STARPU_W) != 0);
-    }
-    return 0;
-}
-
-void unregister_all(const BlockBuffers &b)
-{
-    for (starpu_data_handle_t h : b.handles)
-        starpu_data_unregister(h);
-}
 
 std::string wire_string(const char *s, size_t n) { return std::string(s, strnlen(s, n)); }
 
@@ -197,6 +168,8 @@ private:
             fail(run_, a, rc < 0 ? rc : -rc);
             return;
         }
+        traffic_.data_sent += rb->buffers.inbound_bytes();
+        traffic_.control_sent += sizeof(WireAssign);
         for (size_t i = 0; i < rb->buffers.handles.size(); ++i)
             if (rb->buffers.inbound[i])
                 starpu_mpi_isend_detached(rb->buffers.handles[i], pu.rank, block_data_tag(seq, rb->buffers.index[i]),
@@ -222,6 +195,7 @@ private:
             any = true;
             WireDone d;
             MPI_Recv(&d, sizeof d, MPI_BYTE, status.MPI_SOURCE, kTagDone, comm_, MPI_STATUS_IGNORE);
+            traffic_.control_received += sizeof d;
             auto it = remote_.find(d.seq);
             if (it == remote_.end())
                 continue;  // cannot happen: every DONE answers one ASSIGN
@@ -240,6 +214,7 @@ private:
             for (size_t i = 0; i < rb.buffers.handles.size(); ++i)
                 outputs += rb.buffers.outbound[i] ? 1 : 0;
             rb.recv_posted_us = starpu_timing_now();
+            traffic_.data_received += rb.buffers.outbound_bytes();
             if (outputs == 0) {
                 std::lock_guard<std::mutex> lock(run_.mutex);
                 run_.arrived.push_back(d.seq);
@@ -303,6 +278,10 @@ private:
         submit_all(run_, next);
     }
 
+public:
+    RankTraffic traffic_;
+
+private:
     Run &run_;
     MPI_Comm comm_;
     double t0_us_ = 0;
@@ -356,13 +335,16 @@ void served_block_finished(void *arg)
 }
 
 // Runs the blocks rank 0 sends until it says stop; returns the job's status.
-int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run)
+int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run, RankTraffic &traffic)
 {
     Served served;
     unsigned in_flight = 0;
     bool stop = false;
     int status = 0;
-    auto send_done = [&](const WireDone &d) { MPI_Send(&d, sizeof d, MPI_BYTE, 0, kTagDone, comm); };
+    auto send_done = [&](const WireDone &d) {
+        traffic.control_sent += sizeof d;
+        MPI_Send(&d, sizeof d, MPI_BYTE, 0, kTagDone, comm);
+    };
     while (!stop || in_flight > 0) {
         bool progressed = false;
         int flag = 0;
@@ -377,6 +359,7 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run)
             auto *b = new ServedBlock;
             b->served = &served;
             MPI_Recv(&b->assign, sizeof b->assign, MPI_BYTE, 0, kTagAssign, comm, MPI_STATUS_IGNORE);
+            traffic.control_received += sizeof b->assign;
             struct starpu_task *task = starpu_task_create();
             int rc = job.fill_task(job.arg, b->assign.offset, b->assign.count, task);
             if (rc == 0)
@@ -386,6 +369,7 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run)
                 for (size_t i = 0; i < b->buffers.handles.size(); ++i)
                     inputs += b->buffers.inbound[i] ? 1 : 0;
                 b->inputs_pending = inputs;
+                traffic.data_received += b->buffers.inbound_bytes();
                 b->posted_us = starpu_timing_now();
                 // The task reads these handles, so StarPU orders it after the receives.
                 for (size_t i = 0; i < b->buffers.handles.size(); ++i)
@@ -423,6 +407,7 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run)
             std::unique_ptr<ServedBlock> owned(b);
             --in_flight;
             progressed = true;
+            traffic.data_sent += b->buffers.outbound_bytes();
             for (size_t i = 0; i < b->buffers.handles.size(); ++i)
                 if (b->buffers.outbound[i])
                     starpu_mpi_isend_detached(b->buffers.handles[i], 0,
@@ -484,13 +469,16 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
         starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 
     if (rank != 0) {
-        status = serve_blocks(job, comm, run);
+        RankTraffic traffic;
+        status = serve_blocks(job, comm, run, traffic);
         if (report) {
             std::memset(report, 0, sizeof *report);
             report->ranks = size;
             report->blocks = run.blocks_done;
             report->elements = run.elements_done;
+            std::snprintf(report->mpi_planner, sizeof report->mpi_planner, "central");
         }
+        gather_rank_reports(comm, 0, 0, run.elements_done, traffic, report);
         return status;
     }
 
@@ -515,22 +503,15 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
 
     if (report) {
         fill_report_header(*report, run, makespan_s, fixed_block, size);
-        for (size_t g = 0; g < pus.size() && report->nworkers < STARPU_NMAXWORKERS; ++g) {
-            hetpu_worker_report &r = report->workers[report->nworkers++];
-            const WorkerTotals &t = run.totals[g];
-            r.workerid = pus[g].local_worker;
-            r.type = pus[g].kind == WorkerKind::OpenCL ? STARPU_OPENCL_WORKER
-                     : pus[g].kind == WorkerKind::Cuda ? STARPU_CUDA_WORKER
-                                                       : STARPU_CPU_WORKER;
-            std::snprintf(r.name, sizeof r.name, "%s", pus[g].name.c_str());
-            r.blocks = t.blocks;
-            r.elements = t.elements;
-            r.busy_s = t.busy_s;
-            r.transfer_s = t.transfer_s;
-            r.rank = pus[g].rank;
-            std::snprintf(r.host, sizeof r.host, "%s", pus[g].host.c_str());
-        }
+        std::snprintf(report->mpi_planner, sizeof report->mpi_planner, "central");
+        report->share_count = rules.total;  // every result came home to rank 0
+        add_worker_reports(*report, pus, run.totals);
     }
+    uint64_t mine = 0;
+    for (size_t g = 0; g < pus.size(); ++g)
+        if (pus[g].rank == 0)
+            mine += run.totals[g].elements;
+    gather_rank_reports(comm, 0, rules.total, mine, lead.traffic_, report);
     return run_status(run, rules, label);
 }
 

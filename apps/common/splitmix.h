@@ -11,6 +11,13 @@ namespace hetpu::apps {
 
 struct SplitMix64 {
     uint64_t state = 0;
+    // The generator seeded with `seed` after `position` draws: each draw adds a constant to
+    // the state, so any element of a stream is reached at once (a rank generates only the
+    // part of an input it holds, identical to the whole stream's).
+    static SplitMix64 at(uint64_t seed, uint64_t position)
+    {
+        return SplitMix64{seed + position * 0x9e3779b97f4a7c15ull};
+    }
     uint64_t next()
     {
         uint64_t z = (state += 0x9e3779b97f4a7c15ull);

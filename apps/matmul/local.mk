@@ -6,6 +6,7 @@ noinst_LTLIBRARIES += apps/matmul/libhetpu_matmul_core.la
 apps_matmul_libhetpu_matmul_core_la_SOURCES = \
 	apps/matmul/matmul_options.cpp apps/matmul/matmul_options.h \
 	apps/matmul/matmul_problem.cpp apps/matmul/matmul_problem.h \
+	apps/matmul/matmul_columns.cpp apps/matmul/matmul_columns.h \
 	apps/matmul/matmul_report.cpp apps/matmul/matmul_report.h
 apps_matmul_libhetpu_matmul_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 apps_matmul_libhetpu_matmul_core_la_LIBADD = apps/common/libhetpu_apps_common.la

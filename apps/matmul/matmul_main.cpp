@@ -3,6 +3,7 @@
 // comes from STARPU_SCHED, so comparing policies is one environment variable apart:
 //   STARPU_SCHED=dmda matmul -n 4096 --verify --json results.jsonl
 #include <hetpu/hetpu.h>
+#include <hetpu/mpi.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "apps/common/divisible_workers.h"
 #include "apps/common/pinned_host_memory.h"
 #include "apps/common/run_output.h"
+#include "apps/common/rank_reports.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/matmul/matmul_codelets.h"
 #include "apps/matmul/matmul_job.h"
@@ -28,14 +30,12 @@ using namespace hetpu::matmul;
 // Returns the process exit status: 0, 1 (run failed or wrong result).
 template <typename T> int run_all(const Options &options)
 {
-    // Every rank builds the same A and B from the seed (A is the shared input of every
-    // block); on a multi-rank run only rank 0's C receives the results, so only rank 0
-    // verifies and reports.
-    Problem<T> problem(options.m, options.n, options.k, options.seed);
-    // Page-locked while the process runs blocks: StarPU's copies to a GPU then overlap.
-    const hetpu::apps::PinnedHostMemory pinned_a(problem.a.data(), problem.a.size() * sizeof(T));
-    const hetpu::apps::PinnedHostMemory pinned_b(problem.b.data(), problem.b.size() * sizeof(T));
-    const hetpu::apps::PinnedHostMemory pinned_c(problem.c.data(), problem.c.size() * sizeof(T));
+    // Every rank generates A (the shared input of every block); the columns of B and C
+    // are held only where they are computed: the runner gives each rank its share, and
+    // each rank verifies the columns it holds at the end.
+    ColumnStore<T> store(options.m, options.n, options.k, options.seed);
+    store.limit_bytes(options.max_columns_mib << 20);
+    const hetpu::apps::PinnedHostMemory pinned_a(store.a.data(), store.a.size() * sizeof(T));
     const bool reporter = hetpu::apps::reporting_rank();
     // Only the reporting rank writes the --json file.
     hetpu::apps::RunOutput output("matmul", reporter ? options.json_path : std::string());
@@ -43,34 +43,37 @@ template <typename T> int run_all(const Options &options)
         return 1;
     int status = 0;
     for (unsigned rep = 0; rep < options.reps; ++rep) {
-        if (rep > 0)
-            problem.reset_c();
         struct hetpu_divisible_report report;
-        int rc = run_once(problem, options, &report);
+        int rc = run_owned(store, options, &report);
         if (rc != 0) {
             std::fprintf(stderr, "matmul: repetition %u failed: %s\n", rep + 1, std::strerror(-rc));
             status = 1;
             break;
         }
         hetpu::apps::Verified verified = hetpu::apps::Verified::NotChecked;
-        if (options.verify && reporter) {
-            VerifyResult v = verify(problem);
-            verified = v.ok() ? hetpu::apps::Verified::Passed : hetpu::apps::Verified::Failed;
+        if (options.verify) {
+            VerifyResult v = store.verify(report.share_offset, report.share_count);
             if (!v.ok()) {
                 std::fprintf(stderr,
-                             "matmul: verification FAILED in repetition %u: %llu bad entries, first at row %llu "
-                             "column %llu (value %g), worst error %.3g x tolerance\n",
-                             rep + 1, static_cast<unsigned long long>(v.bad),
-                             static_cast<unsigned long long>(v.first_bad_row),
-                             static_cast<unsigned long long>(v.first_bad_col),
-                             static_cast<double>(problem.c_at(v.first_bad_row, v.first_bad_col)), v.worst_tol_ratio);
+                             "matmul: verification FAILED in repetition %u%s: %llu bad entries, first at row %llu "
+                             "column %llu, worst error %.3g x tolerance\n",
+                             rep + 1,
+                             hetpu_mpi_size() > 1 ? (" on rank " + std::to_string(hetpu_mpi_rank())).c_str() : "",
+                             static_cast<unsigned long long>(v.bad), static_cast<unsigned long long>(v.first_bad_row),
+                             static_cast<unsigned long long>(v.first_bad_col), v.worst_tol_ratio);
                 status = 1;
             }
+            // Every rank checked its own columns: the result is good when all are.
+            const bool all_ok = hetpu_mpi_min(v.ok() ? 1 : 0) == 1;
+            verified = all_ok ? hetpu::apps::Verified::Passed : hetpu::apps::Verified::Failed;
+            if (!all_ok)
+                status = 1;
         }
         if (!reporter)
             continue;
         hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", report, rep, verified);
         add_problem(record, options);
+        hetpu::apps::add_rank_reports(record, report);
         std::fputs(summary(record, options, options.reps).c_str(), stdout);
         output.add(hetpu::apps::json_line(record));
     }

@@ -40,6 +40,11 @@ void describe(CLI::App &app, Options &o)
                        "GEMM kernels compute whole tiles: CLBlast pads a block to its tile)")
         ->type_name("G")
         ->check(apps::whole_in(1, kMaxDimension));
+    app.add_option("--max-columns-mib", o.max_columns_mib,
+                   "MiB of B's and C's columns one process may hold (default 0: no limit); on several MPI ranks each "
+                   "holds only the columns it computes")
+        ->type_name("MIB")
+        ->check(apps::whole_in(0, uint64_t{1} << 40));
     apps::add_run_options(app, o, "columns", kMaxDimension, "a long double reference, every column of C");
     app.footer("Example: STARPU_SCHED=dmda hetpu-matmul -n 2048 --block 256 --verify");
 }

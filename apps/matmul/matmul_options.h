@@ -38,6 +38,9 @@ struct Options : apps::RunOptions {
     Precision precision = Precision::Double;
     uint64_t clblast_min_indirect = kDefaultClblastMinIndirect;  // 0: CLBlast's tuning database decides
     uint64_t granule = 0;  // block widths are multiples of it (but the last); 0 until parsed: the default
+    // MiB of B and C columns one process may hold (0: no limit): a rank that would need
+    // more fails with ENOMEM, so a run shows whether the problem fits the ranks' memory.
+    uint64_t max_columns_mib = 0;
 };
 
 // Parse argv[1..argc-1]. Returns true on success (also for -h/--help, which sets

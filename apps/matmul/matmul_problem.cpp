@@ -32,18 +32,23 @@ Problem<T>::Problem(uint64_t m_, uint64_t n_, uint64_t k_, uint64_t seed_)
 
 template <typename T> void Problem<T>::reset_c() { std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN()); }
 
-template <typename T> long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum)
+template <typename T>
+long double reference_dot(const T *a, uint64_t m, uint64_t k, const T *b_col, uint64_t row, long double *abs_sum)
 {
     long double sum = 0, abs = 0;
-    const T *b_col = p.b.data() + col * p.k;
-    for (uint64_t kk = 0; kk < p.k; ++kk) {
-        long double term = static_cast<long double>(p.a[row + kk * p.m]) * static_cast<long double>(b_col[kk]);
+    for (uint64_t kk = 0; kk < k; ++kk) {
+        long double term = static_cast<long double>(a[row + kk * m]) * static_cast<long double>(b_col[kk]);
         sum += term;
         abs += std::fabs(term);
     }
     if (abs_sum)
         *abs_sum = abs;
     return sum;
+}
+
+template <typename T> long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum)
+{
+    return reference_dot(p.a.data(), p.m, p.k, p.b.data() + col * p.k, row, abs_sum);
 }
 
 template <typename T> long double tolerance(uint64_t k, long double abs_sum)
@@ -55,7 +60,8 @@ template <typename T> long double tolerance(uint64_t k, long double abs_sum)
     return 2.0L * static_cast<long double>(k) * eps * abs_sum + tiny;
 }
 
-template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptions &options)
+template <typename T>
+VerifyResult verify_columns(const ColumnsView<T> &v, uint64_t first, uint64_t count, const VerifyOptions &options)
 {
     VerifyResult r;
     auto record_bad = [&r](uint64_t row, uint64_t col) {
@@ -64,26 +70,38 @@ template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptio
             r.first_bad_col = col;
         }
     };
+    auto mark_infinite = [&r] {
+        r.worst_rel_error = std::numeric_limits<double>::infinity();
+        r.worst_tol_ratio = std::numeric_limits<double>::infinity();
+    };
 
     // 1. Full scan: cheap (m*n compares) next to the product (2*m*n*k flops).
-    for (uint64_t j = 0; j < p.n; ++j)
-        for (uint64_t i = 0; i < p.m; ++i)
-            if (!std::isfinite(p.c_at(i, j))) {
+    for (uint64_t j = first; j < first + count; ++j) {
+        const T *c = v.c_col(j);
+        if (!c || !v.b_col(j)) {  // a column this rank should hold and does not
+            record_bad(0, j);
+            mark_infinite();
+            continue;
+        }
+        for (uint64_t i = 0; i < v.m; ++i)
+            if (!std::isfinite(c[i])) {
                 record_bad(i, j);
-                r.worst_rel_error = std::numeric_limits<double>::infinity();
-                r.worst_tol_ratio = std::numeric_limits<double>::infinity();
+                mark_infinite();
             }
+    }
 
     // 2. Sampled reference checks. Non-finite entries were counted above already.
     auto check = [&](uint64_t i, uint64_t j) {
-        const T c = p.c_at(i, j);
-        if (!std::isfinite(c))
+        const T *c_col = v.c_col(j);
+        const T *b_col = v.b_col(j);
+        if (!c_col || !b_col || !std::isfinite(c_col[i]))
             return;
+        const T c = c_col[i];
         ++r.checked;
         long double abs_sum = 0;
-        const long double ref = reference_entry(p, i, j, &abs_sum);
+        const long double ref = reference_dot(v.a, v.m, v.k, b_col, i, &abs_sum);
         const long double err = std::fabs(static_cast<long double>(c) - ref);
-        const long double tol = tolerance<T>(p.k, abs_sum);
+        const long double tol = tolerance<T>(v.k, abs_sum);
         const long double scale = std::max(abs_sum, static_cast<long double>(std::numeric_limits<T>::min()));
         r.worst_rel_error = std::max(r.worst_rel_error, static_cast<double>(err / scale));
         r.worst_tol_ratio = std::max(r.worst_tol_ratio, static_cast<double>(err / tol));
@@ -91,37 +109,53 @@ template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptio
             record_bad(i, j);
     };
 
-    apps::SplitMix64 rng{p.seed ^ 0x5eed5eed5eed5eedull};
+    apps::SplitMix64 rng{v.seed ^ 0x5eed5eed5eed5eedull ^ first};
     const uint64_t per_column = options.rows_per_column;
     std::vector<uint64_t> rows;
-    for (uint64_t j = 0; j < p.n; ++j) {
-        if (per_column >= p.m) {
-            for (uint64_t i = 0; i < p.m; ++i)
+    for (uint64_t j = first; j < first + count; ++j) {
+        if (per_column >= v.m) {
+            for (uint64_t i = 0; i < v.m; ++i)
                 check(i, j);
             continue;
         }
         // per_column < m distinct rows: rejection terminates quickly since the set is small.
         rows.clear();
         while (rows.size() < per_column) {
-            uint64_t i = rng.below(p.m);
+            uint64_t i = rng.below(v.m);
             if (std::find(rows.begin(), rows.end(), i) == rows.end())
                 rows.push_back(i);
         }
         for (uint64_t i : rows)
             check(i, j);
     }
-    for (uint64_t s = 0; s < options.extra_samples; ++s) {
-        uint64_t i = rng.below(p.m);
-        uint64_t j = rng.below(p.n);
+    for (uint64_t s = 0; count > 0 && s < options.extra_samples; ++s) {
+        uint64_t i = rng.below(v.m);
+        uint64_t j = first + rng.below(count);
         check(i, j);
     }
     return r;
+}
+
+template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptions &options)
+{
+    ColumnsView<T> v;
+    v.m = p.m;
+    v.k = p.k;
+    v.seed = p.seed;
+    v.a = p.a.data();
+    v.b_col = [&p](uint64_t j) { return p.b.data() + j * p.k; };
+    v.c_col = [&p](uint64_t j) { return p.c.data() + j * p.m; };
+    return verify_columns(v, 0, p.n, options);
 }
 
 template struct Problem<float>;
 template struct Problem<double>;
 template VerifyResult verify<float>(const Problem<float> &, const VerifyOptions &);
 template VerifyResult verify<double>(const Problem<double> &, const VerifyOptions &);
+template VerifyResult verify_columns<float>(const ColumnsView<float> &, uint64_t, uint64_t, const VerifyOptions &);
+template VerifyResult verify_columns<double>(const ColumnsView<double> &, uint64_t, uint64_t, const VerifyOptions &);
+template long double reference_dot<float>(const float *, uint64_t, uint64_t, const float *, uint64_t, long double *);
+template long double reference_dot<double>(const double *, uint64_t, uint64_t, const double *, uint64_t, long double *);
 template long double reference_entry<float>(const Problem<float> &, uint64_t, uint64_t, long double *);
 template long double reference_entry<double>(const Problem<double> &, uint64_t, uint64_t, long double *);
 template long double tolerance<float>(uint64_t, long double);

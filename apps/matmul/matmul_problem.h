@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace hetpu::matmul {
@@ -60,9 +61,26 @@ struct VerifyResult {
 // The sampling is deterministic (derived from the problem's seed).
 template <typename T> VerifyResult verify(const Problem<T> &p, const VerifyOptions &options = VerifyOptions());
 
+// Columns of B and C wherever they are held (a whole Problem, or a rank's share): each
+// accessor gives column j, or nullptr when it is not held.
+template <typename T> struct ColumnsView {
+    uint64_t m = 0, k = 0, seed = 0;
+    const T *a = nullptr;  // m x k, column-major
+    std::function<const T *(uint64_t)> b_col, c_col;
+};
+
+// verify() over columns [first, first + count) of a view; a column not held is bad.
+template <typename T>
+VerifyResult verify_columns(const ColumnsView<T> &v, uint64_t first, uint64_t count,
+                            const VerifyOptions &options = VerifyOptions());
+
 // Reference value of C(row, col) in long double, and sum_k |a_ik * b_kj| in *abs_sum.
 template <typename T>
 long double reference_entry(const Problem<T> &p, uint64_t row, uint64_t col, long double *abs_sum);
+
+// The same from A (m x k) and one column of B.
+template <typename T>
+long double reference_dot(const T *a, uint64_t m, uint64_t k, const T *b_col, uint64_t row, long double *abs_sum);
 
 // The acceptance tolerance for an entry whose terms have absolute sum abs_sum.
 template <typename T> long double tolerance(uint64_t k, long double abs_sum);

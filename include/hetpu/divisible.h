@@ -77,6 +77,25 @@ struct hetpu_worker_report {
     char host[HETPU_REPORT_NAME_LEN];
 };
 
+#define HETPU_REPORT_MAX_RANKS 64
+
+/* One rank of a multi-rank run. Data bytes are the job's per-block data that crossed the
+ * network (inputs and results of blocks and of re-shared ranges); control bytes are
+ * hetpu's own messages (assignments, timings, progress). */
+struct hetpu_rank_report {
+    int rank;
+    char host[HETPU_REPORT_NAME_LEN];
+    uint64_t share_offset; /* the share it held at the start */
+    uint64_t share_count;
+    uint64_t elements; /* elements its workers processed */
+    uint64_t data_bytes_sent;
+    uint64_t data_bytes_received;
+    uint64_t control_bytes_sent;
+    uint64_t control_bytes_received;
+    /* Peak resident memory of the process so far (getrusage), in bytes. */
+    uint64_t max_rss_bytes;
+};
+
 struct hetpu_divisible_report {
     /* Wall time from the first submission to the last completion, in seconds. */
     double makespan_s;
@@ -91,6 +110,20 @@ struct hetpu_divisible_report {
     /* Number of MPI ranks that took part (1 in a single process). On a multi-rank run the
 	 * report is complete on rank 0; elsewhere it holds only ranks and planner. */
     int ranks;
+    /* Multi-rank runs (mpi.h): how the job was planned, "per-node" (each rank plans its
+	 * share, data owned by ranks) or "central" (one planner on rank 0, data relayed
+	 * through it); "" in a single process. */
+    char mpi_planner[16];
+    /* This rank's share [share_offset, share_offset + share_count): its results are in
+	 * this rank's memory on return (the whole job in a single process and under the
+	 * central planner, whose results all come home to rank 0). */
+    uint64_t share_offset;
+    uint64_t share_count;
+    /* Ranges handed from one rank to another by re-sharing. */
+    unsigned moves;
+    /* Per rank, the first HETPU_REPORT_MAX_RANKS ranks (rank 0's report only). */
+    unsigned nrank_reports;
+    struct hetpu_rank_report rank_reports[HETPU_REPORT_MAX_RANKS];
 };
 
 /* Process the whole job; returns once every block has completed. Under hetpu_init_mpi()

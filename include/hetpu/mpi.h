@@ -22,6 +22,7 @@
 #ifndef HETPU_MPI_H
 #define HETPU_MPI_H
 
+#include <hetpu/divisible.h>
 #include <starpu.h>
 
 #ifdef __cplusplus
@@ -58,6 +59,53 @@ int hetpu_mpi_bcast(void *buf, size_t bytes);
 /* Collective: the smallest of every rank's value (the value itself in a single process),
  * e.g. the newest checkpoint version that every rank holds, or 0 when any rank failed. */
 long long hetpu_mpi_min(long long value);
+
+/* Owner-computes placement of a divisible job's data over the ranks.
+ *
+ * Without it, every rank must hold the whole job's inputs and rank 0 relays each block's
+ * data (see above): simple, but rank 0's memory and network link bound the job. With it,
+ * each rank holds only a share of the elements:
+ *   - the coordinator (rank 0) gives every rank one contiguous share, in proportion to
+ *     its processing units; hold(HETPU_HOLD_SHARE) is called on each rank for its share
+ *     before any block: allocate the share's inputs and results and produce the inputs
+ *     (read them, generate them);
+ *   - under the per-node planner (HETPU_MPI_PLANNER=per-node, the default with a
+ *     placement), each rank's own planner cuts its share into blocks for its workers;
+ *     only node-level progress reaches rank 0. When a rank falls behind, the unstarted
+ *     tail of its share is re-shared: it calls hold(HETPU_HOLD_BORROWED) on a faster rank
+ *     (room only), the range's per-block inputs go directly from the owner to that rank
+ *     with StarPU-MPI (through fill_task's block handles, registered over the range on
+ *     both), the blocks run there, and their results go directly back to the owner;
+ *     release() then frees the room. No data passes through a third rank;
+ *   - on return each rank's share has its results in that rank's memory
+ *     (report->share_offset/share_count); gathering them is the program's choice.
+ * Under HETPU_MPI_PLANNER=central the job runs as without a placement: hold() is called
+ * for the whole job on every rank. In a single process hold() is called once for the
+ * whole job. */
+enum hetpu_hold_kind {
+    HETPU_HOLD_SHARE = 0,   /* this rank's own share: allocate and produce its inputs */
+    HETPU_HOLD_BORROWED = 1 /* another rank's range computed here: allocate room only */
+};
+
+struct hetpu_divisible_placement {
+    /* Make [offset, offset + count) usable by fill_task on this rank. Return 0 or -errno
+	 * (-ENOMEM: the rank cannot hold it; the job then fails on every rank). Called from
+	 * the thread that called hetpu_divisible_run_placed(). */
+    int (*hold)(void *arg, uint64_t offset, uint64_t count, enum hetpu_hold_kind kind);
+    /* A borrowed range is done and its results are back with their owner. NULL: the room
+	 * is kept until the program frees it. */
+    void (*release)(void *arg, uint64_t offset, uint64_t count);
+    /* Bytes of one element's per-block data (inputs in, results out): what re-sharing
+	 * costs on the network, for the coordinator's decisions. 0: treated as free. */
+    uint64_t bytes_per_element;
+    void *arg;
+};
+
+/* hetpu_divisible_run() with the job's data placed by owner (see above). Collective on a
+ * multi-rank run: every rank calls it with the same job. Same return values as
+ * hetpu_divisible_run(), plus hold()'s error. */
+int hetpu_divisible_run_placed(const struct hetpu_divisible_job *job, const struct hetpu_divisible_placement *placement,
+                               struct hetpu_divisible_report *report);
 
 /* Name of this rank's host (for reports); "" on failure. */
 const char *hetpu_host_name(void);

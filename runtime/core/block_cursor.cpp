@@ -39,20 +39,72 @@ uint64_t choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigne
     return std::min(std::max(b, rules.min_block), rules.total);
 }
 
+BlockCursor::BlockCursor(const BlockRules &rules) : BlockCursor(rules, 0, rules.total) {}
+
+BlockCursor::BlockCursor(const BlockRules &rules, uint64_t first, uint64_t count) : rules_(rules)
+{
+    add_back(first, count);
+}
+
+void BlockCursor::add_front(uint64_t offset, uint64_t count)
+{
+    if (count == 0)
+        return;
+    ranges_.push_front({offset, count});
+    remaining_ += count;
+}
+
+void BlockCursor::add_back(uint64_t offset, uint64_t count)
+{
+    if (count == 0)
+        return;
+    ranges_.push_back({offset, count});
+    remaining_ += count;
+}
+
+Block BlockCursor::back() const { return ranges_.empty() ? Block{} : ranges_.back(); }
+
 Block BlockCursor::take(uint64_t wanted)
 {
     Block block;
     if (exhausted() || wanted == 0)
         return block;
-    const uint64_t left = remaining();
+    Block &front = ranges_.front();
+    const uint64_t left = front.count;
     uint64_t count = wanted / rules_.granule * rules_.granule;
     count = std::max(count, rules_.min_block);
     count = std::min(count, left);
     if (left - count < rules_.min_block)
         count = left;
-    block.offset = next_;
+    block.offset = front.offset;
     block.count = count;
-    next_ += count;
+    front.offset += count;
+    front.count -= count;
+    remaining_ -= count;
+    if (front.count == 0)
+        ranges_.pop_front();
+    return block;
+}
+
+Block BlockCursor::take_tail(uint64_t wanted)
+{
+    Block block;
+    if (exhausted() || wanted == 0)
+        return block;
+    Block &last = ranges_.back();
+    const uint64_t end = last.offset + last.count;
+    uint64_t count = std::min(std::max(wanted, rules_.min_block), last.count);
+    // Start on a granule boundary of the job (the job's last element may end off one).
+    uint64_t start = (end - count) / rules_.granule * rules_.granule;
+    start = std::max(start, last.offset);
+    if (start - last.offset < rules_.min_block)
+        start = last.offset;
+    block.offset = start;
+    block.count = end - start;
+    last.count -= block.count;
+    remaining_ -= block.count;
+    if (last.count == 0)
+        ranges_.pop_back();
     return block;
 }
 

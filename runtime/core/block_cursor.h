@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 
 namespace hetpu {
@@ -33,23 +34,42 @@ void normalize_block_rules(BlockRules &rules);
 // almost always means the user mixed up units.
 uint64_t choose_fixed_block(const BlockRules &rules, uint64_t requested, unsigned workers);
 
+// The elements not yet handed out, as ranges of the job, taken front first. A single
+// process has one range, [0, total). On a multi-rank run a rank's cursor starts with its
+// share and changes with re-sharing: a range lent by another rank is added (add_front: it
+// runs first, so its results go home early) and the unstarted tail of the rank's own
+// share can be handed to another rank (take_tail).
 class BlockCursor {
 public:
-    explicit BlockCursor(const BlockRules &rules) : rules_(rules) {}
+    explicit BlockCursor(const BlockRules &rules);
+    // Only [first, first + count) of the job (count may be 0: nothing yet).
+    BlockCursor(const BlockRules &rules, uint64_t first, uint64_t count);
 
-    // The next block of about `wanted` elements: rounded down to a granule multiple,
-    // raised to min_block, capped at what remains. If what would remain afterwards is
-    // smaller than min_block it is absorbed into this block, so the job never ends with a
-    // block too small to be worth a task.
+    // The next block of about `wanted` elements of the front range: rounded down to a
+    // granule multiple, raised to min_block, capped at what the range holds. If what would
+    // remain of the range afterwards is smaller than min_block it is absorbed into this
+    // block, so the job never ends with a block too small to be worth a task.
     Block take(uint64_t wanted);
 
-    uint64_t remaining() const { return rules_.total - next_; }
-    bool exhausted() const { return next_ >= rules_.total; }
+    // The last `wanted` elements of the back range (at least min_block, starting on a
+    // granule boundary; the whole range when less than min_block would be left), removed
+    // from the cursor. count 0 when nothing is left.
+    Block take_tail(uint64_t wanted);
+
+    void add_front(uint64_t offset, uint64_t count);
+    void add_back(uint64_t offset, uint64_t count);
+
+    // The back range (count 0 when exhausted), to see what take_tail would cut from.
+    Block back() const;
+
+    uint64_t remaining() const { return remaining_; }
+    bool exhausted() const { return remaining_ == 0; }
     const BlockRules &rules() const { return rules_; }
 
 private:
     BlockRules rules_;
-    uint64_t next_ = 0;
+    std::deque<Block> ranges_;
+    uint64_t remaining_ = 0;
 };
 
 }  // namespace hetpu

@@ -14,10 +14,30 @@ const char *worker_kind_name(WorkerKind kind)
 }
 
 BlockDispatcher::BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids)
-    : cursor_(rules), planner_(planner), workers_(std::move(worker_ids))
+    : BlockDispatcher(rules, planner, std::move(worker_ids), Block{0, rules.total})
+{}
+
+BlockDispatcher::BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids,
+                                 Block share)
+    : cursor_(rules, share.offset, share.count), planner_(planner), workers_(std::move(worker_ids))
 {
     for (int w : workers_)
         worker_in_flight_[w] = 0;
+}
+
+std::vector<Assignment> BlockDispatcher::add_range(uint64_t offset, uint64_t count)
+{
+    cursor_.add_front(offset, count);
+    std::vector<Assignment> out;
+    if (planner_.assigns_workers()) {
+        for (int w : workers_)
+            refill_worker(w, out);
+        ensure_progress(workers_.empty() ? -1 : workers_.front(), out);
+    } else {
+        refill_pool(out);
+        ensure_progress(-1, out);
+    }
+    return out;
 }
 
 bool BlockDispatcher::emit(uint64_t wanted, int worker, std::vector<Assignment> &out)

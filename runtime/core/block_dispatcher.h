@@ -28,6 +28,8 @@ public:
     static constexpr unsigned kDepth = 2;
 
     BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids);
+    // Only the range `share` of the job (a rank's share on a multi-rank run).
+    BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids, Block share);
 
     // The first wave of blocks.
     std::vector<Assignment> start();
@@ -48,7 +50,16 @@ public:
     // Stop generating blocks (after an error); blocks in flight still complete.
     void stop() { stopped_ = true; }
 
+    // Re-sharing across ranks: a range of another rank's share to run here first (returns
+    // the blocks to submit now, as start() does), and the unstarted tail of what is left
+    // here handed to another rank (BlockCursor::take_tail; count 0: nothing left).
+    std::vector<Assignment> add_range(uint64_t offset, uint64_t count);
+    Block take_tail(uint64_t wanted) { return cursor_.take_tail(wanted); }
+    Block back() const { return cursor_.back(); }
+    void put_back(const Block &b) { cursor_.add_back(b.offset, b.count); }
+
     uint64_t remaining() const { return cursor_.remaining(); }
+    const BlockRules &rules() const { return cursor_.rules(); }
     unsigned in_flight() const { return in_flight_; }
     // True when a planner declined every worker and the remainder was forced onto one.
     bool forced_remainder() const { return forced_; }

@@ -93,3 +93,72 @@ TEST(FixedBlock, DefaultRequestedAndErrors)
     normalize_block_rules(tiny);
     EXPECT_EQ(choose_fixed_block(tiny, 0, 8), 1u);
 }
+
+// A rank's cursor on a multi-rank run: its share, a range lent by another rank run first,
+// the tail of its share handed away. Every element is handed out exactly once.
+TEST(BlockCursor, RangesAddedAndTailsTakenCoverEachElementOnce)
+{
+    BlockRules r{1000, 10, 20};
+    normalize_block_rules(r);
+    BlockCursor c(r, 300, 400);  // the share [300, 700)
+    EXPECT_EQ(c.remaining(), 400u);
+    Block first = c.take(50);
+    EXPECT_EQ(first.offset, 300u);
+    EXPECT_EQ(first.count, 50u);
+
+    Block tail = c.take_tail(95);  // rounded to a granule boundary of the job: [600, 700)
+    EXPECT_EQ(tail.offset, 600u);
+    EXPECT_EQ(tail.count, 100u);
+    EXPECT_EQ(c.remaining(), 250u);
+
+    c.add_front(900, 100);  // lent by another rank: runs before the rest of the share
+    Block lent = c.take(1000);
+    EXPECT_EQ(lent.offset, 900u) << "a lent range runs first";
+    EXPECT_EQ(lent.count, 100u) << "a block never spans two ranges";
+
+    std::vector<int> seen(1000, 0);
+    for (uint64_t i = first.offset; i < first.offset + first.count; ++i)
+        ++seen[i];
+    for (uint64_t i = tail.offset; i < tail.offset + tail.count; ++i)
+        ++seen[i];
+    for (uint64_t i = lent.offset; i < lent.offset + lent.count; ++i)
+        ++seen[i];
+    while (!c.exhausted()) {
+        Block b = c.take(30);
+        ASSERT_GT(b.count, 0u);
+        for (uint64_t i = b.offset; i < b.offset + b.count; ++i)
+            ++seen[i];
+    }
+    for (uint64_t i = 300; i < 700; ++i)
+        EXPECT_EQ(seen[i], 1) << "element " << i;
+    for (uint64_t i = 900; i < 1000; ++i)
+        EXPECT_EQ(seen[i], 1) << "element " << i;
+}
+
+TEST(BlockCursor, TailNeverLeavesLessThanTheMinimumBehind)
+{
+    BlockRules r{100, 1, 30};
+    normalize_block_rules(r);
+    BlockCursor c(r);
+    Block tail = c.take_tail(80);  // 20 would be left: below min_block, so all of it goes
+    EXPECT_EQ(tail.offset, 0u);
+    EXPECT_EQ(tail.count, 100u);
+    EXPECT_TRUE(c.exhausted());
+    EXPECT_EQ(c.take_tail(10).count, 0u);
+
+    BlockCursor d(r);
+    Block small = d.take_tail(5);  // raised to min_block
+    EXPECT_EQ(small.count, 30u);
+    EXPECT_EQ(small.offset, 70u);
+}
+
+TEST(BlockCursor, TailOfTheJobStartsOnAGranuleBoundary)
+{
+    BlockRules r{1003, 10, 10};  // the job's last block may break the granule
+    normalize_block_rules(r);
+    BlockCursor c(r);
+    Block tail = c.take_tail(20);
+    EXPECT_EQ(tail.offset % 10, 0u);
+    EXPECT_EQ(tail.offset + tail.count, 1003u);
+    EXPECT_GE(tail.count, 20u);
+}

@@ -157,3 +157,55 @@ TEST(BlockDispatcher, StopAndAbandonLetTheRunFinishAfterAnError)
     EXPECT_TRUE(d.finished());
     EXPECT_GT(d.remaining(), 0u);
 }
+
+// A rank whose share ran dry gets a range lent by another rank: the idle workers are fed
+// again at once, and the dispatcher finishes only when the lent range is done too.
+TEST(BlockDispatcher, ALentRangeRestartsAnIdleRank)
+{
+    BlockRules rules{1000, 1, 1};
+    normalize_block_rules(rules);
+    PerWorkerPlanner planner({{0, 50}, {1, 50}});
+    BlockDispatcher d(rules, planner, {0, 1}, Block{0, 100});
+    std::vector<Assignment> first = d.start();
+    ASSERT_EQ(first.size(), 2u) << "the share holds two blocks of 50";
+    for (const Assignment &a : first)
+        EXPECT_TRUE(d.complete({a.worker, a.offset, a.count}).empty());
+    EXPECT_TRUE(d.finished());
+
+    std::vector<Assignment> more = d.add_range(600, 200);
+    EXPECT_FALSE(d.finished());
+    ASSERT_EQ(more.size(), 4u) << "two blocks in flight for each of the two workers";
+    uint64_t covered = 0;
+    for (const Assignment &a : more) {
+        EXPECT_GE(a.offset, 600u);
+        EXPECT_LE(a.offset + a.count, 800u);
+        covered += a.count;
+        d.complete({a.worker, a.offset, a.count});
+    }
+    EXPECT_EQ(covered, 200u);
+    EXPECT_TRUE(d.finished());
+}
+
+TEST(BlockDispatcher, TheTailHandedAwayIsNeverDispatchedHere)
+{
+    BlockRules rules{1000, 1, 1};
+    normalize_block_rules(rules);
+    PerWorkerPlanner planner(std::map<int, uint64_t>{{0, 100}});
+    BlockDispatcher d(rules, planner, {0}, Block{0, 1000});
+    std::vector<Assignment> first = d.start();
+    Block tail = d.take_tail(700);
+    EXPECT_EQ(tail.offset, 300u);
+    EXPECT_EQ(tail.count, 700u);
+    std::deque<Assignment> pending(first.begin(), first.end());
+    uint64_t done = 0;
+    while (!pending.empty()) {
+        Assignment a = pending.front();
+        pending.pop_front();
+        EXPECT_LT(a.offset + a.count, 301u) << "block [" << a.offset << ", " << a.offset + a.count << ")";
+        done += a.count;
+        for (const Assignment &n : d.complete({a.worker, a.offset, a.count}))
+            pending.push_back(n);
+    }
+    EXPECT_EQ(done, 300u);
+    EXPECT_TRUE(d.finished());
+}

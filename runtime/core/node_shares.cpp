@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// PROVISIONAL (lead's stand-in until the sim44 branch's tested version is merged).
+#include "runtime/core/node_shares.h"
+
+#include <algorithm>
+
+namespace hetpu {
+
+std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<NodeState> &nodes)
+{
+    std::vector<Block> shares(nodes.size());
+    bool rates = !nodes.empty();
+    double sum = 0;
+    for (const NodeState &n : nodes) {
+        rates = rates && (n.pus == 0 || n.rate > 0);
+        sum += n.pus == 0 ? 0 : 1;
+    }
+    sum = 0;
+    for (const NodeState &n : nodes)
+        sum += n.pus == 0 ? 0 : (rates ? n.rate : n.pus);
+    uint64_t next = 0;
+    double acc = 0;
+    int last = -1;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i].pus > 0)
+            last = static_cast<int>(i);
+    for (size_t i = 0; i < nodes.size() && sum > 0; ++i) {
+        if (nodes[i].pus == 0)
+            continue;
+        acc += rates ? nodes[i].rate : nodes[i].pus;
+        uint64_t end = static_cast<uint64_t>(static_cast<double>(rules.total) * acc / sum) / rules.granule * rules.granule;
+        if (static_cast<int>(i) == last)
+            end = rules.total;
+        end = std::min(std::max(end, next), rules.total);
+        if (end - next < rules.min_block && static_cast<int>(i) != last)
+            end = next;
+        shares[i] = {next, end - next};
+        next = end;
+    }
+    return shares;
+}
+
+std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const NodeNetwork &network,
+                                  const BlockRules &rules)
+{
+    std::vector<ShareMove> moves;
+    int slow = -1, fast = -1;
+    double slow_t = 0, fast_t = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const NodeState &n = nodes[i];
+        if (n.moving || n.failed || n.rate <= 0)
+            continue;
+        const double t = static_cast<double>(n.remaining + n.in_flight) / n.rate;
+        if (n.remaining >= rules.min_block && (slow < 0 || t > slow_t)) {
+            slow = static_cast<int>(i);
+            slow_t = t;
+        }
+        if (fast < 0 || t < fast_t) {
+            fast = static_cast<int>(i);
+            fast_t = t;
+        }
+    }
+    if (slow < 0 || fast < 0 || slow == fast)
+        return moves;
+    const NodeState &s = nodes[static_cast<size_t>(slow)], &f = nodes[static_cast<size_t>(fast)];
+    const double per_element = network.bytes_per_element / network.bytes_per_s;
+    // x moved: slow finishes at slow_t - x/s.rate, fast at fast_t + 2 latency + x (1/f.rate + per_element).
+    const double x = (slow_t - fast_t - 2 * network.latency_s) / (1 / s.rate + 1 / f.rate + per_element);
+    if (x < static_cast<double>(rules.min_block))
+        return moves;
+    uint64_t count = std::min<uint64_t>(static_cast<uint64_t>(x) / rules.granule * rules.granule, s.remaining);
+    count = std::max(count, rules.min_block);
+    const double after = std::max(slow_t - static_cast<double>(count) / s.rate,
+                                  fast_t + 2 * network.latency_s + static_cast<double>(count) * (1 / f.rate + per_element));
+    if (slow_t - after > std::max(0.05 * slow_t, 4 * network.latency_s))
+        moves.push_back({slow, fast, count});
+    return moves;
+}
+
+}  // namespace hetpu
