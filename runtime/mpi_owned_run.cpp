@@ -53,10 +53,10 @@ enum ReportEvent : int32_t { kProgress = 0, kGave = 1, kArrived = 2 };
 // them: they go with StarPU-MPI.
 struct WireReport {
     int32_t rank;
-    int32_t event;  // ReportEvent
-    uint64_t move;  // kGave, kArrived: which move
-    uint64_t moved; // kGave: elements handed over (0: nothing was left to give)
-    uint64_t done;  // elements this rank's workers finished
+    int32_t event;   // ReportEvent
+    uint64_t move;   // kGave, kArrived: which move
+    uint64_t moved;  // kGave: elements handed over (0: nothing was left to give)
+    uint64_t done;   // elements this rank's workers finished
     uint64_t remaining;
     uint64_t in_flight;
     double elapsed_s;
@@ -284,10 +284,10 @@ private:
         // Often enough for a slow rank's tail to be re-shared in time, rarely enough that
         // 1,024 ranks' reports stay a trickle at rank 0.
         const double period = std::min(0.2, std::max(0.005, 0.02 * elapsed));
-        const bool changed = r.done != last_.done || r.remaining != last_.remaining || r.idle != last_.idle ||
-                             r.error != last_.error;
-        if (event == kProgress && !force && !(changed && (elapsed - last_.elapsed_s >= period || r.idle != last_.idle ||
-                                                          r.error != last_.error)))
+        const bool changed =
+            r.done != last_.done || r.remaining != last_.remaining || r.idle != last_.idle || r.error != last_.error;
+        if (event == kProgress && !force &&
+            !(changed && (elapsed - last_.elapsed_s >= period || r.idle != last_.idle || r.error != last_.error)))
             return;
         r.rank = rank_;
         r.event = event;

@@ -91,7 +91,8 @@ template <typename T> uint64_t ColumnStore<T>::held_columns() const
     return sum;
 }
 
-template <typename T> VerifyResult ColumnStore<T>::verify(uint64_t first, uint64_t count, const VerifyOptions &options) const
+template <typename T>
+VerifyResult ColumnStore<T>::verify(uint64_t first, uint64_t count, const VerifyOptions &options) const
 {
     ColumnsView<T> v;
     v.m = m;

@@ -4,9 +4,10 @@
  * A program started by an MPI launcher calls hetpu_init_mpi() instead of hetpu_init() on
  * every rank (hetpu_mpi_launched() tells which applies). Every rank must resolve the same
  * policy. hetpu_divisible_run() (divisible.h), called on every rank with the same job,
- * then treats every worker of every rank as one PU: one planner on rank 0 chooses each
- * block's size, rank and worker; blocks run on their rank; per-block timings come back to
- * the planner in small MPI messages. Data move with StarPU-MPI:
+ * then runs it under the central planner: every worker of every rank is one PU, one
+ * planner on rank 0 chooses each block's size, rank and worker; blocks run on their rank;
+ * per-block timings come back to the planner in small MPI messages. Data move with
+ * StarPU-MPI (hetpu_divisible_run_placed(), below, keeps data with their owners instead):
  *   - the job's per-block handles (block_handle_mask) travel: those the codelet reads
  *     (STARPU_R, STARPU_RW) go from rank 0 to the block's rank before it runs, those it
  *     writes (STARPU_W, STARPU_RW) come back to rank 0 afterwards, so rank 0's memory

@@ -28,7 +28,8 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
         if (nodes[i].pus == 0)
             continue;
         acc += rates ? nodes[i].rate : nodes[i].pus;
-        uint64_t end = static_cast<uint64_t>(static_cast<double>(rules.total) * acc / sum) / rules.granule * rules.granule;
+        uint64_t end =
+            static_cast<uint64_t>(static_cast<double>(rules.total) * acc / sum) / rules.granule * rules.granule;
         if (static_cast<int>(i) == last)
             end = rules.total;
         end = std::min(std::max(end, next), rules.total);
@@ -70,8 +71,9 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
         return moves;
     uint64_t count = std::min<uint64_t>(static_cast<uint64_t>(x) / rules.granule * rules.granule, s.remaining);
     count = std::max(count, rules.min_block);
-    const double after = std::max(slow_t - static_cast<double>(count) / s.rate,
-                                  fast_t + 2 * network.latency_s + static_cast<double>(count) * (1 / f.rate + per_element));
+    const double after =
+        std::max(slow_t - static_cast<double>(count) / s.rate,
+                 fast_t + 2 * network.latency_s + static_cast<double>(count) * (1 / f.rate + per_element));
     if (slow_t - after > std::max(0.05 * slow_t, 4 * network.latency_s))
         moves.push_back({slow, fast, count});
     return moves;
