@@ -24,7 +24,7 @@ check_PROGRAMS += tests/unit_tests tests/integration_tests tests/programs/plain_
 
 tests_unit_tests_SOURCES = \
 	tests/unit/policy_catalog_test.cpp \
-	tests/unit/block_cursor_test.cpp \
+	tests/unit/block_cursor_test.cpp tests/unit/node_shares_test.cpp \
 	tests/unit/block_dispatcher_test.cpp \
 	tests/unit/cluster_test.cpp \
 	tests/unit/matmul_options_test.cpp \

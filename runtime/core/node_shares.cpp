@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// PROVISIONAL (lead's stand-in until the sim44 branch's tested version is merged).
 #include "runtime/core/node_shares.h"
 
 #include <algorithm>
@@ -10,12 +9,9 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
 {
     std::vector<Block> shares(nodes.size());
     bool rates = !nodes.empty();
-    double sum = 0;
-    for (const NodeState &n : nodes) {
+    for (const NodeState &n : nodes)
         rates = rates && (n.pus == 0 || n.rate > 0);
-        sum += n.pus == 0 ? 0 : 1;
-    }
-    sum = 0;
+    double sum = 0;
     for (const NodeState &n : nodes)
         sum += n.pus == 0 ? 0 : (rates ? n.rate : n.pus);
     uint64_t next = 0;
@@ -25,8 +21,10 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
         if (nodes[i].pus > 0)
             last = static_cast<int>(i);
     for (size_t i = 0; i < nodes.size() && sum > 0; ++i) {
-        if (nodes[i].pus == 0)
+        if (nodes[i].pus == 0) {
+            shares[i] = {next, 0};
             continue;
+        }
         acc += rates ? nodes[i].rate : nodes[i].pus;
         uint64_t end =
             static_cast<uint64_t>(static_cast<double>(rules.total) * acc / sum) / rules.granule * rules.granule;
@@ -44,6 +42,9 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
 std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const NodeNetwork &network,
                                   const BlockRules &rules)
 {
+    // One move per call, between the node predicted to finish last and the one predicted
+    // to finish first: the coordinator calls again at every report, so a run converges in
+    // a few rounds, and one pair per call cannot ping-pong within a call.
     std::vector<ShareMove> moves;
     int slow = -1, fast = -1;
     double slow_t = 0, fast_t = 0;
@@ -74,6 +75,8 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
     const double after =
         std::max(slow_t - static_cast<double>(count) / s.rate,
                  fast_t + 2 * network.latency_s + static_cast<double>(count) * (1 / f.rate + per_element));
+    // Only a clear gain: rates measured on a few blocks are noisy, and every move costs two
+    // latencies and the data's time on both links.
     if (slow_t - after > std::max(0.05 * slow_t, 4 * network.latency_s))
         moves.push_back({slow, fast, count});
     return moves;
