@@ -575,10 +575,13 @@ struct WireNode {
 
 // What each rank sustained on a job is kept in its own $HETPU_HOME, so the next run's
 // initial shares follow the nodes' speeds and re-sharing is left for what changed. The
-// key names the job (name and size) and the rank's workers.
+// key names the job (name and size), the policy (a node's speed depends on how it is
+// planned) and the rank's workers.
 std::string node_rate_key(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &local)
 {
-    std::string key = std::string(job.name ? job.name : "") + "/" + std::to_string(job.total) + "/";
+    const char *policy = hetpu_policy_name();
+    std::string key = std::string(job.name ? job.name : "") + "/" + std::to_string(job.total) + "/" +
+                      (policy ? policy : "") + "/";
     for (const PlannerWorker &w : local)
         key += worker_kind_name(w.kind)[0];
     return key;
