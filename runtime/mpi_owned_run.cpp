@@ -170,6 +170,7 @@ public:
     // Seconds from the start until this rank last ran out of work.
     double busy_s() const { return busy_s_; }
     unsigned moves() const { return coord_ ? coord_->moves : 0; }
+    double coordinator_s() const { return coord_ ? coord_->planning_s : 0; }
 
     static void arrived(void *arg)
     {
@@ -580,8 +581,8 @@ struct WireNode {
 std::string node_rate_key(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &local)
 {
     const char *policy = hetpu_policy_name();
-    std::string key = std::string(job.name ? job.name : "") + "/" + std::to_string(job.total) + "/" +
-                      (policy ? policy : "") + "/";
+    std::string key =
+        std::string(job.name ? job.name : "") + "/" + std::to_string(job.total) + "/" + (policy ? policy : "") + "/";
     for (const PlannerWorker &w : local)
         key += worker_kind_name(w.kind)[0];
     return key;
@@ -655,7 +656,9 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
         return -ENODEV;
     }
     // Every rank computes the same shares from the same figures: nothing to broadcast.
+    const double shares_t0 = starpu_timing_now();
     std::vector<Block> shares = initial_shares(rules, nodes);
+    const double shares_s = (starpu_timing_now() - shares_t0) * 1e-6;
     const Block share = shares[static_cast<size_t>(rank)];
 
     // 2. Each rank holds its share (allocates it, reads or generates its inputs).
@@ -723,6 +726,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
         report->share_offset = share.offset;
         report->share_count = share.count;
         report->moves = node.moves();
+        report->coordinator_s = node.coordinator_s() + shares_s;
         if (rank == 0) {
             report->elements = 0;
             report->blocks = 0;

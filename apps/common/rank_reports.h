@@ -17,6 +17,7 @@ inline void add_rank_reports(AppRecord &record, const struct hetpu_divisible_rep
         record.extra = JsonRecord::object();
     record.extra["mpi_planner"] = report.mpi_planner;
     record.extra["moves"] = report.moves;
+    record.extra["coordinator_s"] = report.coordinator_s;
     JsonRecord ranks = JsonRecord::array();
     for (unsigned i = 0; i < report.nrank_reports && i < HETPU_REPORT_MAX_RANKS; ++i) {
         const hetpu_rank_report &r = report.rank_reports[i];

@@ -119,8 +119,10 @@ struct hetpu_divisible_report {
 	 * central planner, whose results all come home to rank 0). */
     uint64_t share_offset;
     uint64_t share_count;
-    /* Ranges handed from one rank to another by re-sharing. */
+    /* Ranges handed from one rank to another by re-sharing, and the coordinator's time
+	 * deciding them (initial shares and moves), in seconds. */
     unsigned moves;
+    double coordinator_s;
     /* Per rank, the first HETPU_REPORT_MAX_RANKS ranks (rank 0's report only). */
     unsigned nrank_reports;
     struct hetpu_rank_report rank_reports[HETPU_REPORT_MAX_RANKS];
