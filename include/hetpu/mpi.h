@@ -80,6 +80,12 @@ long long hetpu_mpi_min(long long value);
  *     release() then frees the room. No data passes through a third rank;
  *   - on return each rank's share has its results in that rank's memory
  *     (report->share_offset/share_count); gathering them is the program's choice.
+ * fill_task is then also called for a whole range being moved (its task is never
+ * submitted): the per-block handles must be registered over the job's own storage of that
+ * range, the same memory whenever the same elements are asked for (matmul's columns). A
+ * job whose per-block buffers are fresh for every call (partial results combined
+ * afterwards, as kmeans and grn do) cannot move such buffers: run it with
+ * hetpu_divisible_run(). 
  * Under HETPU_MPI_PLANNER=central the job runs as without a placement: hold() is called
  * for the whole job on every rank. In a single process hold() is called once for the
  * whole job. */
