@@ -51,9 +51,9 @@ TEST(JobSignature, PerRankOptionsAreLeftOut)
 {
     EXPECT_EQ(signature_of(hetpu::matmul::parse_options, {"-n", "256", "--json", "a.jsonl"}),
               signature_of(hetpu::matmul::parse_options, {"-n", "256"}));
-    const std::string sig = signature_of(
-        hetpu::kmeans::parse_options,
-        {"-k", "4", "--centroids", "c.csv", "--checkpoint-every", "5", "--checkpoint-dir", "/tmp/x"});
+    const std::string sig =
+        signature_of(hetpu::kmeans::parse_options,
+                     {"-k", "4", "--centroids", "c.csv", "--checkpoint-every", "5", "--checkpoint-dir", "/tmp/x"});
     EXPECT_EQ(sig, signature_of(hetpu::kmeans::parse_options,
                                 {"-k", "4", "--checkpoint-every", "5", "--checkpoint-dir", "/tmp/y"}));
     EXPECT_EQ(sig.find("c.csv"), std::string::npos) << sig;
