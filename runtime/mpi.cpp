@@ -407,7 +407,7 @@ extern "C" int hetpu_init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
     (void)argv;
     const hetpu::LaunchDecision launch = launch_decision();
     if (launch.mode == hetpu::LaunchMode::RefuseSeveral) {
-        std::fputs(("hetpu: " + launch.message).c_str(), stderr);
+        std::fputs(launch.message.c_str(), stderr);
         return -ENOSYS;
     }
     // One task (or no launcher): a single process is rank 0 of 1, which is a plain run.

@@ -103,6 +103,10 @@ EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh
 # whole launch with a message naming the rank, never a hang (issue 44).
 TESTS += tests/cli/mpi_failures.sh
 EXTRA_DIST += tests/cli/mpi_failures.sh
+# A build without MPI: one task under a launcher runs, several are refused (skipped, 77,
+# in builds with MPI).
+TESTS += tests/cli/no_mpi_launch.sh
+EXTRA_DIST += tests/cli/no_mpi_launch.sh
 
 # Linked against StarPU-MPI only: the MPI preload test puts it under hetpu on 2 ranks.
 if HETPU_MPI
