@@ -58,6 +58,10 @@ expect_failure "unknown policy everywhere" "hetpu: rank 1 (host " "cannot start:
 expect_failure "bad command line on one rank" "hetpu: rank 1 (host " "cannot start: invalid command line: -n: 0" -- \
     -np 1 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 0
 
+# Data that one rank cannot read (an app that loads its data before StarPU starts).
+expect_failure "unreadable data on one rank" "hetpu: rank 1 (host " "cannot start: its data could not be read" -- \
+    -np 1 "$rank_home" "$kmeans" --generate 2000 -k 4 : -np 1 "$rank_home" "$kmeans" --input "$STARPU_HOME/none.csv" -k 4
+
 # Defect 3: the ranks must run the same job.
 expect_failure "different -n" "hetpu: matmul: rank 2 runs a different job than rank 0: n=512 instead of n=256" -- \
     -np 2 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 512
