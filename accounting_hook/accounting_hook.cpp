@@ -437,13 +437,23 @@ void run_finished()
     s.model = nullptr;
 }
 
+void run_abandoned()
+{
+    RunState &s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.active = false;
+    s.energy.reset();
+    s.model = nullptr;
+}
+
 }  // namespace hetpu::accounting
 
 namespace {
 
 // The runtime calls the hook through its run observer (runtime/run_observer.h).
 const hetpu::RunObserver accounting_observer = {&hetpu::accounting::accounting_enabled, &hetpu::accounting::wrap_policy,
-                                                &hetpu::accounting::run_started, &hetpu::accounting::run_finished};
+                                                &hetpu::accounting::run_started, &hetpu::accounting::run_finished,
+                                                &hetpu::accounting::run_abandoned};
 
 struct RegisterAccounting {
     RegisterAccounting() { hetpu::set_run_observer(&accounting_observer); }

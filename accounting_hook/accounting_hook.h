@@ -7,7 +7,7 @@
 //
 //   HETPU_ACCOUNTING=0             off (no wrapping, no ledger row)
 //   HETPU_ACCOUNTING_QUIET=1       no summary on stderr (ledger errors are still printed)
-//   HETPU_LEDGER=FILE              the ledger (default $XDG_DATA_HOME/hetpu/ledger.sqlite)
+//   HETPU_LEDGER=FILE              the ledger (default $HETPU_HOME/ledger.sqlite)
 //   HETPU_PARTITION_CONFIG=FILE    partitions (TOML); else this node, detected by hwloc
 //   HETPU_PARTITION=NAME           which partition of the config (else SLURM_JOB_PARTITION,
 //                                  [accounting] partition, or the only one)

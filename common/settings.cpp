@@ -25,8 +25,8 @@ using T = SettingType;
 const std::vector<SettingSpec> kSpecs = {
     // Start-up and divisible jobs
     {"HETPU_VERBOSE", T::Flag, "`0`", "`1`: print the policy and workers at start-up", 0, 0, nullptr, "1"},
-    {"HETPU_HOME", T::Path, "`$XDG_DATA_HOME/hetpu` or `~/.local/share/hetpu`", "profiles, fronts and PLB-HAC models",
-     0, 0, nullptr, "/scratch/me/hetpu"},
+    {"HETPU_HOME", T::Path, "`$XDG_DATA_HOME/hetpu` or `~/.local/share/hetpu`",
+     "profiles, fronts, PLB-HAC models and the ledger", 0, 0, nullptr, "/scratch/me/hetpu"},
     {"HETPU_BLOCK", T::Whole, "job's", "fixed block size (elements) under policies without a planner", 1, kNoLimit,
      nullptr, "256"},
     {"HETPU_TRACE", T::Path, "off",
@@ -103,7 +103,7 @@ const std::vector<SettingSpec> kSpecs = {
     // Accounting
     {"HETPU_ACCOUNTING", T::Flag, "`1`", "`0`: no charge, no ledger row", 0, 0, nullptr, "0"},
     {"HETPU_ACCOUNTING_QUIET", T::Flag, "`0`", "`1`: no summary on stderr", 0, 0, nullptr, "1"},
-    {"HETPU_LEDGER", T::Path, "`~/.local/share/hetpu/ledger.sqlite`", "the ledger", 0, 0, nullptr, "ledger.sqlite"},
+    {"HETPU_LEDGER", T::Path, "`$HETPU_HOME/ledger.sqlite`", "the ledger", 0, 0, nullptr, "ledger.sqlite"},
     {"HETPU_PARTITION_CONFIG", T::Path, "none (hwloc detection)", "TOML description of the site's partitions", 0, 0,
      nullptr, "site.toml"},
     {"HETPU_PARTITION", T::Text, "`$SLURM_JOB_PARTITION`", "which partition of the config this run is charged in", 0, 0,

@@ -82,7 +82,7 @@ private:
     EnvLookup lookup_;
 };
 
-// Where hetpu keeps its files (profiles, fronts, PLB-HAC models): $HETPU_HOME if set, else
+// Where hetpu keeps its files (profiles, fronts, PLB-HAC models, the ledger): $HETPU_HOME if set, else
 // $XDG_DATA_HOME/hetpu, else $HOME/.local/share/hetpu; "" when none of those is set.
 std::string hetpu_home(const EnvLookup &lookup = process_env);
 

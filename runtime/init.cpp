@@ -35,6 +35,7 @@ struct StartState {
     bool started = false;
     unsigned starts = 0;  // successful starpu_initialize calls made through here, not yet shut down
     bool started_by_hetpu_init = false;
+    bool abandoned = false;  // abandon_run(): the shutdown ahead ends no real run
     std::string policy_name;
     const RegisteredPolicy *hetpu_policy = nullptr;
     struct starpu_conf conf;  // StarPU keeps reading the conf it was started with
@@ -47,6 +48,16 @@ StartState &state()
 }
 
 thread_local bool t_inside_start = false;
+thread_local std::string t_start_failure;
+
+// A few words on a failed StarPU start: starpu_init's -ENODEV is by far the usual one.
+std::string initialize_failure(int ret)
+{
+    if (ret == -ENODEV)
+        return "no usable worker: StarPU found no CPU, CUDA or OpenCL worker (check STARPU_NCPU, STARPU_NCUDA, "
+               "STARPU_NOPENCL)";
+    return std::string("StarPU failed to start: ") + std::strerror(-ret);
+}
 
 // Constant-initialised, so a RunObserver registered by another file's static initializer
 // is never overwritten by this one's.
@@ -94,6 +105,8 @@ RequestedPolicy requested_policy(const struct starpu_conf *conf)
 
 bool inside_start_starpu() { return t_inside_start; }
 
+std::string last_start_failure() { return t_start_failure; }
+
 const RegisteredPolicy *running_hetpu_policy()
 {
     std::lock_guard<std::mutex> lock(state().mutex);
@@ -106,8 +119,15 @@ void mark_started_by_hetpu_init()
     state().started_by_hetpu_init = true;
 }
 
+void abandon_run()
+{
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().abandoned = true;
+}
+
 void note_starpu_shutdown()
 {
+    bool abandoned;
     {
         // StarPU counts its initialisations and stops at the matching last shutdown; so do
         // we, or the first of several threads to shut down would end the accounted run.
@@ -118,10 +138,16 @@ void note_starpu_shutdown()
         }
         if (!state().started)
             return;
+        abandoned = state().abandoned;
     }
-    if (const RunObserver *o = run_observer())
-        o->run_finished();  // e.g. charge the run that just ended (no-op when it was not observed)
+    if (const RunObserver *o = run_observer()) {
+        if (abandoned)
+            o->run_abandoned();
+        else
+            o->run_finished();  // e.g. charge the run that just ended (no-op when it was not observed)
+    }
     std::lock_guard<std::mutex> lock(state().mutex);
+    state().abandoned = false;
     state().starts = 0;
     state().started = false;
     state().started_by_hetpu_init = false;
@@ -137,14 +163,17 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
     // StarPU is reading nor see STARPU_SCHED hidden (it then started StarPU under its default
     // policy, lws, in about half of the runs with five threads).
     std::unique_lock<std::mutex> start_lock(s.start);
+    t_start_failure.clear();
     bool running;
     {
         std::lock_guard<std::mutex> lock(s.mutex);
         running = s.started;
     }
     if (running) {
-        if (when_running == WhenRunning::Refuse)
+        if (when_running == WhenRunning::Refuse) {
+            t_start_failure = "StarPU already runs in this process";
             return -EALREADY;
+        }
         // StarPU is up under the resolved policy: its own reference count is all that
         // changes, so the caller's conf goes through untouched.
         const int ret = initialize(user_conf, argc, argv);
@@ -160,6 +189,7 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
     const Settings settings;
     if (const std::string bad = settings.first_error(); !bad.empty()) {
         std::fprintf(stderr, "hetpu: %s\n", bad.c_str());
+        t_start_failure = bad;
         return -EINVAL;
     }
 
@@ -192,6 +222,7 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
             conf.sched_policy = builtin;
         else {
             std::fputs(catalog.unknown_name_message(requested, source).c_str(), stderr);
+            t_start_failure = "unknown policy '" + requested + "' (" + source + ")";
             return -EINVAL;
         }
         conf.sched_policy_name = nullptr;
@@ -220,8 +251,10 @@ int start_starpu(struct starpu_conf *user_conf, int *argc, char ***argv, Initial
         ret = initialize(&conf, argc, argv);
         t_inside_start = false;
     }
-    if (ret != 0)
+    if (ret != 0) {
+        t_start_failure = initialize_failure(ret);
         return ret;
+    }
 
     struct starpu_sched_policy *running_policy = starpu_sched_ctx_get_sched_policy(0);
     std::string name = running_policy && running_policy->policy_name ? running_policy->policy_name : requested;
@@ -271,9 +304,8 @@ extern "C" void hetpu_shutdown(void)
     }
     if (!ours)
         return;
-    // Under StarPU-MPI, starpu_mpi_shutdown() stops StarPU itself (it started it).
-    if (!hetpu::mpi_shutdown_starpu())
-        starpu_shutdown();
+    hetpu::mpi_stop_starpu_mpi();
+    starpu_shutdown();
     hetpu::note_starpu_shutdown();
     hetpu::mpi_after_shutdown();
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -105,16 +106,27 @@ long long mpi_min(long long value)
 #endif
 }
 
+int same_job_everywhere(const std::string &what, const std::string &signature)
+{
+    if (mpi_size() <= 1)
+        return 0;
+    // Rank 0 compares (one gather, not every rank holding every signature), then tells all.
+    const std::vector<std::string> all = mpi_gather_to_root(signature);
+    std::string why = mpi_rank() == 0 ? job_mismatch_message(all, what) : std::string();
+    if (!why.empty())
+        std::fputs(why.c_str(), stderr);
+    const std::string verdict = mpi_bcast_from_root(why.empty() ? "same" : "different");
+    return verdict == "same" ? 0 : -EINVAL;
+}
+
 #ifdef HETPU_HAVE_MPI
 
 MPI_Comm mpi_control_comm() { return mpi_state().control; }
 
-bool mpi_shutdown_starpu()
+void mpi_stop_starpu_mpi()
 {
-    if (!mpi_state().active)
-        return false;
-    starpu_mpi_shutdown();
-    return true;
+    if (mpi_state().active)
+        starpu_mpi_shutdown();  // leaves StarPU running: hetpu started it, not StarPU-MPI
 }
 
 void mpi_after_shutdown()
@@ -132,10 +144,54 @@ void mpi_after_shutdown()
 
 namespace {
 
-int starpu_mpi_initialize(struct starpu_conf *conf, int *argc, char ***argv)
+// StarPU alone, started as starpu_mpi_init_conf() would start it (will_use_mpi, a core
+// kept for StarPU-MPI's progress thread); StarPU-MPI itself starts only once every rank has
+// StarPU running. Starting both in one call left the healthy ranks with StarPU-MPI running
+// when another rank's StarPU failed: their starpu_mpi_shutdown() then waited forever in a
+// barrier on MPI_COMM_WORLD that the failed rank never joins (issue 44).
+// STARPU_MPI_DRIVER_CALL_FREQUENCY > 0 (StarPU-MPI's progress run as a driver) is not
+// supported: that mode has the application run the driver, which hetpu's runner does not.
+int starpu_initialize_for_mpi(struct starpu_conf *conf, int *, char ***)
 {
-    // initialize_mpi = 0: hetpu already initialised MPI with the thread level it needs.
-    return starpu_mpi_init_conf(argc, argv, 0, MPI_COMM_WORLD, conf);
+    const char *freq = process_env("STARPU_MPI_DRIVER_CALL_FREQUENCY");
+    if ((!freq || std::atoi(freq) <= 0) && conf->ncpus == -1)
+        conf->reserve_ncpus = conf->reserve_ncpus == -1 ? 1 : conf->reserve_ncpus + 1;
+    conf->will_use_mpi = 1;
+    return starpu_init(conf);
+}
+
+// One rank's start-up outcome, exchanged by every rank before StarPU-MPI starts.
+struct StartStatus {
+    int32_t rc;
+    char host[64];
+    char reason[192];
+};
+
+// Collective on the control communicator: every rank's status. Returns "" when every rank
+// started, else the report: rank 0 lists every failed rank, another rank only its own.
+std::string exchange_start_status(int rc, const std::string &reason)
+{
+    MpiState &s = mpi_state();
+    StartStatus mine{};
+    mine.rc = rc;
+    std::snprintf(mine.host, sizeof mine.host, "%s", hetpu_host_name());
+    std::snprintf(mine.reason, sizeof mine.reason, "%s", reason.c_str());
+    std::vector<StartStatus> all(static_cast<size_t>(s.size));
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, s.control);
+    std::string report;
+    int failed = 0;
+    for (int r = 0; r < s.size; ++r) {
+        const StartStatus &st = all[static_cast<size_t>(r)];
+        if (st.rc == 0)
+            continue;
+        ++failed;
+        if (s.rank == 0 || r == s.rank)
+            report += "hetpu: rank " + std::to_string(r) + " (host " + st.host +
+                      ") cannot start: " + (st.reason[0] ? st.reason : std::strerror(-st.rc)) + "\n";
+    }
+    if (failed > 0 && report.empty())
+        report = " ";  // a failure elsewhere: rank 0 reports it
+    return report;
 }
 
 // Every rank's string, gathered on every rank (names are cut to 63 characters).
@@ -161,7 +217,8 @@ void release_mpi()
     s.initialised_mpi = false;
 }
 
-int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
+// refusal: null to start, else why this rank gives up (it only takes part in the checks).
+int init_mpi(struct starpu_conf *conf, int *argc, char ***argv, const char *refusal)
 {
     MpiState &s = mpi_state();
     if (hetpu_policy_name())
@@ -216,18 +273,36 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
         return -EINVAL;
     }
 
-    int rc = start_starpu(conf, argc, argv, &starpu_mpi_initialize, HelpAction::Return, WhenRunning::Refuse);
-    // One rank failing (unknown name, no worker) must fail them all, not leave the others
-    // waiting in the first collective of the job.
-    int worst = rc < 0 ? rc : 0, global_worst = 0;
-    MPI_Allreduce(&worst, &global_worst, 1, MPI_INT, MPI_MIN, s.control);
-    if (rc != 0 || global_worst != 0) {
+    int rc = refusal
+                 ? -ECANCELED
+                 : start_starpu(conf, argc, argv, &starpu_initialize_for_mpi, HelpAction::Return, WhenRunning::Refuse);
+    // STARPU_SCHED=help on every rank (the names matched above): the list is printed, no
+    // StarPU runs anywhere.
+    const bool help = rc == HETPU_INIT_HELP_SHOWN;
+    // Every rank learns whether every rank started before any StarPU-MPI collective: one
+    // failure (no worker, an invalid setting) fails them all with its reason, never a hang.
+    const int status = help ? 0 : rc;
+    const std::string failures = exchange_start_status(status, refusal       ? std::string(refusal)
+                                                               : status != 0 ? last_start_failure()
+                                                                             : std::string());
+    if (!failures.empty() || help) {
+        if (failures != " ")
+            std::fputs(failures.c_str(), stderr);
         if (rc == 0) {
-            starpu_mpi_shutdown();  // stops StarPU too
+            abandon_run();
+            starpu_shutdown();
             note_starpu_shutdown();
         }
         release_mpi();
-        return rc != 0 ? rc : global_worst;
+        if (!failures.empty())
+            return status != 0 ? status : -ECANCELED;
+        return rc;
+    }
+    if ((rc = starpu_mpi_init_comm(argc, argv, 0, MPI_COMM_WORLD)) != 0) {
+        // Rare (StarPU-MPI allocates its progress thread's state): the others may be waiting
+        // in a collective already, so stop the whole job instead of hanging it.
+        std::fprintf(stderr, "hetpu: rank %d: starting StarPU-MPI failed: %s\n", s.rank, std::strerror(-rc));
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
     mark_started_by_hetpu_init();
     s.active = true;
@@ -248,14 +323,25 @@ int init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
 
 #else  // !HETPU_HAVE_MPI
 
-bool mpi_shutdown_starpu() { return false; }
+void mpi_stop_starpu_mpi() {}
 void mpi_after_shutdown() {}
 
 #endif
 
 }  // namespace hetpu
 
-extern "C" int hetpu_mpi_launched(void) { return hetpu::detect_mpi_launch(hetpu::process_env).launched ? 1 : 0; }
+namespace {
+
+hetpu::LaunchDecision launch_decision()
+{
+    return hetpu::decide_launch(hetpu::detect_mpi_launch(hetpu::process_env), hetpu_mpi_available() != 0);
+}
+
+}  // namespace
+
+// Nonzero when the program must call hetpu_init_mpi(): also when a build without MPI is
+// launched as several tasks, so that hetpu_init_mpi() refuses it with the reason.
+extern "C" int hetpu_mpi_launched(void) { return launch_decision().mode != hetpu::LaunchMode::Single ? 1 : 0; }
 
 extern "C" int hetpu_mpi_available(void)
 {
@@ -289,6 +375,16 @@ extern "C" int hetpu_mpi_bcast(void *buf, size_t bytes)
 
 extern "C" long long hetpu_mpi_min(long long value) { return hetpu::mpi_min(value); }
 
+extern "C" int hetpu_mpi_same_job(const char *what, const char *signature)
+{
+    try {
+        return hetpu::same_job_everywhere(what ? what : "hetpu", signature ? signature : "");
+    } catch (const std::exception &e) {  // the API is C: report, never throw
+        std::fprintf(stderr, "hetpu: %s while comparing the ranks' jobs\n", e.what());
+        return -ENOMEM;
+    }
+}
+
 extern "C" const char *hetpu_host_name(void)
 {
     static char name[256];
@@ -301,17 +397,38 @@ extern "C" int hetpu_init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
 {
 #ifdef HETPU_HAVE_MPI
     try {
-        return hetpu::init_mpi(conf, argc, argv);
+        return hetpu::init_mpi(conf, argc, argv, nullptr);
     } catch (const std::exception &e) {  // the API is C: report, never throw
         std::fprintf(stderr, "hetpu: %s while starting StarPU-MPI\n", e.what());
         return -ENOMEM;
     }
 #else
-    (void)conf;
     (void)argc;
     (void)argv;
-    std::fprintf(stderr, "hetpu: started by an MPI launcher, but this hetpu was built without MPI: install "
-                         "openmpi-bin libopenmpi-dev and reconfigure (the configure summary says 'MPI scale-out')\n");
-    return -ENOSYS;
+    const hetpu::LaunchDecision launch = launch_decision();
+    if (launch.mode == hetpu::LaunchMode::RefuseSeveral) {
+        std::fputs(launch.message.c_str(), stderr);
+        return -ENOSYS;
+    }
+    // One task (or no launcher): a single process is rank 0 of 1, which is a plain run.
+    return hetpu_init(conf);
+#endif
+}
+
+extern "C" int hetpu_mpi_refuse_start(const char *reason, int *argc, char ***argv)
+{
+#ifdef HETPU_HAVE_MPI
+    try {
+        const int rc = hetpu::init_mpi(nullptr, argc, argv, reason && *reason ? reason : "it gave up");
+        return rc == -EALREADY ? rc : -ECANCELED;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "hetpu: %s while refusing the start\n", e.what());
+        return -ENOMEM;
+    }
+#else
+    (void)reason;
+    (void)argc;
+    (void)argv;
+    return 0;
 #endif
 }

@@ -3,6 +3,9 @@
 #pragma once
 
 #include "config.h"
+
+#include <string>
+
 #include "runtime/mpi_gather.h"
 
 #ifdef HETPU_HAVE_MPI
@@ -11,11 +14,16 @@
 
 namespace hetpu {
 
-// Called by hetpu_shutdown(): under StarPU-MPI, stops StarPU-MPI, which stops StarPU too
-// (returns true: do not call starpu_shutdown()); false otherwise. mpi_after_shutdown()
-// then finalises MPI when hetpu initialised it.
-bool mpi_shutdown_starpu();
+// Called by hetpu_shutdown(): under StarPU-MPI, stops StarPU-MPI (collective: its barrier
+// waits for every rank) and leaves StarPU to starpu_shutdown(); mpi_after_shutdown() then
+// finalises MPI when hetpu initialised it.
+void mpi_stop_starpu_mpi();
 void mpi_after_shutdown();
+
+// Collective: 0 when every rank's job signature (key=value tokens; see hetpu_mpi_same_job)
+// equals rank 0's, else -EINVAL on every rank, rank 0 naming the first differing rank and
+// option. 0 in a single process.
+int same_job_everywhere(const std::string &what, const std::string &signature);
 
 #ifdef HETPU_HAVE_MPI
 // A duplicate of MPI_COMM_WORLD reserved for hetpu's control messages, so they can never

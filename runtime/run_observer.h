@@ -22,6 +22,9 @@ struct RunObserver {
     void (*run_started)(const char *policy_name);
     // After the run's last starpu_shutdown.
     void (*run_finished)();
+    // Instead of run_finished: the start is undone before any work because another rank of
+    // the MPI launch could not start; the run is not charged (no ledger row per rank).
+    void (*run_abandoned)();
 };
 
 // One observer at a time (the last registered wins); `observer` must outlive the process.

@@ -40,12 +40,21 @@ enum class WhenRunning { Refuse, Forward };
 int start_starpu(struct starpu_conf *conf, int *argc, char ***argv, InitializeFn initialize, HelpAction help,
                  WhenRunning when_running);
 
+// Why the last failed start_starpu() on this thread failed, in a few words for a one-line
+// report ("unknown policy 'x' (STARPU_SCHED)", "no usable worker ..."); the full message was
+// printed when it failed. hetpu_init_mpi() sends it to every rank.
+std::string last_start_failure();
+
 // True while start_starpu() runs on this thread: the preload interposer then forwards
 // straight to StarPU instead of resolving a second time.
 bool inside_start_starpu();
 
 // hetpu_shutdown() must stop StarPU started by hetpu_init_mpi() as it does for hetpu_init().
 void mark_started_by_hetpu_init();
+
+// StarPU started but is stopped again before any work (another rank could not start):
+// the next note_starpu_shutdown() tells the run observer the run is abandoned, not finished.
+void abandon_run();
 
 // One starpu_shutdown() happened; at the last one (matching the starts) forget the running policy.
 void note_starpu_shutdown();

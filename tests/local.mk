@@ -99,6 +99,14 @@ EXTRA_DIST += tests/cli/settings.sh tools/update_settings_table.sh
 # Scale-out: matmul over 2 and 3 MPI ranks (skipped, exit 77, without MPI or mpirun).
 TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh tests/cli/mpi_owned.sh
 EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh tests/cli/mpi_owned.sh
+# Failures of one rank (no worker, bad policy, bad arguments, a different job) end the
+# whole launch with a message naming the rank, never a hang (issue 44).
+TESTS += tests/cli/mpi_failures.sh
+EXTRA_DIST += tests/cli/mpi_failures.sh
+# A build without MPI: one task under a launcher runs, several are refused (skipped, 77,
+# in builds with MPI).
+TESTS += tests/cli/no_mpi_launch.sh
+EXTRA_DIST += tests/cli/no_mpi_launch.sh
 
 # Linked against StarPU-MPI only: the MPI preload test puts it under hetpu on 2 ranks.
 if HETPU_MPI

@@ -131,6 +131,10 @@ std::string default_ledger_path(const std::function<const char *(const char *)> 
 {
     if (const char *p = env("HETPU_LEDGER"); p && *p)
         return p;
+    // The ledger lives with hetpu's other files: a run given its own HETPU_HOME (a test, a
+    // benchmark) must not charge into the user's ledger.
+    if (const char *h = env("HETPU_HOME"); h && *h)
+        return std::string(h) + "/ledger.sqlite";
     if (const char *x = env("XDG_DATA_HOME"); x && *x)
         return std::string(x) + "/hetpu/ledger.sqlite";
     const char *home = env("HOME");

@@ -25,7 +25,8 @@ public:
 
 constexpr int ledger_schema_version = 1;
 
-// $HETPU_LEDGER, else $XDG_DATA_HOME/hetpu/ledger.sqlite, else $HOME/.local/share/hetpu/...
+// $HETPU_LEDGER, else $HETPU_HOME/ledger.sqlite, else $XDG_DATA_HOME/hetpu/ledger.sqlite,
+// else $HOME/.local/share/hetpu/ledger.sqlite.
 std::string default_ledger_path(const std::function<const char *(const char *)> &env);
 
 struct LedgerTotals {

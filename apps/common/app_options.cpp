@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/common/app_options.h"
 
+#include <set>
 #include <sstream>
 
 #include "common/cli_args.h"
@@ -59,6 +60,39 @@ void add_run_options(CLI::App &app, RunOptions &o, const char *unit, uint64_t ma
         ->capture_default_str()
         ->check(whole_in(0, UINT64_MAX));
 }
+
+std::string job_signature(const CLI::App &app)
+{
+    // Only rank 0 writes the JSON lines and the result files; checkpoints are per rank.
+    static const std::set<std::string> per_rank = {
+        "json", "edges", "write-data", "truth", "centroids", "assignments", "write-points", "checkpoint-dir", "quiet"};
+    std::string sig;
+    for (const CLI::Option *opt : app.get_options()) {
+        if (opt == app.get_help_ptr())
+            continue;
+        const std::string name = !opt->get_lnames().empty()   ? opt->get_lnames().front()
+                                 : !opt->get_snames().empty() ? opt->get_snames().front()
+                                                              : opt->get_name();
+        if (per_rank.count(name))
+            continue;
+        std::string value;
+        if (opt->count() > 0) {
+            for (const std::string &r : opt->results())
+                value += (value.empty() ? "" : ",") + r;
+        } else {
+            value = opt->get_default_str().empty() ? "(default)" : opt->get_default_str();
+        }
+        sig += (sig.empty() ? "" : " ") + name + "=" + value;
+    }
+    return sig;
+}
+
+namespace {
+std::string g_job_signature;
+}  // namespace
+
+void remember_job_signature(const std::string &signature) { g_job_signature = signature; }
+const std::string &remembered_job_signature() { return g_job_signature; }
 
 std::string program_name(const char *argv0, const char *fallback)
 {

@@ -59,6 +59,18 @@ bool choose_data(const std::string &input, Count &generate, Count fallback, std:
     return true;
 }
 
+// The job a parsed command line asks for, as hetpu_mpi_same_job() compares it across ranks:
+// "name=value" for every option in the order the app declares them ("name=(default)" when
+// not given and without a shown default), leaving out --help and the options that may differ
+// per rank because only one rank uses them or each rank keeps its own (--json, the output
+// files, --checkpoint-dir).
+std::string job_signature(const CLI::App &app);
+
+// The signature of the last successful parse_into() in this process: the apps' common
+// start-up (run_with_starpu.h) compares it across ranks without each app passing it on.
+void remember_job_signature(const std::string &signature);
+const std::string &remembered_job_signature();
+
 // What every app's parse_options() does: a fresh Options whose options describe() adds,
 // CLI11 over argv, then (unless --help) complete() for the defaults that depend on other
 // options and the checks across options. `out` is written only on success.
@@ -71,6 +83,7 @@ bool parse_into(void (*describe)(CLI::App &, Options &), bool (*complete)(Option
     describe(app, o);
     if (!parse_command_line(app, argc, argv, o.help, error) || (!o.help && !complete(o, error)))
         return false;
+    remember_job_signature(job_signature(app));
     out = o;
     return true;
 }
@@ -83,25 +96,6 @@ std::string help_text(void (*describe)(CLI::App &, Options &), const char *argv0
     CLI::App app{"", program_name(argv0, fallback)};
     describe(app, defaults);
     return app.help();
-}
-
-// main()'s first step. Returns the exit status when the program should stop: 2 after a bad
-// command line (printed with a hint), 0 after --help (the usage printed); nothing otherwise.
-template <typename Options>
-std::optional<int> parse_or_exit(const char *app, int argc, char **argv, Options &options,
-                                 bool (*parse)(int, const char *const[], Options &, std::string &),
-                                 std::string (*usage)(const char *))
-{
-    std::string error;
-    if (!parse(argc, argv, options, error)) {
-        std::fprintf(stderr, "%s: %s\nRun with --help for the options.\n", app, error.c_str());
-        return 2;
-    }
-    if (options.help) {
-        std::fputs(usage(argc > 0 ? argv[0] : nullptr).c_str(), stdout);
-        return 0;
-    }
-    return std::nullopt;
 }
 
 }  // namespace hetpu::apps

@@ -35,8 +35,12 @@ std::string json_line(const AppRecord &r)
         for (const auto &[key, value] : r.extra.items())
             j[key] = value;
     JsonRecord workers = JsonRecord::array();
-    for (const WorkerRecord &w : r.workers) {
-        JsonRecord wj = {{"id", w.id},
+    for (size_t i = 0; i < r.workers.size(); ++i) {
+        const WorkerRecord &w = r.workers[i];
+        // StarPU's worker ids repeat across ranks: on several ranks "id" is the worker's
+        // place in the job's list of PUs (rank by rank, as the planner numbers them) and
+        // "local_id" StarPU's id on its rank.
+        JsonRecord wj = {{"id", r.ranks > 1 ? static_cast<int>(i) : w.id},
                          {"type", w.type},
                          {"name", w.name},
                          {"blocks", w.blocks},
@@ -45,6 +49,7 @@ std::string json_line(const AppRecord &r)
                          {"transfer_s", w.transfer_s}};
         if (r.ranks > 1) {
             wj["rank"] = w.rank;
+            wj["local_id"] = w.id;
             wj["host"] = w.host;
         }
         workers.push_back(std::move(wj));

@@ -39,7 +39,7 @@ struct AppRecord {
     std::vector<WorkerRecord> workers;
     // The app's own fields, written after the common ones (an object; null: none).
     JsonRecord extra;
-    int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "host"
+    int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "local_id", "host"
 };
 
 // What an app's divisible jobs add up to in one repetition (grn runs one, kmeans one per

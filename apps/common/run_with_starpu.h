@@ -7,6 +7,7 @@
 #include <hetpu/hetpu.h>
 #include <hetpu/mpi.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -28,6 +29,35 @@ inline int start_hetpu()
 // On a multi-rank run only rank 0 holds the results and writes reports.
 inline bool reporting_rank() { return hetpu_mpi_rank() == 0; }
 
+// A rank that stops before starting hetpu (its command line or its data is bad) would leave
+// the other ranks of an MPI launch waiting for it: under a launcher it takes part in the
+// start-up check instead, so that every rank stops with the reason and the rank's name.
+inline void refuse_start_under_launcher(const std::string &reason)
+{
+    if (hetpu_mpi_launched())
+        hetpu_mpi_refuse_start(reason.c_str(), nullptr, nullptr);
+}
+
+// main()'s first step. Returns the exit status when the program should stop: 2 after a bad
+// command line (printed with a hint), 0 after --help (the usage printed); nothing otherwise.
+template <typename Options>
+std::optional<int> parse_or_exit(const char *app, int argc, char **argv, Options &options,
+                                 bool (*parse)(int, const char *const[], Options &, std::string &),
+                                 std::string (*usage)(const char *))
+{
+    std::string error;
+    if (!parse(argc, argv, options, error)) {
+        std::fprintf(stderr, "%s: %s\nRun with --help for the options.\n", app, error.c_str());
+        refuse_start_under_launcher("invalid command line: " + error);
+        return 2;
+    }
+    if (options.help) {
+        std::fputs(usage(argc > 0 ? argv[0] : nullptr).c_str(), stdout);
+        return 0;
+    }
+    return std::nullopt;
+}
+
 // How an app may start: on every rank of an MPI launch, or as one process only (an app whose
 // data cannot be divided across nodes; it refuses a multi-rank launch itself).
 enum class Launch { AnyRanks, SingleProcess };
@@ -43,7 +73,16 @@ inline int run_with_starpu(const char *app, const std::function<int()> &codelets
         return 0;
     if (rc < 0) {
         // For an unknown STARPU_SCHED, hetpu has already listed the valid policies.
-        std::fprintf(stderr, "%s: cannot start StarPU: %s\n", app, std::strerror(-rc));
+        // -ECANCELED: another rank could not start, and rank 0 said why; -ENOSYS: several
+        // tasks of a build without MPI, which hetpu said too.
+        if (rc != -ECANCELED && rc != -ENOSYS)
+            std::fprintf(stderr, "%s: cannot start StarPU: %s\n", app, std::strerror(-rc));
+        return 1;
+    }
+    // Ranks given different options would run different jobs (and fail deep inside
+    // StarPU-MPI, or give a wrong result): every rank compares its parsed command line.
+    if (hetpu_mpi_same_job(app, remembered_job_signature().c_str()) != 0) {
+        hetpu_shutdown();
         return 1;
     }
     int status;
@@ -77,10 +116,13 @@ int run_data_app(const char *app, int argc, char **argv,
         return *done;
     Data data;
     try {
-        if (int rc = load(options, data); rc != 0)
+        if (int rc = load(options, data); rc != 0) {
+            refuse_start_under_launcher("its data could not be read or generated (its message says why)");
             return rc;
+        }
     } catch (const std::bad_alloc &) {
         std::fprintf(stderr, "%s: not enough memory for the data: use less\n", app);
+        refuse_start_under_launcher("not enough memory for the data");
         return 1;
     }
     return run_with_starpu(app, codelets_init, codelets_shutdown, [&] { return run_all(options, data); });

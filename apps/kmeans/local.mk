@@ -62,6 +62,7 @@ check_PROGRAMS += tests/apps_unit_tests
 tests_apps_unit_tests_SOURCES = \
 	tests/unit/apps/text_table_test.cpp \
 	tests/unit/apps/app_record_test.cpp \
+	tests/unit/apps/job_signature_test.cpp \
 	tests/unit/apps/kmeans_test.cpp \
 	tests/unit/apps/kmeans_checkpoint_test.cpp \
 	tests/unit/apps/grn_test.cpp

@@ -19,7 +19,7 @@
  * The report is complete on rank 0 only (workers of every rank, with their rank and host).
  *
  * Built without MPI, the functions below still exist: a single process is rank 0 of 1,
- * and hetpu_init_mpi() returns -ENOSYS. */
+ * a one-task launch is a plain run, and hetpu_init_mpi() refuses several tasks (-ENOSYS). */
 #ifndef HETPU_MPI_H
 #define HETPU_MPI_H
 
@@ -43,9 +43,19 @@ int hetpu_mpi_available(void);
  * then StarPU and StarPU-MPI on MPI_COMM_WORLD with the policy resolved as hetpu_init()
  * does. Collective: every rank must call it. Returns 0, HETPU_INIT_HELP_SHOWN, -EINVAL
  * when the ranks ask for different policies (or a name is unknown; the message names the
- * ranks), -ENOSYS without MPI support, or StarPU's error on any rank (then on every rank).
+ * ranks), or an error on every rank when any rank cannot start (no usable worker, an
+ * invalid setting, or it called hetpu_mpi_refuse_start()): that rank's own error there,
+ * -ECANCELED on the others, and rank 0 prints "hetpu: rank R (host H) cannot start: why"
+ * for each such rank. Built without MPI: a one-task launch (or none) starts a plain run as
+ * hetpu_init() does; several tasks return -ENOSYS with a message.
  * hetpu_shutdown() stops StarPU-MPI and StarPU, and finalises MPI if hetpu initialised it. */
 int hetpu_init_mpi(struct starpu_conf *conf, int *argc, char ***argv);
+
+/* Collective counterpart of hetpu_init_mpi() for a rank that will not start (its command
+ * line or its input is invalid): it takes part in the start-up check, so that every rank
+ * stops with "hetpu: rank R (host H) cannot start: <reason>" instead of waiting for this
+ * one. Returns -ECANCELED (MPI is finalised again); 0 without MPI support. */
+int hetpu_mpi_refuse_start(const char *reason, int *argc, char ***argv);
 
 /* This process's rank and the number of ranks once hetpu_init_mpi() succeeded; 0 and 1
  * otherwise (a single process). */
@@ -113,6 +123,15 @@ struct hetpu_divisible_placement {
  * hetpu_divisible_run(), plus hold()'s error. */
 int hetpu_divisible_run_placed(const struct hetpu_divisible_job *job, const struct hetpu_divisible_placement *placement,
                                struct hetpu_divisible_report *report);
+
+/* Collective: checks that every rank runs the same job before it starts. Every rank passes
+ * a textual signature of its job: space-separated key=value tokens of everything that must
+ * match (sizes, seed, options; not what may differ per rank, such as an output path), e.g.
+ * "n=256 k=256 seed=1 precision=double". Rank 0 gathers and compares them. Returns 0 when
+ * all equal rank 0's (and always in a single process); otherwise -EINVAL on every rank, and
+ * rank 0 prints "hetpu: <what>: rank 2 runs a different job than rank 0: n=512 instead of
+ * n=256 (give every rank the same options)", naming the first differing token. */
+int hetpu_mpi_same_job(const char *what, const char *signature);
 
 /* Name of this rank's host (for reports); "" on failure. */
 const char *hetpu_host_name(void);

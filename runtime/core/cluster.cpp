@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 namespace hetpu {
 
@@ -33,11 +34,30 @@ MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &loo
         launch.launched = true;
         launch.variable = name;
         int size = 1;
-        if (std::string(name) != "PMIX_RANK" && positive_int(v, size))
+        if (std::string(name) != "PMIX_RANK" && positive_int(v, size)) {
             launch.size = size;
+            launch.size_known = true;
+        }
         break;
     }
     return launch;
+}
+
+LaunchDecision decide_launch(const MpiLaunch &launch, bool built_with_mpi)
+{
+    if (!launch.launched)
+        return {};
+    if (built_with_mpi)
+        return {LaunchMode::Mpi, ""};
+    if (launch.size_known && launch.size == 1)
+        return {};
+    // Several copies each running the whole job alone would look like success: refuse.
+    const std::string tasks = launch.size_known ? std::to_string(launch.size) + " tasks (" + launch.variable + "=" +
+                                                      std::to_string(launch.size) + ")"
+                                                : "an unknown number of tasks (" + launch.variable + " is set)";
+    return {LaunchMode::RefuseSeveral,
+            "hetpu was built without MPI support (configure --without-mpi) but was launched as " + tasks +
+                "; run one task, or rebuild with StarPU-MPI\n"};
 }
 
 std::vector<PlannerWorker> planner_workers(const std::vector<ClusterPu> &pus)
@@ -67,6 +87,32 @@ std::string mismatch_message(const std::vector<std::string> &names, const char *
     for (size_t r = 0; r < names.size(); ++r)
         msg += " rank " + std::to_string(r) + " '" + (names[r].empty() ? "(StarPU's default)" : names[r]) + "'";
     return msg + "; give every rank the same STARPU_SCHED (mpirun -x STARPU_SCHED=...)\n";
+}
+
+std::string job_mismatch_message(const std::vector<std::string> &signatures, const std::string &what)
+{
+    auto tokens = [](const std::string &sig) {
+        std::vector<std::string> out;
+        std::istringstream in(sig);
+        for (std::string t; in >> t;)
+            out.push_back(t);
+        return out;
+    };
+    const std::vector<std::string> reference = signatures.empty() ? std::vector<std::string>{} : tokens(signatures[0]);
+    for (size_t r = 1; r < signatures.size(); ++r) {
+        if (signatures[r] == signatures[0])
+            continue;
+        const std::vector<std::string> mine = tokens(signatures[r]);
+        size_t i = 0;
+        while (i < mine.size() && i < reference.size() && mine[i] == reference[i])
+            ++i;
+        // Equal tokens but different text (spacing): say so rather than print nothing.
+        const std::string theirs = i < mine.size() ? mine[i] : "(nothing)";
+        const std::string ours = i < reference.size() ? reference[i] : "(nothing)";
+        return "hetpu: " + what + ": rank " + std::to_string(r) + " runs a different job than rank 0: " + theirs +
+               " instead of " + ours + " (give every rank the same options)\n";
+    }
+    return "";
 }
 
 }  // namespace hetpu

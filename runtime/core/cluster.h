@@ -18,8 +18,9 @@ namespace hetpu {
 // An MPI launcher (mpirun, srun, mpiexec) leaves its mark in every rank's environment.
 struct MpiLaunch {
     bool launched = false;
-    int size = 1;          // ranks announced by the launcher (1 when unknown)
-    std::string variable;  // the variable that gave it away, for messages
+    int size = 1;             // ranks announced by the launcher (1 when unknown)
+    bool size_known = false;  // false: only PMIX_RANK said so, the number of tasks is unknown
+    std::string variable;     // the variable that gave it away, for messages
 };
 
 // Looks for OMPI_COMM_WORLD_SIZE (OpenMPI's mpirun), PMI_SIZE (MPICH/Hydra, srun
@@ -27,6 +28,20 @@ struct MpiLaunch {
 // step). SLURM_NTASKS alone is not enough: a batch script has it too, and a program
 // started by the script without srun is a single process.
 MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &lookup);
+
+// How a program starts hetpu given the launch and whether hetpu was built with StarPU-MPI.
+// A one-task launch (srun -n1, mpirun -np 1) of a build without MPI is an ordinary single
+// process: refusing it would make such a build unusable inside any batch system.
+enum class LaunchMode {
+    Single,         // hetpu_init(): no launcher, or one task without MPI support
+    Mpi,            // hetpu_init_mpi() on every rank
+    RefuseSeveral,  // several tasks (or an unknown number) without MPI support: refuse, see message
+};
+struct LaunchDecision {
+    LaunchMode mode = LaunchMode::Single;
+    std::string message;  // for RefuseSeveral: the problem and the fix, one line with its newline
+};
+LaunchDecision decide_launch(const MpiLaunch &launch, bool built_with_mpi);
 
 // One PU of a multi-rank job: a worker of one rank.
 struct ClusterPu {
@@ -45,6 +60,12 @@ std::vector<PlannerWorker> planner_workers(const std::vector<ClusterPu> &pus);
 // policies: ..." listing them, with the fix (hetpu_init_mpi and the preload library both
 // refuse such a job).
 std::string mismatch_message(const std::vector<std::string> &names, const char *what);
+
+// "" when every rank's job signature (space-separated key=value tokens, rank by rank)
+// equals rank 0's, else "hetpu: <what>: rank R runs a different job than rank 0: n=512
+// instead of n=256 (give every rank the same options)" for the first such rank, naming its
+// first differing token.
+std::string job_mismatch_message(const std::vector<std::string> &signatures, const std::string &what);
 
 // Number of distinct hosts among the PUs (the "nodes" of an accounting record).
 unsigned distinct_hosts(const std::vector<ClusterPu> &pus);

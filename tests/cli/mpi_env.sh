@@ -50,6 +50,8 @@ assert r["verified"] is True, r
 assert r["ranks"] == ranks, r
 if n != "-":  # elements of one job (kmeans runs one job per pass: "-")
     assert sum(w["elements"] for w in r["workers"]) == int(n), r["workers"]
+ids = [w["id"] for w in r["workers"]]
+assert len(set(ids)) == len(ids), "worker ids repeat across ranks: %s" % ids
 seen = sorted({w["rank"] for w in r["workers"]})
 assert seen == list(range(ranks)), seen
 for rank in range(ranks):

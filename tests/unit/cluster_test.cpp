@@ -44,6 +44,60 @@ TEST(MpiLaunch, LaunchersAreRecognised)
     l = detect({{"PMIX_RANK", "1"}});
     EXPECT_TRUE(l.launched);
     EXPECT_EQ(l.size, 1);  // PMIx gives no size in the environment
+    EXPECT_FALSE(l.size_known);
+    EXPECT_TRUE(detect({{"PMI_SIZE", "2"}}).size_known);
+}
+
+// Issue 44, defect 2: a build without MPI refused even a one-task launch (srun -n1 sets
+// SLURM_STEP_NUM_TASKS=1, mpirun -np 1 sets OMPI_COMM_WORLD_SIZE=1).
+TEST(LaunchDecision, OneTaskWithoutMpiRunsAsAPlainProcess)
+{
+    EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "1"}}), false).mode, LaunchMode::Single);
+    EXPECT_EQ(decide_launch(detect({{"OMPI_COMM_WORLD_SIZE", "1"}}), false).mode, LaunchMode::Single);
+    EXPECT_EQ(decide_launch(detect({}), false).mode, LaunchMode::Single);
+    EXPECT_EQ(decide_launch(detect({}), true).mode, LaunchMode::Single);
+}
+
+TEST(LaunchDecision, WithMpiEveryLaunchUsesMpi)
+{
+    EXPECT_EQ(decide_launch(detect({{"OMPI_COMM_WORLD_SIZE", "1"}}), true).mode, LaunchMode::Mpi);
+    EXPECT_EQ(decide_launch(detect({{"PMI_SIZE", "4"}}), true).mode, LaunchMode::Mpi);
+    EXPECT_EQ(decide_launch(detect({{"PMIX_RANK", "0"}}), true).mode, LaunchMode::Mpi);
+}
+
+TEST(LaunchDecision, SeveralTasksWithoutMpiAreRefusedWithTheFix)
+{
+    LaunchDecision d = decide_launch(detect({{"OMPI_COMM_WORLD_SIZE", "3"}}), false);
+    EXPECT_EQ(d.mode, LaunchMode::RefuseSeveral);
+    EXPECT_NE(d.message.find("built without MPI support (configure --without-mpi)"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("3 tasks (OMPI_COMM_WORLD_SIZE=3)"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("run one task, or rebuild with StarPU-MPI"), std::string::npos) << d.message;
+    // PMIx alone gives no size: one of several copies must not run the whole job alone.
+    d = decide_launch(detect({{"PMIX_RANK", "0"}}), false);
+    EXPECT_EQ(d.mode, LaunchMode::RefuseSeveral);
+    EXPECT_NE(d.message.find("unknown number of tasks (PMIX_RANK is set)"), std::string::npos) << d.message;
+}
+
+// Issue 44, defect 3: ranks given different options ran different jobs.
+TEST(JobMismatch, SameJobEverywhereIsQuiet)
+{
+    EXPECT_EQ(job_mismatch_message({"matmul n=256 seed=1", "matmul n=256 seed=1"}, "matmul"), "");
+    EXPECT_EQ(job_mismatch_message({"x"}, "matmul"), "");
+    EXPECT_EQ(job_mismatch_message({}, "matmul"), "");
+}
+
+TEST(JobMismatch, NamesTheFirstDifferingRankAndOption)
+{
+    EXPECT_EQ(
+        job_mismatch_message(
+            {"matmul n=256 seed=1", "matmul n=256 seed=1", "matmul n=512 seed=1", "matmul n=256 seed=2"}, "matmul"),
+        "hetpu: matmul: rank 2 runs a different job than rank 0: n=512 instead of n=256 (give every rank the "
+        "same options)\n");
+    EXPECT_EQ(job_mismatch_message({"kmeans k=4 seed=1", "kmeans k=4 seed=7"}, "kmeans"),
+              "hetpu: kmeans: rank 1 runs a different job than rank 0: seed=7 instead of seed=1 (give every rank "
+              "the same options)\n");
+    EXPECT_NE(job_mismatch_message({"grn k=2 lag=1", "grn k=2"}, "grn").find("(nothing) instead of lag=1"),
+              std::string::npos);
 }
 
 TEST(ClusterPus, PlannerSeesGlobalIdsAndUniqueNames)

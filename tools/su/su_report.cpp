@@ -55,7 +55,7 @@ nlohmann::json job_json(const JobRecord &j)
 int report_command(int argc, char **argv)
 {
     Options o("report", argc, argv,
-              {{"ledger", "FILE", "the ledger (default: $HETPU_LEDGER, else $XDG_DATA_HOME/hetpu/ledger.sqlite)"},
+              {{"ledger", "FILE", "the ledger (default: $HETPU_LEDGER, else $HETPU_HOME/ledger.sqlite)"},
                {"since", "DATE", "only runs that started on or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS])"},
                {"by", "user|partition|app", "totals per user, partition or application"},
                {"json", "", "JSON lines instead of a table"}},

@@ -68,7 +68,7 @@ long long scalar(const std::string &path, const char *sql)
 
 }  // namespace
 
-TEST(LedgerPath, FollowsHetpuLedgerThenXdgThenHome)
+TEST(LedgerPath, FollowsHetpuLedgerThenHetpuHomeThenXdgThenHome)
 {
     auto env = [](std::map<std::string, std::string> m) {
         return [m](const char *n) -> const char * {
@@ -77,6 +77,10 @@ TEST(LedgerPath, FollowsHetpuLedgerThenXdgThenHome)
         };
     };
     EXPECT_EQ(default_ledger_path(env({{"HETPU_LEDGER", "/x/l.db"}, {"HOME", "/h"}})), "/x/l.db");
+    // Issue 44: setting only HETPU_HOME (a test's, a benchmark's) moves the ledger too.
+    EXPECT_EQ(default_ledger_path(env({{"HETPU_HOME", "/t/home"}, {"XDG_DATA_HOME", "/d"}, {"HOME", "/h"}})),
+              "/t/home/ledger.sqlite");
+    EXPECT_EQ(default_ledger_path(env({{"HETPU_LEDGER", "/x/l.db"}, {"HETPU_HOME", "/t/home"}})), "/x/l.db");
     EXPECT_EQ(default_ledger_path(env({{"XDG_DATA_HOME", "/d"}, {"HOME", "/h"}})), "/d/hetpu/ledger.sqlite");
     EXPECT_EQ(default_ledger_path(env({{"HOME", "/h"}})), "/h/.local/share/hetpu/ledger.sqlite");
 }

@@ -45,6 +45,30 @@ TEST(AppRecord, NumbersRoundTripAndNonFiniteIsNull)
     EXPECT_EQ(j["name"], "OpenCL 0 (\"pocl\")");
 }
 
+// Issue 44: every rank has a "CPU 0" with StarPU id 0; the record's ids must still be unique.
+TEST(AppRecord, WorkerIdsAreUniqueAcrossRanks)
+{
+    AppRecord r;
+    r.ranks = 3;
+    r.workers.push_back({0, "CPU", "CPU 0", 3, 96, 0.25, 0.0, 0, "a"});
+    r.workers.push_back({1, "OpenCL", "OpenCL 0", 1, 32, 0.25, 0.0, 0, "a"});
+    r.workers.push_back({0, "CPU", "CPU 0", 2, 64, 0.25, 0.0, 1, "b"});
+    r.workers.push_back({0, "CPU", "CPU 0", 2, 64, 0.25, 0.0, 2, "c"});
+    const hetpu::JsonRecord j = hetpu::JsonRecord::parse(json_line(r));
+    ASSERT_EQ(j["workers"].size(), 4u);
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(j["workers"][i]["id"], i) << j["workers"][i];
+        EXPECT_EQ(j["workers"][i]["local_id"], r.workers[i].id) << j["workers"][i];
+        EXPECT_EQ(j["workers"][i]["rank"], r.workers[i].rank) << j["workers"][i];
+    }
+    r.ranks = 1;  // a single process keeps StarPU's ids, and no local_id
+    r.workers.resize(2);
+    r.workers[0].id = 5;
+    const hetpu::JsonRecord one = hetpu::JsonRecord::parse(json_line(r));
+    EXPECT_EQ(one["workers"][0]["id"], 5);
+    EXPECT_FALSE(one["workers"][0].contains("local_id"));
+}
+
 TEST(AppRecord, WorkerLinesNameRanksOnlyWhenSeveral)
 {
     AppRecord r;

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Failures of one rank are errors of the whole job, never hangs (issue 44, defects 1 and 3):
+# a rank that cannot start (no usable worker, an unknown policy, a bad command line) and
+# ranks given different jobs (-n, k-means's -k, --seed) each make the launch exit non-zero
+# with a message naming the rank and the reason, well before the watchdog (which would
+# turn a hang into rc 124). Options that may differ per rank (--json) do not count.
+HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
+export HETPU_BUILDDIR
+# A healthy failure takes seconds; a hang is what this test exists to catch.
+MPI_TIMEOUT=${MPI_TIMEOUT:-120}
+. "$(dirname "$0")/mpi_env.sh"
+
+matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
+kmeans="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
+[ -x "$matmul" ] || fail "$matmul not built"
+[ -x "$kmeans" ] || fail "$kmeans not built"
+out="$STARPU_HOME/out"
+export STARPU_SCHED=plb-hac
+
+# expect_failure NAME PATTERN... -- MPIRUN ARGS: the launch fails, not by the watchdog, and
+# its output holds every PATTERN (fixed strings) and no raw MPI error.
+expect_failure() {
+    name=$1
+    shift
+    patterns=""
+    while [ "$1" != "--" ]; do
+        patterns="$patterns
+$1"
+        shift
+    done
+    shift
+    hetpu_mpirun "$@" >"$out" 2>&1
+    rc=$?
+    [ "$rc" -ne 0 ] || { cat "$out" >&2; fail "$name: the launch must fail"; }
+    [ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || { cat "$out" >&2; fail "$name: hung until the watchdog (rc $rc)"; }
+    echo "$patterns" | while IFS= read -r p; do
+        [ -z "$p" ] || grep -qF -- "$p" "$out" || { cat "$out" >&2; echo "missing: $p" >&2; exit 1; }
+    done || fail "$name: the message must say '$(echo "$patterns" | tr '\n' ' ')'"
+    ! grep -q "MPI_ERR" "$out" || { cat "$out" >&2; fail "$name: a raw MPI error instead of hetpu's message"; }
+    echo "ok: $name (rc $rc)"
+}
+
+# Defect 1: rank 2 has no worker at all; ranks 0 and 1 used to wait forever in
+# starpu_mpi_shutdown's barrier.
+expect_failure "rank without a worker" "hetpu: rank 2 (host " "cannot start: no usable worker" -- \
+    -np 2 "$rank_home" "$matmul" -n 256 : \
+    -np 1 -x STARPU_NCPU=0 -x STARPU_NOPENCL=0 "$rank_home" "$matmul" -n 256
+
+# An unknown policy on one rank, then on every rank (each rank then fails by itself).
+expect_failure "unknown policy on one rank" "rank 1 'no-such-policy'" -- \
+    -np 1 "$rank_home" "$matmul" -n 256 : -np 1 -x STARPU_SCHED=no-such-policy "$rank_home" "$matmul" -n 256
+expect_failure "unknown policy everywhere" "hetpu: rank 1 (host " "cannot start: unknown policy 'no-such-policy'" -- \
+    -np 2 -x STARPU_SCHED=no-such-policy "$rank_home" "$matmul" -n 256
+
+# A bad command line on one rank: it stops before StarPU starts, and must not leave the
+# others waiting for it.
+expect_failure "bad command line on one rank" "hetpu: rank 1 (host " "cannot start: invalid command line: -n: 0" -- \
+    -np 1 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 0
+
+# Data that one rank cannot read (an app that loads its data before StarPU starts).
+expect_failure "unreadable data on one rank" "hetpu: rank 1 (host " "cannot start: its data could not be read" -- \
+    -np 1 "$rank_home" "$kmeans" --generate 2000 -k 4 : -np 1 "$rank_home" "$kmeans" --input "$STARPU_HOME/none.csv" -k 4
+
+# Defect 3: the ranks must run the same job.
+expect_failure "different -n" "hetpu: matmul: rank 2 runs a different job than rank 0: n=512 instead of n=256" -- \
+    -np 2 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 512
+expect_failure "different --seed" "hetpu: matmul: rank 1 runs a different job than rank 0: seed=7 instead of seed=42" -- \
+    -np 1 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 256 --seed 7
+expect_failure "different kmeans -k" "hetpu: kmeans: rank 1 runs a different job than rank 0: k=5 instead of k=4" -- \
+    -np 1 "$rank_home" "$kmeans" --generate 2000 -k 4 : -np 1 "$rank_home" "$kmeans" --generate 2000 -k 5
+
+# What may differ per rank does not count: a JSON path given to one rank only.
+json="$STARPU_HOME/ok.jsonl"
+hetpu_mpirun -np 1 "$rank_home" "$matmul" -n 128 --verify --json "$json" : -np 1 "$rank_home" "$matmul" -n 128 --verify \
+    >"$out" 2>&1 || { cat "$out" >&2; fail "a --json path on rank 0 only must not make the jobs differ"; }
+check_mpi_json "$json" 2 128 || fail "JSON line of the run with --json on rank 0 only"
+echo "ok: per-rank options (--json) are not part of the job"
