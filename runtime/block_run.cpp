@@ -132,6 +132,8 @@ void block_finished_unguarded(void *arg)
             t.elements += done.count;
             t.busy_s += done.exec_s;
             t.transfer_s += done.transfer_s;
+            if (done.exec_s + done.transfer_s > 0)
+                t.last_rate = static_cast<double>(done.count) / (done.exec_s + done.transfer_s);
         }
         ++run.blocks_done;
         run.elements_done += done.count;

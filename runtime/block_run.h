@@ -26,6 +26,7 @@ struct WorkerTotals {
     uint64_t elements = 0;
     double busy_s = 0;
     double transfer_s = 0;
+    double last_rate = 0;  // elements per second of its last block (execution + transfer)
 };
 
 struct Run {

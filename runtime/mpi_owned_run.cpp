@@ -60,6 +60,9 @@ struct WireReport {
     uint64_t remaining;
     uint64_t in_flight;
     double elapsed_s;
+    // Its workers' speeds on their last blocks, summed: what the node sustains now (a
+    // planner's first, small blocks run slower; done / elapsed undercounts running blocks).
+    double rate;
     int32_t idle;   // nothing left, nothing running, no borrowed result still to send
     int32_t error;  // 0 or -errno: the job must stop
 };
@@ -276,10 +279,13 @@ private:
             r.done = run_.elements_done;
             r.remaining = run_.dispatcher->remaining();
             r.error = run_.error;
+            for (const WorkerTotals &t : run_.totals)
+                r.rate += t.last_rate;
         }
-        r.in_flight = handed_ - r.remaining - r.done;
-        r.idle = settled_locally(r.remaining, r.in_flight) ? 1 : 0;
+        const uint64_t running = handed_ - r.remaining - r.done;
+        r.idle = settled_locally(r.remaining, running) ? 1 : 0;
         const double elapsed = (now - t0_us_) * 1e-6;
+        r.in_flight = work_left(handed_ - r.remaining, r.done, r.rate, elapsed);
         if (r.idle && !last_.idle)
             busy_s_ = elapsed;
         // Often enough for a slow rank's tail to be re-shared in time, rarely enough that
@@ -493,8 +499,12 @@ private:
         NodeState &n = c.nodes[static_cast<size_t>(r.rank)];
         n.remaining = r.remaining;
         n.in_flight = r.in_flight;
-        if (r.done > 0 && r.elapsed_s > 0)
-            n.rate = static_cast<double>(r.done) / r.elapsed_s;
+        // A rank's first blocks (a planner's training) run below its speed: its measured
+        // rate counts once 2% of its work is done (training is over), or once it ran dry;
+        // until then the rate it sustained last time (if any) stands.
+        const double work = static_cast<double>(r.done + r.remaining + r.in_flight);
+        if (r.rate > 0 && (r.idle || static_cast<double>(r.done) >= 0.02 * work))
+            n.rate = r.rate;
         c.idle[static_cast<size_t>(r.rank)] = r.idle != 0;
         if (r.error != 0 && c.status == 0)
             c.status = r.error;
@@ -536,8 +546,11 @@ private:
         for (const ShareMove &m : moves) {
             const uint64_t id = c.next_move++;
             c.pending[id] = {m.from, m.to};
-            c.nodes[static_cast<size_t>(m.from)].moving = true;
-            c.nodes[static_cast<size_t>(m.to)].moving = true;
+            // Until the ranks report again, the coordinator counts the move as made.
+            NodeState &from = c.nodes[static_cast<size_t>(m.from)], &to = c.nodes[static_cast<size_t>(m.to)];
+            from.moving = to.moving = true;
+            from.remaining -= std::min(from.remaining, m.count);
+            to.remaining += m.count;
             WireGive g{id, m.to, 0, m.count};
             send(g, m.from, kTagGive);
         }
@@ -701,6 +714,8 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     if (rank == 0) {
         NodeNetwork network;
         network.bytes_per_element = static_cast<double>(placement.bytes_per_element);
+        for (int r = 0; r < size; ++r)
+            nodes[static_cast<size_t>(r)].remaining = shares[static_cast<size_t>(r)].count;
         node.make_coordinator(nodes, network);
     }
     MPI_Barrier(comm);  // every rank starts together: the makespan is the job's

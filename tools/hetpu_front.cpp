@@ -27,6 +27,7 @@
 #include "tools/models/models_command.h"
 #include "tools/pareto/pareto_command.h"
 #include "tools/settings/settings_command.h"
+#include "tools/sim/cluster_command.h"
 #include "tools/sim/sim_command.h"
 #include "tools/su/su_command.h"
 
@@ -94,6 +95,8 @@ int main(int argc, char **argv)
         {"policies", "list the scheduling policies STARPU_SCHED may name", policies},
         {"version", "print hetpu's version and the StarPU it was built against", print_version},
         {"sim", "simulate a policy on a machine described in a JSON scenario", hetpu::sim::sim_command},
+        {"cluster-sim", "simulate a job on a cluster, central or per-node planning, the network charged",
+         hetpu::sim::cluster_sim_command},
         {"calibrate", "measure time/energy profiles of an app's codelet on every worker", calibrate},
         {"pareto", "Pareto-optimal time/energy workload distributions of a profile CSV",
          hetpu::pareto_cli::pareto_command},

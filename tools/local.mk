@@ -8,7 +8,10 @@ tools_libhetpu_sim_la_SOURCES = \
 	tools/sim/optimum.cpp tools/sim/optimum.h \
 	tools/sim/simulator.cpp tools/sim/simulator.h \
 	tools/sim/static_planner.h \
-	tools/sim/sim_command.cpp tools/sim/sim_command.h
+	tools/sim/sim_command.cpp tools/sim/sim_command.h \
+	tools/sim/cluster_scenario.cpp tools/sim/cluster_scenario.h \
+	tools/sim/cluster_sim.cpp tools/sim/cluster_sim.h \
+	tools/sim/cluster_command.cpp tools/sim/cluster_command.h
 tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
 
 # `hetpu`: the front program, without StarPU (its CPPFLAGS only for starpu_config.h's

@@ -5,6 +5,13 @@
 
 namespace hetpu {
 
+uint64_t work_left(uint64_t started, uint64_t done, double rate, double elapsed_s)
+{
+    double projected = rate * elapsed_s;
+    projected = std::min(std::max(projected, static_cast<double>(done)), static_cast<double>(started));
+    return started - static_cast<uint64_t>(projected);
+}
+
 std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<NodeState> &nodes)
 {
     std::vector<Block> shares(nodes.size());
@@ -75,9 +82,9 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
     const double after =
         std::max(slow_t - static_cast<double>(count) / s.rate,
                  fast_t + 2 * network.latency_s + static_cast<double>(count) * (1 / f.rate + per_element));
-    // Only a clear gain: rates measured on a few blocks are noisy, and every move costs two
-    // latencies and the data's time on both links.
-    if (slow_t - after > std::max(0.05 * slow_t, 4 * network.latency_s))
+    // Only a clear gain (a tenth of the later finish): rates measured on a few blocks are
+    // noisy, and every move costs two latencies and the data's time on both links.
+    if (slow_t - after > std::max(0.1 * slow_t, 4 * network.latency_s))
         moves.push_back({slow, fast, count});
     return moves;
 }

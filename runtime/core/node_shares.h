@@ -42,6 +42,13 @@ struct ShareMove {
     uint64_t count = 0;
 };
 
+// What a node reports as running (NodeState::in_flight): of the `started` elements handed
+// to its PUs, those not yet done, projected at its rate rather than counted in finished
+// blocks. Finished blocks alone make the figure jump by whole blocks (a planner's blocks
+// are a tenth of a share), which would look like imbalance between identical nodes. The
+// projection (rate x elapsed) is kept between the elements really done and all started.
+uint64_t work_left(uint64_t started, uint64_t done, double rate, double elapsed_s);
+
 // Initial contiguous shares, rank by rank in rank order: shares[i] belongs to nodes[i].
 // In proportion to the nodes' rates where every node has one, else to their PU counts;
 // granule multiples (the last share takes the remainder), no share below min_block unless
@@ -51,8 +58,9 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
 // Re-sharing moves worth making now: a node predicted to finish (remaining + in_flight at
 // its rate) well after another could absorb part of its unstarted tail, counting the
 // move's network time on both links, hands that tail over. Only nodes with a known rate
-// take part; a node is in at most one move per call; a move is made only when it lowers
-// the later of the two finishes by a clear margin (no ping-pong of small ranges).
+// take part; one move per call, from the latest finisher to the earliest; a move is made
+// only when it lowers the later of the two finishes by a tenth (no ping-pong of small
+// ranges on noisy rates).
 std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const NodeNetwork &network,
                                   const BlockRules &rules);
 
