@@ -66,10 +66,10 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
     if (mpi_size() > 1) {
         // Ranks given different jobs would fail deep inside StarPU-MPI (a truncated
         // message) or silently compute something else: compare what the runner sees.
-        const std::string signature = "total=" + std::to_string(rules.total) + " granule=" +
-                                      std::to_string(rules.granule) + " min_block=" + std::to_string(rules.min_block) +
-                                      " handles=" + std::to_string(job->block_handle_mask) +
-                                      " placed=" + (placement ? "yes" : "no");
+        const std::string signature =
+            "total=" + std::to_string(rules.total) + " granule=" + std::to_string(rules.granule) +
+            " min_block=" + std::to_string(rules.min_block) + " handles=" + std::to_string(job->block_handle_mask) +
+            " placed=" + (placement ? "yes" : "no");
         if (int rc = same_job_everywhere(label, signature); rc != 0)
             return rc;
         try {

@@ -46,6 +46,8 @@ constexpr int kTagGive = 12;    // coordinator -> lender
 constexpr int kTagTake = 13;    // lender -> borrower (directly)
 constexpr int kTagStop = 14;    // coordinator -> every rank
 constexpr auto kPollPeriod = std::chrono::microseconds(300);
+// Progress reports every 2% of the time run so far, between 5 ms and this.
+constexpr double kLongestReportPeriod = 0.05;
 
 enum ReportEvent : int32_t { kProgress = 0, kGave = 1, kArrived = 2 };
 
@@ -130,8 +132,8 @@ struct ArrivalArg {
 class Node {
 public:
     Node(const hetpu_divisible_job &job, const hetpu_divisible_placement &placement, Run &run, MPI_Comm comm,
-         Block share)
-        : job_(job), placement_(placement), run_(run), comm_(comm), share_(share)
+         Block share, std::vector<int> workers)
+        : job_(job), placement_(placement), run_(run), comm_(comm), share_(share), workers_(std::move(workers))
     {
         MPI_Comm_rank(comm, &rank_);
         MPI_Comm_size(comm, &size_);
@@ -279,8 +281,15 @@ private:
             r.done = run_.elements_done;
             r.remaining = run_.dispatcher->remaining();
             r.error = run_.error;
-            for (const WorkerTotals &t : run_.totals)
-                r.rate += t.last_rate;
+            // Once every worker has run a block: a partial sum makes the rank look slower.
+            for (int w : workers_) {
+                const double rate = run_.totals[static_cast<size_t>(w)].last_rate;
+                if (rate <= 0) {
+                    r.rate = 0;
+                    break;
+                }
+                r.rate += rate;
+            }
         }
         const uint64_t running = handed_ - r.remaining - r.done;
         r.idle = settled_locally(r.remaining, running) ? 1 : 0;
@@ -290,7 +299,7 @@ private:
             busy_s_ = elapsed;
         // Often enough for a slow rank's tail to be re-shared in time, rarely enough that
         // 1,024 ranks' reports stay a trickle at rank 0.
-        const double period = std::min(0.2, std::max(0.005, 0.02 * elapsed));
+        const double period = std::min(kLongestReportPeriod, std::max(0.005, 0.02 * elapsed));
         const bool changed =
             r.done != last_.done || r.remaining != last_.remaining || r.idle != last_.idle || r.error != last_.error;
         if (event == kProgress && !force &&
@@ -564,6 +573,7 @@ private:
     Run &run_;
     MPI_Comm comm_;
     Block share_;
+    std::vector<int> workers_;  // this rank's workers in the job
     int rank_ = 0, size_ = 1;
     double t0_us_ = 0;
     uint64_t handed_ = 0;  // elements this rank took on: its share - lent + borrowed
@@ -710,10 +720,11 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
         ids.push_back(w.id);
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids, share);
 
-    Node node(job, placement, run, comm, share);
+    Node node(job, placement, run, comm, share, ids);
     if (rank == 0) {
         NodeNetwork network;
         network.bytes_per_element = static_cast<double>(placement.bytes_per_element);
+        network.min_gain_s = 2 * kLongestReportPeriod;
         for (int r = 0; r < size; ++r)
             nodes[static_cast<size_t>(r)].remaining = shares[static_cast<size_t>(r)].count;
         node.make_coordinator(nodes, network);

@@ -32,7 +32,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/matmul_report_test.cpp \
 	tests/unit/pareto_cases_test.cpp \
 	tests/unit/pareto_oracle_test.cpp \
-	tests/unit/sim_test.cpp \
+	tests/unit/sim_test.cpp tests/unit/cluster_sim_test.cpp \
 	tests/unit/plbhac/plbhac_solve_test.cpp \
 	tests/unit/plbhac/plbhac_equal_finish_test.cpp \
 	tests/unit/plbhac/plbhac_straggle_test.cpp \

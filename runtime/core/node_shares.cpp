@@ -84,7 +84,7 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
                  fast_t + 2 * network.latency_s + static_cast<double>(count) * (1 / f.rate + per_element));
     // Only a clear gain (a tenth of the later finish): rates measured on a few blocks are
     // noisy, and every move costs two latencies and the data's time on both links.
-    if (slow_t - after > std::max(0.1 * slow_t, 4 * network.latency_s))
+    if (slow_t - after > std::max({0.1 * slow_t, 4 * network.latency_s, network.min_gain_s}))
         moves.push_back({slow, fast, count});
     return moves;
 }

@@ -32,6 +32,9 @@ struct NodeNetwork {
     double latency_s = 50e-6;
     double bytes_per_s = 10e9;
     double bytes_per_element = 0;  // the job's data per element (inputs out, results back)
+    // No move that gains less: finishes predicted from reports a period apart differ by
+    // about that much between identical nodes (the coordinator's report period).
+    double min_gain_s = 0;
 };
 
 // One re-sharing decision: the last `count` unstarted elements of node `from` go to node

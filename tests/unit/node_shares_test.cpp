@@ -109,3 +109,23 @@ TEST(NodeShares, BalancedNodesStayPut)
     std::vector<NodeState> nodes = {node(0, 1, 100, 1000, 0), node(1, 1, 102, 1000, 0), node(2, 1, 98, 1000, 0)};
     EXPECT_TRUE(plan_moves(nodes, net, r).empty()) << "a 2% spread is noise, not worth a move";
 }
+
+TEST(NodeShares, NoMoveGainsLessThanTheReportsCanTell)
+{
+    const BlockRules r = rules_of(10000, 1, 10);
+    // 1.7 s against 1.0 s: the move would gain 0.35 s (20%), less than the reports can tell.
+    std::vector<NodeState> nodes = {node(0, 1, 100, 150, 20), node(1, 1, 100, 80, 20)};
+    NodeNetwork net;
+    net.min_gain_s = 0.5;
+    EXPECT_TRUE(plan_moves(nodes, net, r).empty());
+    net.min_gain_s = 0;
+    EXPECT_EQ(plan_moves(nodes, net, r).size(), 1u);
+}
+
+TEST(NodeShares, WorkLeftIsProjectedAtTheNodesRate)
+{
+    // 1,000 started, 200 in finished blocks, 50 per second for 10 s: 500 projected done.
+    EXPECT_EQ(work_left(1000, 200, 50, 10), 500u);
+    EXPECT_EQ(work_left(1000, 800, 50, 10), 200u) << "never less done than finished blocks";
+    EXPECT_EQ(work_left(1000, 200, 500, 10), 0u) << "never more done than started";
+}

@@ -114,7 +114,7 @@ int cluster_sim_command(int argc, char **argv)
                                        {"rank0_bytes", r.rank0_bytes},
                                        {"moved_bytes", r.moved_bytes},
                                        {"redone_elements", r.redone_elements}})
-                                 .c_str());
+                                .c_str());
         return 0;
     }
     std::printf("%s %s on %u nodes (%u PUs): makespan %.3f s, %.3f x the bound (%.3f s)\n", r.mode.c_str(),
@@ -125,7 +125,8 @@ int cluster_sim_command(int argc, char **argv)
     std::printf("  job data through rank 0: %.3g bytes (%.3g bytes/s); moved between nodes: %.3g bytes\n",
                 r.rank0_bytes, r.makespan_s > 0 ? r.rank0_bytes / r.makespan_s : 0.0, r.moved_bytes);
     if (r.redone_elements)
-        std::printf("  %llu elements computed again after failures\n", static_cast<unsigned long long>(r.redone_elements));
+        std::printf("  %llu elements computed again after failures\n",
+                    static_cast<unsigned long long>(r.redone_elements));
     return 0;
 }
 

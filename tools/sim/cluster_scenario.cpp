@@ -64,8 +64,8 @@ ClusterScenario parse_cluster(const std::string &json_text)
     if (!root.is_object())
         fail("JSON", "expected an object");
     // The job's fields are a single-node scenario's: parse them with its rules.
-    json job = {{"workload", root.value("workload", json())}, {"units", json::array({{{"name", "probe"},
-                                                                                      {"profile", {{1, 1.0}}}}})}};
+    json job = {{"workload", root.value("workload", json())},
+                {"units", json::array({{{"name", "probe"}, {"profile", {{1, 1.0}}}}})}};
     for (const char *key : {"granule", "x_init", "min_block"})
         if (root.contains(key))
             job[key] = root[key];

@@ -97,7 +97,7 @@ struct Queued {
 
 // A dispatcher and its planner over some units: all PUs (central) or one node's.
 struct Domain {
-    int node = -1;  // per-node: the node; central: -1
+    int node = -1;         // per-node: the node; central: -1
     std::vector<int> pus;  // local unit -> global PU
     std::unique_ptr<BlockPlanner> planner;
     std::unique_ptr<BlockDispatcher> dispatcher;
@@ -116,13 +116,18 @@ struct Domain {
         uint64_t home = 0;
     };
     std::map<uint64_t, Borrowed> borrowed;
-    unsigned incoming = 0;  // moves and re-reads on their way here
+    unsigned incoming = 0;          // moves and re-reads on their way here
     std::vector<double> unit_rate;  // per local unit: elements per second of its last block
+    // The node's speed: its units' on their last blocks, once every unit has run one (a
+    // partial sum would make a node look slower than it is); 0 until then.
     double rate() const
     {
         double r = 0;
-        for (double u : unit_rate)
+        for (double u : unit_rate) {
+            if (u <= 0)
+                return 0;
             r += u;
+        }
         return r;
     }
 };
@@ -171,7 +176,9 @@ private:
         std::vector<PlannerWorker> w;
         for (size_t i = 0; i < pus.size(); ++i) {
             const std::string &cls = units_[static_cast<size_t>(pus[i])].spec().unit_class;
-            const WorkerKind kind = cls == "cpu" ? WorkerKind::Cpu : cls == "opencl" ? WorkerKind::OpenCL : WorkerKind::Cuda;
+            const WorkerKind kind = cls == "cpu"      ? WorkerKind::Cpu
+                                    : cls == "opencl" ? WorkerKind::OpenCL
+                                                      : WorkerKind::Cuda;
             w.push_back({static_cast<int>(i), kind, units_[static_cast<size_t>(pus[i])].spec().name});
         }
         return w;
@@ -435,7 +442,8 @@ private:
             return;
         d.reporting = true;
         // Staggered so that 1,024 nodes do not all report at the same instant.
-        const double phase = c_.report_period_s * (1.0 + static_cast<double>(node) / static_cast<double>(domains_.capacity()));
+        const double phase =
+            c_.report_period_s * (1.0 + static_cast<double>(node) / static_cast<double>(domains_.capacity()));
         push(t + phase, Kind::Report, node);
     }
 
@@ -475,6 +483,7 @@ private:
         net.latency_s = links_.empty() ? 0 : links_[0].spec.latency_s;
         net.bytes_per_s = links_.empty() ? 1e10 : links_[0].spec.bytes_per_s;
         net.bytes_per_element = c_.bytes_in + c_.bytes_out;
+        net.min_gain_s = 2 * c_.report_period_s;
         const double at = std::max(e.at, coordinator_free_) +
                           charged(result_.coordinator_s, [&] { moves = plan_moves(state_, net, rules_); });
         coordinator_free_ = at;
@@ -490,7 +499,8 @@ private:
             g.unit = m.to;
             g.range = {0, m.count};
             moves_[g.move] = {m.from, m.to};
-            push(at + rank0_.spec.latency_s + links_[static_cast<size_t>(m.from)].spec.latency_s, Kind::Give, m.from, g);
+            push(at + rank0_.spec.latency_s + links_[static_cast<size_t>(m.from)].spec.latency_s, Kind::Give, m.from,
+                 g);
         }
     }
 
@@ -547,8 +557,9 @@ private:
         d.borrowed[e.move] = {e.unit, e.range, 0};
         d.handed += e.range.count;
         std::vector<Assignment> next;
-        const double ready = std::max(e.at, d.planner_free) +
-                             charged(result_.planning_s, [&] { next = d.dispatcher->add_range(e.range.offset, e.range.count); });
+        const double ready = std::max(e.at, d.planner_free) + charged(result_.planning_s, [&] {
+                                 next = d.dispatcher->add_range(e.range.offset, e.range.count);
+                             });
         d.planner_free = ready;
         accept(domain, next, ready);
         start_idle(domain, ready);
@@ -563,8 +574,7 @@ private:
         result_.moved_bytes += bytes;
         if (d.node == 0 || b.from == 0)
             result_.rank0_bytes += bytes;
-        const double home =
-            send(t, bytes, links_[static_cast<size_t>(d.node)], &links_[static_cast<size_t>(b.from)]);
+        const double home = send(t, bytes, links_[static_cast<size_t>(d.node)], &links_[static_cast<size_t>(b.from)]);
         Event r;
         r.range = b.range;
         push(home, Kind::Returned, b.from, r);
@@ -672,8 +682,9 @@ private:
         d.owned.push_back(e.range);
         d.handed += e.range.count;
         std::vector<Assignment> next;
-        const double ready = std::max(e.at, d.planner_free) +
-                             charged(result_.planning_s, [&] { next = d.dispatcher->add_range(e.range.offset, e.range.count); });
+        const double ready = std::max(e.at, d.planner_free) + charged(result_.planning_s, [&] {
+                                 next = d.dispatcher->add_range(e.range.offset, e.range.count);
+                             });
         d.planner_free = ready;
         accept(domain, next, ready);
         start_idle(domain, ready);

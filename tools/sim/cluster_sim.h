@@ -51,12 +51,12 @@ struct ClusterResult {
     unsigned nodes = 0, pus = 0;
     unsigned blocks = 0;
     unsigned moves = 0;
-    double planning_s = 0;        // wall time in the planners (all nodes' under per-node)
-    double coordinator_s = 0;     // per-node: wall time of the coordinator's decisions
+    double planning_s = 0;     // wall time in the planners (all nodes' under per-node)
+    double coordinator_s = 0;  // per-node: wall time of the coordinator's decisions
     unsigned coordinator_calls = 0;
-    double rank0_bytes = 0;       // job data through rank 0's link (both directions)
-    double moved_bytes = 0;       // per-node: data of moves and re-read inputs
-    uint64_t redone_elements = 0;  // per-node: elements computed again after a failure
+    double rank0_bytes = 0;          // job data through rank 0's link (both directions)
+    double moved_bytes = 0;          // per-node: data of moves and re-read inputs
+    uint64_t redone_elements = 0;    // per-node: elements computed again after a failure
     std::vector<unsigned> coverage;  // check_coverage: per element, results that reached a live owner
 };
 

@@ -35,8 +35,7 @@ uint64_t plbhac_regular_block(PlbhacState &s, PlbhacPuState &pu, uint64_t remain
     // Work added after the final solve (on a multi-rank run, a range another rank handed
     // over) is shared among the PUs as the final step is, not handed whole to the first PU
     // that asks. Rounding leaves at most a granule per PU unreserved: that goes as before.
-    const bool grown =
-        s.final_solved && remaining > plbhac_reserved_for_final(s) + s.rules.min_block * s.pus.size();
+    const bool grown = s.final_solved && remaining > plbhac_reserved_for_final(s) + s.rules.min_block * s.pus.size();
     if (s.final_solved && (pu.regime_changed || reshare || grown)) {
         pu.regime_changed = false;
         plbhac_resolve_final(s, remaining);
