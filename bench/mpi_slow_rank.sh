@@ -16,6 +16,8 @@ matmul=$build/apps/matmul/hetpu-matmul
 work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-slowrank.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export STARPU_HOME=$work STARPU_SILENT=1 HETPU_ACCOUNTING=0 POCL_MAX_PTHREAD_COUNT=1
+# The central planner: one planner on rank 0 (bench/mpi_planners.sh compares it with per-node).
+export HETPU_MPI_PLANNER=central
 # Its own hetpu home: PLB-HAC models saved by the user's earlier runs must not shape these
 # results, and this script must not write into the user's store (nor ledger, should
 # accounting be turned on: the ledger follows HETPU_HOME).
@@ -31,7 +33,7 @@ launch() {  # launch POLICY JSON [extra -x options]
   local policy=$1 json=$2
   shift 2
   timeout 600 mpirun --oversubscribe --bind-to none --allow-run-as-root -q \
-    -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x HETPU_HOME -x STARPU_SILENT -x HETPU_ACCOUNTING -x POCL_MAX_PTHREAD_COUNT \
+    -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x HETPU_HOME -x STARPU_SILENT -x HETPU_ACCOUNTING -x POCL_MAX_PTHREAD_COUNT -x HETPU_MPI_PLANNER \
     -np 2 -x STARPU_SCHED="$policy" -x STARPU_NCPU=1 -x STARPU_NOPENCL=0 "$@" "$rank_home" "$matmul" -n "$n" --verify --json "$json" : \
     -np 1 -x STARPU_SCHED="$policy" -x STARPU_NCPU=0 -x STARPU_NOPENCL=1 -x STARPU_OPENCL_ON_CPUS=1 "$@" \
       "$rank_home" "$matmul" -n "$n" --verify --json "$json" >"$work/out" 2>&1 || { cat "$work/out" >&2; exit 1; }

@@ -69,7 +69,8 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
         const std::string signature =
             "total=" + std::to_string(rules.total) + " granule=" + std::to_string(rules.granule) +
             " min_block=" + std::to_string(rules.min_block) + " handles=" + std::to_string(job->block_handle_mask) +
-            " placed=" + (placement ? "yes" : "no");
+            " placed=" + (placement ? "yes" : "no") +
+            " HETPU_MPI_PLANNER=" + (per_node_planner(placement) ? "per-node" : "central");
         if (int rc = same_job_everywhere(label, signature); rc != 0)
             return rc;
         try {

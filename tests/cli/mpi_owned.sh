@@ -79,3 +79,12 @@ HETPU_MPI_PLANNER=nearest hetpu_mpirun -np 2 -x HETPU_MPI_PLANNER -x STARPU_SCHE
     >"$STARPU_HOME/out" 2>&1 && fail "HETPU_MPI_PLANNER=nearest must be refused"
 grep -q "HETPU_MPI_PLANNER" "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "the message must name HETPU_MPI_PLANNER"; }
 echo "ok: a bad HETPU_MPI_PLANNER is refused"
+
+# Ranks that disagree on the planner are refused, naming the variable (they would otherwise
+# run different protocols and wait for each other forever).
+hetpu_mpirun -np 1 -x STARPU_SCHED=plb-hac -x HETPU_MPI_PLANNER=central "$rank_home" "$matmul" -n 256 : \
+    -np 1 -x STARPU_SCHED=plb-hac -x HETPU_MPI_PLANNER=per-node "$rank_home" "$matmul" -n 256 \
+    >"$STARPU_HOME/out" 2>&1 && fail "ranks with different HETPU_MPI_PLANNER must be refused"
+grep -q "HETPU_MPI_PLANNER=per-node instead of HETPU_MPI_PLANNER=central\|HETPU_MPI_PLANNER=central instead of" \
+    "$STARPU_HOME/out" || { cat "$STARPU_HOME/out" >&2; fail "the message must name HETPU_MPI_PLANNER"; }
+echo "ok: ranks with different planners are refused"
