@@ -20,8 +20,8 @@ trap 'rm -rf "$work"' EXIT
 # store: every rank its own StarPU and hetpu home under the temporary directory.
 export STARPU_HOME=$work STARPU_SILENT=1 HETPU_ACCOUNTING=0 POCL_MAX_PTHREAD_COUNT=1 STARPU_SCHED=plb-hac
 rank_home=$work/rank_home.sh
-printf '%s\n' '#!/bin/sh' 'r=${OMPI_COMM_WORLD_RANK:-0}' \
-  'export STARPU_HOME="$STARPU_HOME/rank$r" HETPU_HOME="$STARPU_HOME/hetpu"' 'mkdir -p "$STARPU_HOME"' 'exec "$@"' >"$rank_home"
+printf '%s\n' '#!/bin/sh' 'r=${OMPI_COMM_WORLD_RANK:-0}' 'export STARPU_HOME="$STARPU_HOME/rank$r"' \
+  'export HETPU_HOME="$STARPU_HOME/hetpu"' 'mkdir -p "$STARPU_HOME"' 'exec "$@"' >"$rank_home"
 chmod +x "$rank_home"
 
 launch() {  # launch PLANNER JSON
