@@ -26,6 +26,7 @@
 namespace hetpu {
 namespace {
 
+#ifdef HETPU_HAVE_MPI
 // HETPU_MPI_PLANNER: per-node when the job places its data, unless central is asked for.
 // (An invalid value was refused at start-up.)
 bool per_node_planner(const hetpu_divisible_placement *placement)
@@ -40,6 +41,7 @@ bool per_node_planner(const hetpu_divisible_placement *placement)
         return *choice == "per-node" && placement;
     return placement != nullptr;
 }
+#endif
 
 int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *placement, hetpu_divisible_report *report)
 {

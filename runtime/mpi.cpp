@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -369,6 +370,25 @@ extern "C" int hetpu_mpi_bcast(void *buf, size_t bytes)
         if (MPI_Bcast(static_cast<char *>(buf) + done, n, MPI_BYTE, 0, hetpu::mpi_control_comm()) != MPI_SUCCESS)
             return -EIO;
     }
+#endif
+    return 0;
+}
+
+extern "C" int hetpu_mpi_gather(const void *mine, size_t bytes, void *all)
+{
+    if (hetpu::mpi_size() <= 1) {
+        if (bytes && mine != all)
+            std::memcpy(all, mine, bytes);
+        return 0;
+    }
+    if ((!mine || (hetpu::mpi_rank() == 0 && !all)) && bytes)
+        return -EINVAL;
+#ifdef HETPU_HAVE_MPI
+    if (bytes > static_cast<size_t>(std::numeric_limits<int>::max()))
+        return -EFBIG;
+    if (MPI_Gather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, 0,
+                   hetpu::mpi_control_comm()) != MPI_SUCCESS)
+        return -EIO;
 #endif
     return 0;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/grn/grn_job.h"
 
+#include <hetpu/mpi.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -25,6 +28,9 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
     const SearchInput &in = *s->in;
     const uint32_t lanes = lanes_for(in.genes);
     auto output = std::make_unique<std::vector<double>>(block_output_size(in.genes, lanes));
+    // Ranks -1: an output no kernel wrote merges as nothing. On a multi-rank run the runner
+    // also calls fill_task for whole ranges it moves between ranks, never to run them.
+    std::fill(output->begin() + static_cast<std::ptrdiff_t>(output->size() / 2), output->end(), -1.0);
     auto *a = static_cast<BlockArgs *>(std::malloc(sizeof(BlockArgs)));
     if (!a)
         return -ENOMEM;
@@ -70,8 +76,11 @@ int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
     job.block_handle_mask = 1u << 3;
     job.codelet = block_codelet();
     job.arg = &state;
+    // Every rank holds the inputs; a block's output is its own buffer: nothing to place,
+    // and each rank keeps the outputs of the blocks it ran (folded across ranks below).
+    struct hetpu_divisible_placement placement = {};
     struct hetpu_divisible_report report;
-    int rc = hetpu_divisible_run(&job, &report);
+    int rc = hetpu_divisible_run_placed(&job, &placement, &report);
     starpu_data_unregister(state.levels);
     starpu_data_unregister(state.xlogx);
     starpu_data_unregister(state.hy);
@@ -80,6 +89,13 @@ int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
     out.best.assign(in.genes, Best{});
     for (const auto &o : state.outputs)
         merge_block(out.best, o->data(), in.genes, lanes_for(in.genes));
+    if (int size = hetpu_mpi_size(); size > 1) {
+        std::vector<Best> all(hetpu_mpi_rank() == 0 ? static_cast<size_t>(size) * in.genes : 0);
+        if ((rc = hetpu_mpi_gather(out.best.data(), out.best.size() * sizeof(Best), all.data())) != 0)
+            return rc;
+        for (size_t i = out.best.size(); i < all.size(); ++i)
+            merge_best(out.best[i % in.genes], all[i]);
+    }
     apps::add_job(out, report);
     return 0;
 }

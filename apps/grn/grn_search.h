@@ -63,6 +63,14 @@ struct Best {
     int64_t rank = -1;
 };
 
+// Fold another best of the same target in (the lower score, then the lower subset rank).
+inline void merge_best(Best &into, const Best &other)
+{
+    if (other.rank >= 0 &&
+        (into.rank < 0 || other.score < into.score || (other.score == into.score && other.rank < into.rank)))
+        into = other;
+}
+
 // Fold one block's output into best (size genes).
 void merge_block(std::vector<Best> &best, const double *out, uint32_t genes, uint32_t lanes);
 

@@ -67,6 +67,11 @@ int hetpu_mpi_size(void);
  * with the values rank 0 gathered. A no-op returning 0 in a single process. */
 int hetpu_mpi_bcast(void *buf, size_t bytes);
 
+/* Collective: every rank's `bytes` bytes at mine land, rank after rank, in all on rank 0
+ * (size x bytes; all is ignored elsewhere), e.g. each rank's partial results of a job whose
+ * data the ranks own. A copy in a single process. 0, -EINVAL, -EFBIG (over 2 GiB), -EIO. */
+int hetpu_mpi_gather(const void *mine, size_t bytes, void *all);
+
 /* Collective: the smallest of every rank's value (the value itself in a single process),
  * e.g. the newest checkpoint version that every rank holds, or 0 when any rank failed. */
 long long hetpu_mpi_min(long long value);
@@ -94,8 +99,9 @@ long long hetpu_mpi_min(long long value);
  * submitted): the per-block handles must be registered over the job's own storage of that
  * range, the same memory whenever the same elements are asked for (matmul's columns). A
  * job whose per-block buffers are fresh for every call (partial results combined
- * afterwards, as kmeans and grn do) cannot move such buffers: run it with
- * hetpu_divisible_run(). 
+ * afterwards) may be placed only if a buffer no task wrote combines as nothing (grn starts
+ * its outputs empty) and each rank then combines what its own tasks wrote (the blocks of a
+ * borrowed range run on the borrower); otherwise run it with hetpu_divisible_run().
  * Under HETPU_MPI_PLANNER=central the job runs as without a placement: hold() is called
  * for the whole job on every rank. In a single process hold() is called once for the
  * whole job. */
