@@ -66,17 +66,17 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
 #ifdef HETPU_HAVE_MPI
     // Every rank gets here with the same job (same rules), so every rank takes this branch.
     if (mpi_size() > 1) {
+        const bool per_node = per_node_planner(placement);
         // Ranks given different jobs would fail deep inside StarPU-MPI (a truncated
         // message) or silently compute something else: compare what the runner sees.
         const std::string signature =
             "total=" + std::to_string(rules.total) + " granule=" + std::to_string(rules.granule) +
             " min_block=" + std::to_string(rules.min_block) + " handles=" + std::to_string(job->block_handle_mask) +
-            " placed=" + (placement ? "yes" : "no") +
-            " HETPU_MPI_PLANNER=" + (per_node_planner(placement) ? "per-node" : "central");
+            " placed=" + (placement ? "yes" : "no") + " HETPU_MPI_PLANNER=" + (per_node ? "per-node" : "central");
         if (int rc = same_job_everywhere(label, signature); rc != 0)
             return rc;
         try {
-            if (per_node_planner(placement))
+            if (per_node)
                 return run_per_node(*job, *placement, report, rules, workers, label);
             // The central planner relays blocks through rank 0: every rank holds the whole job.
             if (placement && placement->hold) {

@@ -549,12 +549,11 @@ private:
         push(arrive, Kind::Take, to, t);
     }
 
-    void take(Domain &d, Event &e)
+    // A range arrives (moved here, or re-read after a failure): its blocks join the node's work.
+    void add_work(Domain &d, const Event &e)
     {
         const int domain = static_cast<int>(&d - domains_.data());
         --d.incoming;
-        settle_move(e.move, false, true);
-        d.borrowed[e.move] = {e.unit, e.range, 0};
         d.handed += e.range.count;
         std::vector<Assignment> next;
         const double ready = std::max(e.at, d.planner_free) + charged(result_.planning_s, [&] {
@@ -564,6 +563,13 @@ private:
         accept(domain, next, ready);
         start_idle(domain, ready);
         schedule_report(domain, e.at);
+    }
+
+    void take(Domain &d, Event &e)
+    {
+        settle_move(e.move, false, true);
+        d.borrowed[e.move] = {e.unit, e.range, 0};
+        add_work(d, e);
     }
 
     void return_results(Domain &d, uint64_t move, double t)
@@ -677,18 +683,8 @@ private:
 
     void reread(Domain &d, Event &e)
     {
-        const int domain = static_cast<int>(&d - domains_.data());
-        --d.incoming;
         d.owned.push_back(e.range);
-        d.handed += e.range.count;
-        std::vector<Assignment> next;
-        const double ready = std::max(e.at, d.planner_free) + charged(result_.planning_s, [&] {
-                                 next = d.dispatcher->add_range(e.range.offset, e.range.count);
-                             });
-        d.planner_free = ready;
-        accept(domain, next, ready);
-        start_idle(domain, ready);
-        schedule_report(domain, e.at);
+        add_work(d, e);
     }
 
     const ClusterScenario &c_;
