@@ -79,7 +79,21 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
             if (per_node)
                 return run_per_node(*job, *placement, report, rules, workers, label);
             // The central planner relays blocks through rank 0: every rank holds the whole job.
-            if (placement && placement->hold) {
+            if (placement && placement->held_count > 0) {
+                const int whole = placement->held_offset == 0 && placement->held_count == rules.total;
+                int all_whole = whole;
+                MPI_Allreduce(&whole, &all_whole, 1, MPI_INT, MPI_MIN, mpi_control_comm());
+                if (!all_whole) {
+                    if (!whole)
+                        std::fprintf(stderr,
+                                     "hetpu: %s: rank %d holds [%llu, %llu) of the job, but the central planner "
+                                     "(HETPU_MPI_PLANNER=central) needs the whole job on every rank: take the share "
+                                     "from hetpu_mpi_share()\n",
+                                     label, mpi_rank(), (unsigned long long)placement->held_offset,
+                                     (unsigned long long)(placement->held_offset + placement->held_count));
+                    return -EINVAL;
+                }
+            } else if (placement && placement->hold) {
                 int rc = placement->hold(placement->arg, 0, rules.total, HETPU_HOLD_SHARE);
                 int worst = rc;
                 MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, mpi_control_comm());
@@ -100,7 +114,15 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
         std::fprintf(stderr, "hetpu: %s: no worker can run the job's codelet\n", label);
         return -ENODEV;
     }
-    if (placement && placement->hold) {
+    if (placement && placement->held_count > 0 &&
+        (placement->held_offset != 0 || placement->held_count != rules.total)) {
+        std::fprintf(stderr, "hetpu: %s: a single process must hold the whole job, not [%llu, %llu) of %llu elements\n",
+                     label, (unsigned long long)placement->held_offset,
+                     (unsigned long long)(placement->held_offset + placement->held_count),
+                     (unsigned long long)rules.total);
+        return -EINVAL;
+    }
+    if (placement && placement->hold && placement->held_count == 0) {
         if (int rc = placement->hold(placement->arg, 0, rules.total, HETPU_HOLD_SHARE); rc != 0) {
             std::fprintf(stderr, "hetpu: %s: cannot hold the job's data: %s\n", label,
                          std::strerror(rc < 0 ? -rc : rc));
@@ -154,6 +176,41 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
 extern "C" int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report)
 {
     return hetpu::run_job(job, nullptr, report);
+}
+
+extern "C" int hetpu_mpi_share(const struct hetpu_divisible_job *job, uint64_t *offset, uint64_t *count)
+{
+    if (!job || !offset || !count)
+        return -EINVAL;
+    const char *label = job->name ? job->name : "divisible job";
+    hetpu::BlockRules rules{job->total, job->granule, job->min_block, job->name ? job->name : ""};
+    try {
+        hetpu::normalize_block_rules(rules);
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "hetpu: %s: %s\n", label, e.what());
+        return -EINVAL;
+    }
+    *offset = 0;
+    *count = rules.total;
+#ifdef HETPU_HAVE_MPI
+    // Only a placed job under the per-node planner splits its data.
+    const hetpu_divisible_placement probe = {};
+    if (hetpu::mpi_size() > 1 && hetpu::per_node_planner(&probe)) {
+        if (!hetpu_policy_name()) {
+            std::fprintf(stderr, "hetpu: %s: StarPU is not running; call hetpu_init_mpi() first\n", label);
+            return -EINVAL;
+        }
+        std::vector<hetpu::NodeState> nodes;
+        std::vector<hetpu::Block> shares;
+        bool held = false;
+        const std::vector<hetpu::PlannerWorker> workers = hetpu::eligible_workers(*job);
+        if (int rc = hetpu::start_shares(*job, nullptr, rules, workers, label, nodes, shares, held); rc != 0)
+            return rc;
+        *offset = shares[static_cast<size_t>(hetpu::mpi_rank())].offset;
+        *count = shares[static_cast<size_t>(hetpu::mpi_rank())].count;
+    }
+#endif
+    return 0;
 }
 
 extern "C" int hetpu_divisible_run_placed(const struct hetpu_divisible_job *job,

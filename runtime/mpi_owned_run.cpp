@@ -594,7 +594,9 @@ private:
 struct WireNode {
     int32_t pus;
     int32_t pad;
-    double rate;  // elements per second this rank sustained on this job last time (0: unknown)
+    double rate;           // elements per second this rank sustained on this job last time (0: unknown)
+    uint64_t held_offset;  // the share the rank already holds (placement), count 0: none
+    uint64_t held_count;
 };
 
 // What each rank sustained on a job is kept in its own $HETPU_HOME, so the next run's
@@ -652,6 +654,54 @@ void save_node_rate(const std::string &key, double rate)
 
 }  // namespace
 
+int start_shares(const hetpu_divisible_job &job, const hetpu_divisible_placement *placement, const BlockRules &rules,
+                 const std::vector<PlannerWorker> &local, const char *label, std::vector<NodeState> &nodes,
+                 std::vector<Block> &shares, bool &held)
+{
+    const int rank = mpi_rank(), size = mpi_size();
+    // Every rank's speed on this job last time (else its PU count) and what it holds.
+    WireNode mine{static_cast<int32_t>(local.size()), 0, job.name ? load_node_rate(node_rate_key(job, local)) : 0.0,
+                  placement ? placement->held_offset : 0, placement ? placement->held_count : 0};
+    std::vector<WireNode> all(static_cast<size_t>(size));
+    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, mpi_control_comm());
+    nodes.assign(static_cast<size_t>(size), NodeState{});
+    std::vector<Block> held_shares(static_cast<size_t>(size));
+    unsigned total_pus = 0;
+    held = false;
+    for (int r = 0; r < size; ++r) {
+        const WireNode &w = all[static_cast<size_t>(r)];
+        nodes[static_cast<size_t>(r)].rank = r;
+        nodes[static_cast<size_t>(r)].pus = static_cast<unsigned>(w.pus);
+        nodes[static_cast<size_t>(r)].rate = w.rate;
+        total_pus += nodes[static_cast<size_t>(r)].pus;
+        held_shares[static_cast<size_t>(r)] = {w.held_offset, w.held_count};
+        held = held || w.held_count > 0;
+    }
+    if (total_pus == 0) {
+        if (rank == 0)
+            std::fprintf(stderr, "hetpu: %s: no worker of any rank can run the job's codelet\n", label);
+        return -ENODEV;
+    }
+    if (held) {
+        // Every rank sees the same figures, so every rank refuses together.
+        const std::string error = held_shares_error(rules, held_shares);
+        if (!error.empty()) {
+            if (rank == 0)
+                std::fprintf(stderr,
+                             "hetpu: %s: the shares the ranks hold do not cover the job: %s (pass each rank the "
+                             "share hetpu_mpi_share() gave it, or report.share_offset/share_count of a job over the "
+                             "same data)\n",
+                             label, error.c_str());
+            return -EINVAL;
+        }
+        shares = held_shares;
+        return 0;
+    }
+    // Every rank computes the same shares from the same figures: nothing to broadcast.
+    shares = initial_shares(rules, nodes);
+    return 0;
+}
+
 int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement &placement,
                  hetpu_divisible_report *report, const BlockRules &rules, const std::vector<PlannerWorker> &local,
                  const char *label)
@@ -659,33 +709,19 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     const int rank = mpi_rank(), size = mpi_size();
     MPI_Comm comm = mpi_control_comm();
 
-    // 1. The coordinator's shares, from every rank's speed on this job last time, else
-    //    its PU count.
-    const std::string rate_key = node_rate_key(job, local);
-    WireNode mine{static_cast<int32_t>(local.size()), 0, job.name ? load_node_rate(rate_key) : 0.0};
-    std::vector<WireNode> all(static_cast<size_t>(size));
-    MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm);
-    std::vector<NodeState> nodes(static_cast<size_t>(size));
-    unsigned total_pus = 0;
-    for (int r = 0; r < size; ++r) {
-        nodes[static_cast<size_t>(r)].rank = r;
-        nodes[static_cast<size_t>(r)].pus = static_cast<unsigned>(all[static_cast<size_t>(r)].pus);
-        nodes[static_cast<size_t>(r)].rate = all[static_cast<size_t>(r)].rate;
-        total_pus += nodes[static_cast<size_t>(r)].pus;
-    }
-    if (total_pus == 0) {
-        if (rank == 0)
-            std::fprintf(stderr, "hetpu: %s: no worker of any rank can run the job's codelet\n", label);
-        return -ENODEV;
-    }
-    // Every rank computes the same shares from the same figures: nothing to broadcast.
+    // 1. The coordinator's shares (or those the ranks already hold).
+    std::vector<NodeState> nodes;
+    std::vector<Block> shares;
+    bool held = false;
     const double shares_t0 = starpu_timing_now();
-    std::vector<Block> shares = initial_shares(rules, nodes);
+    if (int rc = start_shares(job, &placement, rules, local, label, nodes, shares, held); rc != 0)
+        return rc;
     const double shares_s = (starpu_timing_now() - shares_t0) * 1e-6;
     const Block share = shares[static_cast<size_t>(rank)];
+    const std::string rate_key = node_rate_key(job, local);
 
     // 2. Each rank holds its share (allocates it, reads or generates its inputs).
-    int rc = share.count > 0 && placement.hold
+    int rc = share.count > 0 && placement.hold && !held
                  ? placement.hold(placement.arg, share.offset, share.count, HETPU_HOLD_SHARE)
                  : 0;
     if (rc != 0)

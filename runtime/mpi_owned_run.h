@@ -11,6 +11,7 @@
 #include "config.h"  // HETPU_HAVE_MPI
 #include "runtime/core/block_cursor.h"
 #include "runtime/core/block_planner.h"
+#include "runtime/core/node_shares.h"
 
 namespace hetpu {
 
@@ -20,6 +21,14 @@ namespace hetpu {
 int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement &placement,
                  hetpu_divisible_report *report, const BlockRules &rules, const std::vector<PlannerWorker> &local,
                  const char *label);
+
+// Collective, the start of run_per_node(): every rank's figures gathered, and the shares
+// in rank order, either those the ranks already hold (placement's held_offset/held_count;
+// held = true) or the coordinator's initial ones. 0, -ENODEV or -EINVAL (held shares that
+// do not tile the job: rank 0 says why), the same on every rank.
+int start_shares(const hetpu_divisible_job &job, const hetpu_divisible_placement *placement, const BlockRules &rules,
+                 const std::vector<PlannerWorker> &local, const char *label, std::vector<NodeState> &nodes,
+                 std::vector<Block> &shares, bool &held);
 #endif
 
 }  // namespace hetpu

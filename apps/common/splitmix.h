@@ -40,6 +40,14 @@ struct SplitMix64 {
         const double u2 = uniform();
         return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     }
+    // Advances the state exactly as normal() does, without computing the value (a rank
+    // generating only its share of a stream of normals skips the others cheaply).
+    void skip_normal()
+    {
+        while (uniform() <= 0) {
+        }
+        next();
+    }
 };
 
 }  // namespace hetpu::apps

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace hetpu::kmeans {
 
@@ -57,14 +58,30 @@ std::string describe(const InputFingerprint &f)
 
 }  // namespace
 
+int fingerprint_of(const PointShare &share, uint32_t k, uint64_t seed, Collective &comm, InputFingerprint &out)
+{
+    const Points &p = share.local;
+    uint64_t mine = 0;
+    for (uint64_t i = 0; i < p.n; ++i)
+        mine += XXH3_64bits_withSeed(&p.x[i * p.d], p.d * sizeof(double), share.offset + i);
+    std::vector<uint64_t> all;
+    if (int rc = comm.gather_values(mine, all); rc != 0)
+        return rc;
+    out = InputFingerprint{};
+    out.n = share.total;
+    out.d = p.d;
+    out.k = k;
+    out.seed = seed;
+    for (uint64_t h : all)
+        out.points_hash += h;  // a sum: any split of the points gives the same hash
+    return 0;
+}
+
 InputFingerprint fingerprint_of(const Points &p, uint32_t k, uint64_t seed)
 {
+    SingleProcess single;
     InputFingerprint f;
-    f.n = p.n;
-    f.d = p.d;
-    f.k = k;
-    f.seed = seed;
-    f.points_hash = XXH3_64bits(p.x.data(), p.x.size() * sizeof(double));
+    fingerprint_of(whole(p), k, seed, single, f);
     return f;
 }
 

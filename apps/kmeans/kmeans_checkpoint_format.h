@@ -6,7 +6,8 @@
 //   header, kCheckpointHeaderSize bytes:
 //     0  magic "HKMCKPT\0"      8  format version (u32)   12 k (u32)   16 d (u32)
 //     20 iteration (u32)        24 n (u64)                32 seed (u64)
-//     40 hash of the points (u64, XXH3-64 of their doubles)
+//     40 hash of the points (u64: the sum, mod 2^64, over points of XXH3-64 of the point's
+//        doubles seeded with its index, so ranks holding any shares of them agree)
 //     48 rng_state (u64)        56 inertia (f64)          64 shift2 (f64)
 //     72 changed (u64)          80 converged (u32)        84 zero (u32)
 //     88 checksum: XXH3-64 of the centroids seeded with XXH3-64 of bytes [0, 88)
@@ -20,12 +21,13 @@
 #include <cstdint>
 #include <string>
 
+#include "apps/kmeans/kmeans_collective.h"
 #include "apps/kmeans/kmeans_data.h"
 #include "apps/kmeans/kmeans_lloyd.h"
 
 namespace hetpu::kmeans {
 
-constexpr uint32_t kCheckpointFormatVersion = 1;
+constexpr uint32_t kCheckpointFormatVersion = 2;
 constexpr size_t kCheckpointHeaderSize = 96;
 
 // What a checkpoint must have been taken on for a restart to continue it.
@@ -34,10 +36,14 @@ struct InputFingerprint {
     uint32_t d = 0;
     uint32_t k = 0;
     uint64_t seed = 0;         // seeds k-means++ (and the generator with --generate)
-    uint64_t points_hash = 0;  // XXH3-64 of the points' doubles, in order
+    uint64_t points_hash = 0;  // see the layout: independent of how the points are shared
 };
 
 InputFingerprint fingerprint_of(const Points &p, uint32_t k, uint64_t seed);
+
+// The fingerprint of points split across processes (collective): the same on every
+// process, and the same as fingerprint_of() of all the points together. 0 or -errno.
+int fingerprint_of(const PointShare &share, uint32_t k, uint64_t seed, Collective &comm, InputFingerprint &out);
 
 // Bytes of a whole checkpoint: header + k x d doubles.
 size_t checkpoint_size(uint32_t k, uint32_t d);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
+#include <sys/types.h>
 
 #include "apps/common/output_file.h"
 #include "apps/common/splitmix.h"
@@ -34,6 +36,105 @@ void put_le64(std::string &out, uint64_t v)
         out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
+struct BinaryHeader {
+    uint64_t n = 0;
+    uint32_t d = 0;
+};
+
+// The header's n and d, checked against each other and against the file's size.
+bool check_binary_header(const std::string &path, const unsigned char *p, uint64_t file_size, BinaryHeader &h,
+                         std::string &error)
+{
+    if (file_size < 24) {
+        error = path + ": binary header truncated (" + std::to_string(file_size) + " bytes): the file is damaged";
+        return false;
+    }
+    const uint64_t n = read_le64(p + 8), d = read_le64(p + 16);
+    if (n == 0 || d == 0 || d > 1u << 20 || n > (UINT64_MAX / 8) / d) {
+        error = path + ": binary header says n = " + std::to_string(n) + ", d = " + std::to_string(d) +
+                ": both must be positive (d at most 1048576)";
+        return false;
+    }
+    const uint64_t expect = 24 + n * d * 8;
+    if (file_size != expect) {
+        error = path + ": binary file has " + std::to_string(file_size) + " bytes but n = " + std::to_string(n) +
+                ", d = " + std::to_string(d) + " need " + std::to_string(expect) + ": the file is truncated or damaged";
+        return false;
+    }
+    h.n = n;
+    h.d = static_cast<uint32_t>(d);
+    return true;
+}
+
+// Bytes [offset, offset + size) of a file (size 0 reads nothing; a short file is an error).
+bool read_file_range(const std::string &path, uint64_t offset, uint64_t size, std::string &out, std::string &error)
+{
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        error = path + ": " + std::strerror(errno);
+        return false;
+    }
+    out.resize(size);
+    const bool ok =
+        fseeko(f, static_cast<off_t>(offset), SEEK_SET) == 0 && (size == 0 || std::fread(&out[0], 1, size, f) == size);
+    std::fclose(f);
+    if (!ok)
+        error = path + ": cannot read " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+                ": the file is truncated or unreadable";
+    return ok;
+}
+
+// Whether the file starts with the binary magic, and its size.
+bool probe_file(const std::string &path, bool &binary, uint64_t &size, std::string &error)
+{
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f) {
+        error = path + ": " + std::strerror(errno);
+        return false;
+    }
+    char magic[8] = {};
+    binary = std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, kBinaryMagic, 8) == 0;
+    const bool ok = fseeko(f, 0, SEEK_END) == 0;
+    const off_t end = ok ? ftello(f) : -1;
+    std::fclose(f);
+    if (end < 0) {
+        error = path + ": cannot find its size";
+        return false;
+    }
+    size = static_cast<uint64_t>(end);
+    return true;
+}
+
+// Little-endian doubles of the binary format, each checked finite; `first` is the index of
+// the first value in the file (for messages).
+bool decode_doubles(const std::string &path, const unsigned char *p, uint64_t values, uint64_t first, uint32_t d,
+                    double *out, std::string &error)
+{
+    for (uint64_t i = 0; i < values; ++i) {
+        const uint64_t bits = read_le64(p + 8 * i);
+        double v;
+        std::memcpy(&v, &bits, 8);
+        if (!std::isfinite(v)) {
+            error = path + ": value " + std::to_string((first + i) % d) + " of point " +
+                    std::to_string((first + i) / d) + " is not finite: the data must be finite numbers";
+            return false;
+        }
+        out[i] = v;
+    }
+    return true;
+}
+
+// The binary header of a file known to start with the magic.
+bool read_binary_header(const std::string &path, BinaryHeader &h, std::string &error)
+{
+    bool binary = false;
+    uint64_t size = 0;
+    std::string head;
+    if (!probe_file(path, binary, size, error) || !read_file_range(path, 0, std::min<uint64_t>(size, 24), head, error))
+        return false;
+    return check_binary_header(path, reinterpret_cast<const unsigned char *>(head.data()), size, h, error);
+}
+
 }  // namespace
 
 bool read_points(const std::string &path, Points &out, std::string &error)
@@ -42,39 +143,16 @@ bool read_points(const std::string &path, Points &out, std::string &error)
     if (!apps::read_file(path, data, error))
         return false;
     if (data.size() >= 8 && data.compare(0, 8, kBinaryMagic) == 0) {
-        if (data.size() < 24) {
-            error = path + ": binary header truncated (" + std::to_string(data.size()) + " bytes): the file is damaged";
-            return false;
-        }
         const auto *p = reinterpret_cast<const unsigned char *>(data.data());
-        const uint64_t n = read_le64(p + 8), d = read_le64(p + 16);
-        if (n == 0 || d == 0 || d > 1u << 20 || n > (UINT64_MAX / 8) / d) {
-            error = path + ": binary header says n = " + std::to_string(n) + ", d = " + std::to_string(d) +
-                    ": both must be positive (d at most 1048576)";
+        BinaryHeader h;
+        if (!check_binary_header(path, p, data.size(), h, error))
             return false;
-        }
-        const uint64_t expect = 24 + n * d * 8;
-        if (data.size() != expect) {
-            error = path + ": binary file has " + std::to_string(data.size()) + " bytes but n = " + std::to_string(n) +
-                    ", d = " + std::to_string(d) + " need " + std::to_string(expect) +
-                    ": the file is truncated or damaged";
-            return false;
-        }
         Points pts;
-        pts.n = n;
-        pts.d = static_cast<uint32_t>(d);
-        pts.x.resize(n * d);
-        for (uint64_t i = 0; i < n * d; ++i) {
-            uint64_t bits = read_le64(p + 24 + 8 * i);
-            double v;
-            std::memcpy(&v, &bits, 8);
-            if (!std::isfinite(v)) {
-                error = path + ": value " + std::to_string(i % d) + " of point " + std::to_string(i / d) +
-                        " is not finite: the data must be finite numbers";
-                return false;
-            }
-            pts.x[i] = v;
-        }
+        pts.n = h.n;
+        pts.d = h.d;
+        pts.x.resize(h.n * h.d);
+        if (!decode_doubles(path, p + 24, h.n * h.d, 0, h.d, pts.x.data(), error))
+            return false;
         out = std::move(pts);
         return true;
     }
@@ -143,6 +221,11 @@ bool write_labels(const std::string &path, const std::vector<int32_t> &labels, s
 
 Blobs generate_blobs(uint64_t n, uint32_t d, uint32_t k, double sigma, uint64_t seed)
 {
+    return generate_blobs(n, d, k, sigma, seed, 0, n);
+}
+
+Blobs generate_blobs(uint64_t n, uint32_t d, uint32_t k, double sigma, uint64_t seed, uint64_t offset, uint64_t count)
+{
     apps::SplitMix64 rng{seed * 0x9e3779b97f4a7c15ull + 0x6b6d65616e73ull};
     Blobs b;
     b.centres.resize(static_cast<size_t>(k) * d);
@@ -164,15 +247,82 @@ Blobs generate_blobs(uint64_t n, uint32_t d, uint32_t k, double sigma, uint64_t 
                 break;
         }
     }
-    b.points.n = n;
+    offset = std::min(offset, n);
+    count = std::min(count, n - offset);
+    for (uint64_t i = 0; i < offset * d; ++i)
+        rng.skip_normal();
+    b.points.n = count;
     b.points.d = d;
-    b.points.x.resize(n * d);
-    for (uint64_t i = 0; i < n; ++i) {
+    b.points.x.resize(count * d);
+    for (uint64_t i = offset; i < offset + count; ++i) {
         const uint32_t c = static_cast<uint32_t>(i % k);
         for (uint32_t j = 0; j < d; ++j)
-            b.points.x[i * d + j] = b.centres[c * d + j] + sigma * rng.normal();
+            b.points.x[(i - offset) * d + j] = b.centres[c * d + j] + sigma * rng.normal();
     }
     return b;
+}
+
+bool scan_points(const std::string &path, uint64_t &n, uint32_t &d, std::string &error)
+{
+    bool binary = false;
+    uint64_t size = 0;
+    if (!probe_file(path, binary, size, error))
+        return false;
+    if (binary) {
+        BinaryHeader h;
+        if (!read_binary_header(path, h, error))
+            return false;
+        n = h.n;
+        d = h.d;
+        return true;
+    }
+    Points all;
+    if (!read_points(path, all, error))
+        return false;
+    n = all.n;
+    d = all.d;
+    return true;
+}
+
+bool read_points_share(const std::string &path, uint64_t offset, uint64_t count, Points &out, std::string &error)
+{
+    uint64_t n = 0;
+    uint32_t d = 0;
+    bool binary = false;
+    uint64_t size = 0;
+    if (!probe_file(path, binary, size, error))
+        return false;
+    BinaryHeader h;
+    if (!binary) {
+        Points all;
+        if (!read_points(path, all, error))
+            return false;
+        n = all.n;
+        d = all.d;
+        offset = std::min(offset, n);
+        count = std::min(count, n - offset);
+        out.n = count;
+        out.d = d;
+        out.x.assign(all.x.begin() + static_cast<ptrdiff_t>(offset * d),
+                     all.x.begin() + static_cast<ptrdiff_t>((offset + count) * d));
+        return true;
+    }
+    if (!read_binary_header(path, h, error))
+        return false;
+    offset = std::min(offset, h.n);
+    count = std::min(count, h.n - offset);
+    std::string bytes;
+    if (!read_file_range(path, 24 + offset * h.d * 8, count * h.d * 8, bytes, error))
+        return false;
+    Points pts;
+    pts.n = count;
+    pts.d = h.d;
+    pts.x.resize(count * h.d);
+    if (!decode_doubles(path, reinterpret_cast<const unsigned char *>(bytes.data()), count * h.d, offset * h.d, h.d,
+                        pts.x.data(), error))
+        return false;
+    out = std::move(pts);
+    return true;
 }
 
 }  // namespace hetpu::kmeans

@@ -45,4 +45,17 @@ struct Blobs {
 // N(0, sigma^2) noise per coordinate. Deterministic in seed.
 Blobs generate_blobs(uint64_t n, uint32_t d, uint32_t k, double sigma, uint64_t seed);
 
+// Only points [offset, offset + count) of generate_blobs(n, ...) (a rank's share), with the
+// same bits; the centres in full.
+Blobs generate_blobs(uint64_t n, uint32_t d, uint32_t k, double sigma, uint64_t seed, uint64_t offset, uint64_t count);
+
+// The size of a points file, every check of read_points() made but no point kept (binary:
+// the header and the file's size; text: parsed whole).
+bool scan_points(const std::string &path, uint64_t &n, uint32_t &d, std::string &error);
+
+// Points [offset, offset + count) of a points file (a rank's share): of the binary format
+// only those bytes are read; a text file is parsed whole and the rest dropped, so data
+// larger than one process's memory must be in the binary format.
+bool read_points_share(const std::string &path, uint64_t offset, uint64_t count, Points &out, std::string &error);
+
 }  // namespace hetpu::kmeans

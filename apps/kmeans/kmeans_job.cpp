@@ -20,19 +20,51 @@ struct BlockPartial {
     std::vector<double> values;
 };
 
+// Room for a range of another rank's points computed here (HETPU_HOLD_BORROWED).
+struct Borrowed {
+    uint64_t offset, count;
+    std::vector<double> x;
+    std::vector<int32_t> labels;
+};
+
 struct PassState {
-    const Points *p;
+    const PointShare *share;
     uint32_t k;
     int32_t *labels;
     starpu_data_handle_t centroids;
-    std::mutex mutex;  // fill_task runs in completion callbacks, concurrently
+    std::mutex mutex;  // fill_task runs in completion callbacks, concurrently with hold/release
     std::vector<std::unique_ptr<BlockPartial>> partials;
+    std::vector<std::unique_ptr<Borrowed>> borrowed;
 };
+
+// The memory of points [offset, offset + count): this rank's share, or borrowed room.
+bool storage_of(PassState &s, uint64_t offset, uint64_t count, double *&x, int32_t *&labels)
+{
+    const PointShare &sh = *s.share;
+    const uint32_t d = sh.local.d;
+    if (offset >= sh.offset && offset + count <= sh.offset + sh.local.n) {
+        x = const_cast<double *>(sh.local.x.data()) + (offset - sh.offset) * d;  // read by the codelet only
+        labels = s.labels + (offset - sh.offset);
+        return true;
+    }
+    std::lock_guard<std::mutex> lock(s.mutex);
+    for (auto &b : s.borrowed)
+        if (offset >= b->offset && offset + count <= b->offset + b->count) {
+            x = b->x.data() + (offset - b->offset) * d;
+            labels = b->labels.data() + (offset - b->offset);
+            return true;
+        }
+    return false;
+}
 
 int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
 {
     auto *s = static_cast<PassState *>(arg);
-    const uint32_t d = s->p->d;
+    const uint32_t d = s->share->local.d;
+    double *x = nullptr;
+    int32_t *labels_at = nullptr;
+    if (!storage_of(*s, offset, count, x, labels_at))
+        return -ERANGE;  // the runtime asked for points this rank neither holds nor borrowed
     auto block = std::make_unique<BlockPartial>();
     block->offset = offset;
     block->values.assign(partial_size(s->k, d), 0.0);
@@ -41,15 +73,15 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
         return -ENOMEM;
     args->k = s->k;
     args->d = d;
-    starpu_data_handle_t x, partial, labels;
-    starpu_vector_data_register(&x, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(s->p->x.data() + offset * d),
+    starpu_data_handle_t x_handle, partial, labels;
+    starpu_vector_data_register(&x_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(x),
                                 static_cast<uint32_t>(count * d), sizeof(double));
     starpu_vector_data_register(&partial, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(block->values.data()),
                                 static_cast<uint32_t>(block->values.size()), sizeof(double));
-    starpu_vector_data_register(&labels, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(s->labels + offset),
+    starpu_vector_data_register(&labels, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(labels_at),
                                 static_cast<uint32_t>(count), sizeof(int32_t));
     task->cl = assign_codelet();
-    task->handles[0] = x;
+    task->handles[0] = x_handle;
     task->handles[1] = s->centroids;
     task->handles[2] = partial;
     task->handles[3] = labels;
@@ -61,33 +93,79 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
     return 0;
 }
 
+int hold(void *arg, uint64_t offset, uint64_t count, enum hetpu_hold_kind kind)
+{
+    auto *s = static_cast<PassState *>(arg);
+    if (kind != HETPU_HOLD_BORROWED)
+        return -EINVAL;  // the share is held before the first pass (held_offset/held_count)
+    try {
+        auto b = std::make_unique<Borrowed>();
+        b->offset = offset;
+        b->count = count;
+        b->x.resize(count * s->share->local.d);
+        b->labels.assign(count, -1);
+        std::lock_guard<std::mutex> lock(s->mutex);
+        s->borrowed.push_back(std::move(b));
+    } catch (const std::bad_alloc &) {
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+void release(void *arg, uint64_t offset, uint64_t count)
+{
+    auto *s = static_cast<PassState *>(arg);
+    std::lock_guard<std::mutex> lock(s->mutex);
+    for (auto it = s->borrowed.begin(); it != s->borrowed.end(); ++it)
+        if ((*it)->offset == offset && (*it)->count == count) {
+            s->borrowed.erase(it);
+            return;
+        }
+}
+
 }  // namespace
 
-int assignment_pass(const Points &p, uint32_t k, uint64_t block, const std::vector<double> &centroids,
-                    std::vector<int32_t> &labels, std::vector<double> &totals, PassTotals &acc)
+struct hetpu_divisible_job pass_job_shape(uint64_t n)
 {
+    struct hetpu_divisible_job job = {};
+    job.name = "kmeans";
+    job.total = n;
+    job.granule = 1;
+    job.min_block = 1;
+    job.block_handle_mask = (1u << 0) | (1u << 2) | (1u << 3);
+    job.codelet = assign_codelet();
+    return job;
+}
+
+int assignment_pass(const PointShare &share, uint32_t k, uint64_t block, const std::vector<double> &centroids,
+                    std::vector<int32_t> &labels, std::vector<double> &totals, PassTotals &acc,
+                    struct hetpu_divisible_report *report_out)
+{
+    const Points &p = share.local;
     const uint32_t d = p.d;
-    if (static_cast<uint64_t>(k) * d + k + 1 > UINT32_MAX || p.n * d > UINT32_MAX)
+    if (static_cast<uint64_t>(k) * d + k + 1 > UINT32_MAX || share.total * d > UINT32_MAX)
         return -EFBIG;  // StarPU 1.3 vectors count elements in 32 bits (checked by main first)
     PassState state;
-    state.p = &p;
+    state.share = &share;
     state.k = k;
     state.labels = labels.data();
     starpu_vector_data_register(&state.centroids, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(centroids.data()),
                                 static_cast<uint32_t>(centroids.size()), sizeof(double));
 
-    struct hetpu_divisible_job job = {};
-    job.name = "kmeans";
-    job.total = p.n;
-    job.granule = 1;
-    job.min_block = 1;
+    struct hetpu_divisible_job job = pass_job_shape(share.total);
     job.default_block = block;
     job.fill_task = fill_task;
-    job.block_handle_mask = (1u << 0) | (1u << 2) | (1u << 3);
-    job.codelet = assign_codelet();
     job.arg = &state;
+    struct hetpu_divisible_placement placement = {};
+    placement.hold = hold;
+    placement.release = release;
+    placement.bytes_per_element = d * sizeof(double) + sizeof(int32_t);  // points in, labels back
+    placement.arg = &state;
+    // The points stay where they were read or generated, from pass to pass.
+    placement.held_offset = share.offset;
+    placement.held_count = p.n;
     struct hetpu_divisible_report report;
-    int rc = hetpu_divisible_run(&job, &report);
+    int rc = hetpu_divisible_run_placed(&job, &placement, &report);
     starpu_data_unregister(state.centroids);
     if (rc != 0)
         return rc;
@@ -103,6 +181,8 @@ int assignment_pass(const Points &p, uint32_t k, uint64_t block, const std::vect
 
     apps::add_job(acc, report);
     ++acc.jobs;
+    if (report_out)
+        *report_out = report;
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -60,9 +61,52 @@ void assign_block(const double *x, uint64_t count, const double *centroids, uint
             partial[g] += per_chunk[static_cast<uint64_t>(q) * items + g];
 }
 
-double absolute_tolerance(const Points &p, double tol)
+namespace {
+
+// Mean and sum of squared deviations of one dimension over a set of points (Welford, and
+// Chan et al.'s pairwise combination of sets).
+struct Moments {
+    double count = 0, mean = 0, m2 = 0;
+};
+
+Moments combine(const Moments &a, const Moments &b)
 {
-    double total = 0;
+    if (a.count == 0)
+        return b;  // one set alone keeps its own bits
+    if (b.count == 0)
+        return a;
+    Moments m;
+    m.count = a.count + b.count;
+    const double delta = b.mean - a.mean;
+    m.mean = a.mean + delta * b.count / m.count;
+    m.m2 = a.m2 + b.m2 + delta * delta * a.count * b.count / m.count;
+    return m;
+}
+
+double dist2_to(const double *x, const double *centre, uint32_t d)
+{
+    double t = 0;
+    for (uint32_t c = 0; c < d; ++c) {
+        const double diff = x[c] - centre[c];
+        t += diff * diff;
+    }
+    return t;
+}
+
+// One D^2-sampling draw or a uniform one, resolved to a global point index by the process
+// that holds it: the others leave their slot zero.
+struct Candidate {
+    bool d2 = false;
+    double r = 0;        // D^2 sampling: the position in the cumulative potential
+    uint64_t index = 0;  // uniform: the point
+};
+
+}  // namespace
+
+int absolute_tolerance(const PointShare &s, double tol, Collective &c, double &out)
+{
+    const Points &p = s.local;
+    std::vector<double> mine(3 * static_cast<size_t>(p.d));
     for (uint32_t j = 0; j < p.d; ++j) {
         double mean = 0, m2 = 0;
         for (uint64_t i = 0; i < p.n; ++i)  // Welford: stable for offset data
@@ -72,77 +116,184 @@ double absolute_tolerance(const Points &p, double tol)
             mean += delta / static_cast<double>(i + 1);
             m2 += delta * (v - mean);
         }
-        total += m2 / static_cast<double>(p.n);
+        mine[3 * j] = static_cast<double>(p.n);
+        mine[3 * j + 1] = mean;
+        mine[3 * j + 2] = m2;
     }
-    return tol * total / p.d;
+    std::vector<unsigned char> all;
+    if (int rc = c.all_gather(mine.data(), mine.size() * sizeof(double), all); rc != 0)
+        return rc;
+    const auto *parts = reinterpret_cast<const double *>(all.data());
+    double total = 0;
+    for (uint32_t j = 0; j < p.d; ++j) {
+        Moments m;
+        for (int r = 0; r < c.size(); ++r) {
+            const double *part = parts + static_cast<size_t>(r) * mine.size() + 3 * j;
+            m = combine(m, Moments{part[0], part[1], part[2]});
+        }
+        total += m.m2 / static_cast<double>(s.total);
+    }
+    out = tol * total / p.d;
+    return 0;
+}
+
+double absolute_tolerance(const Points &p, double tol)
+{
+    SingleProcess single;
+    double out = 0;
+    absolute_tolerance(whole(p), tol, single, out);
+    return out;
+}
+
+// Greedy k-means++ over points split across processes. Every process draws the same random
+// numbers; a sampled point is resolved by the process holding it and its coordinates are
+// shared, and every candidate's potential is the sum of the processes' partial potentials
+// in rank order. A single process therefore follows the serial algorithm step for step.
+int initial_state(const PointShare &share, uint32_t k, uint64_t seed, Collective &comm, IterationState &s)
+{
+    const Points &p = share.local;
+    apps::SplitMix64 rng{seed ^ 0x6b2b3b4b5b6b7b8bull};
+    const uint32_t d = p.d;
+    const int ranks = comm.size(), me = comm.rank();
+    s = IterationState{};
+    s.centroids.reserve(static_cast<size_t>(k) * d);
+    auto mine = [&](uint64_t g) { return g >= share.offset && g - share.offset < p.n; };
+
+    // The coordinates of the points at these global indices (index stored first), from
+    // their holders; exact, since the others contribute zeros.
+    std::vector<double> coords;
+    auto resolve = [&](std::vector<double> &v) { return comm.sum(v); };
+    auto fetch = [&](const std::vector<uint64_t> &idx, std::vector<double> &out) {
+        out.assign(idx.size() * d, 0.0);
+        for (size_t t = 0; t < idx.size(); ++t)
+            if (mine(idx[t]))
+                std::copy(p.x.begin() + (idx[t] - share.offset) * d, p.x.begin() + (idx[t] - share.offset + 1) * d,
+                          out.begin() + t * d);
+        return resolve(out);
+    };
+    // Sum over processes, in rank order, of per-process values (one per entry).
+    auto total_of = [&](const std::vector<double> &local, std::vector<double> &per_rank, std::vector<double> &sum) {
+        std::vector<unsigned char> all;
+        if (int rc = comm.all_gather(local.data(), local.size() * sizeof(double), all); rc != 0)
+            return rc;
+        per_rank.resize(static_cast<size_t>(ranks) * local.size());
+        std::memcpy(per_rank.data(), all.data(), per_rank.size() * sizeof(double));
+        sum.assign(local.size(), 0.0);
+        for (int r = 0; r < ranks; ++r)
+            for (size_t t = 0; t < local.size(); ++t)
+                sum[t] = r == 0 ? per_rank[static_cast<size_t>(r) * local.size() + t]
+                                : sum[t] + per_rank[static_cast<size_t>(r) * local.size() + t];
+        return 0;
+    };
+
+    std::vector<double> closest(p.n);  // D^2 to the nearest chosen centre
+    const uint64_t first = rng.below(share.total);
+    if (int rc = fetch({first}, coords); rc != 0)
+        return rc;
+    s.centroids.insert(s.centroids.end(), coords.begin(), coords.end());
+    std::vector<double> local_pot(1, 0.0), pot_per_rank, potential_sum;
+    for (uint64_t i = 0; i < p.n; ++i)
+        local_pot[0] += closest[i] = dist2_to(&p.x[i * d], coords.data(), d);
+    if (int rc = total_of(local_pot, pot_per_rank, potential_sum); rc != 0)
+        return rc;
+    double potential = potential_sum[0];
+    std::vector<double> rank_pot = pot_per_rank;  // each process's share of the potential
+
+    const unsigned trials = 2 + static_cast<unsigned>(std::log(static_cast<double>(k)));
+    std::vector<std::vector<double>> cand_closest(trials, std::vector<double>(p.n));
+    for (uint32_t c = 1; c < k; ++c) {
+        // The draws of every trial first (a trial's potential consumes no random number).
+        std::vector<Candidate> draws(trials);
+        for (Candidate &t : draws) {
+            t.d2 = potential > 0;  // all-zero potential (duplicates only): uniform
+            if (t.d2)
+                t.r = rng.uniform() * potential;
+            else
+                t.index = rng.below(share.total);
+        }
+        // D^2 sampling: the process whose prefix of the potential passes r holds the point
+        // and says which; rounding past the end falls on the last point of all.
+        std::vector<uint64_t> idx(trials);
+        std::vector<double> held(trials, 0.0);  // the holder's answer, zeros elsewhere
+        std::vector<bool> by_holder(trials, false);
+        for (unsigned t = 0; t < trials; ++t) {
+            if (!draws[t].d2) {
+                idx[t] = draws[t].index;
+                continue;
+            }
+            double prefix = 0;
+            int holder = -1;
+            for (int r = 0; r < ranks && holder < 0; ++r) {
+                if (rank_pot[static_cast<size_t>(r)] > 0 && prefix + rank_pot[static_cast<size_t>(r)] > draws[t].r)
+                    holder = r;
+                else
+                    prefix += rank_pot[static_cast<size_t>(r)];
+            }
+            if (holder < 0) {
+                idx[t] = share.total - 1;
+                continue;
+            }
+            by_holder[t] = true;
+            if (holder != me)
+                continue;
+            double acc = prefix;
+            uint64_t cand = p.n - 1;
+            for (uint64_t i = 0; i < p.n; ++i) {
+                acc += closest[i];
+                if (acc > draws[t].r) {
+                    cand = i;
+                    break;
+                }
+            }
+            held[t] = static_cast<double>(share.offset + cand);  // exact below 2^53 points
+        }
+        if (int rc = resolve(held); rc != 0)
+            return rc;
+        for (unsigned t = 0; t < trials; ++t)
+            if (by_holder[t])
+                idx[t] = static_cast<uint64_t>(held[t]);
+        if (int rc = fetch(idx, coords); rc != 0)
+            return rc;
+        std::vector<double> pots(trials, 0.0);
+        for (unsigned t = 0; t < trials; ++t)
+            for (uint64_t i = 0; i < p.n; ++i)
+                pots[t] += cand_closest[t][i] = std::min(closest[i], dist2_to(&p.x[i * d], &coords[t * d], d));
+        std::vector<double> per_rank, sums;
+        if (int rc = total_of(pots, per_rank, sums); rc != 0)
+            return rc;
+        unsigned best = 0;
+        double best_potential = std::numeric_limits<double>::infinity();
+        for (unsigned t = 0; t < trials; ++t)
+            if (sums[t] < best_potential) {
+                best_potential = sums[t];
+                best = t;
+            }
+        s.centroids.insert(s.centroids.end(), coords.begin() + best * d, coords.begin() + (best + 1) * d);
+        closest.swap(cand_closest[best]);
+        potential = best_potential;
+        for (int r = 0; r < ranks; ++r)
+            rank_pot[static_cast<size_t>(r)] = per_rank[static_cast<size_t>(r) * trials + best];
+    }
+    s.rng_state = rng.state;
+    return 0;
 }
 
 IterationState initial_state(const Points &p, uint32_t k, uint64_t seed)
 {
-    apps::SplitMix64 rng{seed ^ 0x6b2b3b4b5b6b7b8bull};
-    const uint32_t d = p.d;
+    SingleProcess single;
     IterationState s;
-    s.centroids.reserve(static_cast<size_t>(k) * d);
-    std::vector<double> closest(p.n);  // D^2 to the nearest chosen centre
-    auto add_centre = [&](uint64_t i) {
-        s.centroids.insert(s.centroids.end(), p.x.begin() + i * d, p.x.begin() + (i + 1) * d);
-    };
-    auto dist2 = [&](uint64_t i, uint64_t j) {
-        double t = 0;
-        for (uint32_t c = 0; c < d; ++c) {
-            const double diff = p.x[i * d + c] - p.x[j * d + c];
-            t += diff * diff;
-        }
-        return t;
-    };
-    uint64_t first = rng.below(p.n);
-    add_centre(first);
-    double potential = 0;
-    for (uint64_t i = 0; i < p.n; ++i)
-        potential += closest[i] = dist2(i, first);
-    const unsigned trials = 2 + static_cast<unsigned>(std::log(static_cast<double>(k)));
-    std::vector<double> best_closest(p.n), cand_closest(p.n);
-    for (uint32_t c = 1; c < k; ++c) {
-        uint64_t best = 0;
-        double best_potential = std::numeric_limits<double>::infinity();
-        for (unsigned t = 0; t < trials; ++t) {
-            // D^2 sampling; all-zero potential (duplicates only): uniform.
-            uint64_t cand = 0;
-            if (potential > 0) {
-                double r = rng.uniform() * potential, acc = 0;
-                cand = p.n - 1;
-                for (uint64_t i = 0; i < p.n; ++i) {
-                    acc += closest[i];
-                    if (acc > r) {
-                        cand = i;
-                        break;
-                    }
-                }
-            } else {
-                cand = rng.below(p.n);
-            }
-            double pot = 0;
-            for (uint64_t i = 0; i < p.n; ++i)
-                pot += cand_closest[i] = std::min(closest[i], dist2(i, cand));
-            if (pot < best_potential) {
-                best_potential = pot;
-                best = cand;
-                best_closest.swap(cand_closest);
-            }
-        }
-        add_centre(best);
-        closest.swap(best_closest);
-        potential = best_potential;
-    }
-    s.rng_state = rng.state;
+    initial_state(whole(p), k, seed, single, s);
     return s;
 }
 
-int run_lloyd(const Points &p, const LloydSettings &settings, IterationState &state, const AssignPass &assign,
-              const IterationHook &hook, LloydResult &result)
+int run_lloyd(const PointShare &share, const LloydSettings &settings, IterationState &state, const AssignPass &assign,
+              const IterationHook &hook, LloydResult &result, Collective &comm)
 {
+    const Points &p = share.local;
     const uint32_t k = settings.k, d = p.d;
-    const double tol_abs = absolute_tolerance(p, settings.tol);
+    double tol_abs = 0;
+    if (int rc = absolute_tolerance(share, settings.tol, comm, tol_abs); rc != 0)
+        return rc;
     std::vector<int32_t> labels(p.n, -1), previous;
     std::vector<double> totals(partial_size(k, d));
     result.passes = 0;
@@ -151,11 +302,18 @@ int run_lloyd(const Points &p, const LloydSettings &settings, IterationState &st
         labels.assign(p.n, -1);
         if (int rc = assign(state.centroids, labels, totals); rc != 0)
             return rc;
+        // The labels changed are counted after the sums, in the same exchange: every
+        // process takes the same convergence decision.
+        uint64_t changed = 0;
+        for (uint64_t i = 0; i < p.n; ++i)
+            changed += labels[i] != previous[i];
+        totals.push_back(static_cast<double>(changed));  // exact below 2^53
+        if (int rc = comm.sum(totals); rc != 0)
+            return rc;
+        state.changed = static_cast<uint64_t>(totals.back());
+        totals.pop_back();
         ++result.passes;
         state.inertia = totals[partial_size(k, d) - 1];
-        state.changed = 0;
-        for (uint64_t i = 0; i < p.n; ++i)
-            state.changed += labels[i] != previous[i];
         if (state.converged || state.iteration >= settings.max_iter)
             break;
         const double *sums = totals.data(), *counts = totals.data() + static_cast<uint64_t>(k) * d;
@@ -182,15 +340,31 @@ int run_lloyd(const Points &p, const LloydSettings &settings, IterationState &st
     return 0;
 }
 
-int reference_kmeans(const Points &p, const LloydSettings &settings, uint64_t seed, IterationState &state,
-                     LloydResult &result)
+int run_lloyd(const Points &p, const LloydSettings &settings, IterationState &state, const AssignPass &assign,
+              const IterationHook &hook, LloydResult &result)
 {
-    state = initial_state(p, settings.k, seed);
+    SingleProcess single;
+    return run_lloyd(whole(p), settings, state, assign, hook, result, single);
+}
+
+int reference_kmeans(const PointShare &share, const LloydSettings &settings, uint64_t seed, IterationState &state,
+                     LloydResult &result, Collective &comm)
+{
+    const Points &p = share.local;
+    if (int rc = initial_state(share, settings.k, seed, comm, state); rc != 0)
+        return rc;
     AssignPass serial = [&](const std::vector<double> &c, std::vector<int32_t> &labels, std::vector<double> &totals) {
         assign_block(p.x.data(), p.n, c.data(), settings.k, p.d, labels.data(), totals.data(), 1);
         return 0;
     };
-    return run_lloyd(p, settings, state, serial, nullptr, result);
+    return run_lloyd(share, settings, state, serial, nullptr, result, comm);
+}
+
+int reference_kmeans(const Points &p, const LloydSettings &settings, uint64_t seed, IterationState &state,
+                     LloydResult &result)
+{
+    SingleProcess single;
+    return reference_kmeans(whole(p), settings, seed, state, result, single);
 }
 
 double centre_recovery_error(const std::vector<double> &found, const std::vector<double> &truth, uint32_t d)

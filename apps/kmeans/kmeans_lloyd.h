@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/kmeans/kmeans_collective.h"
 #include "apps/kmeans/kmeans_data.h"
 
 namespace hetpu::kmeans {
@@ -75,6 +76,16 @@ IterationState initial_state(const Points &p, uint32_t k, uint64_t seed);
 // tol scaled by the data's mean per-dimension variance.
 double absolute_tolerance(const Points &p, double tol);
 
+// The same over points split across processes (collective; the variances of the shares
+// combined in rank order). 0 or the collective's error.
+int absolute_tolerance(const PointShare &share, double tol, Collective &comm, double &out);
+
+// initial_state() over points split across processes (collective): the same draws on every
+// process, each sampled point resolved by the process holding it. On one process it is
+// initial_state() exactly; over several the potentials are sums of per-process sums, so a
+// draw may differ only where rounding moves a sampling boundary. 0 or the collective's error.
+int initial_state(const PointShare &share, uint32_t k, uint64_t seed, Collective &comm, IterationState &state);
+
 // One assignment pass over all points with these centroids: fills labels (n) and the
 // totals (partial_size layout, blocks reduced in point order). Returns 0 or -errno.
 using AssignPass =
@@ -95,6 +106,17 @@ struct LloydResult {
 // cluster keeps its previous centroid. Returns 0 or the first error of assign/hook.
 int run_lloyd(const Points &p, const LloydSettings &settings, IterationState &state, const AssignPass &assign,
               const IterationHook &hook, LloydResult &result);
+
+// run_lloyd() over points split across processes (collective): assign() fills this
+// process's labels (share.local.n) and its own partial totals; the totals and the count of
+// changed labels are summed over the processes in rank order, so every process takes the
+// same decisions.
+int run_lloyd(const PointShare &share, const LloydSettings &settings, IterationState &state, const AssignPass &assign,
+              const IterationHook &hook, LloydResult &result, Collective &comm);
+
+// The serial reference over this process's points (collective over several processes).
+int reference_kmeans(const PointShare &share, const LloydSettings &settings, uint64_t seed, IterationState &state,
+                     LloydResult &result, Collective &comm);
 
 // The serial reference: the same loop with one assign_block over all points.
 int reference_kmeans(const Points &p, const LloydSettings &settings, uint64_t seed, IterationState &state,

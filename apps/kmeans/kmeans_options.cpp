@@ -52,6 +52,11 @@ void describe(CLI::App &app, Options &o)
     app.add_option("--assignments", o.assignments_path, "write the cluster of every point (one per line)")
         ->type_name("FILE")
         ->check(apps::NonEmpty);
+    app.add_option("--max-points-mib", o.max_points_mib,
+                   "MiB of points one process may hold (default 0: no limit); on several MPI ranks each holds only "
+                   "its share (read from a binary file or generated)")
+        ->type_name("MIB")
+        ->check(apps::whole_in(0, uint64_t{1} << 40));
     app.add_option("--write-points", o.write_points_path, "save the generated points (.bin: binary, otherwise CSV)")
         ->type_name("FILE")
         ->check(apps::NonEmpty);

@@ -29,6 +29,7 @@ struct Options : apps::RunOptions {
     uint32_t checkpoint_every = 0;  // --checkpoint-every K: checkpoint every K iterations (0: never)
     std::string checkpoint_dir;     // --checkpoint-dir DIR: the checkpoint backend's local tier
     bool restart = false;           // --restart: continue from the newest checkpoint in DIR
+    uint64_t max_points_mib = 0;    // --max-points-mib: most MiB of points one process may hold (0: no limit)
 };
 
 // Returns true on success (also for --help); false with a one-line error otherwise.

@@ -11,7 +11,7 @@ noinst_LTLIBRARIES += apps/kmeans/libhetpu_kmeans_core.la
 apps_kmeans_libhetpu_kmeans_core_la_SOURCES = \
 	apps/kmeans/kmeans_options.cpp apps/kmeans/kmeans_options.h \
 	apps/kmeans/kmeans_data.cpp apps/kmeans/kmeans_data.h \
-	apps/kmeans/kmeans_lloyd.cpp apps/kmeans/kmeans_lloyd.h \
+	apps/kmeans/kmeans_lloyd.cpp apps/kmeans/kmeans_lloyd.h apps/kmeans/kmeans_collective.h \
 	apps/kmeans/kmeans_checkpoint_format.cpp apps/kmeans/kmeans_checkpoint_format.h
 apps_kmeans_libhetpu_kmeans_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(XXHASH_CFLAGS)
 apps_kmeans_libhetpu_kmeans_core_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
@@ -22,7 +22,7 @@ apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/common/libhetpu_apps_common.la
 noinst_LTLIBRARIES += apps/kmeans/libhetpu_kmeans.la
 apps_kmeans_libhetpu_kmeans_la_SOURCES = \
 	apps/kmeans/kmeans_codelets.cpp apps/kmeans/kmeans_codelets.h apps/kmeans/kmeans_kernels.h \
-	apps/kmeans/kmeans_job.cpp apps/kmeans/kmeans_job.h \
+	apps/kmeans/kmeans_job.cpp apps/kmeans/kmeans_job.h apps/kmeans/kmeans_mpi_collective.h \
 	apps/kmeans/kmeans_checkpoint.cpp apps/kmeans/kmeans_checkpoint.h
 apps_kmeans_libhetpu_kmeans_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
 apps_kmeans_libhetpu_kmeans_la_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS) $(hetpu_kmeans_fp_flags)
@@ -65,6 +65,7 @@ tests_apps_unit_tests_SOURCES = \
 	tests/unit/apps/job_signature_test.cpp \
 	tests/unit/apps/kmeans_test.cpp \
 	tests/unit/apps/kmeans_checkpoint_test.cpp \
+	tests/unit/apps/kmeans_split_test.cpp \
 	tests/unit/apps/grn_test.cpp
 tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
 tests_apps_unit_tests_LDADD = apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \

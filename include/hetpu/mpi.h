@@ -122,7 +122,26 @@ struct hetpu_divisible_placement {
 	 * costs on the network, for the coordinator's decisions. 0: treated as free. */
     uint64_t bytes_per_element;
     void *arg;
+    /* The share this rank already holds, for a program whose data outlive one job (an
+     * iterative method runs one job per iteration over the same points): the share of
+     * hetpu_mpi_share(), or report->share_offset/share_count of an earlier job. When any
+     * rank gives held_count > 0, the ranks' held shares must tile [0, total) in rank order
+     * (under the central planner every rank must hold all of it); hold(HETPU_HOLD_SHARE)
+     * is then not called and the coordinator starts from these shares. Re-sharing still
+     * borrows ranges for one job; ownership never changes. 0 and 0: the coordinator
+     * chooses, and hold() is called. */
+    uint64_t held_offset;
+    uint64_t held_count;
 };
+
+/* Collective: the share [*offset, *offset + *count) the coordinator gives this rank for a
+ * job like this one (its name, size and codelet; from every rank's speed kept from
+ * earlier runs of it, else from the ranks' processing units), so that a program can read
+ * or generate its data before its first job and pass the share as held_offset/held_count.
+ * Under the central planner (HETPU_MPI_PLANNER=central) the share is the whole job, on
+ * every rank. In a single process: the whole job. 0 or -errno (-EINVAL: invalid job,
+ * -ENODEV: no worker of any rank can run its codelet). */
+int hetpu_mpi_share(const struct hetpu_divisible_job *job, uint64_t *offset, uint64_t *count);
 
 /* hetpu_divisible_run() with the job's data placed by owner (see above). Collective on a
  * multi-rank run: every rank calls it with the same job. Same return values as

@@ -2,6 +2,7 @@
 #include "runtime/core/node_shares.h"
 
 #include <algorithm>
+#include <string>
 
 namespace hetpu {
 
@@ -44,6 +45,25 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
         next = end;
     }
     return shares;
+}
+
+std::string held_shares_error(const BlockRules &rules, const std::vector<Block> &held)
+{
+    const auto range = [](uint64_t a, uint64_t b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + ")"; };
+    uint64_t next = 0;
+    for (size_t r = 0; r < held.size(); ++r) {
+        const Block &b = held[r];
+        if (b.count == 0)
+            continue;
+        if (b.offset != next || b.count > rules.total - next)
+            return "rank " + std::to_string(r) + " holds " + range(b.offset, b.offset + b.count) +
+                   " where the shares of the ranks before it end at " + std::to_string(next) + " of " +
+                   std::to_string(rules.total) + " elements";
+        next += b.count;
+    }
+    if (next != rules.total)
+        return "the ranks' shares end at " + std::to_string(next) + " of " + std::to_string(rules.total) + " elements";
+    return "";
 }
 
 std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const NodeNetwork &network,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/core/block_cursor.h"
@@ -57,6 +58,11 @@ uint64_t work_left(uint64_t started, uint64_t done, double rate, double elapsed_
 // granule multiples (the last share takes the remainder), no share below min_block unless
 // it is 0; nodes with 0 PUs get 0. The shares cover [0, rules.total) exactly.
 std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<NodeState> &nodes);
+
+// Shares the ranks already hold (hetpu_divisible_placement.held_offset/held_count), rank by
+// rank: "" when they tile [0, rules.total) in rank order (empty shares allowed anywhere),
+// else what is wrong, naming the first rank at fault, for the message every rank prints.
+std::string held_shares_error(const BlockRules &rules, const std::vector<Block> &held);
 
 // Re-sharing moves worth making now: a node predicted to finish (remaining + in_flight at
 // its rate) well after another could absorb part of its unstarted tail, counting the

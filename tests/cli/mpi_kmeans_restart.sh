@@ -14,19 +14,22 @@ km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 command -v setsid >/dev/null 2>&1 && command -v pkill >/dev/null 2>&1 || { echo "SKIP: no setsid or pkill"; exit 77; }
 d=$STARPU_HOME
 ck="$d/ckpt"
-# Fixed blocks (greedy + --block): sums in block order on rank 0, so the centroids are a
-# pure function of the data and a restart reproduces them bit for bit (see kmeans_restart.sh).
+# Fixed blocks (greedy + --block) under the central planner: sums in block order on rank 0,
+# so the centroids are a pure function of the data and a restart reproduces them bit for bit
+# (see kmeans_restart.sh). Under the per-node planner each rank sums its own blocks, so the
+# bits depend on the shares and on any range re-shared while a pass runs.
+export HETPU_MPI_PLANNER=central
 run="--generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000 --tol 0 --max-iter 3000"
 
 # shellcheck disable=SC2086
-hetpu_mpirun -np 3 -x STARPU_SCHED=greedy "$rank_home" "$km" $run --centroids "$d/c_full.csv" --json "$d/full.jsonl" \
+hetpu_mpirun -np 3 -x HETPU_MPI_PLANNER -x STARPU_SCHED=greedy "$rank_home" "$km" $run --centroids "$d/c_full.csv" --json "$d/full.jsonl" \
     >"$d/out" 2>&1 || { cat "$d/out" >&2; fail "uninterrupted 3-rank run"; }
 
 # Its own session, so one kill reaches the launcher and every rank (mpirun puts each rank
 # in its own process group, but they stay in the session).
 # shellcheck disable=SC2086
 setsid timeout -k 10 "$MPI_TIMEOUT" mpirun --oversubscribe --bind-to none --allow-run-as-root -q \
-    -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x STARPU_SILENT -x HETPU_LEDGER -x STARPU_SCHED=greedy \
+    -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x STARPU_SILENT -x HETPU_LEDGER -x HETPU_MPI_PLANNER -x STARPU_SCHED=greedy \
     -np 3 "$rank_home" "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --centroids "$d/c_killed.csv" >"$d/killed.out" 2>&1 &
 pid=$!
 tries=0
@@ -52,12 +55,12 @@ echo "killed; global record at version $version"
 
 # A different number of ranks: a clear refusal on every rank.
 # shellcheck disable=SC2086
-hetpu_mpirun -np 2 -x STARPU_SCHED=greedy "$rank_home" "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --restart \
+hetpu_mpirun -np 2 -x HETPU_MPI_PLANNER -x STARPU_SCHED=greedy "$rank_home" "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --restart \
     >"$d/out" 2>&1 && fail "--restart with 2 ranks of a 3-rank run must fail"
 grep -q "taken by 3 ranks, this run has 2" "$d/out" || { cat "$d/out" >&2; fail "no clear message for another rank count"; }
 
 # shellcheck disable=SC2086
-hetpu_mpirun -np 3 -x STARPU_SCHED=greedy "$rank_home" "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --restart \
+hetpu_mpirun -np 3 -x HETPU_MPI_PLANNER -x STARPU_SCHED=greedy "$rank_home" "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --restart \
     --centroids "$d/c_restart.csv" --json "$d/restart.jsonl" >"$d/out" 2>&1 || { cat "$d/out" >&2; fail "--restart on 3 ranks"; }
 grep -q "restarted from the checkpoint of iteration $version" "$d/out" || { cat "$d/out" >&2; fail "--restart did not resume from the global record's version $version"; }
 cmp -s "$d/c_full.csv" "$d/c_restart.csv" || fail "restarted 3-rank run's centroids differ from the uninterrupted run's"

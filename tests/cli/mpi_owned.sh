@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Data owned by the ranks that use them (HETPU_MPI_PLANNER=per-node, matmul's default on
-# several ranks): every rank holds and verifies only its share of B's and C's columns, no
+# Data owned by the ranks that use them (HETPU_MPI_PLANNER=per-node, the default of matmul
+# and k-means on several ranks): every rank holds and verifies only its share of B's and C's
+# columns (of k-means' points), no
 # job data passes through rank 0 unless rank 0 is a party of a re-sharing move, and a
 # problem larger than what one rank may allocate runs (where the central planner, which
 # needs the whole problem on every rank, refuses it clearly).
@@ -72,6 +73,47 @@ hetpu_mpirun -np 4 -x STARPU_SCHED=greedy -x HETPU_MPI_PLANNER=central "$rank_ho
     fail "the central planner needs the whole problem on every rank: it must refuse"
 grep -q "cannot hold the whole job for the central planner" "$STARPU_HOME/out" ||
     { cat "$STARPU_HOME/out" >&2; fail "no clear message when a rank cannot hold the job"; }
+echo "ok: the central planner refuses it clearly"
+
+# k-means holds its points the same way: each rank generates (or reads from a binary file)
+# only its share, keeps it from pass to pass, and the ranks sum their partial totals.
+# 2,000,000 points x 4 dims are 61 MiB; each of 4 ranks may hold 24 MiB of them.
+km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
+[ -x "$km" ] || fail "$km not built"
+json="$STARPU_HOME/kmeans-big.jsonl"
+rm -f "$json"
+hetpu_mpirun -np 4 -x STARPU_SCHED=greedy "$rank_home" "$km" --generate 2000000 --dims 4 -k 8 --max-iter 4 \
+    --max-points-mib 24 --verify --json "$json" --centroids "$STARPU_HOME/c4.csv" >"$STARPU_HOME/out" 2>&1 ||
+    { cat "$STARPU_HOME/out" >&2; fail "k-means larger than one rank may hold, on 4 ranks"; }
+python3 - "$json" <<'PY' || fail "record of the large k-means run (see above)"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[0])
+assert r["verified"] is True and r["ranks"] == 4 and r["mpi_planner"] == "per-node", r
+end = 0
+for x in r["rank_reports"]:
+    assert x["share"][0] == end and 0 < x["share"][1] <= 2000000 * 0.3, "a quarter of the points each: %s" % x
+    end += x["share"][1]
+assert end == 2000000, r["rank_reports"]
+PY
+echo "ok: 61 MiB of k-means points over 4 ranks holding at most 24 MiB each, verified"
+# The same clustering as one process holding everything (to rounding: the ranks add their
+# sums in another order).
+"$km" --generate 2000000 --dims 4 -k 8 --max-iter 4 --centroids "$STARPU_HOME/c1.csv" >"$STARPU_HOME/out" 2>&1 ||
+    { cat "$STARPU_HOME/out" >&2; fail "k-means in one process"; }
+python3 - "$STARPU_HOME/c1.csv" "$STARPU_HOME/c4.csv" <<'PY' || fail "4 ranks and one process disagree"
+import sys
+rows = [[list(map(float, l.split(","))) for l in open(f).read().splitlines()[1:]] for f in sys.argv[1:]]
+assert len(rows[0]) == len(rows[1]) == 8, rows
+for a, b in zip(*rows):
+    for x, y in zip(a, b):
+        assert abs(x - y) <= 1e-9 * (1 + abs(x)), (a, b)
+PY
+echo "ok: the 4 ranks' centroids are one process's"
+hetpu_mpirun -np 4 -x STARPU_SCHED=greedy -x HETPU_MPI_PLANNER=central "$rank_home" "$km" --generate 2000000 --dims 4 \
+    -k 8 --max-points-mib 24 >"$STARPU_HOME/out" 2>&1 &&
+    fail "the central planner needs every point on every rank: it must refuse"
+grep -q "rank 0's 2000000 points take 61.0 MiB, more than --max-points-mib 24" "$STARPU_HOME/out" ||
+    { cat "$STARPU_HOME/out" >&2; fail "no clear message when a rank cannot hold the points"; }
 echo "ok: the central planner refuses it clearly"
 
 # A bad planner name is refused at start-up, naming the variable.

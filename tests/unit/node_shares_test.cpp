@@ -129,3 +129,16 @@ TEST(NodeShares, WorkLeftIsProjectedAtTheNodesRate)
     EXPECT_EQ(work_left(1000, 800, 50, 10), 200u) << "never less done than finished blocks";
     EXPECT_EQ(work_left(1000, 200, 500, 10), 0u) << "never more done than started";
 }
+
+TEST(NodeShares, HeldSharesMustTileTheJobInRankOrder)
+{
+    BlockRules rules{1000, 10, 10, "held"};
+    EXPECT_EQ(held_shares_error(rules, {{0, 300}, {300, 0}, {300, 700}}), "");
+    EXPECT_EQ(held_shares_error(rules, {{0, 1000}}), "");
+    // A gap, an overlap, ranks out of order, and a job not covered: each names what is wrong.
+    EXPECT_NE(held_shares_error(rules, {{0, 300}, {310, 690}}).find("rank 1 holds [310, 1000)"), std::string::npos);
+    EXPECT_NE(held_shares_error(rules, {{0, 300}, {200, 800}}).find("rank 1"), std::string::npos);
+    EXPECT_NE(held_shares_error(rules, {{300, 700}, {0, 300}}).find("rank 0"), std::string::npos);
+    EXPECT_NE(held_shares_error(rules, {{0, 300}, {300, 600}}).find("end at 900 of 1000"), std::string::npos);
+    EXPECT_NE(held_shares_error(rules, {{0, 300}, {300, 900}}).find("rank 1"), std::string::npos);
+}
