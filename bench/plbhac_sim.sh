@@ -10,7 +10,8 @@
 #   summary.txt          makespan / optimum table, idle % per PU class, adaptability
 #   makespan_vs_machines.png, idle_per_class.png, adaptability.png
 # Usage: bench/plbhac_sim.sh BUILD_DIR [OUT_DIR]   (SEEDS=5 NOISY_SEEDS=40 JOBS=nproc by default;
-#        SCENARIOS=GLOB, e.g. 'node_*', runs only the matching scenarios)
+#        SCENARIOS=GLOB, e.g. 'node_*', runs only the matching scenarios; PLANNING_TIME=0 leaves
+#        the planners' wall time out: deterministic, for comparing planner versions on a busy host)
 set -euo pipefail
 # The planner's time is charged to the simulated units, and it is wall time. OpenBLAS
 # (GSL's and Ipopt's BLAS on Debian) starts a thread per core when it loads, and each spins
@@ -52,8 +53,9 @@ echo "== PLB-HAC simulation: $total runs ($seeds seeds), $jobs in parallel, outp
 
 run_one() {  # name policy seed: writes $work/res/name.policy.seed.json, prints progress
   local name=$1 policy=$2 seed=$3 f=$scen_dir/$1.json extra=()
+  [ "${PLANNING_TIME:-1}" != 0 ] || extra=(--no-planning-time)
   if [ "$policy" = greedy ]; then
-    extra=(--block "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["x_init"])' "$f")")
+    extra+=(--block "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["x_init"])' "$f")")
   fi
   if [ "$policy" = plb-hac ] && [ "$seed" = 1 ]; then
     extra+=(--trace "$out/traces/$name.plb-hac.jsonl")
@@ -65,7 +67,7 @@ run_one() {  # name policy seed: writes $work/res/name.policy.seed.json, prints 
     "$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["makespan_s"])' "$res")"
 }
 export -f run_one
-export work scen_dir out hetpu
+export work scen_dir out hetpu PLANNING_TIME
 mkdir -p "$work/res"
 start=$(date +%s)
 xargs -P "$jobs" -L 1 bash -c 'run_one "$@"' _ <"$jobfile"

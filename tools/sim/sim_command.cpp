@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -44,11 +45,12 @@ void describe_options(CLI::App &app, Args &a)
     app.add_option("--policy", a.policy,
                    "plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next), optimum (best static "
                    "distribution, exact at granule resolution, noise-free) or optimum-noisy (that distribution, one "
-                   "block per unit, run with the seed's noise and the slowdowns); plb-hac reads HETPU_PLBHAC_*, its "
-                   "x_init and hdss's are the scenario's")
+                   "block per unit, run with the seed's noise and the slowdowns), best-single-kind (the optimum over "
+                   "the one unit kind that finishes first alone, the others idle, run noisy as optimum-noisy); plb-hac "
+                   "reads HETPU_PLBHAC_*, its x_init and hdss's are the scenario's")
         ->required()
         ->type_name("NAME")
-        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy", "optimum", "optimum-noisy"}));
+        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy", "optimum", "optimum-noisy", "best-single-kind"}));
     app.add_option("--seed", a.seed, "noise seed")->check(CLI::NonNegativeNumber);
     app.add_option("--block", a.block,
                    "greedy's block size in elements (default: the scenario's x_init, else workload / (4 * units))")
@@ -168,6 +170,36 @@ int sim_command(int argc, char **argv)
             StaticPlanner planner("optimum-noisy", best.blocks);
             result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
         }
+    } else if (a.policy == "best-single-kind") {
+        // What a user gets by running on the fastest kind of unit alone (the GPU alone):
+        // the exact optimum over that kind's units, every other unit idle.
+        std::map<std::string, std::vector<size_t>> kinds;
+        for (size_t i = 0; i < units.size(); ++i)
+            kinds[scenario.units[i].unit_class].push_back(i);
+        std::vector<uint64_t> blocks;
+        double best_s = std::numeric_limits<double>::infinity();
+        std::string best_kind;
+        try {
+            for (const auto &[kind, members] : kinds) {
+                std::vector<SimulatedUnit> subset;
+                for (size_t i : members)
+                    subset.push_back(units[i]);
+                check_optimum_job(subset.size(), scenario.workload, scenario.granule);
+                const StaticDistribution d = optimum_distribution(subset, scenario.workload, scenario.granule);
+                if (d.makespan_s < best_s) {
+                    best_s = d.makespan_s;
+                    best_kind = kind;
+                    blocks.assign(units.size(), 0);
+                    for (size_t j = 0; j < members.size(); ++j)
+                        blocks[members[j]] = d.blocks[j];
+                }
+            }
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "hetpu sim: --policy %s: %s\n", a.policy.c_str(), e.what());
+            return 2;
+        }
+        StaticPlanner planner("best-single-kind:" + best_kind, blocks);
+        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
     } else if (a.policy == "greedy") {
         uint64_t block = a.block ? a.block : scenario.x_init;
         BlockRules rules = block_rules(scenario);
@@ -239,8 +271,10 @@ int sim_command(int argc, char **argv)
         HdssPlanner planner(planner_workers(scenario), block_rules(scenario), options);
         result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
     } else {
-        std::fprintf(stderr, "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum, optimum-noisy)\n",
-                     a.policy.c_str());
+        std::fprintf(
+            stderr,
+            "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum, optimum-noisy, best-single-kind)\n",
+            a.policy.c_str());
         return 2;
     }
 

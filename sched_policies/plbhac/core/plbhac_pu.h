@@ -55,6 +55,7 @@ struct PlbhacPuState {
     double surprise_scale = 1.0;
     bool final_taken = false;   // took its share of the final solve (plbhac_final_block)
     uint64_t waiting_size = 0;  // latest block taken while waiting for the synchronisation
+    bool declined = false;      // its second training block was declined: it cannot help (plbhac_cannot_help)
     // Measured blocks (size, exec + transfer + latency seconds) since its model last
     // restarted: the fixed cost per block is read off them (plbhac_fixed_cost), not off the
     // fitted curve.

@@ -16,6 +16,20 @@ uint64_t plbhac_x_init(const BlockRules &rules, const PlbhacOptions &options, si
     return std::max(x / rules.granule * rules.granule, rules.min_block);
 }
 
+namespace {
+
+// The one synchronisation: every PU has measured its two training blocks or declined them.
+void note_if_trained(PlbhacState &s)
+{
+    for (const auto &p : s.pus)
+        if (p->training_done < 2 && !p->declined)
+            return;
+    s.trained = true;
+    s.training_end_s = s.now_s;
+}
+
+}  // namespace
+
 uint64_t plbhac_training_block(PlbhacState &s, PlbhacPuState &pu, uint64_t remaining)
 {
     if (pu.training_assigned == 0) {
@@ -24,6 +38,14 @@ uint64_t plbhac_training_block(PlbhacState &s, PlbhacPuState &pu, uint64_t remai
         return s.x_init;
     }
     if (pu.training_assigned == 1 && pu.training_done == 1) {
+        // Not trained further while it cannot help: the job (short, or nearly done) ends
+        // sooner without it. It is asked again at every completion, and trains as usual if
+        // the end moves away (the PUs it counted on slow down).
+        pu.declined = plbhac_cannot_help(s, pu, remaining);
+        if (pu.declined) {
+            note_if_trained(s);
+            return 0;
+        }
         // The fastest PU gets 2 x_init; the others 2 x_init R, R = t_fastest / t_p, so the
         // second training blocks end close together (docs/design.md, PLB-HAC training block
         // (erratum)).
@@ -68,6 +90,8 @@ uint64_t plbhac_training_block(PlbhacState &s, PlbhacPuState &pu, uint64_t remai
         // synchronisation: a slow PU's doubled blocks would otherwise run on after every
         // other PU has finished. The end is over-estimated, as if the PUs without a
         // measured block did nothing: the cap must not hold a PU whose share is large.
+        if (plbhac_cannot_help(s, pu, remaining))
+            return 0;  // asked again at every completion
         const double end = plbhac_measured_end_s(s, remaining);
         if (end > 0) {
             const double rate = plbhac_best_rate(pu);
@@ -93,13 +117,7 @@ void plbhac_training_done(PlbhacState &s, PlbhacPuState &pu, int worker, double 
             s.first_finish_s = measured;
         }
     }
-    bool all = true;
-    for (const auto &p : s.pus)
-        all &= p->training_done >= 2;
-    if (all) {
-        s.trained = true;
-        s.training_end_s = s.now_s;
-    }
+    note_if_trained(s);
 }
 
 // A PU still on its first block has run for at most the time since the job started (its
@@ -124,15 +142,33 @@ double plbhac_least_share(const PlbhacState &s, const PlbhacPuState &pu)
     return mine / all;
 }
 
-double plbhac_measured_end_s(const PlbhacState &s, uint64_t remaining)
+double plbhac_measured_end_s(const PlbhacState &s, uint64_t remaining, const PlbhacPuState *without)
 {
     std::vector<std::pair<double, double>> free_rate;
     for (const auto &p : s.pus)
-        if (const double rate = plbhac_best_rate(*p); rate > 0)
+        if (const double rate = plbhac_best_rate(*p); rate > 0 && p.get() != without && !p->declined)
             free_rate.emplace_back(plbhac_free_in(*p, rate, s.now_s), rate);
     if (free_rate.empty())
         return 0;
     return plbhac_water_filled_end(std::move(free_rate), static_cast<double>(remaining));
+}
+
+bool plbhac_cannot_help(const PlbhacState &s, const PlbhacPuState &pu, uint64_t remaining)
+{
+    if (pu.training_done < 1 || pu.first_training_s <= 0 || s.x_init == 0 || remaining == 0)
+        return false;
+    const double end = plbhac_measured_end_s(s, remaining, &pu);
+    if (end <= 0)
+        return false;  // nobody else measured yet: nothing to compare with
+    const double rate = plbhac_best_rate(pu);
+    if (rate <= 0)
+        return false;
+    // Training is worth it only if it leaves time to use what it taught: the second
+    // training block and at least one block after it must both end before the others would
+    // have finished everything.
+    const uint64_t smallest = std::max(pu.min_block, s.rules.granule);
+    const double block_s = static_cast<double>(smallest) / rate;
+    return 2 * block_s >= end;
 }
 
 }  // namespace hetpu

@@ -31,7 +31,14 @@ double plbhac_least_share(const PlbhacState &s, const PlbhacPuState &pu);
 
 // Seconds from now until `remaining` would be done by the PUs with a measured block alone,
 // each at its best measured throughput once its queue drains: an upper bound on the job's
-// end while some PUs are still unmeasured. 0 when no PU has been measured.
-double plbhac_measured_end_s(const PlbhacState &s, uint64_t remaining);
+// end while some PUs are still unmeasured. 0 when no PU has been measured. `without`: a PU
+// left out; PUs that declined to train (PlbhacPuState::declined) are left out too.
+double plbhac_measured_end_s(const PlbhacState &s, uint64_t remaining, const PlbhacPuState *without = nullptr);
+
+// The guarantee against slow units (docs/design.md, "PLB-HAC: units not worth training"):
+// whether a PU that has measured one training block can no longer shorten the job: even its
+// smallest block, priced in proportion to that measurement (a lower bound where blocks have
+// a fixed cost), would end after the other measured PUs have done everything left.
+bool plbhac_cannot_help(const PlbhacState &s, const PlbhacPuState &pu, uint64_t remaining);
 
 }  // namespace hetpu

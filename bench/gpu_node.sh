@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# One prepared command for a borrowed GPU machine (run it whenever one is available; it
+# explores nothing): builds what it needs, then measures in phases, each timed and each
+# skippable, and writes OUT_DIR/summary.md and OUT_DIR/summary.json.
+#   build  StarPU with CUDA (STARPU_PREFIX, else ./run cuda-check's cached build) and hetpu
+#          against it in BUILD_DIR (default _build-gpu); NODE_GPU=opencl: ./run build.
+#   apps   matmul, grn and k-means at two job lengths (short ~0.2 s, long ~5 s on one
+#          H100/H200 beside 15 CPU workers, sized from the recorded traces' rates) under
+#          plb-hac, hdss, calibrated dmda, eager and ws, the GPU alone and the CPUs alone
+#          (the CPUs alone on the short jobs only: on a long job they would take minutes;
+#          the long table then compares with the GPU alone and dmda), interleaved, every
+#          run verified (bench/plbhac_node_limit.sh does the runs).
+#   ckpt   the checkpoint device tier against the host tier (bench/ckpt_device.sh), when
+#          that bench exists.
+#   mgb    MGB batches on the real device (bench/mgb/real_batch.sh), when it has a CUDA mode.
+# Usage: bench/gpu_node.sh [--dry-run] [OUT_DIR]
+#   --dry-run  prints every command instead of running it.
+# Environment: NODE_GPU (cuda, default; opencl: the CPU + OpenCL node of this repo's tests),
+#   PHASES ("build apps ckpt mgb"), LENGTHS ("short long"), ROUNDS (2), BUILD_DIR, STARPU_PREFIX,
+#   JOBS (make -j, default nproc). Budget: under 8 minutes on a 16-core, 1-GPU machine; when
+#   it runs over, lower ROUNDS before dropping apps.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+dry=
+if [ "${1:-}" = --dry-run ]; then dry=1; shift; fi
+out=${1:-$top/results/bench/gpu_node}
+node_gpu=${NODE_GPU:-cuda}
+phases=${PHASES:-build apps ckpt mgb}
+lengths=${LENGTHS:-short long}
+rounds=${ROUNDS:-2}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+case "$node_gpu" in
+  cuda) build=${BUILD_DIR:-$top/_build-gpu} ;;
+  opencl) build=${BUILD_DIR:-$top/_build} ;;
+  *) echo "gpu_node.sh: NODE_GPU must be cuda or opencl, not '$node_gpu'" >&2; exit 2 ;;
+esac
+mkdir -p "$out"
+timings=$out/phases.tsv
+[ -n "$dry" ] || : >"$timings"
+
+cmd() {  # runs (or, with --dry-run, prints) one command
+  if [ -n "$dry" ]; then
+    printf '%q ' "$@"
+    echo
+  else
+    "$@"
+  fi
+}
+phase() {  # phase NAME FUNCTION: runs it timed; a failed phase is reported, the next ones still run
+  local name=$1 fn=$2 t0=$SECONDS rc=0
+  case " $phases " in *" $name "*) ;; *) echo "== $name: skipped (PHASES)"; return 0 ;; esac
+  echo "== $name (at $((SECONDS))s)"
+  "$fn" || rc=$?
+  [ -n "$dry" ] || printf '%s\t%d\t%d\n' "$name" "$((SECONDS - t0))" "$rc" >>"$timings"
+  [ "$rc" -eq 0 ] || echo "== $name FAILED (exit $rc): see above; the other phases go on"
+}
+
+build_phase() {
+  if [ "$node_gpu" = opencl ]; then
+    cmd "$top/run" build
+    return
+  fi
+  local prefix=${STARPU_PREFIX:-}
+  if [ -z "$prefix" ]; then
+    if [ -n "$dry" ]; then
+      prefix='$(ci/cuda-check.sh TOP JOBS --starpu-only)'
+      cmd "$top/ci/cuda-check.sh" "$top" "$jobs" --starpu-only
+    else
+      prefix=$("$top/ci/cuda-check.sh" "$top" "$jobs" --starpu-only | tail -1)
+    fi
+  fi
+  cmd mkdir -p "$build"
+  [ -n "$dry" ] && echo "cd $build" || cd "$build"
+  cmd env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" "$top/configure" --without-mpi --disable-werror
+  cmd make -j"$jobs"
+  cd "$top"
+}
+
+# Sizes per length: the GPU alone takes ~0.2 s (short) or ~5 s (long) on one H100/H200 at the
+# rates the traces showed (matmul 1.6e-5 s per column at n = 4096, growing as n^2; grn 6.7e-7 s
+# per gene pair; k-means 8e-9 s per point and pass). On the OpenCL node the short sizes only.
+app_settings() {  # app_settings LENGTH: sets the array `settings` (environment of plbhac_node_limit.sh)
+  case "$node_gpu:$1" in
+    cuda:short) settings=(APPS="mm6144 grn kmeans" GRN_GENES=800 KM_N=2000000 KM_ITERS=11) ;;
+    cuda:long) settings=(APPS="mm16384 grn kmeans" GRN_GENES=4000 KM_N=10000000 KM_ITERS=60 SKIP_CPU_ALONE=1) ;;
+    opencl:*) settings=(APPS="mm2048 grn kmeans" GRN_GENES=150 KM_N=200000 KM_ITERS=5) ;;
+  esac
+}
+
+apps_phase() {
+  local length rc=0 settings
+  for length in $lengths; do
+    [ "$node_gpu" = opencl ] && [ "$length" != short ] && continue
+    app_settings "$length"
+    cmd env "${settings[@]}" ROUNDS="$rounds" POLICIES="plb-hac hdss dmda eager ws" NODE_GPU="$node_gpu" \
+      bash "$top/bench/plbhac_node_limit.sh" "$build" "$out/apps-$length" || rc=1
+  done
+  return $rc
+}
+
+ckpt_phase() {
+  [ -f "$top/bench/ckpt_device.sh" ] || { echo "no bench/ckpt_device.sh in this tree: nothing to measure"; return 0; }
+  cmd env NODE_GPU="$node_gpu" bash "$top/bench/ckpt_device.sh" "$build" "$out/ckpt"
+}
+
+mgb_phase() {
+  grep -q 'NODE_GPU\|cuda' "$top/bench/mgb/real_batch.sh" 2>/dev/null ||
+    { echo "bench/mgb/real_batch.sh has no CUDA mode in this tree: nothing to measure"; return 0; }
+  cmd env NODE_GPU="$node_gpu" bash "$top/bench/mgb/real_batch.sh" "$build" "$out/mgb"
+}
+
+echo "gpu_node.sh: NODE_GPU=$node_gpu, phases: $phases, lengths: $lengths, $rounds rounds, build $build"
+phase build build_phase
+phase apps apps_phase
+phase ckpt ckpt_phase
+phase mgb mgb_phase
+[ -z "$dry" ] || exit 0
+
+python3 - "$out" "$timings" <<'PY'
+import json, os, sys
+out, timings = sys.argv[1], sys.argv[2]
+phases = [dict(zip(("phase", "seconds", "exit"), l.split("\t"))) for l in open(timings).read().splitlines()]
+for p in phases:
+    p["seconds"], p["exit"] = int(p["seconds"]), int(p["exit"])
+summary = {"phases": phases, "tables": {}}
+md = ["# GPU node results", "", "| phase | seconds | exit |", "|---|---:|---:|"]
+md += ["| %s | %d | %d |" % (p["phase"], p["seconds"], p["exit"]) for p in phases]
+for name in sorted(os.listdir(out)):
+    path = os.path.join(out, name, "summary.txt")
+    if os.path.isfile(path):
+        text = open(path).read()
+        summary["tables"][name] = text
+        md += ["", "## " + name, "", "```", text.rstrip(), "```"]
+open(os.path.join(out, "summary.md"), "w").write("\n".join(md) + "\n")
+open(os.path.join(out, "summary.json"), "w").write(json.dumps(summary, indent=1) + "\n")
+print("\n".join(md))
+PY
+echo "results: $out/summary.md, $out/summary.json"
