@@ -9,7 +9,7 @@
 // the job's run-time noise factors (the simulator's, drawn from the run's seed). Jobs that
 // fit no device (every memory-aware policy rejects them at once) count in no term.
 //
-// The bound is the largest of four terms, each a necessary condition:
+// The bound is the largest of six terms, each a necessary condition:
 //  - longest: the longest job's standalone time (nothing runs faster than alone);
 //  - sm: per device, the kernels placed there use at most its resident-warp capacity at
 //    each instant (two co-located kernels that fill the device take twice as long, and
@@ -18,8 +18,15 @@
 //    such share over the devices that fit its job;
 //  - memory: per device, the bytes held times the time held (the GPU part at standalone
 //    speed) stay within capacity * makespan;
-//  - workers: each job holds a worker for its whole standalone time.
-// The sm and memory terms are taken per capacity level L (a device's capacity): the jobs
+//  - workers: each job holds a worker for its whole standalone time;
+//  - queue: the worker pool takes jobs in queue order (no policy reorders it), so job k
+//    starts no sooner than the (k - W + 1)-th shortest of the jobs before it ends (W
+//    workers: k - W + 1 of them must have ended), and ends its own time later. With fewer
+//    jobs than workers it is the longest term;
+//  - exclusive: a job holding more than half the memory of every device that fits it never
+//    shares a device with another such job, so per device they run one after the other,
+//    the first no sooner than the least host work before their GPU parts.
+// The sm, memory and exclusive terms are taken per capacity level L (a device's capacity): the jobs
 // that fit only devices of capacity >= L must share those devices alone. At the smallest
 // level this is the plain bound over all devices; a job too large for a device is thus
 // counted only on the devices that fit it.
@@ -37,8 +44,10 @@ struct BoundTerms {
     double sm_s = 0;
     double memory_s = 0;
     double workers_s = 0;
-    double bound_s = 0;         // the largest of the four
-    std::string binding;        // "longest", "sm", "memory" or "workers"
+    double queue_s = 0;
+    double exclusive_s = 0;
+    double bound_s = 0;         // the largest of the six
+    std::string binding;        // "longest", "queue", "exclusive", "sm", "memory" or "workers"
     unsigned jobs_counted = 0;  // jobs that fit some device
 };
 

@@ -49,18 +49,26 @@ void print_summary(const SimResult &r, double wall_s)
 
 nlohmann::json bound_to_json(const BoundTerms &b)
 {
-    return {{"policy", "bound"},        {"lower_bound_s", b.bound_s},
-            {"binding", b.binding},     {"longest_s", b.longest_s},
-            {"sm_s", b.sm_s},           {"memory_s", b.memory_s},
-            {"workers_s", b.workers_s}, {"jobs_counted", b.jobs_counted}};
+    return {{"policy", "bound"},
+            {"lower_bound_s", b.bound_s},
+            {"binding", b.binding},
+            {"longest_s", b.longest_s},
+            {"sm_s", b.sm_s},
+            {"memory_s", b.memory_s},
+            {"workers_s", b.workers_s},
+            {"queue_s", b.queue_s},
+            {"exclusive_s", b.exclusive_s},
+            {"jobs_counted", b.jobs_counted}};
 }
 
 void print_bound(const BoundTerms &b)
 {
     std::printf("lower bound on the makespan: %.1f s (%s binds; %u jobs fit some device)\n", b.bound_s,
                 b.binding.c_str(), b.jobs_counted);
-    std::printf("  longest job %.1f s, SM time %.1f s, memory time %.1f s, workers %.1f s\n", b.longest_s, b.sm_s,
-                b.memory_s, b.workers_s);
+    std::printf(
+        "  longest job %.1f s, queue order %.1f s, exclusive memory %.1f s, SM time %.1f s, memory time %.1f s, "
+        "workers %.1f s\n",
+        b.longest_s, b.queue_s, b.exclusive_s, b.sm_s, b.memory_s, b.workers_s);
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ using namespace hetpu::mgb_sim;
 std::string gpu(double gib)
 {
     std::ostringstream o;
-    o << R"({"name": "toy", "memory_gib": )" << gib << R"(, "sms": 4, "max_warps_per_sm": 64, "max_blocks_per_sm": 32})";
+    o << R"({"name": "toy", "memory_gib": )" << gib
+      << R"(, "sms": 4, "max_warps_per_sm": 64, "max_blocks_per_sm": 32})";
     return o.str();
 }
 
@@ -84,7 +85,29 @@ TEST(MakespanBound, MemoryTimeIsTightForDeviceFillingMemory)
     const BoundTerms b = makespan_lower_bound(s, s.workers, {}, {});
     EXPECT_DOUBLE_EQ(b.memory_s, 20.0);
     EXPECT_NEAR(b.sm_s, 40.0 / 256 / 2, 1e-12);
+    EXPECT_DOUBLE_EQ(b.bound_s, 20.0);
+    EXPECT_DOUBLE_EQ(makespan(s, Policy::Mgb), 20.0);
+}
+
+// Quarter-device jobs: memory, not SMs, binds, and nothing else does.
+TEST(MakespanBound, MemoryTimeIsTightForQuarterDeviceJobs)
+{
+    const MgbScenario s = mix(gpu(16), 8, times(8, job(4, 1, 10)));
+    const BoundTerms b = makespan_lower_bound(s, s.workers, {}, {});
+    EXPECT_DOUBLE_EQ(b.memory_s, 20.0);
+    EXPECT_DOUBLE_EQ(b.exclusive_s, 0.0) << "no job holds more than half the device";
     EXPECT_EQ(b.binding, "memory");
+    EXPECT_DOUBLE_EQ(makespan(s, Policy::Mgb), 20.0);
+}
+
+// Two 10 GiB jobs on a 16 GiB device never share it: 20 s, where bytes x time says 12.5 s.
+TEST(MakespanBound, JobsOverHalfADeviceRunOneAfterTheOther)
+{
+    const MgbScenario s = mix(gpu(16), 2, times(2, job(10, 1, 10)));
+    const BoundTerms b = makespan_lower_bound(s, s.workers, {}, {});
+    EXPECT_DOUBLE_EQ(b.memory_s, 12.5);
+    EXPECT_DOUBLE_EQ(b.exclusive_s, 20.0);
+    EXPECT_EQ(b.binding, "exclusive");
     EXPECT_DOUBLE_EQ(makespan(s, Policy::Mgb), 20.0);
 }
 
@@ -107,6 +130,19 @@ TEST(MakespanBound, WorkersAreTightWhenTheHostBinds)
     EXPECT_DOUBLE_EQ(b.workers_s, 40.0);
     EXPECT_EQ(b.binding, "workers");
     EXPECT_DOUBLE_EQ(makespan(s, Policy::Mgb), 40.0);
+}
+
+// Two workers, the longest job last in the queue: it starts once the shorter of the two
+// before it ends (1 s), so nothing ends before 11 s; the longest job alone says 10.
+TEST(MakespanBound, QueueOrderIsTightWhenTheLongestJobComesLast)
+{
+    const MgbScenario s =
+        mix(gpu(16), 2, job(1, 1, 0.5, 0.5) + ", " + job(1, 1, 0.5, 1.5) + ", " + job(1, 1, 0.5, 9.5));
+    const BoundTerms b = makespan_lower_bound(s, s.workers, {}, {});
+    EXPECT_DOUBLE_EQ(b.longest_s, 10.0);
+    EXPECT_DOUBLE_EQ(b.queue_s, 11.0);
+    EXPECT_EQ(b.binding, "queue");
+    EXPECT_DOUBLE_EQ(makespan(s, Policy::Mgb), 11.0);
 }
 
 TEST(MakespanBound, JobsThatFitNoDeviceCountNowhere)
