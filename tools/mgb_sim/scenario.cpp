@@ -285,7 +285,7 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
         const json &j = jobs[i];
         if (!j.is_object())
             fail(where, "must be an object", R"(write e.g. {"name": "bfs", "memory_gib": 2, "kernels": [...]})");
-        check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat"});
+        check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat", "devices"});
         JobSpec job;
         job.name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>()
                                                                   : "job" + std::to_string(i);
@@ -294,6 +294,16 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
         if (j.contains("cpu_seconds"))
             job.cpu_seconds =
                 seconds(j.at("cpu_seconds"), where + ".cpu_seconds", "host seconds before the GPU part", true);
+        if (j.contains("devices")) {
+            const json &d = j.at("devices");
+            const std::string fix = "device indices (0-based, in the order of \"gpus\" with counts expanded)";
+            if (!d.is_array() || d.empty())
+                fail(where + ".devices", "must be a non-empty array", fix);
+            job.allowed_devices = 0;
+            for (size_t k = 0; k < d.size(); ++k)
+                job.allowed_devices |=
+                    1u << count(d[k], where + ".devices[" + std::to_string(k) + "]", 0, s.gpus.size() - 1, fix);
+        }
         const json &kernels = need(j, where, "kernels", "list the job's kernels (at least one)");
         if (!kernels.is_array() || kernels.empty())
             fail(where + ".kernels", "must be a non-empty array", "list the job's kernels (at least one)");

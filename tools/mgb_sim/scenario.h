@@ -47,8 +47,9 @@ struct KernelSpec {
 
 struct JobSpec {
     std::string name;
-    uint64_t memory_bytes = 0;  // held on one device from its first kernel to its last
-    double cpu_seconds = 0;     // host work before the GPU part (input, setup)
+    uint64_t memory_bytes = 0;       // held on one device from its first kernel to its last
+    uint32_t allowed_devices = ~0u;  // optional "devices": [indices] the job may run on (pinning)
+    double cpu_seconds = 0;          // host work before the GPU part (input, setup)
     std::vector<KernelSpec> kernels;
 };
 

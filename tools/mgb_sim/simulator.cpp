@@ -255,7 +255,7 @@ private:
     {
         PlaceRequest req;
         req.needs = needs_[j];
-        req.allowed_devices = allowed_;
+        req.allowed_devices = allowed_ & s_.jobs[j].allowed_devices;
         req.pid = int32_t(j + 1);
         req.cg_ratio = cg_ratio_;
         const mgb::PlaceResult r = mgb::ledger_place(*ledger_, algorithm_, req);

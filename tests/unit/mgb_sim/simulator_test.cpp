@@ -261,3 +261,20 @@ TEST(MgbSim, TimeSlicedColocationSharesTheDeviceByTurns)
     EXPECT_DOUBLE_EQ(r.makespan_s, 20.0);
     EXPECT_EQ(r.colocation, "time-sliced");
 }
+
+// A job pinned to devices ("devices") runs only there: bench/mgb/small_exact.py tries every
+// pinning of a small mix to find a schedule the node can run.
+TEST(MgbSim, PinnedJobsRunOnlyOnTheirDevices)
+{
+    const std::string pinned = R"({"memory_gib": 1, "devices": [1], "kernels": [{"blocks": 4, "threads_per_block": 32,)"
+                               R"( "seconds": 10}]})";
+    const MgbScenario s = scenario(2, 2, pinned + ", " + pinned);
+    const SimResult r = run(s, Policy::Mgb);
+    EXPECT_EQ(r.job_records[0].device, 1);
+    EXPECT_EQ(r.job_records[1].device, 1);
+    EXPECT_EQ(r.gpus[0].jobs, 0u);
+    EXPECT_THROW(scenario(2, 1,
+                          R"({"memory_gib": 1, "devices": [2], "kernels": [{"blocks": 1, "threads_per_block": 32,)"
+                          R"( "seconds": 1}]})"),
+                 ScenarioError);
+}
