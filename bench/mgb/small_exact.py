@@ -8,10 +8,10 @@ Each mix (small_mix() below: 4-8 jobs, 2 devices, one worker per job so that the
 order never binds) is run under mgb, and under mgb with every job pinned to one device, for
 every one of the 2^n pinnings (the scenario's per-job "devices"). The best pinned makespan is
 a schedule the simulated node can run, so the optimum lies between the bound and it:
-bound <= optimum <= best pinned. Printed per mix: bound, best pinned, mgb, and the ratios;
-mgb / best pinned is how far mgb is from the best schedule found, best pinned / bound how
-loose the bound can at most be... or how far the best pinning is from the optimum: the two
-are not told apart here. Writes OUT_DIR/small_exact.md.
+bound <= optimum <= best pinned. Printed per mix: bound, best pinned, mgb, and the ratios:
+best pinned / bound is the most the bound can be below the optimum, mgb / best pinned at
+least how far mgb is from it. (Pinning fixes devices, not the order within a device: the
+optimum may be below the best pinning.) Writes OUT_DIR/small_exact.md.
 """
 import argparse
 import copy
