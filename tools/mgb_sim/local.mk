@@ -21,3 +21,7 @@ tests_mgb_sim_tests_SOURCES = \
 tests_mgb_sim_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
 tests_mgb_sim_tests_LDADD = tools/libhetpu_mgb_sim.la $(GTEST_LIBS)
 TESTS += tests/mgb_sim_tests
+
+# The command line: the bound, the co-location models, bad input refused.
+TESTS += tests/cli/mgb_sim_cli.sh
+EXTRA_DIST += tests/cli/mgb_sim_cli.sh
