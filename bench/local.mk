@@ -35,7 +35,8 @@ bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core
 EXTRA_DIST += bench/ckpt_plot.sh
 
 # MGB evaluation (`./run bench mgb`): scripts only, driving tools/hetpu (mgb-sim, batch).
-EXTRA_DIST += bench/mgb/gen_workloads.py bench/mgb/sim_bench.py bench/mgb/real_batch.sh
+EXTRA_DIST += bench/mgb/gen_workloads.py bench/mgb/sim_bench.py bench/mgb/real_batch.sh \
+	bench/mgb/bound_eval.py bench/mgb/small_exact.py
 EXTRA_DIST += bench/sim_makespans.py bench/plbhac_models_sim.sh bench/plbhac_node_limit.sh bench/plbhac_random_sim.py bench/plbhac_ramp_bound.py \
 	bench/plbhac_node_family.py \
 	bench/plbhac_lib_ab.sh bench/plbhac_static_split.sh bench/real_node_apps.sh \

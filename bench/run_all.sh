@@ -81,6 +81,10 @@ for suite in "${suites[@]}"; do
     mgb)
       echo "== mgb_sim: the MGB paper's Fig. 4-6 and Tables II-IV with hetpu mgb-sim (results/mgb/)"
       python3 "$top/bench/mgb/sim_bench.py" "$build/tools/hetpu" "$top/results/mgb"
+      echo "== mgb_bound: every policy as a multiple of the makespan lower bound (results/mgb-bound/)"
+      python3 "$top/bench/mgb/bound_eval.py" "$build/tools/hetpu" "$top/results/mgb-bound"
+      echo "== mgb_small: the bound against the best pinning on small mixes (results/mgb-small/)"
+      python3 "$top/bench/mgb/small_exact.py" "$build/tools/hetpu" "$top/results/mgb-small"
       echo "== mgb_batch: hetpu batch of kmeans and matmul jobs on the two-device PoCL node"
       bash "$top/bench/mgb/real_batch.sh" "$build" "$top/results/mgb/batch" ;;
     *)

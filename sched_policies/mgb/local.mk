@@ -26,8 +26,8 @@ tests_programs_mgb_overflow_hetpu_SOURCES = tests/programs/mgb_overflow.c
 tests_programs_mgb_overflow_hetpu_CFLAGS = $(AM_CFLAGS) $(STARPU_CFLAGS) -DWITH_HETPU
 tests_programs_mgb_overflow_hetpu_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS)
 
-TESTS += tests/cli/mgb_node.sh tests/cli/mgb_cuda_syntax.sh
-EXTRA_DIST += tests/cli/mgb_node.sh tests/cli/mgb_cuda_syntax.sh
+TESTS += tests/cli/mgb_node.sh tests/cli/mgb_cuda_syntax.sh tests/cli/mgb_mixed_limits.sh
+EXTRA_DIST += tests/cli/mgb_node.sh tests/cli/mgb_cuda_syntax.sh tests/cli/mgb_mixed_limits.sh
 
 # The policies on the test node (1 CPU + 1 OpenCL worker), through hetpu_init().
 check_PROGRAMS += tests/mgb_integration_tests

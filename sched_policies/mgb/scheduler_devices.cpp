@@ -149,19 +149,10 @@ void Scheduler::register_devices()
         }
     }
     ledger_->with_ledger([&](Ledger &ledger) {
-        // A device keeps the smallest capacity reported by the processes sharing it; once
-        // they have all gone, the first newcomer's view replaces theirs (a stale segment
-        // must not keep a limit nobody runs under any more).
-        bool alone = true;
-        for (const ProcessEntry &p : ledger.processes)
-            if (p.pid && p.pid != pid_)
-                alone = false;
-        for (size_t d = 0; d < devices_.size(); ++d) {
-            const int l = ledger_add_device(ledger, devices_[d].key, devices_[d].spec);
-            ledger_index_[d] = l;
-            if (l >= 0 && alone && ledger.devices[l].tasks == 0)
-                ledger.devices[l].spec = devices_[d].spec;
-        }
+        // Our StarPU memory limit bounds our own grants; the device's capacity is the largest
+        // limit among the live processes and shrinks back when they exit (issue 47).
+        for (size_t d = 0; d < devices_.size(); ++d)
+            ledger_index_[d] = ledger_add_device(ledger, devices_[d].key, devices_[d].spec, pid_);
     });
     for (size_t d = 0; d < devices_.size(); ++d) {
         if (ledger_index_[d] < 0)
@@ -238,17 +229,25 @@ void Scheduler::refuse(struct starpu_task *task, const TaskInfo &info) const
     for (size_t d = 0; d < devices_.size(); ++d)
         if ((info.accelerators & (1u << d)) && (!largest || devices_[d].spec.memory_bytes > largest->spec.memory_bytes))
             largest = &devices_[d];
+    // A task without gpu_needs has blocks == 0: the core takes it to fill the device.
+    const std::string shape = info.needs.blocks == 0 ? std::string("unannotated: assumed to fill the device")
+                                                     : std::to_string(info.needs.blocks) + " blocks of " +
+                                                           std::to_string(info.needs.threads_per_block) + " threads";
     std::fprintf(stderr,
-                 "hetpu %s: task %s needs %.1f MiB of device memory (%u blocks of %u threads), more than any device "
-                 "that can run it holds (largest: %s, %s, %.1f MiB), and it has no CPU implementation: it can never "
-                 "run. Give it less data (smaller blocks), raise the device's STARPU_LIMIT_*_MEM, or add a CPU "
-                 "implementation to its codelet.\n",
-                 algorithm_name(algorithm_), task_label(task).c_str(), need / kMiB, info.needs.blocks,
-                 info.needs.threads_per_block, largest ? largest->key.c_str() : "none",
-                 largest ? largest->spec.name : "-", largest ? largest->spec.memory_bytes / kMiB : 0.0);
+                 "hetpu %s: task %s needs %.1f MiB of device memory (%s), more than any device that can run it holds "
+                 "(largest: %s, %s, %.1f MiB), and it has no CPU implementation: it can never run. Give it less data "
+                 "(smaller blocks), raise the device's STARPU_LIMIT_*_MEM, or add a CPU implementation to its "
+                 "codelet.\n",
+                 algorithm_name(algorithm_), task_label(task).c_str(), need / kMiB, shape.c_str(),
+                 largest ? largest->key.c_str() : "none", largest ? largest->spec.name : "-",
+                 largest ? largest->spec.memory_bytes / kMiB : 0.0);
     std::fflush(stderr);
-    // StarPU cannot fail a single task: returning an error from push would leave the
-    // application waiting for it forever. Stopping now is the only alternative to a hang.
+    // StarPU 1.3 gives a policy no way to fail a single task: a task has no error state for
+    // starpu_task_wait to report, a task pushed once its dependencies end has no caller to
+    // take push_task's return value, and a task that is never handed out keeps
+    // starpu_task_wait_for_all waiting for ever. So the program's
+    // other tasks cannot be let finish: stopping now, with the message above, is the only
+    // alternative to a hang (docs/mgb.md, "A task that can never run").
     _exit(EXIT_FAILURE);
 }
 
@@ -269,7 +268,13 @@ void Scheduler::sync_others_reservations()
                 if (g.id && g.device == l && g.pid == pid_)
                     mine += g.bytes;
             const uint64_t reserved = ledger.devices[l].reserved_bytes;
-            others[d] = reserved > mine ? reserved - mine : 0;
+            const uint64_t theirs = reserved > mine ? reserved - mine : 0;
+            // Only what they hold inside our own limit takes room from our StarPU: a device
+            // larger than our limit has (capacity - limit) bytes we never use anyway.
+            const uint64_t capacity = ledger.devices[l].capacity();
+            const uint64_t limit = std::min(devices_[d].spec.memory_bytes, capacity);
+            const uint64_t outside = capacity - limit;
+            others[d] = theirs > outside ? theirs - outside : 0;
         }
     });
     for (size_t d = 0; d < devices_.size(); ++d) {

@@ -72,7 +72,7 @@ bool Scheduler::try_start(struct starpu_task *task, const TaskInfo &info, Ledger
             if (const Grant *g = ledger_find_grant(ledger, placed.grant))
                 a.warps = g->warps;
             a.handles = info.handles;
-            residency_.hold(static_cast<unsigned>(local), info.handles);
+            residency_.hold(static_cast<unsigned>(local), placed.grant, info.handles);
             trace(TraceEvent::Grant, a, ledger);
             const bool backlog = busy_[best] > 0;
             assign(task, std::move(a), wake);
@@ -295,9 +295,10 @@ void Scheduler::release(const Assignment &a)
 {
     --busy_[a.worker];
     if (a.device >= 0) {
-        residency_.drop(static_cast<unsigned>(a.device), a.handles);
+        // Shared data this task paid for stays counted while another task here uses it.
+        const std::vector<HandleTransfer> handed = residency_.drop(static_cast<unsigned>(a.device), a.grant, a.handles);
         ledger_->with_ledger([&](Ledger &ledger) {
-            ledger_release(ledger, a.grant);
+            ledger_release_handing_over(ledger, a.grant, handed.data(), handed.size());
             trace(TraceEvent::Release, a, ledger);
         });
     }

@@ -30,6 +30,7 @@ nlohmann::json job_json(const JobResult &r)
             {"signal", r.signal},
             {"timed_out", r.timed_out},
             {"crashed", r.crashed},
+            {"signal_via_shell", r.signal_via_shell},
             {"ok", r.ok()}};
 }
 

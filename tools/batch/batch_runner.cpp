@@ -31,6 +31,44 @@ struct Running {
 
 void no_op_handler(int) {}
 
+}  // namespace
+
+std::string shell_line(const std::string &command)
+{
+    // Shell syntax that exec would change the meaning of: lists, pipes, redirections,
+    // expansions, globs, grouping, comments, line breaks.
+    if (command.find_first_of("|&;<>()$`\\*?[#~{}!\n") != std::string::npos)
+        return command;
+    const size_t start = command.find_first_not_of(" \t");
+    if (start == std::string::npos)
+        return command;
+    const std::string first = command.substr(start, command.find_first_of(" \t", start) - start);
+    // `VAR=value prog` (an assignment, not a program), and the shell's own commands, which
+    // exec cannot run.
+    static const char *const builtins[] = {
+        "exit",    "return",   "cd",    "export", "set",      "unset",   "eval",  "exec",   ".",
+        ":",       "wait",     "trap",  "read",   "shift",    "times",   "umask", "ulimit", "alias",
+        "unalias", "readonly", "local", "break",  "continue", "getopts", "hash",  "type",   "command",
+        "fg",      "bg",       "jobs",  "if",     "for",      "while",   "until", "case",   "source"};
+    if (first.find('=') != std::string::npos ||
+        std::any_of(std::begin(builtins), std::end(builtins), [&](const char *b) { return first == b; }))
+        return command;
+    return "exec " + command;
+}
+
+int crash_signal_reported_by_shell(int exit_status)
+{
+    // A shell whose last command died of signal N exits with 128 + N. Only signals that
+    // mean a crash are decoded: SIGTERM, SIGINT or SIGKILL may be a job's own way to stop.
+    static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGSYS, SIGTRAP};
+    for (int sig : crash_signals)
+        if (exit_status == 128 + sig)
+            return sig;
+    return 0;
+}
+
+namespace {
+
 int open_log(const std::string &path)
 {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -111,6 +149,7 @@ std::vector<JobResult> run_batch(const std::vector<std::string> &commands, const
         r.result.index = i;
         r.result.command = commands[i];
         r.result.start_s = now_s();
+        const std::string line = shell_line(commands[i]);  // built before fork: the child only execs
         const pid_t pid = ::fork();
         if (pid < 0)
             throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -125,7 +164,9 @@ std::vector<JobResult> run_batch(const std::vector<std::string> &commands, const
                 ::dup2(out_fd, 1);
             if (err_fd >= 0)
                 ::dup2(err_fd, 2);
-            ::execl("/bin/sh", "sh", "-c", commands[i].c_str(), static_cast<char *>(nullptr));
+            // A simple command replaces the shell, so its own death by a signal reaches us
+            // (dash does not exec the last command itself: a crash read as exit 139).
+            ::execl("/bin/sh", "sh", "-c", line.c_str(), static_cast<char *>(nullptr));
             _exit(127);
         }
         ::setpgid(pid, pid);  // both sides: whichever runs first, the group exists before any kill
@@ -157,6 +198,11 @@ std::vector<JobResult> run_batch(const std::vector<std::string> &commands, const
             r.result.end_s = now_s();
             if (WIFEXITED(status)) {
                 r.result.exit_status = WEXITSTATUS(status);
+                if (const int sig = crash_signal_reported_by_shell(r.result.exit_status); sig && !r.result.timed_out) {
+                    r.result.signal = sig;
+                    r.result.crashed = true;
+                    r.result.signal_via_shell = true;
+                }
             } else if (WIFSIGNALED(status)) {
                 r.result.signal = WTERMSIG(status);
                 r.result.crashed = !r.result.timed_out;

@@ -3,7 +3,7 @@
 // paper's evaluation (C. Chen, C. Porter, S. Pande, "Effective GPU Sharing Under Compiler
 // Guidance", Section V-A): every job is queued at t = 0, each worker takes the next one.
 //
-// A job is `/bin/sh -c LINE` in its own process group; the job is that whole group. When
+// A job is `/bin/sh -c LINE` (`exec LINE` for one simple command) in its own process group; the job is that whole group. When
 // its shell exits, whatever it left running in the group is killed (a job's stray
 // background processes would otherwise keep a device busy past its end). Past the timeout
 // the group gets SIGTERM, then SIGKILL two seconds later: a hang (StarPU retrying an
@@ -21,12 +21,22 @@ struct JobResult {
     std::string command;
     double start_s = 0;  // since the batch started
     double end_s = 0;
-    int exit_status = -1;    // the shell's exit status; -1 when it ended by a signal
-    int signal = 0;          // the signal that ended it (0: none)
-    bool timed_out = false;  // killed by us past the timeout
-    bool crashed = false;    // ended by a signal we did not send (SIGSEGV, SIGABRT, ...)
+    int exit_status = -1;           // the shell's exit status; -1 when it ended by a signal
+    int signal = 0;                 // the signal that ended it (0: none)
+    bool timed_out = false;         // killed by us past the timeout
+    bool crashed = false;           // ended by a signal we did not send (SIGSEGV, SIGABRT, ...)
+    bool signal_via_shell = false;  // the crash was read from the shell's exit status 128 + signal
     bool ok() const { return exit_status == 0 && !timed_out && !crashed; }
 };
+
+// The line the job's /bin/sh -c runs: "exec LINE" when LINE is one simple command of a
+// program (no shell syntax, not a builtin, no leading assignment), so that the program's
+// death by a signal is seen as such; otherwise LINE unchanged.
+std::string shell_line(const std::string &command);
+// The crash signal a shell reports as exit status 128 + N (SIGSEGV, SIGBUS, SIGABRT, SIGFPE,
+// SIGILL, SIGSYS, SIGTRAP); 0 for any other status. A program that exits 139 by itself is
+// taken for a crash too: no shell can tell the two apart.
+int crash_signal_reported_by_shell(int exit_status);
 
 struct BatchOptions {
     unsigned workers = 1;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -31,6 +32,8 @@ void print_summary(const SimResult &r, double wall_s)
     std::printf("policy %s (%u workers%s): makespan %.1f s, %u/%u jobs completed, %u crashed, %u rejected\n",
                 r.policy.c_str(), r.workers, r.cg_ratio ? (", cg ratio " + std::to_string(r.cg_ratio)).c_str() : "",
                 r.makespan_s, r.jobs_completed, r.jobs, r.jobs_crashed, r.jobs_rejected);
+    std::printf("  lower bound %.1f s (%s): makespan is %.3fx the bound\n", r.lower_bound_s, r.bound.binding.c_str(),
+                r.lower_bound_s > 0 ? r.makespan_s / r.lower_bound_s : 0.0);
     std::printf("  throughput %.2f jobs/h, mean turnaround %.1f s, mean wait for a device %.1f s, "
                 "mean kernel slowdown %.2f%%  (%llu events, simulated in %.4f s)\n",
                 r.throughput_jobs_per_hour, r.mean_turnaround_s, r.mean_gpu_wait_s, r.mean_kernel_slowdown_pct,
@@ -42,6 +45,30 @@ void print_summary(const SimResult &r, double wall_s)
             d, g.name.c_str(), r.makespan_s > 0 ? 100.0 * g.busy_s / r.makespan_s : 0.0, g.jobs, g.peak_jobs,
             g.peak_allocated_bytes / kGiB, g.peak_reserved_bytes / kGiB);
     }
+}
+
+nlohmann::json bound_to_json(const BoundTerms &b)
+{
+    return {{"policy", "bound"},
+            {"lower_bound_s", b.bound_s},
+            {"binding", b.binding},
+            {"longest_s", b.longest_s},
+            {"sm_s", b.sm_s},
+            {"memory_s", b.memory_s},
+            {"workers_s", b.workers_s},
+            {"queue_s", b.queue_s},
+            {"exclusive_s", b.exclusive_s},
+            {"jobs_counted", b.jobs_counted}};
+}
+
+void print_bound(const BoundTerms &b)
+{
+    std::printf("lower bound on the makespan: %.1f s (%s binds; %u jobs fit some device)\n", b.bound_s,
+                b.binding.c_str(), b.jobs_counted);
+    std::printf(
+        "  longest job %.1f s, queue order %.1f s, exclusive memory %.1f s, SM time %.1f s, memory time %.1f s, "
+        "workers %.1f s\n",
+        b.longest_s, b.queue_s, b.exclusive_s, b.sm_s, b.memory_s, b.workers_s);
 }
 
 }  // namespace
@@ -63,6 +90,9 @@ nlohmann::json result_to_json(const SimResult &r, bool per_job)
         {"mean_gpu_wait_s", r.mean_gpu_wait_s},
         {"mean_kernel_slowdown_pct", r.mean_kernel_slowdown_pct},
         {"events", r.events},
+        {"colocation", r.colocation},
+        {"lower_bound_s", r.lower_bound_s},
+        {"makespan_over_bound", r.lower_bound_s > 0 ? r.makespan_s / r.lower_bound_s : 0.0},
     };
     if (r.cg_ratio)
         j["cg_ratio"] = r.cg_ratio;
@@ -102,24 +132,47 @@ int mgb_sim_command(int argc, char **argv)
                  "hetpu mgb-sim"};
     std::string scenario_path, policies = "mgb";
     unsigned cg_ratio = 0, workers = 0;
-    uint64_t seed = 1;
+    int64_t seed = 1;
+    std::string colocation;
     bool json = false, per_job = false;
     app.add_option("--scenario", scenario_path, "scenario JSON file")->required();
     app.add_option("--policy", policies,
-                   "sa, cg, mgb (Alg. 3), mgb-exact (Alg. 2) or schedgpu (memory only, one device); "
-                   "several separated by commas run one after the other (default mgb)");
+                   "sa, cg, mgb (Alg. 3), mgb-exact (Alg. 2), schedgpu (memory only, one device), or bound (the "
+                   "makespan lower bound and its terms, no simulation); several separated by commas run one after "
+                   "the other (default mgb)");
+    app.add_option("--colocation", colocation,
+                   "how co-located kernels share a device: mps (concurrent kernels) or time-sliced (no MPS); "
+                   "default: the scenario's \"colocation\", else mps");
     app.add_option("--cg-ratio", cg_ratio, "CG's jobs per device (default: ceil(workers / devices))");
     app.add_option("--workers", workers, "worker pool size (default: the scenario's)")->check(CLI::Range(1u, 4096u));
-    app.add_option("--seed", seed, "seed of the run-time noise (scenario \"noise\"; default 1)");
+    app.add_option("--seed", seed, "seed of the run-time noise (scenario \"noise\"; 0 or more, default 1)");
     app.add_flag("--json", json, "one JSON object per run (one line each) instead of the summary");
     app.add_flag("--per-job", per_job, "with --json: add every job's record (device, start, end, outcome)");
     if (const auto rc = hetpu::cli::parse_args(app, argc, argv))
         return *rc;
-    std::vector<Policy> runs;
+    if (seed < 0) {  // a uint64_t option would take -1 as 2^64 - 1 without a word
+        std::fprintf(stderr, "hetpu mgb-sim: --seed must be 0 or more (got %lld)\n", static_cast<long long>(seed));
+        return 2;
+    }
+    std::optional<Colocation> model;
+    if (!colocation.empty()) {
+        Colocation c;
+        if (!parse_colocation(colocation, c)) {
+            std::fprintf(stderr, "hetpu mgb-sim: --colocation: unknown model '%s' (mps or time-sliced)\n",
+                         colocation.c_str());
+            return 2;
+        }
+        model = c;
+    }
+    std::vector<std::optional<Policy>> runs;  // nullopt: the bound
     for (const std::string &name : split_commas(policies)) {
         Policy p;
+        if (name == "bound") {
+            runs.push_back(std::nullopt);
+            continue;
+        }
         if (!parse_policy(name, p)) {
-            std::fprintf(stderr, "hetpu mgb-sim: unknown policy '%s' (sa, cg, mgb, mgb-exact, schedgpu)\n",
+            std::fprintf(stderr, "hetpu mgb-sim: unknown policy '%s' (sa, cg, mgb, mgb-exact, schedgpu, bound)\n",
                          name.c_str());
             return 2;
         }
@@ -136,12 +189,28 @@ int mgb_sim_command(int argc, char **argv)
         std::fprintf(stderr, "hetpu mgb-sim: %s\n", e.what());
         return 1;
     }
-    for (Policy p : runs) {
+    for (const std::optional<Policy> &p : runs) {
+        if (!p) {
+            std::vector<double> cpu, gpu;
+            draw_job_factors(scenario, uint64_t(seed), cpu, gpu);
+            const BoundTerms b = makespan_lower_bound(scenario, workers ? workers : scenario.workers, cpu, gpu);
+            if (json) {
+                nlohmann::json j = bound_to_json(b);
+                j["tool"] = "hetpu mgb-sim";
+                j["scenario"] = scenario_path;
+                j["seed"] = seed;
+                std::printf("%s\n", j.dump().c_str());
+            } else {
+                print_bound(b);
+            }
+            continue;
+        }
         SimOptions options;
-        options.policy = p;
+        options.policy = *p;
         options.workers = workers;
         options.cg_ratio = cg_ratio;
-        options.seed = seed;
+        options.seed = uint64_t(seed);
+        options.colocation = model;
         const auto t0 = std::chrono::steady_clock::now();
         const SimResult r = simulate(scenario, options);
         const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

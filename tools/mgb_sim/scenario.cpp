@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -22,6 +23,16 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // A scenario is a batch of at most this many jobs: far beyond the paper's 128-job runs, and
 // small enough that a typo ("repeat": 1e9) is an error instead of an endless simulation.
 constexpr uint64_t kMaxJobs = 100000;
+// Ranges that keep every sum and product of the simulation exact and finite (issue 47:
+// 1e10 GiB jobs wrapped the byte counters, 1e300 s printed makespans of 1e305). A PiB of
+// device memory and a year per phase are far beyond any real job; 4096 live jobs of a PiB
+// each still sum below 2^63 bytes.
+constexpr double kMaxMemoryGiB = 1024.0 * 1024.0;  // 1 PiB
+constexpr double kMaxSeconds = 365.0 * 24 * 3600;  // one year
+constexpr double kMaxInterference = 100.0;
+// Kernel launches (the simulator's events) in the whole batch: beyond this a run would take
+// minutes, so it is refused instead of started.
+constexpr uint64_t kMaxLaunches = 10000000;
 
 [[noreturn]] void fail(const std::string &field, const std::string &problem, const std::string &fix)
 {
@@ -81,6 +92,35 @@ double non_negative(const json &v, const std::string &field, const std::string &
     return d;
 }
 
+std::string plain(double d)
+{
+    std::ostringstream out;
+    out << std::setprecision(12) << d;
+    return out.str();
+}
+
+double at_most(double d, double max, const json &v, const std::string &field, const std::string &fix)
+{
+    if (d > max)
+        fail(field, "must be at most " + plain(max) + " (got " + shown(v) + ")", fix);
+    return d;
+}
+
+uint64_t gib_to_bytes(const json &v, const std::string &field, const std::string &fix)
+{
+    const double gib = at_most(positive(v, field, fix), kMaxMemoryGiB, v, field, fix);
+    const uint64_t bytes = uint64_t(std::llround(gib * kGiB));
+    if (bytes == 0)
+        fail(field, "is below one byte (got " + shown(v) + ")", fix);
+    return bytes;
+}
+
+double seconds(const json &v, const std::string &field, const std::string &fix, bool zero_ok)
+{
+    const double d = zero_ok ? non_negative(v, field, fix) : positive(v, field, fix);
+    return at_most(d, kMaxSeconds, v, field, fix);
+}
+
 uint32_t count(const json &v, const std::string &field, uint64_t min, uint64_t max, const std::string &fix)
 {
     if (!v.is_number_integer() && !v.is_number_unsigned())
@@ -131,8 +171,7 @@ mgb::GpuSpec parse_gpu(const json &g, const std::string &where)
         return nullptr;
     };
     if (const json *v = field("memory_gib"))
-        spec.memory_bytes =
-            uint64_t(std::llround(positive(*v, where + ".memory_gib", "device memory in GiB, e.g. 16") * kGiB));
+        spec.memory_bytes = gib_to_bytes(*v, where + ".memory_gib", "device memory in GiB, e.g. 16");
     if (const json *v = field("sms"))
         spec.sms = count(*v, where + ".sms", 1, mgb::kMaxSms, "streaming multiprocessors, e.g. 80 for a V100");
     if (const json *v = field("max_warps_per_sm"))
@@ -167,17 +206,29 @@ KernelSpec parse_kernel(const json &k, const std::string &where)
     if (k.contains("shared_mem_per_block"))
         out.shared_mem_per_block = count(k.at("shared_mem_per_block"), where + ".shared_mem_per_block", 0,
                                          std::numeric_limits<uint32_t>::max(), "bytes of shared memory per block");
-    out.seconds = positive(need(k, where, "seconds", "the kernel's standalone run time in seconds"), where + ".seconds",
-                           "the kernel's standalone run time in seconds");
+    out.seconds = seconds(need(k, where, "seconds", "the kernel's standalone run time in seconds"), where + ".seconds",
+                          "the kernel's standalone run time in seconds", false);
     if (k.contains("host_seconds"))
         out.host_seconds =
-            non_negative(k.at("host_seconds"), where + ".host_seconds", "host seconds after each launch");
+            seconds(k.at("host_seconds"), where + ".host_seconds", "host seconds after each launch", true);
     if (k.contains("repeat"))
         out.repeat = count(k.at("repeat"), where + ".repeat", 1, 1000000, "launches in a row, at least 1");
     return out;
 }
 
 }  // namespace
+
+const char *colocation_name(Colocation c) { return c == Colocation::Mps ? "mps" : "time-sliced"; }
+
+bool parse_colocation(const std::string &name, Colocation &out)
+{
+    for (Colocation c : {Colocation::Mps, Colocation::TimeSliced})
+        if (name == colocation_name(c)) {
+            out = c;
+            return true;
+        }
+    return false;
+}
 
 MgbScenario parse_mgb_scenario(const std::string &json_text)
 {
@@ -189,7 +240,7 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
     }
     if (!root.is_object())
         fail("(top level)", "must be an object", R"(write {"gpus": [...], "workers": N, "jobs": [...]})");
-    check_keys(root, "(top level)", {"gpus", "workers", "jobs", "noise", "interference", "comment"});
+    check_keys(root, "(top level)", {"gpus", "workers", "jobs", "noise", "interference", "colocation", "comment"});
 
     MgbScenario s;
     const json &gpus =
@@ -216,10 +267,17 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
             fail("noise", "must be below 1 (got " + shown(root.at("noise")) + ")", "a relative spread, e.g. 0.05");
     }
     if (root.contains("interference"))
-        s.interference =
-            non_negative(root.at("interference"), "interference", "the co-location slowdown factor, e.g. 0.05");
+        s.interference = at_most(
+            non_negative(root.at("interference"), "interference", "the co-location slowdown factor, e.g. 0.05"),
+            kMaxInterference, root.at("interference"), "interference", "the co-location slowdown factor, e.g. 0.05");
 
+    if (root.contains("colocation")) {
+        const json &c = root.at("colocation");
+        if (!c.is_string() || !parse_colocation(c.get<std::string>(), s.colocation))
+            fail("colocation", "unknown model " + shown(c), R"("mps" (concurrent kernels) or "time-sliced" (no MPS))");
+    }
     const json &jobs = need(root, "(top level)", "jobs", "list the batch's jobs");
+    uint64_t launches = 0;
     if (!jobs.is_array() || jobs.empty())
         fail("jobs", "must be a non-empty array", "list the batch's jobs");
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -227,17 +285,25 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
         const json &j = jobs[i];
         if (!j.is_object())
             fail(where, "must be an object", R"(write e.g. {"name": "bfs", "memory_gib": 2, "kernels": [...]})");
-        check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat"});
+        check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat", "devices"});
         JobSpec job;
         job.name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>()
                                                                   : "job" + std::to_string(i);
-        job.memory_bytes =
-            uint64_t(std::llround(positive(need(j, where, "memory_gib", "the job's device memory in GiB"),
-                                           where + ".memory_gib", "the job's device memory in GiB") *
-                                  kGiB));
+        job.memory_bytes = gib_to_bytes(need(j, where, "memory_gib", "the job's device memory in GiB"),
+                                        where + ".memory_gib", "the job's device memory in GiB");
         if (j.contains("cpu_seconds"))
             job.cpu_seconds =
-                non_negative(j.at("cpu_seconds"), where + ".cpu_seconds", "host seconds before the GPU part");
+                seconds(j.at("cpu_seconds"), where + ".cpu_seconds", "host seconds before the GPU part", true);
+        if (j.contains("devices")) {
+            const json &d = j.at("devices");
+            const std::string fix = "device indices (0-based, in the order of \"gpus\" with counts expanded)";
+            if (!d.is_array() || d.empty())
+                fail(where + ".devices", "must be a non-empty array", fix);
+            job.allowed_devices = 0;
+            for (size_t k = 0; k < d.size(); ++k)
+                job.allowed_devices |=
+                    1u << count(d[k], where + ".devices[" + std::to_string(k) + "]", 0, s.gpus.size() - 1, fix);
+        }
         const json &kernels = need(j, where, "kernels", "list the job's kernels (at least one)");
         if (!kernels.is_array() || kernels.empty())
             fail(where + ".kernels", "must be a non-empty array", "list the job's kernels (at least one)");
@@ -247,6 +313,13 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
             j.contains("repeat") ? count(j.at("repeat"), where + ".repeat", 1, kMaxJobs, "copies of this job") : 1;
         if (s.jobs.size() + repeat > kMaxJobs)
             fail(where + ".repeat", "more than " + std::to_string(kMaxJobs) + " jobs in all", "split the batch");
+        uint64_t job_launches = 0;
+        for (const KernelSpec &k : job.kernels)
+            job_launches += k.repeat;
+        launches += job_launches * repeat;
+        if (launches > kMaxLaunches)
+            fail(where, "takes the batch past " + std::to_string(kMaxLaunches) + " kernel launches in all",
+                 "lower the jobs' or kernels' \"repeat\", or simulate fewer jobs");
         for (uint32_t r = 0; r < repeat; ++r)
             s.jobs.push_back(job);
     }

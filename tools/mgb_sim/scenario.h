@@ -25,6 +25,11 @@
 
 namespace hetpu::mgb_sim {
 
+// How co-located kernels share a device (simulator.h): concurrently (MPS) or time-sliced.
+enum class Colocation { Mps, TimeSliced };
+const char *colocation_name(Colocation c);  // "mps", "time-sliced"
+bool parse_colocation(const std::string &name, Colocation &out);
+
 // Every message names the offending field (e.g. "jobs[3].kernels[0].seconds") and how to fix it.
 struct ScenarioError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -42,8 +47,9 @@ struct KernelSpec {
 
 struct JobSpec {
     std::string name;
-    uint64_t memory_bytes = 0;  // held on one device from its first kernel to its last
-    double cpu_seconds = 0;     // host work before the GPU part (input, setup)
+    uint64_t memory_bytes = 0;       // held on one device from its first kernel to its last
+    uint32_t allowed_devices = ~0u;  // optional "devices": [indices] the job may run on (pinning)
+    double cpu_seconds = 0;          // host work before the GPU part (input, setup)
     std::vector<KernelSpec> kernels;
 };
 
@@ -56,6 +62,7 @@ struct MgbScenario {
     // work and one for its GPU work, from the run's seed (0: exact, seed irrelevant).
     double noise = 0;
     double interference = 0.05;  // see simulator.h (co-location model)
+    Colocation colocation = Colocation::Mps;
 };
 
 MgbScenario parse_mgb_scenario(const std::string &json_text);

@@ -10,6 +10,7 @@
 #include "sched_policies/mgb/core/gpu_ledger.h"
 #include "sched_policies/mgb/core/task_needs.h"
 #include "sched_policies/mgb/core/wait_queue.h"
+#include "tools/mgb_sim/makespan_bound.h"
 
 namespace hetpu::mgb_sim {
 
@@ -90,14 +91,14 @@ public:
         for (size_t d = 0; d < s.gpus.size(); ++d)
             result_.gpus[d].name = s.gpus[d].name;
         result_.job_records.resize(s.jobs.size());
-        std::mt19937_64 rng(o.seed);
+        draw_job_factors(s, o.seed, cpu_factors_, gpu_factors_);
         for (size_t j = 0; j < s.jobs.size(); ++j) {
             result_.job_records[j].name = s.jobs[j].name;
-            // Drawn in job order before anything runs, so every policy sees the same jobs.
-            live_[j].cpu_factor = draw_factor(rng, s.noise);
-            live_[j].gpu_factor = draw_factor(rng, s.noise);
+            live_[j].cpu_factor = cpu_factors_[j];
+            live_[j].gpu_factor = gpu_factors_[j];
             needs_.push_back(job_needs(s.jobs[j], s.gpus.front()));
         }
+        colocation_ = o.colocation ? *o.colocation : s.colocation;
         workers_ = o.workers ? o.workers : s.workers;
         const unsigned ndev = unsigned(s.gpus.size());
         cg_ratio_ = o.cg_ratio ? o.cg_ratio : (workers_ + ndev - 1) / ndev;
@@ -168,13 +169,22 @@ private:
     void compute_rates()
     {
         std::vector<uint64_t> warps(s_.gpus.size(), 0);
+        std::vector<unsigned> kernels(s_.gpus.size(), 0);
         for (size_t j : active_)
-            if (live_[j].phase == Phase::Kernel)
+            if (live_[j].phase == Phase::Kernel) {
                 warps[size_t(live_[j].device)] += live_[j].warps;
+                ++kernels[size_t(live_[j].device)];
+            }
         for (size_t j : active_) {
             Live &l = live_[j];
             if (l.phase != Phase::Kernel)
                 continue;
+            if (colocation_ == Colocation::TimeSliced) {
+                // Without MPS the contexts of different processes take turns on the whole
+                // device: each of n kernels progresses 1/n of the time, whatever its size.
+                l.rate = 1.0 / double(kernels[size_t(l.device)]);
+                continue;
+            }
             const double cap = double(s_.gpus[size_t(l.device)].max_warps());
             const double all = double(warps[size_t(l.device)]);
             const double share = all > cap ? cap / all : 1.0;
@@ -245,7 +255,7 @@ private:
     {
         PlaceRequest req;
         req.needs = needs_[j];
-        req.allowed_devices = allowed_;
+        req.allowed_devices = allowed_ & s_.jobs[j].allowed_devices;
         req.pid = int32_t(j + 1);
         req.cg_ratio = cg_ratio_;
         const mgb::PlaceResult r = mgb::ledger_place(*ledger_, algorithm_, req);
@@ -362,6 +372,9 @@ private:
         r.mean_gpu_wait_s = granted ? wait / granted : 0;
         r.mean_kernel_slowdown_pct = launches ? 100.0 * slowdown / launches : 0;
         r.throughput_jobs_per_hour = r.makespan_s > 0 ? 3600.0 * r.jobs_completed / r.makespan_s : 0;
+        r.colocation = colocation_name(colocation_);
+        r.bound = makespan_lower_bound(s_, workers_, cpu_factors_, gpu_factors_);
+        r.lower_bound_s = r.bound.bound_s;
         return r;
     }
 
@@ -370,6 +383,8 @@ private:
     std::unique_ptr<Ledger> ledger_;  // ~0.4 MB: not on the stack
     std::vector<Live> live_;
     std::vector<TaskNeeds> needs_;
+    std::vector<double> cpu_factors_, gpu_factors_;
+    Colocation colocation_ = Colocation::Mps;
     std::vector<uint64_t> allocated_;
     std::vector<size_t> active_;  // jobs held by a worker, in the order they were taken
     mgb::WaitQueue queue_;
@@ -382,6 +397,19 @@ private:
 };
 
 }  // namespace
+
+void draw_job_factors(const MgbScenario &scenario, uint64_t seed, std::vector<double> &cpu, std::vector<double> &gpu)
+{
+    // Drawn in job order before anything runs, so every policy (and the bound) sees the
+    // same jobs.
+    std::mt19937_64 rng(seed);
+    cpu.resize(scenario.jobs.size());
+    gpu.resize(scenario.jobs.size());
+    for (size_t j = 0; j < scenario.jobs.size(); ++j) {
+        cpu[j] = draw_factor(rng, scenario.noise);
+        gpu[j] = draw_factor(rng, scenario.noise);
+    }
+}
 
 const char *policy_name(Policy policy)
 {

@@ -32,6 +32,29 @@ bool key_equals(const DeviceState &dev, std::string_view key)
     return std::string_view(dev.key, strnlen(dev.key, kDeviceKeyLength)) == key;
 }
 
+const ProcessEntry *find_process_const(const Ledger &ledger, int32_t pid)
+{
+    if (pid <= 0)
+        return nullptr;
+    for (const ProcessEntry &p : ledger.processes)
+        if (p.pid == pid)
+            return &p;
+    return nullptr;
+}
+
+// Bytes the requester may still reserve on device d: the device's free memory, and within
+// its own limit there when it reported one.
+uint64_t headroom(const Ledger &ledger, const ProcessEntry *proc, unsigned d)
+{
+    uint64_t room = ledger.devices[d].free_bytes();
+    if (proc && proc->limit_bytes[d] > 0) {
+        const uint64_t own =
+            proc->limit_bytes[d] > proc->reserved_bytes[d] ? proc->limit_bytes[d] - proc->reserved_bytes[d] : 0;
+        room = std::min(room, own);
+    }
+    return room;
+}
+
 Grant *free_grant_slot(Ledger &ledger)
 {
     for (Grant &g : ledger.grants)
@@ -87,11 +110,11 @@ bool exact_round_robin(const DeviceState &dev, const Footprint &fp, uint8_t plac
 }
 
 // Alg. 2 (Exact): first fit over devices, in index order.
-int choose_exact(Ledger &ledger, const PlaceRequest &request, Grant &grant)
+int choose_exact(Ledger &ledger, const PlaceRequest &request, const ProcessEntry *proc, Grant &grant)
 {
     for (unsigned d = 0; d < ledger.ndevices; ++d) {
         DeviceState &dev = ledger.devices[d];
-        if (!allowed(request, d) || bytes_on(request, d) > dev.free_bytes())
+        if (!allowed(request, d) || bytes_on(request, d) > headroom(ledger, proc, d))
             continue;
         const Footprint fp = footprint_on(request.needs, dev.spec);
         if (!fp.runnable)
@@ -116,20 +139,32 @@ int choose_exact(Ledger &ledger, const PlaceRequest &request, Grant &grant)
     return -1;
 }
 
-// Alg. 3 with the erratum (docs/design.md, "MGB Algorithm 3 least-loaded GPU"): among memory-feasible devices, the fewest in-use warps; strict <
-// keeps the lowest index on ties. Compute is soft: in_use_warps may exceed max_warps().
-int choose_least_warps(const Ledger &ledger, const PlaceRequest &request)
+// Alg. 3 with the erratum (docs/design.md, "MGB Algorithm 3 least-loaded GPU"): among
+// memory-feasible devices, the least loaded; strict < keeps the lowest index on ties. Compute
+// is soft: in_use_warps may exceed max_warps().
+//
+// Load is a share of each device, not a count of warps (issue 47): the warps in use once the
+// task is placed there, over the device's resident-warp capacity. Comparing absolute warps
+// (the paper's G.InUseWarps) sends every job to a small GPU beside a large one, because a
+// device-filling kernel occupies fewer warps on the small one. Among identical devices the
+// share orders them exactly as the warp count does. Compared by cross-multiplication: no
+// rounding, and the products stay below 2^64 (warps < 2^40, capacity < 2^24).
+int choose_least_warps(const Ledger &ledger, const PlaceRequest &request, const ProcessEntry *proc)
 {
     int best = -1;
-    uint64_t min_warps = UINT64_MAX;
+    uint64_t best_load = 0, best_capacity = 1;
     for (unsigned d = 0; d < ledger.ndevices; ++d) {
         const DeviceState &dev = ledger.devices[d];
-        if (!allowed(request, d) || bytes_on(request, d) > dev.free_bytes())
+        if (!allowed(request, d) || bytes_on(request, d) > headroom(ledger, proc, d))
             continue;
-        if (!footprint_on(request.needs, dev.spec).runnable)
+        const Footprint fp = footprint_on(request.needs, dev.spec);
+        if (!fp.runnable)
             continue;
-        if (best < 0 || dev.in_use_warps < min_warps) {
-            min_warps = dev.in_use_warps;
+        const uint64_t load = dev.in_use_warps + fp.warps();
+        const uint64_t capacity = std::max<uint64_t>(dev.spec.max_warps(), 1);
+        if (best < 0 || load * best_capacity < best_load * capacity) {
+            best_load = load;
+            best_capacity = capacity;
             best = int(d);
         }
     }
@@ -161,22 +196,40 @@ int choose_core_to_gpu(Ledger &ledger, const PlaceRequest &request)
     return -1;
 }
 
-// Why a task that was not placed was not placed.
-PlaceStatus unplaced_status(const Ledger &ledger, Algorithm algorithm, const PlaceRequest &request)
+// Why a task that was not placed was not placed (request: the devices it could ever fit).
+PlaceStatus unplaced_status(const Ledger &ledger, const PlaceRequest &request)
 {
-    const bool blind = algorithm == Algorithm::SingleAssignment || algorithm == Algorithm::CoreToGpu;
-    for (unsigned d = 0; d < ledger.ndevices; ++d) {
-        if (blind ? allowed(request, d) : could_ever_fit(ledger, int(d), request))
+    for (unsigned d = 0; d < ledger.ndevices; ++d)
+        if (allowed(request, d))
             return PlaceStatus::WaitForResources;
-    }
     return PlaceStatus::NeverFits;
 }
 
-void add_grant_to_device(DeviceState &dev, const Grant &g)
+ProcessEntry *find_process(Ledger &ledger, int32_t pid)
+{
+    return const_cast<ProcessEntry *>(find_process_const(ledger, pid));
+}
+
+// Node-wide aging: the process whose waiting tasks were passed over most (at least
+// kNodeAgingLimit times; ties: the lowest pid) is the only one that may be granted a device.
+// One process at most holds that right, so two starved processes never block each other.
+const ProcessEntry *starved_process(const Ledger &ledger)
+{
+    const ProcessEntry *starved = nullptr;
+    for (const ProcessEntry &p : ledger.processes)
+        if (p.pid > 0 && p.waiting > 0 && p.bypassed >= kNodeAgingLimit &&
+            (!starved || p.bypassed > starved->bypassed || (p.bypassed == starved->bypassed && p.pid < starved->pid)))
+            starved = &p;
+    return starved;
+}
+
+void add_grant_to_device(Ledger &ledger, DeviceState &dev, const Grant &g)
 {
     dev.reserved_bytes += g.bytes;
     dev.in_use_warps += g.warps;
     ++dev.tasks;
+    if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices)
+        p->reserved_bytes[g.device] += g.bytes;
 }
 
 void add_grant_per_sm(DeviceState &dev, const Grant &g)
@@ -188,8 +241,10 @@ void add_grant_per_sm(DeviceState &dev, const Grant &g)
     }
 }
 
-void remove_grant_from_device(DeviceState &dev, const Grant &g)
+void remove_grant_from_device(Ledger &ledger, DeviceState &dev, const Grant &g)
 {
+    if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices)
+        sat_sub(p->reserved_bytes[g.device], g.bytes);
     sat_sub(dev.reserved_bytes, g.bytes);
     sat_sub(dev.in_use_warps, g.warps);
     sat_sub(dev.tasks, 1u);
@@ -215,18 +270,8 @@ Grant *find_live_grant(Ledger &ledger, uint64_t id)
 void free_grant(Ledger &ledger, Grant &g)
 {
     if (g.device < ledger.ndevices)
-        remove_grant_from_device(ledger.devices[g.device], g);
+        remove_grant_from_device(ledger, ledger.devices[g.device], g);
     std::memset(&g, 0, sizeof g);
-}
-
-ProcessEntry *find_process(Ledger &ledger, int32_t pid)
-{
-    if (pid == 0)
-        return nullptr;
-    for (ProcessEntry &p : ledger.processes)
-        if (p.pid == pid)
-            return &p;
-    return nullptr;
 }
 
 unsigned release_grants_of(Ledger &ledger, int32_t pid)
@@ -270,7 +315,7 @@ int ledger_find_device(const Ledger &ledger, std::string_view key)
     return -1;
 }
 
-int ledger_add_device(Ledger &ledger, std::string_view key, const GpuSpec &spec)
+int ledger_add_device(Ledger &ledger, std::string_view key, const GpuSpec &spec, int32_t pid)
 {
     if (key.empty() || key.size() >= kDeviceKeyLength)
         return -EINVAL;
@@ -279,22 +324,37 @@ int ledger_add_device(Ledger &ledger, std::string_view key, const GpuSpec &spec)
     } catch (const std::invalid_argument &) {
         return -EINVAL;  // the shared ledger holds only devices that can run work
     }
-    const int known = ledger_find_device(ledger, key);
-    if (known >= 0) {
-        // Each process reports its own StarPU memory limit; the device is only safe for all
-        // of them at the smallest. The rest of the spec is the hardware's: the first stays.
-        GpuSpec &have = ledger.devices[known].spec;
-        have.memory_bytes = std::min(have.memory_bytes, spec.memory_bytes);
-        return known;
+    int d = ledger_find_device(ledger, key);
+    if (d < 0) {
+        if (ledger.ndevices >= kMaxDevices)
+            return -ENOSPC;
+        DeviceState &dev = ledger.devices[ledger.ndevices];
+        std::memset(static_cast<void *>(&dev), 0, sizeof dev);
+        std::memcpy(dev.key, key.data(), key.size());
+        dev.spec = spec;                                 // the hardware's figures: the first report stays
+        dev.spec.name[sizeof dev.spec.name - 1] = '\0';  // printed by other processes
+        d = int(ledger.ndevices++);
     }
-    if (ledger.ndevices >= kMaxDevices)
-        return -ENOSPC;
-    DeviceState &dev = ledger.devices[ledger.ndevices];
-    std::memset(static_cast<void *>(&dev), 0, sizeof dev);
-    std::memcpy(dev.key, key.data(), key.size());
-    dev.spec = spec;
-    dev.spec.name[sizeof dev.spec.name - 1] = '\0';  // printed by other processes
-    return int(ledger.ndevices++);
+    if (ProcessEntry *p = find_process(ledger, pid)) {
+        p->limit_bytes[d] = spec.memory_bytes;
+        ledger_recompute_capacity(ledger, unsigned(d));
+    } else {
+        GpuSpec &have = ledger.devices[d].spec;
+        have.memory_bytes = std::max(have.memory_bytes, spec.memory_bytes);
+    }
+    return d;
+}
+
+void ledger_recompute_capacity(Ledger &ledger, unsigned device)
+{
+    if (device >= std::min<unsigned>(ledger.ndevices, kMaxDevices))
+        return;
+    uint64_t largest = 0;
+    for (const ProcessEntry &p : ledger.processes)
+        if (p.pid > 0)
+            largest = std::max(largest, p.limit_bytes[device]);
+    if (largest > 0)  // nobody reporting keeps the last capacity: the device is still there
+        ledger.devices[device].spec.memory_bytes = largest;
 }
 
 bool could_ever_fit(const Ledger &ledger, int device, const PlaceRequest &request)
@@ -302,17 +362,35 @@ bool could_ever_fit(const Ledger &ledger, int device, const PlaceRequest &reques
     if (device < 0 || unsigned(device) >= ledger.ndevices || !allowed(request, unsigned(device)))
         return false;
     const DeviceState &dev = ledger.devices[device];
+    const uint64_t bytes = bytes_on(request, unsigned(device));
+    const ProcessEntry *proc = find_process_const(ledger, request.pid);
+    if (proc && proc->limit_bytes[device] > 0 && bytes > proc->limit_bytes[device])
+        return false;
     // Alg. 2 needs no extra test: a footprint is at most one resident wave, which by
     // construction fits an empty device's SMs.
-    return bytes_on(request, unsigned(device)) <= dev.capacity() && footprint_on(request.needs, dev.spec).runnable;
+    return bytes <= dev.capacity() && footprint_on(request.needs, dev.spec).runnable;
 }
 
-PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest &request)
+PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest &asked)
 {
+    // Devices that could never hold the task are out for every algorithm, SA and CG
+    // included: the StarPU policies drop them before placing (a job larger than a V100 is
+    // never sent to one while an A100 could take it), and the simulator goes through here
+    // too, so both place alike (issue 47).
+    PlaceRequest request = asked;
+    for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, 32); ++d)
+        if (!could_ever_fit(ledger, int(d), asked))
+            request.allowed_devices &= ~(1u << d);
     PlaceResult result;
-    result.status = unplaced_status(ledger, algorithm, request);
+    result.status = unplaced_status(ledger, request);
     if (result.status == PlaceStatus::NeverFits)
         return result;
+    ProcessEntry *proc = find_process(ledger, request.pid);
+    if (proc) {
+        const ProcessEntry *starved = starved_process(ledger);
+        if (starved && starved != proc)
+            return result;  // another process has waited long enough: it goes first
+    }
     // A full grant table is a transient shortage like any other: tasks end and free slots.
     Grant *slot = free_grant_slot(ledger);
     if (!slot)
@@ -322,8 +400,8 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
     std::memset(static_cast<void *>(&grant), 0, sizeof grant);
     int d = -1;
     switch (algorithm) {
-    case Algorithm::Exact: d = choose_exact(ledger, request, grant); break;
-    case Algorithm::LeastWarps: d = choose_least_warps(ledger, request); break;
+    case Algorithm::Exact: d = choose_exact(ledger, request, proc, grant); break;
+    case Algorithm::LeastWarps: d = choose_least_warps(ledger, request, proc); break;
     case Algorithm::SingleAssignment: d = choose_single_assignment(ledger, request); break;
     case Algorithm::CoreToGpu: d = choose_core_to_gpu(ledger, request); break;
     }
@@ -342,9 +420,16 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
     // The id last, after the counter moved on: a holder dying here leaves at worst a skipped
     // id and a free slot, never two grants with one id.
     const uint64_t id = ledger.next_grant_id++;
-    add_grant_to_device(dev, grant);
+    add_grant_to_device(ledger, dev, grant);
     grant.id = id;
     *slot = grant;
+    if (proc) {
+        // Its own grant ends its wait's count; every other waiting process was passed over.
+        proc->bypassed = 0;
+        for (ProcessEntry &p : ledger.processes)
+            if (p.pid > 0 && &p != proc && p.waiting > 0)
+                ++p.bypassed;
+    }
 
     result.status = PlaceStatus::Placed;
     result.grant = id;
@@ -359,6 +444,31 @@ bool ledger_release(Ledger &ledger, uint64_t grant)
         return false;
     free_grant(ledger, *g);
     return true;
+}
+
+bool ledger_grow_grant(Ledger &ledger, uint64_t grant, uint64_t bytes)
+{
+    Grant *g = find_live_grant(ledger, grant);
+    if (!g || g->device >= ledger.ndevices)
+        return false;
+    g->bytes += bytes;
+    ledger.devices[g->device].reserved_bytes += bytes;
+    if (ProcessEntry *p = find_process(ledger, g->pid))
+        p->reserved_bytes[g->device] += bytes;
+    return true;
+}
+
+bool ledger_release_handing_over(Ledger &ledger, uint64_t grant, const HandleTransfer *transfers, size_t count)
+{
+    const Grant *g = find_live_grant(ledger, grant);
+    if (!g)
+        return false;
+    for (size_t i = 0; i < count; ++i) {
+        const Grant *to = find_live_grant(ledger, transfers[i].to_grant);
+        if (to && to->device == g->device)  // the same device's data, never another's
+            ledger_grow_grant(ledger, transfers[i].to_grant, transfers[i].bytes);
+    }
+    return ledger_release(ledger, grant);
 }
 
 const Grant *ledger_find_grant(const Ledger &ledger, uint64_t grant)
@@ -387,15 +497,23 @@ unsigned ledger_detach_process(Ledger &ledger, int32_t pid)
 {
     if (pid == 0)
         return 0;  // would match every free grant slot's pid
-    if (ProcessEntry *p = find_process(ledger, pid))
+    const unsigned released = release_grants_of(ledger, pid);
+    if (ProcessEntry *p = find_process(ledger, pid)) {
         std::memset(p, 0, sizeof *p);
-    return release_grants_of(ledger, pid);
+        // Its limit leaves with it: the device is again what the others reported.
+        for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, kMaxDevices); ++d)
+            ledger_recompute_capacity(ledger, d);
+    }
+    return released;
 }
 
 void ledger_set_waiting(Ledger &ledger, int32_t pid, uint32_t waiting)
 {
-    if (ProcessEntry *p = find_process(ledger, pid))
+    if (ProcessEntry *p = find_process(ledger, pid)) {
         p->waiting = waiting;
+        if (waiting == 0)
+            p->bypassed = 0;  // nothing of it waits: nothing to age
+    }
 }
 
 unsigned ledger_reclaim_dead(Ledger &ledger, bool (*alive)(int32_t pid))
@@ -430,6 +548,8 @@ void ledger_rebuild_counters(Ledger &ledger)
         if (dev.spec.sms > 0)
             dev.next_sm %= std::min<uint32_t>(dev.spec.sms, kMaxSms);
     }
+    for (ProcessEntry &p : ledger.processes)
+        std::memset(p.reserved_bytes, 0, sizeof p.reserved_bytes);
     uint64_t max_id = 0;
     for (const Grant &g : ledger.grants) {
         if (g.id == 0)
@@ -438,7 +558,7 @@ void ledger_rebuild_counters(Ledger &ledger)
         if (g.device >= ledger.ndevices)
             continue;  // counts nowhere; ledger_release still frees its slot
         DeviceState &dev = ledger.devices[g.device];
-        add_grant_to_device(dev, g);
+        add_grant_to_device(ledger, dev, g);
         if (g.per_sm)
             add_grant_per_sm(dev, g);
     }

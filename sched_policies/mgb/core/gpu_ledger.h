@@ -18,7 +18,10 @@
 #include <string_view>
 #include <type_traits>
 
+#include <cstddef>
+
 #include "sched_policies/mgb/core/gpu_spec.h"
+#include "sched_policies/mgb/core/handle_residency.h"
 #include "sched_policies/mgb/core/task_needs.h"
 
 namespace hetpu::mgb {
@@ -28,7 +31,10 @@ constexpr unsigned kMaxGrants = 1024;
 constexpr unsigned kMaxProcesses = 64;
 constexpr unsigned kDeviceKeyLength = 64;
 constexpr uint32_t kLedgerMagic = 0x4d474231;  // "MGB1"
-constexpr uint32_t kLedgerVersion = 1;         // bump on any layout change
+constexpr uint32_t kLedgerVersion = 2;         // bump on any layout change
+// Node-wide aging (issue 47): once another process's waiting tasks have been passed over by
+// this many grants to other processes, only that process may be granted a device.
+constexpr uint32_t kNodeAgingLimit = 16;
 
 enum class Algorithm : uint32_t {
     Exact = 0,         // Alg. 2: emulates the hardware's round-robin block placement; memory and compute hard
@@ -41,7 +47,7 @@ const char *algorithm_name(Algorithm algorithm);
 
 struct DeviceState {
     char key[kDeviceKeyLength];   // stable across processes: "cuda:0000:3b:00.0", "opencl:0:1"
-    GpuSpec spec;                 // spec.memory_bytes is the capacity: the smallest any process reported
+    GpuSpec spec;                 // spec.memory_bytes is the capacity: the largest limit a live process reported
     uint64_t reserved_bytes;      // sum of live grants' bytes
     uint64_t in_use_warps;        // sum of live grants' warps (Alg. 3's G.InUseWarps)
     uint32_t tasks;               // live grants
@@ -67,11 +73,15 @@ struct Grant {
     uint8_t sm_blocks[kMaxSms];  // blocks placed on each SM (max_blocks_per_sm <= 255)
 };
 
-// A process using the ledger, for `hetpu mgb status` and dead-process reclaim.
+// A process using the ledger, for `hetpu mgb status`, dead-process reclaim, its own memory
+// limits and node-wide aging.
 struct ProcessEntry {
-    int32_t pid;       // 0: free slot
-    uint32_t waiting;  // tasks it has queued that fit nowhere yet
-    char policy[16];   // "mgb", "mgb-exact", ...
+    int32_t pid;                           // 0: free slot
+    uint32_t waiting;                      // tasks it has queued that fit nowhere yet
+    uint32_t bypassed;                     // grants to other processes while it waited, since its own last grant
+    char policy[16];                       // "mgb", "mgb-exact", ...
+    uint64_t limit_bytes[kMaxDevices];     // its StarPU memory limit per device (0: not reported)
+    uint64_t reserved_bytes[kMaxDevices];  // its live grants' bytes per device (derived)
 };
 
 struct Ledger {
@@ -88,11 +98,19 @@ static_assert(std::is_trivially_copyable_v<Ledger>, "the Ledger lives in shared 
 
 void ledger_init(Ledger &ledger);  // empty, magic and version set
 
-// Finds the device by key, or adds it. A device already known keeps the smallest capacity
-// any caller reports (processes may run under different STARPU_LIMIT_*_MEM). Returns its
-// index, -EINVAL for an empty/too long key or an invalid spec, -ENOSPC when full.
-int ledger_add_device(Ledger &ledger, std::string_view key, const GpuSpec &spec);
+// Finds the device by key, or adds it. Returns its index, -EINVAL for an empty/too long key
+// or an invalid spec, -ENOSPC when full.
+//
+// Processes may run under different STARPU_LIMIT_*_MEM (issue 47). A registered pid's
+// spec.memory_bytes is its own limit on the device: it bounds that process's grants only.
+// The device's capacity is the largest limit among the live processes that reported one,
+// recomputed when one detaches, so a small limit never shrinks the device for the others
+// and a large one leaves with its process. Without a registered pid (a process-local
+// ledger, the simulator) the capacity only grows to what is reported.
+int ledger_add_device(Ledger &ledger, std::string_view key, const GpuSpec &spec, int32_t pid = 0);
 int ledger_find_device(const Ledger &ledger, std::string_view key);  // -1: unknown
+// The device's capacity from the live processes' limits (see ledger_add_device).
+void ledger_recompute_capacity(Ledger &ledger, unsigned device);
 
 struct PlaceRequest {
     TaskNeeds needs;
@@ -115,17 +133,25 @@ struct PlaceResult {
 };
 
 // Places the task by the algorithm, reserving its bytes and compute on the chosen device.
-// SA and CG never look at memory (as in the paper): they only answer NeverFits when no
-// device is allowed. A full grant table (kMaxGrants live) answers WaitForResources.
+// Devices the task could never fit are skipped by every algorithm (as the StarPU policies
+// always did); beyond that SA and CG never look at memory (as in the paper).
+// A registered requester (request.pid) is also bounded by its own limit per device, and
+// waits while another process has been passed over kNodeAgingLimit times (node-wide aging). A full grant table (kMaxGrants live) answers WaitForResources.
 PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest &request);
 
-// Whether device d, with nothing else on it, could hold the task (memory and one resident
-// block). False for an unknown device or one the request's allowed_devices excludes.
+// Whether device d, with nothing else on it, could hold the task (memory, within the
+// requester's own limit when it reported one, and one resident block). False for an unknown device or one the request's allowed_devices excludes.
 // Callers use it to refuse a task before it hangs StarPU.
 bool could_ever_fit(const Ledger &ledger, int device, const PlaceRequest &request);
 
 // Frees a grant's memory and compute. False: no such live grant.
 bool ledger_release(Ledger &ledger, uint64_t grant);
+// Adds bytes to a live grant (its device and process counters with it). False: not live.
+bool ledger_grow_grant(Ledger &ledger, uint64_t grant, uint64_t bytes);
+// Releases `grant` after moving the bytes of shared data it paid for to the grants of the
+// tasks still using that data (HandleResidency::drop's answer), so the data stays counted on
+// the device. A transfer to a grant that is gone is dropped: nothing holds the data any more.
+bool ledger_release_handing_over(Ledger &ledger, uint64_t grant, const HandleTransfer *transfers, size_t count);
 const Grant *ledger_find_grant(const Ledger &ledger, uint64_t grant);  // nullptr: not live
 
 // Registers pid (idempotent) / forgets it and releases all its grants (returns how many).

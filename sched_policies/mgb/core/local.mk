@@ -17,7 +17,8 @@ tests_mgb_core_tests_SOURCES = \
 	tests/unit/mgb/ledger_least_warps_test.cpp \
 	tests/unit/mgb/ledger_baselines_test.cpp \
 	tests/unit/mgb/ledger_bookkeeping_test.cpp \
-	tests/unit/mgb/wait_queue_test.cpp
+	tests/unit/mgb/wait_queue_test.cpp \
+	tests/unit/mgb/ledger_mixed_node_test.cpp
 tests_mgb_core_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la $(GTEST_LIBS)
 TESTS += tests/mgb_core_tests

@@ -56,21 +56,19 @@ TEST(LedgerBookkeeping, AddDeviceFindsOrAppends)
     EXPECT_EQ(l->devices[1].capacity(), 200u);
 }
 
-TEST(LedgerBookkeeping, SameDeviceKeepsTheSmallestCapacityAndTheFirstSpec)
+TEST(LedgerBookkeeping, SameDeviceWithoutAProcessGrowsToTheLargestReportAndKeepsTheFirstSpec)
 {
     auto l = make_ledger();
     ASSERT_EQ(ledger_add_device(*l, "opencl:0:1", tiny_spec(100, 4)), 0);
-    // A process under a smaller STARPU_LIMIT_OPENCL_MEM: capacity shrinks.
     GpuSpec other = tiny_spec(60, 8);
     set_spec_name(other, "other");
     EXPECT_EQ(ledger_add_device(*l, "opencl:0:1", other), 0);
     EXPECT_EQ(l->ndevices, 1u);
-    EXPECT_EQ(l->devices[0].capacity(), 60u);
+    EXPECT_EQ(l->devices[0].capacity(), 100u) << "a smaller report no longer shrinks the device for all";
     EXPECT_EQ(l->devices[0].spec.sms, 4u);  // the first registrant's hardware figures
     EXPECT_STREQ(l->devices[0].spec.name, "tiny");
-    // A larger limit does not grow it back.
     EXPECT_EQ(ledger_add_device(*l, "opencl:0:1", tiny_spec(500)), 0);
-    EXPECT_EQ(l->devices[0].capacity(), 60u);
+    EXPECT_EQ(l->devices[0].capacity(), 500u);
 }
 
 TEST(LedgerBookkeeping, AddDeviceRejectsBadKeysAndSpecs)

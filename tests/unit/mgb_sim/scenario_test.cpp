@@ -98,4 +98,35 @@ TEST(MgbScenario, ErrorsNameTheFieldAndTheFix)
     EXPECT_THROW(hetpu::mgb_sim::load_mgb_scenario("/nonexistent/scenario.json"), ScenarioError);
 }
 
+// Issue 47, defect 6: numbers past what the simulation can hold exactly are refused with the
+// field named (1e10 GiB used to wrap the byte counters; 1e300 s printed makespans of 1e305),
+// and so is a batch of more kernel launches than a run can simulate in reasonable time.
+TEST(MgbScenario, OutOfRangeNumbersAndTooManyLaunchesAreRefused)
+{
+    const std::string gpus = R"("gpus": [{"preset": "V100"}], "workers": 2)";
+    auto with_job = [&](const std::string &job) { return error_of("{" + gpus + R"(, "jobs": [)" + job + "]}"); };
+    EXPECT_NE(with_job(R"({"memory_gib": 1e10, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1}]})")
+                  .find("jobs[0].memory_gib: must be at most 1048576 (got 10000000000.0)"),
+              std::string::npos)
+        << with_job(R"({"memory_gib": 1e10, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1}]})");
+    EXPECT_NE(with_job(R"({"memory_gib": 1, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1e300}]})")
+                  .find("jobs[0].kernels[0].seconds: must be at most"),
+              std::string::npos);
+    EXPECT_NE(with_job(R"({"memory_gib": 1, "cpu_seconds": 1e300, "kernels": [{"blocks": 1, "threads_per_block": 32,)"
+                       R"( "seconds": 1}]})")
+                  .find("jobs[0].cpu_seconds: must be at most"),
+              std::string::npos);
+    EXPECT_NE(error_of(R"({"gpus": [{"preset": "V100", "memory_gib": 1e10}], "workers": 1, "jobs": [)" +
+                       std::string(kJob) + "]}")
+                  .find("gpus[0].memory_gib: must be at most"),
+              std::string::npos);
+    const std::string many = with_job(
+        R"({"memory_gib": 1, "repeat": 100000, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1,)"
+        R"( "repeat": 1000000}]})");
+    EXPECT_NE(many.find("jobs[0]: takes the batch past 10000000 kernel launches"), std::string::npos) << many;
+    EXPECT_NE(error_of("{" + gpus + R"(, "colocation": "shared", "jobs": [)" + std::string(kJob) + "]}")
+                  .find("colocation: unknown model"),
+              std::string::npos);
+}
+
 }  // namespace

@@ -133,8 +133,12 @@ TEST(MgbSim, JobLargerThanEveryDevice)
     EXPECT_TRUE(mgb.job_records[0].rejected);
     EXPECT_EQ(mgb.jobs_crashed, 0u);
     EXPECT_EQ(mgb.jobs_completed, 1u);
-    const SimResult sa = run(s, Policy::Sa);
-    EXPECT_TRUE(sa.job_records[0].crashed);
+    // SA and CG skip devices a job can never fit, as their StarPU policies do: rejected too.
+    for (Policy p : {Policy::Sa, Policy::Cg}) {
+        const SimResult r = run(s, p);
+        EXPECT_TRUE(r.job_records[0].rejected) << policy_name(p);
+        EXPECT_EQ(r.jobs_crashed, 0u) << policy_name(p);
+    }
 }
 
 TEST(MgbSim, SchedGpuUsesOneDeviceMgbSpreads)
@@ -206,3 +210,71 @@ TEST(MgbSim, MemoryAwarePoliciesNeverCrashCgDoes)
 }
 
 }  // namespace
+
+// Issue 47, defect 4: an H100 beside a 20-SM GPU of equal memory, 24 identical
+// device-filling jobs. Absolute warps sent most of them to the small GPU (210 s against
+// 120 s); as a share of each device, mgb does as well as sa.
+TEST(MgbSim, UnequalDevicesAreBalancedByShare)
+{
+    const std::string small =
+        R"({"name": "small", "memory_gib": 80, "sms": 20, "max_warps_per_sm": 64, "max_blocks_per_sm": 32})";
+    std::string jobs;
+    for (int i = 0; i < 24; ++i)
+        jobs += std::string(i ? ", " : "") +
+                R"({"memory_gib": 10, "kernels": [{"blocks": 100000, "threads_per_block": 1024, "seconds": 10}]})";
+    const MgbScenario s = parse_mgb_scenario(R"({"gpus": [{"preset": "H100"}, )" + small +
+                                             R"(], "workers": 24, "interference": 0, "jobs": [)" + jobs + "]}");
+    const SimResult mgb = run(s, Policy::Mgb);
+    const SimResult sa = run(s, Policy::Sa);
+    EXPECT_EQ(mgb.gpus[0].jobs, 12u);
+    EXPECT_EQ(mgb.gpus[1].jobs, 12u);
+    EXPECT_LE(mgb.makespan_s, sa.makespan_s);
+}
+
+// Issue 47, defect 7: simulated sa and cg skip a device the job can never fit, as the
+// StarPU policies do: a 30 GiB job is never sent to a 16 GiB device (it used to crash there).
+TEST(MgbSim, BaselinesNeverSendAJobToADeviceTooSmallForIt)
+{
+    std::string jobs;
+    for (int i = 0; i < 6; ++i)
+        jobs += std::string(i ? ", " : "") + job(30, 4, 32, 10) + ", " + job(4, 4, 32, 10);
+    const MgbScenario s = parse_mgb_scenario(R"({"gpus": [{"preset": "V100"}, {"preset": "A100"}], "workers": 4, )"
+                                             R"("jobs": [)" +
+                                             jobs + "]}");
+    for (Policy p : {Policy::Sa, Policy::Cg}) {
+        const SimResult r = run(s, p);
+        unsigned large_on_v100 = 0;
+        for (size_t j = 0; j < r.job_records.size(); ++j)
+            large_on_v100 += s.jobs[j].memory_bytes > s.gpus[0].memory_bytes && r.job_records[j].device == 0;
+        EXPECT_EQ(large_on_v100, 0u) << policy_name(p);
+    }
+}
+
+// The two co-location models: two 4-warp kernels side by side take 10 s with concurrent
+// kernels (MPS) and 20 s time-sliced (each runs half the time).
+TEST(MgbSim, TimeSlicedColocationSharesTheDeviceByTurns)
+{
+    MgbScenario s = scenario(1, 2, job(4, 4, 32, 10) + ", " + job(4, 4, 32, 10));
+    EXPECT_DOUBLE_EQ(run(s, Policy::Mgb).makespan_s, 10.0);
+    s.colocation = Colocation::TimeSliced;
+    const SimResult r = run(s, Policy::Mgb);
+    EXPECT_DOUBLE_EQ(r.makespan_s, 20.0);
+    EXPECT_EQ(r.colocation, "time-sliced");
+}
+
+// A job pinned to devices ("devices") runs only there: bench/mgb/small_exact.py tries every
+// pinning of a small mix to find a schedule the node can run.
+TEST(MgbSim, PinnedJobsRunOnlyOnTheirDevices)
+{
+    const std::string pinned = R"({"memory_gib": 1, "devices": [1], "kernels": [{"blocks": 4, "threads_per_block": 32,)"
+                               R"( "seconds": 10}]})";
+    const MgbScenario s = scenario(2, 2, pinned + ", " + pinned);
+    const SimResult r = run(s, Policy::Mgb);
+    EXPECT_EQ(r.job_records[0].device, 1);
+    EXPECT_EQ(r.job_records[1].device, 1);
+    EXPECT_EQ(r.gpus[0].jobs, 0u);
+    EXPECT_THROW(scenario(2, 1,
+                          R"({"memory_gib": 1, "devices": [2], "kernels": [{"blocks": 1, "threads_per_block": 32,)"
+                          R"( "seconds": 1}]})"),
+                 ScenarioError);
+}

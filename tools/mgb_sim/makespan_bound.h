@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// A lower bound on the makespan of a job mix on one node (issue 47): no placement policy,
+// however clever, finishes the batch sooner, under the simulator's co-location model
+// (simulator.h). Policies are reported as multiples of it, which says how much of the
+// node's throughput a packing leaves on the table without knowing the optimum.
+//
+// Standalone times: a job's GPU part is its kernels' standalone seconds plus the host
+// seconds after each launch; its whole time adds the host work before. Both are scaled by
+// the job's run-time noise factors (the simulator's, drawn from the run's seed). Jobs that
+// fit no device (every memory-aware policy rejects them at once) count in no term.
+//
+// The bound is the largest of six terms, each a necessary condition:
+//  - longest: the longest job's standalone time (nothing runs faster than alone);
+//  - sm: per device, the kernels placed there use at most its resident-warp capacity at
+//    each instant (two co-located kernels that fill the device take twice as long, and
+//    interference or time slicing only slow them more). A kernel filling a share f of
+//    device d for s standalone seconds uses f * s device-seconds there, at least the least
+//    such share over the devices that fit its job;
+//  - memory: per device, the bytes held times the time held (the GPU part at standalone
+//    speed) stay within capacity * makespan;
+//  - workers: each job holds a worker for its whole standalone time;
+//  - queue: the worker pool takes jobs in queue order (no policy reorders it), so job k
+//    starts no sooner than the (k - W + 1)-th shortest of the jobs before it ends (W
+//    workers: k - W + 1 of them must have ended), and ends its own time later. With fewer
+//    jobs than workers it is the longest term;
+//  - exclusive: a job holding more than half the memory of every device that fits it never
+//    shares a device with another such job, so per device they run one after the other,
+//    the first no sooner than the least host work before their GPU parts.
+// The sm, memory and exclusive terms are taken per capacity level L (a device's capacity): the jobs
+// that fit only devices of capacity >= L must share those devices alone. At the smallest
+// level this is the plain bound over all devices; a job too large for a device is thus
+// counted only on the devices that fit it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/mgb_sim/scenario.h"
+
+namespace hetpu::mgb_sim {
+
+struct BoundTerms {
+    double longest_s = 0;
+    double sm_s = 0;
+    double memory_s = 0;
+    double workers_s = 0;
+    double queue_s = 0;
+    double exclusive_s = 0;
+    double bound_s = 0;         // the largest of the six
+    std::string binding;        // "longest", "queue", "exclusive", "sm", "memory" or "workers"
+    unsigned jobs_counted = 0;  // jobs that fit some device
+};
+
+// cpu_factor / gpu_factor: one per job (the run's noise draws); empty: all 1.
+BoundTerms makespan_lower_bound(const MgbScenario &scenario, unsigned workers, const std::vector<double> &cpu_factor,
+                                const std::vector<double> &gpu_factor);
+
+}  // namespace hetpu::mgb_sim
