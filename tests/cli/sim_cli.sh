@@ -31,13 +31,25 @@ assert o["blocks"] == 2 and o["makespan_s"] <= g["makespan_s"], (o["makespan_s"]
 trace = [json.loads(l) for l in open(sys.argv[3])]
 assert len(trace) == g["blocks"] and sum(b["size"] for b in trace) == 20000
 PY
+# The fastest kind alone: the GPU does everything (its 20000 elements take ~0.05 s, the CPU
+# alone ~0.85 s), and its makespan is no better than the optimum's over both.
+"$tool" sim --scenario "$dir/scenario.json" --policy best-single-kind --seed 3 --json >"$dir/single.json" ||
+    fail "best-single-kind run"
+python3 - "$dir/single.json" "$dir/optimum.json" <<'PY' || fail "best-single-kind output is wrong (see above)"
+import json, sys
+s = json.load(open(sys.argv[1])); o = json.load(open(sys.argv[2]))
+assert s["policy"] == "best-single-kind:gpu", s["policy"]
+elements = {u["name"]: u["elements"] for u in s["units"]}
+assert elements == {"A.gpu0": 20000, "A.cpu": 0}, elements
+assert s["makespan_s"] >= o["makespan_s"], (s["makespan_s"], o["makespan_s"])
+PY
 echo '{"workload": 10, "units": [{"name": "u", "profile": [[2, 1], [1, 3]]}]}' >"$dir/bad.json"
 if "$tool" sim --scenario "$dir/bad.json" --policy greedy 2>"$dir/err"; then fail "bad scenario accepted"; fi
 grep -q "sizes must increase" "$dir/err" || fail "bad scenario message: $(cat "$dir/err")"
 if "$tool" sim --scenario "$dir/missing.json" --policy greedy 2>"$dir/err"; then fail "missing file accepted"; fi
 grep -q "cannot read" "$dir/err" || fail "missing file message"
 if "$tool" sim --scenario "$dir/scenario.json" --policy nope 2>"$dir/err"; then fail "unknown policy accepted"; fi
-grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum,optimum-noisy}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
+grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum,optimum-noisy,best-single-kind}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
 "$tool" sim --scenario="$dir/scenario.json" --policy=greedy --seed=3 --json >"$dir/eq.json" || fail "--name=value rejected"
 "$tool" sim --help | grep -q -- "--no-planning-time" || fail "--help lists no options"
 echo "hetpu sim: ok"
