@@ -88,6 +88,8 @@ void Engine::restore(const std::string &name, std::int64_t version, std::size_t 
             stats_.restored_from_host_bytes += size;
             break;
         }
+        if (restore_from_device(lock, {key, index}, dst, size))
+            break;
         if (v->captured < v->regions.size() && v->declared_in_memory && !v->error) {
             wait_state(lock);  // capture of this version still in progress
             continue;
@@ -221,7 +223,8 @@ void Engine::wait(const std::string &name, std::int64_t version, Tier tier)
             throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
         if (v->error)
             throw Error(v->error, v->error_message);
-        const bool done = tier == Tier::Host    ? v->captured == v->regions.size()
+        const bool done = tier == Tier::Device  ? v->staged == v->regions.size()
+                          : tier == Tier::Host  ? v->captured == v->regions.size()
                           : tier == Tier::Local ? v->local_complete
                                                 : v->remote_complete;
         if (done)
@@ -236,7 +239,7 @@ std::int64_t Engine::latest(const std::string &name)
     {
         std::lock_guard<std::mutex> lock(mu_);
         for (const auto &[key, v] : versions_)
-            if (key.first == name && !v.error && v.captured == v.regions.size() && v.declared_in_memory)
+            if (key.first == name && !v.error && v.staged == v.regions.size() && v.declared_in_memory)
                 best = std::max(best, key.second);
     }
     if (auto l = latest_complete(config_.local_dir, name, false))
@@ -252,7 +255,8 @@ std::int64_t Engine::latest(const std::string &name)
 void Engine::drain()
 {
     std::unique_lock<std::mutex> lock(mu_);
-    while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+    while (!(device_flush_queue_.empty() && device_flushes_in_flight_ == 0 && flush_queue_.empty() &&
+             flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
         wait_state(lock);
     if (first_error_)
         throw Error(first_error_, first_error_message_);

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The device cache tier of the engine (see engine.h): per-device caches grown chunk by chunk,
+// group captures placed by the peer schedule, the device -> host flush, and restores from
+// device memory.
+#include "ckpt_backend/engine/engine.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+
+namespace hetpu::ckpt {
+
+void Engine::start_devices()
+{
+    const std::size_t n = devices_->device_count();
+    const DeviceTierConfig &dc = config_.device;
+    link_bw_.assign(n, std::vector<double>(n, 0.0));
+    host_bw_.assign(n, 0.0);
+    for (std::size_t d = 0; d < n; ++d) {
+        const std::uint64_t target = dc.fraction > 0
+                                         ? static_cast<std::uint64_t>(dc.fraction * static_cast<double>(devices_->device_bytes(d)))
+                                         : dc.bytes;
+        device_caches_.emplace_back(target, dc.chunk_bytes, dc.slot_bytes);
+        for (std::size_t j = 0; j < n; ++j)
+            if (j != d)
+                link_bw_[d][j] = devices_->bandwidth(d, static_cast<int>(j));
+        host_bw_[d] = devices_->bandwidth(d, kHostMemory);
+    }
+    device_chunks_.resize(n);
+    devices_growing_ = true;
+    threads_.emplace_back(&Engine::device_grow_loop, this);
+    threads_.emplace_back(&Engine::device_flush_loop, this);
+}
+
+void Engine::stop_devices()
+{
+    if (!devices_)
+        return;
+    for (std::size_t d = 0; d < device_chunks_.size(); ++d)
+        for (std::uintptr_t chunk : device_chunks_[d])
+            devices_->release(d, chunk, device_caches_[d].chunk_bytes());
+    device_chunks_.clear();
+    device_copies_.clear();
+}
+
+// Incremental initialisation of the device caches: one chunk per device in turn, so every
+// device has a usable cache after its first chunk instead of after the whole cache.
+void Engine::device_grow_loop()
+{
+    for (;;) {
+        std::size_t device = 0;
+        std::uint64_t bytes = 0;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            bool wanted = false;
+            std::size_t fewest = SIZE_MAX;
+            for (std::size_t d = 0; d < device_caches_.size(); ++d)
+                if (device_caches_[d].chunks_wanted() > 0 && device_caches_[d].chunk_count() < fewest) {
+                    fewest = device_caches_[d].chunk_count();
+                    device = d;
+                    wanted = true;
+                }
+            if (!wanted || stopping_) {
+                devices_growing_ = false;
+                break;
+            }
+            bytes = device_caches_[device].chunk_bytes();
+        }
+        const std::uintptr_t chunk = devices_->allocate(device, bytes);
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            if (chunk == 0) {
+                device_caches_[device].stop_growing();
+                ++stats_.device_chunk_refusals;
+            } else {
+                device_chunks_[device].push_back(chunk);
+                device_caches_[device].add_chunk();
+                stats_.device_cache_bytes += bytes;
+            }
+        }
+    }
+    notify_state();
+}
+
+void Engine::wait_device_caches_ready()
+{
+    std::unique_lock<std::mutex> lock(mu_);
+    while (devices_growing_)
+        wait_state(lock);
+}
+
+std::size_t Engine::device_free_slots(std::size_t device)
+{
+    std::lock_guard<std::mutex> lock(mu_);
+    return device < device_caches_.size() ? device_caches_[device].free_slots() : 0;
+}
+
+std::vector<Engine::SegmentAddress> Engine::addresses_locked(const DeviceCopy &copy) const
+{
+    std::vector<SegmentAddress> out;
+    for (const DeviceSegment &seg : copy.segments) {
+        if (seg.device == kHostMemory) {
+            out.push_back({{kHostMemory, reinterpret_cast<std::uintptr_t>(copy.host_part.get() + seg.region_offset), 0},
+                           seg.region_offset,
+                           seg.bytes});
+        } else {
+            const auto d = static_cast<std::size_t>(seg.device);
+            out.push_back({{seg.device, device_chunks_[d][seg.slot.chunk], device_caches_[d].offset_of(seg.slot)},
+                           seg.region_offset,
+                           seg.bytes});
+        }
+    }
+    return out;
+}
+
+void Engine::read_device_copy(const std::vector<SegmentAddress> &segments, char *dst)
+{
+    for (const SegmentAddress &s : segments) {
+        if (s.where.device == kHostMemory)
+            std::memcpy(dst + s.region_offset, reinterpret_cast<const char *>(s.where.base), s.bytes);
+        else
+            devices_->copy(s.where, {kHostMemory, reinterpret_cast<std::uintptr_t>(dst + s.region_offset), 0}, s.bytes);
+    }
+}
+
+void Engine::free_device_copy_locked(std::map<RegionKey, DeviceCopy>::iterator it)
+{
+    for (const DeviceSegment &seg : it->second.segments)
+        if (seg.device != kHostMemory)
+            device_caches_[static_cast<std::size_t>(seg.device)].give_back(seg.slot);
+    device_copies_.erase(it);
+}
+
+void Engine::make_device_room_locked(std::size_t device, std::size_t slots)
+{
+    while (device_caches_[device].free_slots() < slots) {
+        auto victim = device_copies_.end();
+        for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
+            const DeviceCopy &c = it->second;
+            if (!c.on_host || c.pins > 0)
+                continue;
+            const bool here = std::any_of(c.segments.begin(), c.segments.end(), [&](const DeviceSegment &s) {
+                return s.device == static_cast<int>(device);
+            });
+            if (here && (victim == device_copies_.end() || c.order < victim->second.order))
+                victim = it;
+        }
+        if (victim == device_copies_.end())
+            return;  // the rest is unflushed: the remainder goes to peers or the host
+        for (const DeviceSegment &seg : victim->second.segments)
+            stats_.device_evicted_bytes += seg.bytes;
+        free_device_copy_locked(victim);
+    }
+}
+
+void Engine::capture_from_devices(const std::string &name, std::int64_t version,
+                                  const std::vector<DeviceSource> &sources)
+{
+    if (!device_tier())
+        throw Error(-EINVAL, "capture_from_devices: no device tier is configured ([device] size)");
+    const Key key{name, version};
+    std::unique_lock<std::mutex> lock(mu_);
+    Version *v = find_locked(key, false);
+    if (!v || !v->declared_in_memory)
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " was not begun");
+    const std::size_t n = device_caches_.size();
+    const std::uint64_t slot = config_.device.slot_bytes;
+    std::vector<GroupRegion> regions;
+    std::vector<std::size_t> demand(n, 0);
+    for (const DeviceSource &s : sources) {
+        if (s.index >= v->regions.size() || v->device_staged[s.index] || v->host_offset[s.index] != -1 ||
+            device_copies_.count({key, s.index}))
+            throw Error(-EINVAL, "region index " + std::to_string(s.index) + " is out of range or captured twice");
+        if (s.device >= n)
+            throw Error(-EINVAL, "device " + std::to_string(s.device) + " does not exist (" + std::to_string(n) +
+                                     " devices)");
+        regions.push_back({s.device, v->regions[s.index].size});
+        demand[s.device] += static_cast<std::size_t>(device_caches_[s.device].slots_for(v->regions[s.index].size));
+    }
+    std::vector<std::size_t> free_slots(n);
+    for (std::size_t d = 0; d < n; ++d) {
+        make_device_room_locked(d, demand[d]);
+        free_slots[d] = device_caches_[d].free_slots();
+    }
+    GroupPlacement placement;
+    try {
+        placement = place_group(regions, free_slots, slot, link_bw_, host_bw_, config_.device.peer_policy);
+    } catch (const std::exception &e) {
+        throw Error(-ENOSPC, std::string("checkpoint '") + name + "': " + e.what());
+    }
+    if (!placement.schedule.transfers.empty()) {
+        ++stats_.peer_schedules;
+        stats_.peer_schedule_time_s = placement.schedule.time;
+    }
+    // Reserve every destination now (the lock is dropped for the copies).
+    std::vector<RegionKey> keys;
+    for (const DeviceSource &s : sources) {
+        keys.push_back({key, s.index});
+        DeviceCopy &c = device_copies_[keys.back()];
+        c.order = ++next_device_order_;
+        c.pins = 1;
+    }
+    struct Copy {
+        DeviceAddress src, dst;
+        std::uint64_t bytes;
+    };
+    std::vector<Copy> copies;
+    for (const Piece &p : placement.pieces) {
+        const DeviceSource &s = sources[p.region];
+        DeviceCopy &c = device_copies_[keys[p.region]];
+        DeviceSegment seg{p.to == kHost ? kHostMemory : p.to, {0, 0}, p.region_offset, p.bytes};
+        if (p.to == kHost) {
+            if (!c.host_part)
+                c.host_part.reset(new char[v->regions[s.index].size]);
+        } else {
+            seg.slot = device_caches_[static_cast<std::size_t>(p.to)].take();
+        }
+        c.segments.push_back(seg);
+        const DeviceAddress src{static_cast<int>(s.device), s.base, s.offset + p.region_offset};
+        DeviceAddress dst = seg.device == kHostMemory
+                                ? DeviceAddress{kHostMemory,
+                                                reinterpret_cast<std::uintptr_t>(c.host_part.get() + p.region_offset), 0}
+                                : DeviceAddress{seg.device, device_chunks_[static_cast<std::size_t>(p.to)][seg.slot.chunk],
+                                                device_caches_[static_cast<std::size_t>(p.to)].offset_of(seg.slot)};
+        copies.push_back({src, dst, p.bytes});
+        if (p.to == kHost)
+            stats_.device_to_host_at_capture_bytes += p.bytes;
+        else if (static_cast<std::size_t>(p.to) == s.device)
+            stats_.device_local_bytes += p.bytes;
+        else
+            stats_.device_peer_bytes += p.bytes;
+    }
+    ++active_copies_;  // flushes step aside while the application waits for this
+    lock.unlock();
+    std::optional<Error> failed;
+    try {
+        for (const Copy &c : copies)
+            devices_->copy(c.src, c.dst, c.bytes);
+    } catch (const Error &e) {
+        failed = e;
+    }
+    lock.lock();
+    --active_copies_;
+    v = find_locked(key, false);
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+        auto it = device_copies_.find(keys[i]);
+        if (failed) {
+            free_device_copy_locked(it);
+            continue;
+        }
+        it->second.pins = 0;
+        v->device_staged[sources[i].index] = true;
+        ++v->staged;
+        device_flush_queue_.push_back(keys[i]);
+    }
+    if (failed)
+        record_error_locked(*v, *failed);
+    lock.unlock();
+    device_cv_.notify_all();
+    notify_state();
+    if (failed)
+        throw *failed;
+}
+
+// Device -> host tier: each staged region is read back from device memory into a staging
+// buffer and captured into the host tier like a host-resident region (host cache, or written
+// through), from where the existing flushes take it to the disks. The device copy stays
+// (evictable) for fast restores until its slots are needed.
+void Engine::device_flush_loop()
+{
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        device_cv_.wait(lock, [&] { return stopping_ || !device_flush_queue_.empty(); });
+        if (device_flush_queue_.empty())
+            return;
+        const RegionKey rk = device_flush_queue_.front();
+        device_flush_queue_.pop_front();
+        auto it = device_copies_.find(rk);
+        Version *v = find_locked(rk.first, false);
+        if (it == device_copies_.end() || !v)
+            continue;
+        ++device_flushes_in_flight_;
+        ++it->second.pins;
+        const std::uint64_t size = v->regions[rk.second].size;
+        const std::vector<SegmentAddress> segments = addresses_locked(it->second);
+        lock.unlock();
+        std::optional<Error> failed;
+        try {
+            std::unique_ptr<char[]> staging(new char[size]);
+            read_device_copy(segments, staging.get());
+            capture(rk.first.first, rk.first.second, rk.second, staging.get());
+        } catch (const Error &e) {
+            failed = e;
+        } catch (const std::exception &e) {
+            failed = Error(-EIO, std::string("device flush: ") + e.what());
+        }
+        lock.lock();
+        it = device_copies_.find(rk);
+        --it->second.pins;
+        it->second.on_host = !failed;
+        if (failed) {
+            if (Version *again = find_locked(rk.first, false))
+                record_error_locked(*again, *failed);
+        } else {
+            stats_.device_flushed_bytes += size;
+        }
+        --device_flushes_in_flight_;
+        lock.unlock();
+        notify_state();
+        lock.lock();
+    }
+}
+
+bool Engine::restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst,
+                                 std::uint64_t size)
+{
+    auto it = device_copies_.find(rk);
+    Version *v = find_locked(rk.first, false);
+    if (it == device_copies_.end() || !v || !v->device_staged[rk.second])
+        return false;
+    ++it->second.pins;
+    const std::vector<SegmentAddress> segments = addresses_locked(it->second);
+    lock.unlock();
+    std::optional<Error> failed;
+    try {
+        read_device_copy(segments, static_cast<char *>(dst));
+    } catch (const Error &e) {
+        failed = e;
+    }
+    lock.lock();
+    --device_copies_.find(rk)->second.pins;
+    if (failed)
+        throw *failed;
+    stats_.restored_from_device_bytes += size;
+    return true;
+}
+
+}  // namespace hetpu::ckpt
