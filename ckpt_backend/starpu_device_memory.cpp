@@ -129,7 +129,7 @@ void StarpuDeviceMemory::copy(const DeviceAddress &src, const DeviceAddress &dst
 {
     if (bytes == 0)
         return;
-    const Device *any = src.device != kHostMemory ? &devices_[static_cast<std::size_t>(src.device)]
+    const Device *any = src.device != kHostMemory   ? &devices_[static_cast<std::size_t>(src.device)]
                         : dst.device != kHostMemory ? &devices_[static_cast<std::size_t>(dst.device)]
                                                     : nullptr;
     if (!any) {

@@ -8,10 +8,7 @@
 namespace hetpu::ckpt {
 
 namespace {
-bool after(const SlotRef &a, const SlotRef &b)
-{
-    return a.chunk != b.chunk ? a.chunk > b.chunk : a.slot > b.slot;
-}
+bool after(const SlotRef &a, const SlotRef &b) { return a.chunk != b.chunk ? a.chunk > b.chunk : a.slot > b.slot; }
 }  // namespace
 
 DeviceCache::DeviceCache(std::uint64_t target_bytes, std::uint64_t chunk_bytes, std::uint64_t slot_bytes)

@@ -220,7 +220,9 @@ void Engine::notify_state()
 EngineStats Engine::stats()
 {
     std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    EngineStats s = stats_;
+    s.device_caches_growing = devices_growing_;
+    return s;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ struct EngineStats {
     double peer_schedule_time_s = 0;          // bottleneck time of the last schedule (seconds)
     std::uint64_t device_cache_bytes = 0;     // device cache memory allocated so far, all devices
     std::uint64_t device_chunk_refusals = 0;  // chunks a device refused (cache stays smaller)
+    bool device_caches_growing = false;       // chunks still being allocated
 };
 
 // A device-resident region to capture: its valid copy is at (device, base + offset).

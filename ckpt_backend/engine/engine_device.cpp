@@ -20,9 +20,9 @@ void Engine::start_devices()
     link_bw_.assign(n, std::vector<double>(n, 0.0));
     host_bw_.assign(n, 0.0);
     for (std::size_t d = 0; d < n; ++d) {
-        const std::uint64_t target = dc.fraction > 0
-                                         ? static_cast<std::uint64_t>(dc.fraction * static_cast<double>(devices_->device_bytes(d)))
-                                         : dc.bytes;
+        const std::uint64_t target =
+            dc.fraction > 0 ? static_cast<std::uint64_t>(dc.fraction * static_cast<double>(devices_->device_bytes(d)))
+                            : dc.bytes;
         device_caches_.emplace_back(target, dc.chunk_bytes, dc.slot_bytes);
         for (std::size_t j = 0; j < n; ++j)
             if (j != d)
@@ -142,9 +142,8 @@ void Engine::make_device_room_locked(std::size_t device, std::size_t slots)
             const DeviceCopy &c = it->second;
             if (!c.on_host || c.pins > 0)
                 continue;
-            const bool here = std::any_of(c.segments.begin(), c.segments.end(), [&](const DeviceSegment &s) {
-                return s.device == static_cast<int>(device);
-            });
+            const bool here = std::any_of(c.segments.begin(), c.segments.end(),
+                                          [&](const DeviceSegment &s) { return s.device == static_cast<int>(device); });
             if (here && (victim == device_copies_.end() || c.order < victim->second.order))
                 victim = it;
         }
@@ -175,8 +174,8 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
             device_copies_.count({key, s.index}))
             throw Error(-EINVAL, "region index " + std::to_string(s.index) + " is out of range or captured twice");
         if (s.device >= n)
-            throw Error(-EINVAL, "device " + std::to_string(s.device) + " does not exist (" + std::to_string(n) +
-                                     " devices)");
+            throw Error(-EINVAL,
+                        "device " + std::to_string(s.device) + " does not exist (" + std::to_string(n) + " devices)");
         regions.push_back({s.device, v->regions[s.index].size});
         demand[s.device] += static_cast<std::size_t>(device_caches_[s.device].slots_for(v->regions[s.index].size));
     }
@@ -220,11 +219,11 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
         }
         c.segments.push_back(seg);
         const DeviceAddress src{static_cast<int>(s.device), s.base, s.offset + p.region_offset};
-        DeviceAddress dst = seg.device == kHostMemory
-                                ? DeviceAddress{kHostMemory,
-                                                reinterpret_cast<std::uintptr_t>(c.host_part.get() + p.region_offset), 0}
-                                : DeviceAddress{seg.device, device_chunks_[static_cast<std::size_t>(p.to)][seg.slot.chunk],
-                                                device_caches_[static_cast<std::size_t>(p.to)].offset_of(seg.slot)};
+        DeviceAddress dst =
+            seg.device == kHostMemory
+                ? DeviceAddress{kHostMemory, reinterpret_cast<std::uintptr_t>(c.host_part.get() + p.region_offset), 0}
+                : DeviceAddress{seg.device, device_chunks_[static_cast<std::size_t>(p.to)][seg.slot.chunk],
+                                device_caches_[static_cast<std::size_t>(p.to)].offset_of(seg.slot)};
         copies.push_back({src, dst, p.bytes});
         if (p.to == kHost)
             stats_.device_to_host_at_capture_bytes += p.bytes;
@@ -314,8 +313,7 @@ void Engine::device_flush_loop()
     }
 }
 
-bool Engine::restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst,
-                                 std::uint64_t size)
+bool Engine::restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst, std::uint64_t size)
 {
     auto it = device_copies_.find(rk);
     Version *v = find_locked(rk.first, false);

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <vector>
 
 #include "tests/integration/add_one_codelet.h"
@@ -142,9 +143,10 @@ TEST_F(CkptDevice, DeviceResidentHandlesAreCapturedOnTheirDevice)
 // and the host), and the version restores byte-exact.
 TEST_F(CkptDevice, FullDeviceSendsItsRemainderPerTheFlowSchedule)
 {
-    ASSERT_EQ(hetpu_ckpt_init_from_string(
-                  config("size = \"256KiB\"\nchunk = \"256KiB\"\nslot = \"64KiB\"\npeer_schedule = \"flow\"\n").c_str()),
-              0)
+    ASSERT_EQ(
+        hetpu_ckpt_init_from_string(
+            config("size = \"256KiB\"\nchunk = \"256KiB\"\nslot = \"64KiB\"\npeer_schedule = \"flow\"\n").c_str()),
+        0)
         << hetpu_ckpt_last_error();
     const std::size_t na = 8 * kSlot / sizeof(float), nb = kSlot / sizeof(float);
     std::vector<float> a = ramp(na, 7), b = ramp(nb, 9);
@@ -204,11 +206,25 @@ TEST_F(CkptDevice, CacheStaysWithinTheDeviceMemoryLimit)
     ASSERT_LE(total, 64 << 20) << "run through device_tier.sh (STARPU_LIMIT_OPENCL_<n>_MEM)";
     ASSERT_EQ(hetpu_ckpt_init_from_string(config("size = \"1GiB\"\nchunk = \"1MiB\"\n").c_str()), 0)
         << hetpu_ckpt_last_error();
-    const hetpu_ckpt_stats s = stats();  // the caches may still be growing: check again at the end
-    (void)s;
+    hetpu_ckpt_stats s = stats();
+    while (s.device_caches_growing) {  // a condition, not a deadline: growth always ends
+        usleep(10000);
+        expect_within_limits();
+        s = stats();
+    }
+    expect_within_limits();
+    EXPECT_EQ(s.device_chunk_refusals, 2u) << "one refused chunk per device ends its growth";
+    EXPECT_GT(s.device_cache_bytes, 0u);
+    EXPECT_LE(s.device_cache_bytes, 2u * static_cast<std::uint64_t>(total));
     ASSERT_EQ(hetpu_ckpt_finalize(), 0);
     ASSERT_EQ(hetpu_ckpt_init_from_string(config("size = \"50%\"\nchunk = \"1MiB\"\n").c_str()), 0)
         << hetpu_ckpt_last_error();
+    do {
+        usleep(10000);
+        s = stats();
+    } while (s.device_caches_growing);
+    EXPECT_EQ(s.device_chunk_refusals, 0u);
+    EXPECT_EQ(s.device_cache_bytes, 2u * static_cast<std::uint64_t>(total / 2 / (1 << 20) * (1 << 20)));
     expect_within_limits();
     ASSERT_EQ(hetpu_ckpt_finalize(), 0);
     for (unsigned node : opencl_nodes)

@@ -30,7 +30,8 @@ struct CopyRecord {
 
 class FakeDevices : public DeviceMemory {
 public:
-    FakeDevices(std::size_t n, std::uint64_t limit_each) : limit_(n, limit_each), used_(n, 0), bw_(n, std::vector<double>(n, 0))
+    FakeDevices(std::size_t n, std::uint64_t limit_each)
+        : limit_(n, limit_each), used_(n, 0), bw_(n, std::vector<double>(n, 0))
     {
         host_bw_.assign(n, 1e9);
         for (std::size_t i = 0; i < n; ++i)
@@ -58,8 +59,8 @@ public:
     }
     void copy(const DeviceAddress &src, const DeviceAddress &dst, std::uint64_t bytes) override
     {
-        std::memcpy(reinterpret_cast<char *>(dst.base) + dst.offset, reinterpret_cast<const char *>(src.base) + src.offset,
-                    bytes);
+        std::memcpy(reinterpret_cast<char *>(dst.base) + dst.offset,
+                    reinterpret_cast<const char *>(src.base) + src.offset, bytes);
         std::lock_guard<std::mutex> lock(mu_);
         log_.push_back({src.device, dst.device, bytes, std::this_thread::get_id()});
     }
@@ -122,7 +123,8 @@ protected:
         return d;
     }
     // Begins version v with one region per buffer and captures them from their devices.
-    void take(Engine &e, std::int64_t v, std::vector<std::vector<char>> &buffers, const std::vector<std::size_t> &devices)
+    void take(Engine &e, std::int64_t v, std::vector<std::vector<char>> &buffers,
+              const std::vector<std::size_t> &devices)
     {
         std::vector<RegionSpec> specs;
         std::vector<DeviceSource> sources;
