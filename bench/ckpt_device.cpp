@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Application blocking per checkpoint of device-resident data: the device cache tier
+// (captured device to device) against the host tier (StarPU first brings the data back to
+// main memory, then it is copied into the host cache), in the same run on the same node.
+//
+//   ckpt_device [--handles-per-device 2] [--mib 8] [--checkpoints 20] [--json FILE]
+//
+// Needs accelerator memory nodes: run through bench/ckpt_device.sh on a CPU-only machine
+// (two PoCL OpenCL devices). Each round runs one task per handle on its device (the data is
+// then valid only there), waits for the tasks, and times hetpu_ckpt_checkpoint until the
+// capture is done (wait DEVICE, resp. HOST): what a later writer of the data waits for. The
+// disk flushes of a round finish before the next round starts (not timed), so both tiers are
+// measured on a quiet node.
+#include <hetpu/ckpt.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+void add_one_cpu(void *buffers[], void *)
+{
+    float *y = reinterpret_cast<float *>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    for (unsigned i = 0; i < STARPU_VECTOR_GET_NX(buffers[0]); ++i)
+        y[i] += 1.0f;
+}
+
+#ifdef STARPU_USE_OPENCL
+// A write of the whole buffer on the device (from a host pattern: no kernel to compile;
+// StarPU's OpenCL headers are 1.1, without clEnqueueFillBuffer).
+void touch_opencl(void *buffers[], void *)
+{
+    cl_mem y = reinterpret_cast<cl_mem>(STARPU_VECTOR_GET_DEV_HANDLE(buffers[0]));
+    const size_t n = STARPU_VECTOR_GET_NX(buffers[0]);
+    thread_local std::vector<float> pattern;
+    pattern.assign(n, 1.0f);
+    cl_command_queue queue;
+    starpu_opencl_get_current_queue(&queue);
+    if (clEnqueueWriteBuffer(queue, y, CL_TRUE, STARPU_VECTOR_GET_OFFSET(buffers[0]), n * sizeof(float),
+                             pattern.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+        std::abort();
+}
+#endif
+
+struct starpu_codelet touch_codelet;
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Result {
+    std::vector<double> blocking_s;
+    hetpu_ckpt_stats stats{};
+};
+
+Result run(const std::string &dir, bool device_tier, const std::vector<starpu_data_handle_t> &handles,
+           const std::vector<int> &worker_of, int checkpoints, size_t bytes_each)
+{
+    const size_t total = bytes_each * handles.size();
+    std::string cfg = "[host]\nsize = \"" + std::to_string(2 * total) + "\"\nincremental_init = false\n[local]\npath = \"" +
+                      dir + "\"\n";
+    if (device_tier)
+        cfg += "[device]\nsize = \"" + std::to_string(2 * total) + "\"\nchunk = \"" + std::to_string(bytes_each) +
+               "\"\nslot = \"1MiB\"\n";
+    if (hetpu_ckpt_init_from_string(cfg.c_str())) {
+        std::fprintf(stderr, "ckpt_device: %s\n", hetpu_ckpt_last_error());
+        std::exit(1);
+    }
+    for (size_t i = 0; i < handles.size(); ++i)
+        hetpu_ckpt_protect(("h" + std::to_string(i)).c_str(), handles[i]);
+    Result r;
+    for (int v = 0; v < checkpoints; ++v) {
+        for (size_t i = 0; i < handles.size(); ++i) {
+            struct starpu_task *t = starpu_task_create();
+            t->cl = &touch_codelet;
+            t->handles[0] = handles[i];
+            t->execute_on_a_specific_worker = 1;
+            t->workerid = static_cast<unsigned>(worker_of[i]);
+            if (starpu_task_submit(t))
+                std::exit(1);
+        }
+        starpu_task_wait_for_all();
+        const auto t0 = std::chrono::steady_clock::now();
+        if (hetpu_ckpt_checkpoint("bench", v) ||
+            hetpu_ckpt_wait("bench", v, device_tier ? HETPU_CKPT_TIER_DEVICE : HETPU_CKPT_TIER_HOST)) {
+            std::fprintf(stderr, "ckpt_device: %s\n", hetpu_ckpt_last_error());
+            std::exit(1);
+        }
+        r.blocking_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        if (hetpu_ckpt_wait("bench", v, HETPU_CKPT_TIER_LOCAL)) {
+            std::fprintf(stderr, "ckpt_device: %s\n", hetpu_ckpt_last_error());
+            std::exit(1);
+        }
+    }
+    hetpu_ckpt_get_stats(&r.stats);
+    for (size_t i = 0; i < handles.size(); ++i)
+        hetpu_ckpt_unprotect(("h" + std::to_string(i)).c_str());
+    hetpu_ckpt_finalize();
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    int per_device = 2, mib = 8, checkpoints = 20;
+    const char *json = nullptr;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string k = argv[i];
+        if (k == "--handles-per-device")
+            per_device = std::atoi(argv[i + 1]);
+        else if (k == "--mib")
+            mib = std::atoi(argv[i + 1]);
+        else if (k == "--checkpoints")
+            checkpoints = std::atoi(argv[i + 1]);
+        else if (k == "--json")
+            json = argv[i + 1];
+        else {
+            std::fprintf(stderr, "ckpt_device: unknown option %s\n", argv[i]);
+            return 2;
+        }
+    }
+    if (starpu_init(nullptr))
+        return 1;
+    touch_codelet.where = STARPU_CPU | STARPU_OPENCL;
+    touch_codelet.cpu_funcs[0] = add_one_cpu;
+#ifdef STARPU_USE_OPENCL
+    touch_codelet.opencl_funcs[0] = touch_opencl;
+#endif
+    touch_codelet.nbuffers = 1;
+    touch_codelet.modes[0] = STARPU_W;
+    std::vector<int> devices;
+    for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
+        if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_OPENCL_WORKER)
+            devices.push_back(static_cast<int>(w));
+    if (devices.empty()) {
+        std::fprintf(stderr, "ckpt_device: no OpenCL device (run bench/ckpt_device.sh)\n");
+        starpu_shutdown();
+        return 77;
+    }
+    const size_t n = static_cast<size_t>(mib) << 18;  // floats
+    std::vector<std::vector<float>> data(devices.size() * static_cast<size_t>(per_device), std::vector<float>(n, 0));
+    std::vector<starpu_data_handle_t> handles(data.size());
+    std::vector<int> worker_of(data.size());
+    for (size_t i = 0; i < data.size(); ++i) {
+        starpu_vector_data_register(&handles[i], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data[i].data()), n,
+                                    sizeof(float));
+        worker_of[i] = devices[i % devices.size()];
+    }
+    char tmpl[] = "/tmp/hetpu-ckpt-device-bench.XXXXXX";
+    if (!::mkdtemp(tmpl))
+        return 1;
+    const std::string base = tmpl;
+    ::mkdir((base + "/dev").c_str(), 0755);
+    ::mkdir((base + "/host").c_str(), 0755);
+    // Host tier first, then the device tier, then the host tier again: a drift of the machine
+    // shows as a difference between the two host runs.
+    const Result host1 = run(base + "/host", false, handles, worker_of, checkpoints, n * sizeof(float));
+    const Result dev = run(base + "/dev", true, handles, worker_of, checkpoints, n * sizeof(float));
+    std::system(("rm -rf '" + base + "/host'/*").c_str());
+    const Result host2 = run(base + "/host", false, handles, worker_of, checkpoints, n * sizeof(float));
+    for (starpu_data_handle_t h : handles)
+        starpu_data_unregister(h);
+    starpu_shutdown();
+    std::system(("rm -rf '" + base + "'").c_str());
+
+    const double h1 = median(host1.blocking_s), h2 = median(host2.blocking_s), d = median(dev.blocking_s);
+    const double mib_per_ckpt = static_cast<double>(data.size()) * mib;
+    std::printf("devices %zu, %zu handles of %d MiB (%.0f MiB per checkpoint), %d checkpoints per tier\n",
+                devices.size(), data.size(), mib, mib_per_ckpt, checkpoints);
+    std::printf("median blocking per checkpoint: host tier %.2f ms / %.2f ms (before/after), device tier %.2f ms\n",
+                h1 * 1e3, h2 * 1e3, d * 1e3);
+    std::printf("ratio host/device: %.2f (first host run), %.2f (second)\n", h1 / d, h2 / d);
+    std::printf("device run: %llu bytes captured device to device, %llu to peers, %llu device-to-host before "
+                "resuming; %llu handles captured from device memory, %llu from main memory\n",
+                static_cast<unsigned long long>(dev.stats.device_local_bytes),
+                static_cast<unsigned long long>(dev.stats.device_peer_bytes),
+                static_cast<unsigned long long>(dev.stats.device_to_host_at_capture_bytes),
+                static_cast<unsigned long long>(dev.stats.device_path_captures),
+                static_cast<unsigned long long>(dev.stats.host_path_captures));
+    if (json) {
+        FILE *f = std::fopen(json, "a");
+        if (f) {
+            std::fprintf(f,
+                         "{\"bench\":\"ckpt_device\",\"devices\":%zu,\"handles\":%zu,\"mib_each\":%d,\"checkpoints\":%d,"
+                         "\"host_median_s\":[%.6f,%.6f],\"device_median_s\":%.6f,\"ratio\":%.3f,"
+                         "\"device_to_host_at_capture_bytes\":%llu}\n",
+                         devices.size(), data.size(), mib, checkpoints, h1, h2, d, std::min(h1, h2) / d,
+                         static_cast<unsigned long long>(dev.stats.device_to_host_at_capture_bytes));
+            std::fclose(f);
+        }
+    }
+    return dev.stats.device_to_host_at_capture_bytes == 0 ? 0 : 1;
+}
