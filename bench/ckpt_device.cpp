@@ -42,8 +42,8 @@ void touch_opencl(void *buffers[], void *)
     pattern.assign(n, 1.0f);
     cl_command_queue queue;
     starpu_opencl_get_current_queue(&queue);
-    if (clEnqueueWriteBuffer(queue, y, CL_TRUE, STARPU_VECTOR_GET_OFFSET(buffers[0]), n * sizeof(float),
-                             pattern.data(), 0, nullptr, nullptr) != CL_SUCCESS)
+    if (clEnqueueWriteBuffer(queue, y, CL_TRUE, STARPU_VECTOR_GET_OFFSET(buffers[0]), n * sizeof(float), pattern.data(),
+                             0, nullptr, nullptr) != CL_SUCCESS)
         std::abort();
 }
 #endif
@@ -65,8 +65,8 @@ Result run(const std::string &dir, bool device_tier, const std::vector<starpu_da
            const std::vector<int> &worker_of, int checkpoints, size_t bytes_each)
 {
     const size_t total = bytes_each * handles.size();
-    std::string cfg = "[host]\nsize = \"" + std::to_string(2 * total) + "\"\nincremental_init = false\n[local]\npath = \"" +
-                      dir + "\"\n";
+    std::string cfg = "[host]\nsize = \"" + std::to_string(2 * total) +
+                      "\"\nincremental_init = false\n[local]\npath = \"" + dir + "\"\n";
     if (device_tier)
         cfg += "[device]\nsize = \"" + std::to_string(2 * total) + "\"\nchunk = \"" + std::to_string(bytes_each) +
                "\"\nslot = \"1MiB\"\n";
@@ -189,12 +189,13 @@ int main(int argc, char **argv)
     if (json) {
         FILE *f = std::fopen(json, "a");
         if (f) {
-            std::fprintf(f,
-                         "{\"bench\":\"ckpt_device\",\"devices\":%zu,\"handles\":%zu,\"mib_each\":%d,\"checkpoints\":%d,"
-                         "\"host_median_s\":[%.6f,%.6f],\"device_median_s\":%.6f,\"ratio\":%.3f,"
-                         "\"device_to_host_at_capture_bytes\":%llu}\n",
-                         devices.size(), data.size(), mib, checkpoints, h1, h2, d, std::min(h1, h2) / d,
-                         static_cast<unsigned long long>(dev.stats.device_to_host_at_capture_bytes));
+            std::fprintf(
+                f,
+                "{\"bench\":\"ckpt_device\",\"devices\":%zu,\"handles\":%zu,\"mib_each\":%d,\"checkpoints\":%d,"
+                "\"host_median_s\":[%.6f,%.6f],\"device_median_s\":%.6f,\"ratio\":%.3f,"
+                "\"device_to_host_at_capture_bytes\":%llu}\n",
+                devices.size(), data.size(), mib, checkpoints, h1, h2, d, std::min(h1, h2) / d,
+                static_cast<unsigned long long>(dev.stats.device_to_host_at_capture_bytes));
             std::fclose(f);
         }
     }

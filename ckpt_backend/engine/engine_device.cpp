@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 namespace hetpu::ckpt {
 
@@ -234,13 +235,40 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
     }
     ++active_copies_;  // flushes step aside while the application waits for this
     lock.unlock();
-    std::optional<Error> failed;
-    try {
-        for (const Copy &c : copies)
-            devices_->copy(c.src, c.dst, c.bytes);
-    } catch (const Error &e) {
-        failed = e;
+    // All devices copy at once, as the schedule assumes (each device's own queue or stream
+    // carries its outgoing copies): one thread per source device beyond the first.
+    std::vector<std::vector<const Copy *>> by_device(n);
+    for (const Copy &c : copies)
+        by_device[static_cast<std::size_t>(c.src.device)].push_back(&c);
+    std::vector<std::optional<Error>> errors(n);
+    auto copy_from = [&](std::size_t d) {
+        try {
+            for (const Copy *c : by_device[d])
+                devices_->copy(c->src, c->dst, c->bytes);
+        } catch (const Error &e) {
+            errors[d] = e;
+        } catch (const std::exception &e) {
+            errors[d] = Error(-EIO, std::string("device copy: ") + e.what());
+        }
+    };
+    std::vector<std::thread> helpers;
+    std::size_t mine = n;
+    for (std::size_t d = 0; d < n; ++d) {
+        if (by_device[d].empty())
+            continue;
+        if (mine == n)
+            mine = d;  // the calling thread takes the first device
+        else
+            helpers.emplace_back(copy_from, d);
     }
+    if (mine < n)
+        copy_from(mine);
+    for (std::thread &t : helpers)
+        t.join();
+    std::optional<Error> failed;
+    for (const std::optional<Error> &e : errors)
+        if (e && !failed)
+            failed = e;
     lock.lock();
     --active_copies_;
     v = find_locked(key, false);

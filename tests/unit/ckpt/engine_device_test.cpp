@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -25,7 +26,6 @@ std::atomic<std::uint64_t> g_device_bytes_in_use{0};  // over every fake, outliv
 struct CopyRecord {
     int from, to;
     std::uint64_t bytes;
-    std::thread::id by;  // the capturing (application) thread, or a flush thread
 };
 
 class FakeDevices : public DeviceMemory {
@@ -59,14 +59,27 @@ public:
     }
     void copy(const DeviceAddress &src, const DeviceAddress &dst, std::uint64_t bytes) override
     {
+        if (dst.device == kHostMemory) {
+            std::unique_lock<std::mutex> lock(mu_);
+            gate_.wait(lock, [&] { return !hold_to_host_; });
+        }
         std::memcpy(reinterpret_cast<char *>(dst.base) + dst.offset,
                     reinterpret_cast<const char *>(src.base) + src.offset, bytes);
         std::lock_guard<std::mutex> lock(mu_);
-        log_.push_back({src.device, dst.device, bytes, std::this_thread::get_id()});
+        log_.push_back({src.device, dst.device, bytes});
     }
     double bandwidth(std::size_t from, int to) const override
     {
         return to == kHostMemory ? host_bw_[from] : bw_[from][static_cast<std::size_t>(to)];
+    }
+    // While held, copies to host memory wait (so a test sees what happened before them).
+    void hold_copies_to_host(bool hold)
+    {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            hold_to_host_ = hold;
+        }
+        gate_.notify_all();
     }
     std::vector<CopyRecord> log()
     {
@@ -86,6 +99,8 @@ public:
 
 private:
     std::mutex mu_;
+    std::condition_variable gate_;
+    bool hold_to_host_ = false;
     std::vector<std::unique_ptr<char[]>> chunks_;
     std::vector<CopyRecord> log_;
 };
@@ -149,18 +164,17 @@ TEST_F(EngineDevice, CaptureStaysOnTheDeviceAndReachesTheDisk)
     EXPECT_EQ(e->stats().device_cache_bytes, 2u * (512 << 10));
     std::vector<std::vector<char>> buffers{pattern(100 << 10, 1), pattern(50 << 10, 2)};
     const auto expected = buffers;
+    fake->hold_copies_to_host(true);  // the device flush waits until the capture is checked
     take(*e, 1, buffers, {0, 1});
-    // The capture (the copies made by this thread) only copied device to device on the same
-    // device, nothing to the host; the flush thread's device-to-host copies come later.
+    // The capture copied device to device on the same device, nothing to the host.
     std::uint64_t captured = 0;
     for (const CopyRecord &c : fake->log()) {
-        if (c.by != std::this_thread::get_id())
-            continue;
         EXPECT_EQ(c.from, c.to);
         EXPECT_NE(c.to, kHostMemory);
         captured += c.bytes;
     }
     EXPECT_EQ(captured, 150u << 10);
+    fake->hold_copies_to_host(false);
     const EngineStats s = e->stats();
     EXPECT_EQ(s.device_local_bytes, (150u << 10));
     EXPECT_EQ(s.device_peer_bytes, 0u);
