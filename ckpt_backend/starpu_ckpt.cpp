@@ -96,6 +96,26 @@ void on_acquired(void *arg)
     b->cv.notify_all();
 }
 
+// The driver buffer (cl_mem or device pointer) and byte offset of a handle's copy on `node`.
+void device_buffer(starpu_data_handle_t h, unsigned node, hetpu::ckpt::DeviceSource *out)
+{
+    void *iface = starpu_data_get_interface_on_node(h, node);
+    switch (starpu_data_get_interface_id(h)) {
+    case STARPU_VECTOR_INTERFACE_ID:
+        out->base = static_cast<starpu_vector_interface *>(iface)->dev_handle;
+        out->offset = static_cast<starpu_vector_interface *>(iface)->offset;
+        break;
+    case STARPU_VARIABLE_INTERFACE_ID:
+        out->base = static_cast<starpu_variable_interface *>(iface)->dev_handle;
+        out->offset = static_cast<starpu_variable_interface *>(iface)->offset;
+        break;
+    default:
+        out->base = static_cast<starpu_matrix_interface *>(iface)->dev_handle;
+        out->offset = static_cast<starpu_matrix_interface *>(iface)->offset;
+        break;
+    }
+}
+
 // Where a device-tier job's valid copy is: main memory (0), or a device (1, with *source).
 // With STARPU_ACQUIRE_NO_NODE_LOCK_ALL the replicates can neither change nor be evicted.
 int locate(Backend *b, const CaptureJob &job, hetpu::ckpt::DeviceSource *source)
@@ -105,23 +125,9 @@ int locate(Backend *b, const CaptureJob &job, hetpu::ckpt::DeviceSource *source)
     for (const auto &[node, device] : b->device_of_node) {
         if (!starpu_data_is_on_node(job.handle, node))
             continue;
-        void *iface = starpu_data_get_interface_on_node(job.handle, node);
         source->index = job.index;
         source->device = device;
-        switch (starpu_data_get_interface_id(job.handle)) {
-        case STARPU_VECTOR_INTERFACE_ID:
-            source->base = static_cast<starpu_vector_interface *>(iface)->dev_handle;
-            source->offset = static_cast<starpu_vector_interface *>(iface)->offset;
-            break;
-        case STARPU_VARIABLE_INTERFACE_ID:
-            source->base = static_cast<starpu_variable_interface *>(iface)->dev_handle;
-            source->offset = static_cast<starpu_variable_interface *>(iface)->offset;
-            break;
-        default:
-            source->base = static_cast<starpu_matrix_interface *>(iface)->dev_handle;
-            source->offset = static_cast<starpu_matrix_interface *>(iface)->offset;
-            break;
-        }
+        device_buffer(job.handle, node, source);
         return 1;
     }
     return -1;
@@ -460,6 +466,38 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
     }
     for (size_t i = 0; i < g->regions.size(); ++i) {
         const Protected &p = g->regions[i];
+        // Device tier: a handle whose current copy lives on one device is restored there,
+        // straight into device memory (from the device cache when it holds the version), so
+        // the next task on that device needs no transfer.
+        if (p.handle && !g->device_of_node.empty()) {
+            int node = -1;
+            size_t device = 0;
+            if (!starpu_data_is_on_node(p.handle, STARPU_MAIN_RAM))
+                for (const auto &[n, d] : g->device_of_node)
+                    if (starpu_data_is_on_node(p.handle, n)) {
+                        node = static_cast<int>(n);
+                        device = d;
+                        break;
+                    }
+            if (node >= 0) {
+                rc = starpu_data_acquire_on_node(p.handle, node, STARPU_W);
+                if (rc)
+                    return fail(rc < 0 ? rc : -EIO,
+                                "starpu_data_acquire_on_node(W) failed on region '" + p.region + "'");
+                hetpu::ckpt::DeviceSource where{};
+                try {
+                    device_buffer(p.handle, static_cast<unsigned>(node), &where);
+                    g->engine->restore_to_device(name, version, index_of[i],
+                                                 {static_cast<int>(device), where.base, where.offset},
+                                                 stored[index_of[i]].size);
+                } catch (...) {
+                    starpu_data_release_on_node(p.handle, node);
+                    throw;
+                }
+                starpu_data_release_on_node(p.handle, node);
+                continue;
+            }
+        }
         void *dst = p.ptr;
         if (p.handle) {
             rc = starpu_data_acquire(p.handle, STARPU_W);
@@ -561,6 +599,7 @@ int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *out)
     out->device_flushed_bytes = s.device_flushed_bytes;
     out->device_evicted_bytes = s.device_evicted_bytes;
     out->restored_from_device_bytes = s.restored_from_device_bytes;
+    out->restored_into_device_bytes = s.restored_into_device_bytes;
     out->restored_from_host_bytes = s.restored_from_host_bytes;
     out->restored_from_disk_bytes = s.restored_from_disk_bytes;
     out->prefetched_bytes = s.prefetched_bytes;

@@ -53,11 +53,12 @@ struct EngineStats {
     // application resumes); then what the device flush moved to the host tier afterwards.
     std::uint64_t device_local_bytes = 0, device_peer_bytes = 0, device_to_host_at_capture_bytes = 0;
     std::uint64_t device_flushed_bytes = 0, device_evicted_bytes = 0, restored_from_device_bytes = 0;
-    std::uint64_t peer_schedules = 0;         // group captures that called the peer scheduler
-    double peer_schedule_time_s = 0;          // bottleneck time of the last schedule (seconds)
-    std::uint64_t device_cache_bytes = 0;     // device cache memory allocated so far, all devices
-    std::uint64_t device_chunk_refusals = 0;  // chunks a device refused (cache stays smaller)
-    bool device_caches_growing = false;       // chunks still being allocated
+    std::uint64_t restored_into_device_bytes = 0;  // restores written straight into device memory
+    std::uint64_t peer_schedules = 0;              // group captures that called the peer scheduler
+    double peer_schedule_time_s = 0;               // bottleneck time of the last schedule (seconds)
+    std::uint64_t device_cache_bytes = 0;          // device cache memory allocated so far, all devices
+    std::uint64_t device_chunk_refusals = 0;       // chunks a device refused (cache stays smaller)
+    bool device_caches_growing = false;            // chunks still being allocated
 };
 
 // A device-resident region to capture: its valid copy is at (device, base + offset).
@@ -91,6 +92,11 @@ public:
     // the host tier and the disks. Requires device_tier().
     void capture_from_devices(const std::string &name, std::int64_t version, const std::vector<DeviceSource> &sources);
     bool device_tier() const { return !device_caches_.empty(); }
+    // Restores region `index` straight into device memory at dst (dst_size must equal the
+    // region's size): device to device from the device tier when it holds the region, else
+    // from the host tier or a disk (checksums verified) through a host staging buffer.
+    void restore_to_device(const std::string &name, std::int64_t version, std::size_t index, const DeviceAddress &dst,
+                           std::uint64_t dst_size);
     // Free slots of a device's cache now (tests, benchmarks).
     std::size_t device_free_slots(std::size_t device);
     // Blocks until every device has allocated the chunks it will get.

@@ -364,4 +364,45 @@ bool Engine::restore_from_device(std::unique_lock<std::mutex> &lock, const Regio
     return true;
 }
 
+void Engine::restore_to_device(const std::string &name, std::int64_t version, std::size_t index,
+                               const DeviceAddress &dst, std::uint64_t dst_size)
+{
+    if (!device_tier() || dst.device < 0 || static_cast<std::size_t>(dst.device) >= device_caches_.size())
+        throw Error(-EINVAL, "restore_to_device: no device " + std::to_string(dst.device));
+    const Key key{name, version};
+    std::unique_lock<std::mutex> lock(mu_);
+    Version *v = find_locked(key, true);
+    if (!v)
+        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
+    if (index >= v->regions.size() || v->regions[index].size != dst_size)
+        throw Error(-EINVAL, "restore_to_device: region " + std::to_string(index) + " of version " +
+                                 std::to_string(version) + " does not match the destination");
+    auto it = device_copies_.find({key, index});
+    if (it != device_copies_.end() && v->device_staged[index]) {
+        ++it->second.pins;
+        const std::vector<SegmentAddress> segments = addresses_locked(it->second);
+        lock.unlock();
+        std::optional<Error> failed;
+        try {
+            for (const SegmentAddress &s : segments)
+                devices_->copy(s.where, {dst.device, dst.base, dst.offset + s.region_offset}, s.bytes);
+        } catch (const Error &e) {
+            failed = e;
+        }
+        lock.lock();
+        --device_copies_.find({key, index})->second.pins;
+        if (failed)
+            throw *failed;
+        stats_.restored_from_device_bytes += dst_size;
+        stats_.restored_into_device_bytes += dst_size;
+        return;
+    }
+    lock.unlock();
+    std::unique_ptr<char[]> staging(new char[dst_size]);
+    restore(name, version, index, staging.get(), dst_size);
+    devices_->copy({kHostMemory, reinterpret_cast<std::uintptr_t>(staging.get()), 0}, dst, dst_size);
+    lock.lock();
+    stats_.restored_into_device_bytes += dst_size;
+}
+
 }  // namespace hetpu::ckpt

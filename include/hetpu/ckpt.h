@@ -85,6 +85,7 @@ struct hetpu_ckpt_stats {
     uint64_t device_flushed_bytes;            /* device cache -> host tier, in the background */
     uint64_t device_evicted_bytes;
     uint64_t restored_from_device_bytes, restored_from_host_bytes, restored_from_disk_bytes;
+    uint64_t restored_into_device_bytes; /* restores written straight into device memory */
     uint64_t prefetched_bytes;
     uint64_t peer_schedules;        /* group checkpoints that needed the peer schedule */
     double peer_schedule_time_s;    /* bottleneck time of the last schedule */

@@ -124,6 +124,13 @@ TEST_F(CkptDevice, DeviceResidentHandlesAreCapturedOnTheirDevice)
     ASSERT_EQ(hetpu_ckpt_wait("run", 1, HETPU_CKPT_TIER_REMOTE), 0) << hetpu_ckpt_last_error();
     expect_within_limits();
     ASSERT_EQ(hetpu_ckpt_restore("run", 1), 0) << hetpu_ckpt_last_error();
+    // Restored straight into the devices, from their caches: still nothing in main memory.
+    s = stats();
+    EXPECT_EQ(s.restored_into_device_bytes, 2 * n * sizeof(float));
+    EXPECT_EQ(s.restored_from_device_bytes, 2 * n * sizeof(float));
+    EXPECT_FALSE(starpu_data_is_on_node(ha, STARPU_MAIN_RAM));
+    EXPECT_TRUE(starpu_data_is_on_node(ha, starpu_worker_get_memory_node(opencl_workers[0])));
+    EXPECT_TRUE(starpu_data_is_on_node(hb, starpu_worker_get_memory_node(opencl_workers[1])));
     ASSERT_EQ(starpu_data_acquire(ha, STARPU_R), 0);
     ASSERT_EQ(starpu_data_acquire(hb, STARPU_R), 0);
     const std::vector<float> wa = ramp(n, 1), wb = ramp(n, 5001);

@@ -304,3 +304,30 @@ TEST_F(EngineDevice, NoDeviceSectionMeansNoDeviceTier)
     e->begin("app", 1, {{"r0", 10}});
     EXPECT_THROW(e->capture_from_devices("app", 1, {{0, 0, 0, 0}}), Error);
 }
+
+// A restore into device memory reads the device tier when it holds the version (device to
+// device, including a slot that went to a peer); a later run without that cache reads the
+// disk and copies host to device, byte-exact either way.
+TEST_F(EngineDevice, RestoreIntoDeviceMemory)
+{
+    auto *fake = new FakeDevices(2, 1 << 20);
+    fake->limit_[0] = 2 * kSlot;
+    auto e = make(fake);
+    std::vector<std::vector<char>> buffers{pattern(3 * kSlot + 5, 6)};
+    const auto expected = buffers;
+    take(*e, 4, buffers, {0});
+    e->drain();
+    std::vector<char> on_device(expected[0].size());
+    e->restore_to_device("app", 4, 0, {1, reinterpret_cast<std::uintptr_t>(on_device.data()), 0}, on_device.size());
+    EXPECT_EQ(on_device, expected[0]);
+    EXPECT_EQ(e->stats().restored_into_device_bytes, on_device.size());
+    EXPECT_EQ(e->stats().restored_from_device_bytes, on_device.size());
+    EXPECT_THROW(e->restore_to_device("app", 4, 0, {5, 0, 0}, on_device.size()), Error);
+    e.reset();
+    auto later = make(new FakeDevices(2, 1 << 20));
+    std::fill(on_device.begin(), on_device.end(), 0);
+    later->restore_to_device("app", 4, 0, {0, reinterpret_cast<std::uintptr_t>(on_device.data()), 0}, on_device.size());
+    EXPECT_EQ(on_device, expected[0]);
+    EXPECT_EQ(later->stats().restored_from_disk_bytes, on_device.size());
+    EXPECT_EQ(later->stats().restored_from_device_bytes, 0u);
+}
