@@ -185,6 +185,7 @@ void Engine::stop()
     }
     cv_.notify_all();
     device_cv_.notify_all();
+    device_prefetch_cv_.notify_all();
     flush_cv_.notify_all();
     remote_cv_.notify_all();
     prefetch_cv_.notify_all();
@@ -215,6 +216,7 @@ void Engine::notify_state()
 {
     cv_.notify_all();
     prefetch_cv_.notify_one();
+    device_prefetch_cv_.notify_one();
 }
 
 EngineStats Engine::stats()

@@ -54,6 +54,7 @@ struct EngineStats {
     std::uint64_t device_local_bytes = 0, device_peer_bytes = 0, device_to_host_at_capture_bytes = 0;
     std::uint64_t device_flushed_bytes = 0, device_evicted_bytes = 0, restored_from_device_bytes = 0;
     std::uint64_t restored_into_device_bytes = 0;  // restores written straight into device memory
+    std::uint64_t device_prefetched_bytes = 0;     // hinted versions read back into a device cache
     std::uint64_t peer_schedules = 0;              // group captures that called the peer scheduler
     double peer_schedule_time_s = 0;               // bottleneck time of the last schedule (seconds)
     std::uint64_t device_cache_bytes = 0;          // device cache memory allocated so far, all devices
@@ -158,7 +159,8 @@ private:
         std::vector<DeviceSegment> segments;
         std::unique_ptr<char[]> host_part;
         std::uint64_t order = 0;  // capture order (eviction is oldest first)
-        bool on_host = false;     // flushed to the host tier: evictable
+        bool on_host = false;     // flushed to the host tier (or a prefetched copy): evictable
+        bool ready = false;       // every byte is in place (captured, or prefetched)
         int pins = 0;             // restores reading it
     };
     using RegionKey = std::pair<Key, std::size_t>;
@@ -189,6 +191,9 @@ private:
     void touch_loop();
     void device_grow_loop();
     void device_flush_loop();
+    void device_prefetch_loop();
+    // Removes a version's first hint once its last region is restored.
+    void consume_hint_locked(const Key &key, std::size_t index);
     void start_devices();
     void stop_devices();
     DeviceAddress device_address(const DeviceSegment &seg) const;
@@ -242,7 +247,9 @@ private:
     std::size_t device_flushes_in_flight_ = 0;
     std::uint64_t next_device_order_ = 0;
     bool devices_growing_ = false;
-    std::condition_variable device_cv_;  // device flush thread and grower
+    std::condition_variable device_cv_;               // device flush thread
+    std::condition_variable device_prefetch_cv_;      // device prefetch thread
+    std::map<std::string, std::size_t> region_home_;  // region name -> device it was last on
 };
 
 }  // namespace hetpu::ckpt

@@ -4,6 +4,8 @@
 // device memory.
 #include "ckpt_backend/engine/engine.h"
 
+#include "ckpt_backend/core/eviction.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -34,6 +36,8 @@ void Engine::start_devices()
     devices_growing_ = true;
     threads_.emplace_back(&Engine::device_grow_loop, this);
     threads_.emplace_back(&Engine::device_flush_loop, this);
+    if (config_.prefetch)
+        threads_.emplace_back(&Engine::device_prefetch_loop, this);
 }
 
 void Engine::stop_devices()
@@ -178,6 +182,7 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
             throw Error(-EINVAL,
                         "device " + std::to_string(s.device) + " does not exist (" + std::to_string(n) + " devices)");
         regions.push_back({s.device, v->regions[s.index].size});
+        region_home_[v->regions[s.index].region] = s.device;
         demand[s.device] += static_cast<std::size_t>(device_caches_[s.device].slots_for(v->regions[s.index].size));
     }
     std::vector<std::size_t> free_slots(n);
@@ -279,6 +284,7 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
             continue;
         }
         it->second.pins = 0;
+        it->second.ready = true;
         v->device_staged[sources[i].index] = true;
         ++v->staged;
         device_flush_queue_.push_back(keys[i]);
@@ -344,8 +350,11 @@ void Engine::device_flush_loop()
 bool Engine::restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst, std::uint64_t size)
 {
     auto it = device_copies_.find(rk);
-    Version *v = find_locked(rk.first, false);
-    if (it == device_copies_.end() || !v || !v->device_staged[rk.second])
+    while (it != device_copies_.end() && !it->second.ready && it->second.on_host) {
+        wait_state(lock);  // being prefetched: wait for it rather than read the disk too
+        it = device_copies_.find(rk);
+    }
+    if (it == device_copies_.end() || !it->second.ready)
         return false;
     ++it->second.pins;
     const std::vector<SegmentAddress> segments = addresses_locked(it->second);
@@ -377,8 +386,14 @@ void Engine::restore_to_device(const std::string &name, std::int64_t version, st
     if (index >= v->regions.size() || v->regions[index].size != dst_size)
         throw Error(-EINVAL, "restore_to_device: region " + std::to_string(index) + " of version " +
                                  std::to_string(version) + " does not match the destination");
+    if (index < v->regions.size())
+        region_home_[v->regions[index].region] = static_cast<std::size_t>(dst.device);
     auto it = device_copies_.find({key, index});
-    if (it != device_copies_.end() && v->device_staged[index]) {
+    while (it != device_copies_.end() && !it->second.ready && it->second.on_host) {
+        wait_state(lock);  // being prefetched
+        it = device_copies_.find({key, index});
+    }
+    if (it != device_copies_.end() && it->second.ready) {
         ++it->second.pins;
         const std::vector<SegmentAddress> segments = addresses_locked(it->second);
         lock.unlock();
@@ -395,6 +410,9 @@ void Engine::restore_to_device(const std::string &name, std::int64_t version, st
             throw *failed;
         stats_.restored_from_device_bytes += dst_size;
         stats_.restored_into_device_bytes += dst_size;
+        consume_hint_locked(key, index);
+        lock.unlock();
+        notify_state();
         return;
     }
     lock.unlock();
@@ -403,6 +421,138 @@ void Engine::restore_to_device(const std::string &name, std::int64_t version, st
     devices_->copy({kHostMemory, reinterpret_cast<std::uintptr_t>(staging.get()), 0}, dst, dst_size);
     lock.lock();
     stats_.restored_into_device_bytes += dst_size;
+}
+
+// Restore hints reach the device tier: the first hinted region (in rank order) that has a
+// home device (where it was captured from or last restored into) and no device copy is read
+// back into that device's cache, from the host cache when it is there, else from disk
+// (checksums verified). Room comes from free slots and from evictable device copies that are
+// not needed before it (no hint, or a later one); never from unflushed captures.
+void Engine::device_prefetch_loop()
+{
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        if (stopping_)
+            return;
+        Key target;
+        std::size_t target_index = 0, target_rank = kNoHint, device = 0;
+        for (const auto &[name, order] : hints_) {
+            for (std::size_t rank = 0; rank < order.size() && rank < target_rank; ++rank) {
+                Version *v = find_locked({name, order[rank]}, false);
+                if (!v)
+                    continue;
+                bool found = false;
+                for (std::size_t i = 0; i < v->regions.size() && !found; ++i) {
+                    auto home = region_home_.find(v->regions[i].region);
+                    if (home == region_home_.end() || device_copies_.count({{name, order[rank]}, i}))
+                        continue;
+                    const DeviceCache &c = device_caches_[home->second];
+                    if (c.slots_for(v->regions[i].size) > c.total_slots())
+                        continue;  // can never fit that cache
+                    const long long off = v->host_offset[i];
+                    const bool in_host =
+                        off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
+                    if (!in_host && !v->local_complete && !v->remote_complete)
+                        continue;  // not readable yet
+                    target = {name, order[rank]};
+                    target_index = i;
+                    device = home->second;
+                    found = true;
+                }
+                if (found) {
+                    target_rank = rank;
+                    break;
+                }
+            }
+        }
+        if (target_rank == kNoHint) {
+            device_prefetch_cv_.wait(lock);
+            continue;
+        }
+        Version &v = versions_.at(target);
+        const std::uint64_t size = v.regions[target_index].size;
+        DeviceCache &cache = device_caches_[device];
+        const std::size_t need = static_cast<std::size_t>(cache.slots_for(size));
+        while (cache.free_slots() < need) {
+            auto victim = device_copies_.end();
+            for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
+                const DeviceCopy &c = it->second;
+                if (!c.on_host || !c.ready || c.pins > 0 || rank_locked(it->first.first) <= target_rank)
+                    continue;
+                const bool here = std::any_of(c.segments.begin(), c.segments.end(), [&](const DeviceSegment &s) {
+                    return s.device == static_cast<int>(device);
+                });
+                if (here && (victim == device_copies_.end() || c.order < victim->second.order))
+                    victim = it;
+            }
+            if (victim == device_copies_.end())
+                break;
+            for (const DeviceSegment &seg : victim->second.segments)
+                stats_.device_evicted_bytes += seg.bytes;
+            free_device_copy_locked(victim);
+        }
+        if (cache.free_slots() < need) {
+            device_prefetch_cv_.wait(lock);  // everything on the device is needed sooner
+            continue;
+        }
+        const RegionKey rk{target, target_index};
+        DeviceCopy &copy = device_copies_[rk];
+        copy.order = ++next_device_order_;
+        copy.on_host = true;  // a copy of data the host tier or a disk holds
+        copy.pins = 1;
+        for (std::uint64_t at = 0; at < size; at += cache.slot_bytes())
+            copy.segments.push_back(
+                {static_cast<int>(device), cache.take(), at, std::min<std::uint64_t>(cache.slot_bytes(), size - at)});
+        const std::vector<SegmentAddress> segments = addresses_locked(copy);
+        // Source: the host cache (pinned while read), else the disk.
+        const long long off = v.host_offset[target_index];
+        const bool from_host = off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
+        if (from_host)
+            ++cached_.at(static_cast<std::size_t>(off)).pins;
+        Manifest one;
+        one.name = target.first;
+        one.version = target.second;
+        one.checksums = v.checksums;
+        one.regions = v.regions;
+        const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
+        ++active_prefetches_;
+        lock.unlock();
+        bool failed = false;
+        try {
+            std::unique_ptr<char[]> staging;
+            const char *src = from_host ? host_base_ + off : nullptr;
+            if (!from_host) {
+                staging.reset(new char[size]);
+                read_region(dir, one, target_index, staging.get());
+                src = staging.get();
+            }
+            for (const SegmentAddress &s : segments)
+                devices_->copy({kHostMemory, reinterpret_cast<std::uintptr_t>(src + s.region_offset), 0}, s.where,
+                               s.bytes);
+        } catch (const std::exception &) {
+            failed = true;
+        }
+        --active_prefetches_;
+        lock.lock();
+        if (from_host)
+            --cached_.at(static_cast<std::size_t>(off)).pins;
+        auto it = device_copies_.find(rk);
+        if (failed) {
+            // Unreadable: drop it and its hint; the restore reads the disk itself and reports it.
+            free_device_copy_locked(it);
+            auto h = hints_.find(target.first);
+            if (h != hints_.end()) {
+                auto pos = std::find(h->second.begin(), h->second.end(), target.second);
+                if (pos != h->second.end())
+                    h->second.erase(pos);
+            }
+        } else {
+            it->second.pins = 0;
+            it->second.ready = true;
+            stats_.device_prefetched_bytes += size;
+        }
+        cv_.notify_all();  // a restore may be waiting for this copy
+    }
 }
 
 }  // namespace hetpu::ckpt

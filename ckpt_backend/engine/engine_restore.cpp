@@ -49,6 +49,7 @@ void Engine::prefetch_hint(const std::string &name, const std::vector<std::int64
             find_locked({name, v}, true);
     }
     prefetch_cv_.notify_one();
+    device_prefetch_cv_.notify_one();
 }
 
 void Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst,
@@ -117,18 +118,23 @@ void Engine::restore(const std::string &name, std::int64_t version, std::size_t 
         stats_.restored_from_disk_bytes += size;
         break;
     }
-    // The last region restored consumes the version's first hint.
-    v = find_locked(key, true);
-    if (index + 1 == v->regions.size()) {
-        auto h = hints_.find(name);
-        if (h != hints_.end()) {
-            auto pos = std::find(h->second.begin(), h->second.end(), version);
-            if (pos != h->second.end())
-                h->second.erase(pos);
-        }
-    }
+    consume_hint_locked(key, index);
     lock.unlock();
     notify_state();
+}
+
+void Engine::consume_hint_locked(const Key &key, std::size_t index)
+{
+    // The last region restored consumes the version's first hint.
+    Version *v = find_locked(key, true);
+    if (!v || index + 1 != v->regions.size())
+        return;
+    auto h = hints_.find(key.first);
+    if (h != hints_.end()) {
+        auto pos = std::find(h->second.begin(), h->second.end(), key.second);
+        if (pos != h->second.end())
+            h->second.erase(pos);
+    }
 }
 
 void Engine::prefetch_loop()

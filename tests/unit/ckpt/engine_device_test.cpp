@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -330,4 +331,33 @@ TEST_F(EngineDevice, RestoreIntoDeviceMemory)
     EXPECT_EQ(on_device, expected[0]);
     EXPECT_EQ(later->stats().restored_from_disk_bytes, on_device.size());
     EXPECT_EQ(later->stats().restored_from_device_bytes, 0u);
+}
+
+// RTM's backward pass: versions captured on device 0 are restored in reverse order into device
+// memory. The device cache holds only the newest; with the restore order hinted, each next
+// version is read back into the device cache before its restore, which is then a device hit.
+TEST_F(EngineDevice, HintedRestoresBecomeDeviceCacheHits)
+{
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);  // 8 slots: one 5-slot version fits
+    for (std::int64_t v = 0; v < 4; ++v) {
+        std::vector<std::vector<char>> buffers{pattern(5 * kSlot, static_cast<int>(v))};
+        take(*e, v, buffers, {0});
+        e->drain();
+    }
+    EXPECT_EQ(e->stats().device_evicted_bytes, 3 * 5 * kSlot);  // versions 0-2 left the device
+    e->prefetch_hint("app", {2, 1, 0});
+    std::vector<char> out(5 * kSlot);
+    std::uint64_t expect_prefetched = 0;
+    for (std::int64_t v : {2, 1, 0}) {
+        // Waiting on a condition (the prefetch of this version), not on a deadline.
+        expect_prefetched += 5 * kSlot;
+        while (e->stats().device_prefetched_bytes < expect_prefetched)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        e->restore_to_device("app", v, 0, {0, reinterpret_cast<std::uintptr_t>(out.data()), 0}, out.size());
+        EXPECT_EQ(out, pattern(5 * kSlot, static_cast<int>(v)));
+    }
+    const EngineStats s = e->stats();
+    EXPECT_EQ(s.restored_from_device_bytes, 3 * 5 * kSlot) << "every restore a device cache hit";
+    EXPECT_EQ(s.restored_from_disk_bytes + s.restored_from_host_bytes, 0u);
 }
