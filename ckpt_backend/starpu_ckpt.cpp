@@ -603,6 +603,7 @@ int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *out)
     out->restored_from_host_bytes = s.restored_from_host_bytes;
     out->restored_from_disk_bytes = s.restored_from_disk_bytes;
     out->prefetched_bytes = s.prefetched_bytes;
+    out->device_prefetched_bytes = s.device_prefetched_bytes;
     out->peer_schedules = s.peer_schedules;
     out->peer_schedule_time_s = s.peer_schedule_time_s;
     out->device_cache_bytes = s.device_cache_bytes;

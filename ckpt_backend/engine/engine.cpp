@@ -376,6 +376,12 @@ void Engine::persist_region(const Key &key, std::size_t index, const void *data,
 
 void Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src)
 {
+    capture_impl(name, version, index, src, nullptr);
+}
+
+void Engine::capture_impl(const std::string &name, std::int64_t version, std::size_t index, const void *src,
+                          const std::function<void()> *captured_locked)
+{
     const Key key{name, version};
     const auto asked = std::chrono::steady_clock::now();
     std::unique_lock<std::mutex> lock(mu_);
@@ -418,6 +424,8 @@ void Engine::capture(const std::string &name, std::int64_t version, std::size_t 
         ++v->captured;
         if (!v->device_staged[index])
             ++v->staged;
+        if (captured_locked)
+            (*captured_locked)();
         stats_.captured_bytes += size;
         stats_.written_through_bytes += size;
         if (failed)
@@ -443,6 +451,8 @@ void Engine::capture(const std::string &name, std::int64_t version, std::size_t 
     ++v->captured;
     if (!v->device_staged[index])
         ++v->staged;
+    if (captured_locked)
+        (*captured_locked)();
     stats_.captured_bytes += size;
     flush_queue_.emplace_back(key, index);
     const bool someone_waits = state_waiters_ > 0;

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -168,6 +169,10 @@ private:
     explicit Engine(const EngineConfig &config);
     void start();
     void stop();
+    // capture(); `captured_locked` (when set) runs under the lock in the same critical section
+    // that counts the region as captured, so what it records is visible to wait(Host).
+    void capture_impl(const std::string &name, std::int64_t version, std::size_t index, const void *src,
+                      const std::function<void()> *captured_locked);
 
     Version *find_locked(const Key &key, bool load_from_disk);
     std::size_t rank_locked(const Key &key) const;

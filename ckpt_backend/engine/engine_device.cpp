@@ -321,24 +321,34 @@ void Engine::device_flush_loop()
         const std::vector<SegmentAddress> segments = addresses_locked(it->second);
         lock.unlock();
         std::optional<Error> failed;
+        bool done = false;
+        // Runs under the lock as the host tier counts the region: from then on the device
+        // copy is evictable (no window where the host has it and the device still holds it).
+        const std::function<void()> on_host = [&] {
+            auto c = device_copies_.find(rk);
+            --c->second.pins;
+            c->second.on_host = true;
+            stats_.device_flushed_bytes += size;
+            done = true;
+        };
         try {
             std::unique_ptr<char[]> staging(new char[size]);
             read_device_copy(segments, staging.get());
-            capture(rk.first.first, rk.first.second, rk.second, staging.get());
+            capture_impl(rk.first.first, rk.first.second, rk.second, staging.get(), &on_host);
         } catch (const Error &e) {
             failed = e;
         } catch (const std::exception &e) {
             failed = Error(-EIO, std::string("device flush: ") + e.what());
         }
         lock.lock();
-        it = device_copies_.find(rk);
-        --it->second.pins;
-        it->second.on_host = !failed;
+        if (!done) {
+            --device_copies_.find(rk)->second.pins;
+            if (!failed)
+                failed = Error(-EIO, "device flush: the region was not captured into the host tier");
+        }
         if (failed) {
             if (Version *again = find_locked(rk.first, false))
                 record_error_locked(*again, *failed);
-        } else {
-            stats_.device_flushed_bytes += size;
         }
         --device_flushes_in_flight_;
         lock.unlock();

@@ -86,13 +86,14 @@ struct hetpu_ckpt_stats {
     uint64_t device_evicted_bytes;
     uint64_t restored_from_device_bytes, restored_from_host_bytes, restored_from_disk_bytes;
     uint64_t restored_into_device_bytes; /* restores written straight into device memory */
-    uint64_t prefetched_bytes;
-    uint64_t peer_schedules;        /* group checkpoints that needed the peer schedule */
-    double peer_schedule_time_s;    /* bottleneck time of the last schedule */
-    uint64_t device_cache_bytes;    /* device cache memory allocated so far, all devices */
-    uint64_t device_count;          /* devices with a cache tier */
-    uint64_t device_chunk_refusals; /* cache chunks a device refused (over its memory limit) */
-    int device_caches_growing;      /* 1 while cache chunks are still being allocated */
+    uint64_t prefetched_bytes;           /* hinted versions read back into the host cache */
+    uint64_t device_prefetched_bytes;    /* ... into a device cache */
+    uint64_t peer_schedules;             /* group checkpoints that needed the peer schedule */
+    double peer_schedule_time_s;         /* bottleneck time of the last schedule */
+    uint64_t device_cache_bytes;         /* device cache memory allocated so far, all devices */
+    uint64_t device_count;               /* devices with a cache tier */
+    uint64_t device_chunk_refusals;      /* cache chunks a device refused (over its memory limit) */
+    int device_caches_growing;           /* 1 while cache chunks are still being allocated */
 };
 /* Fills *stats (waits for submitted captures first). */
 int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *stats);

@@ -238,3 +238,43 @@ TEST_F(CkptDevice, CacheStaysWithinTheDeviceMemoryLimit)
         EXPECT_EQ(starpu_memory_get_available(node), starpu_memory_get_total(node))
             << "cache chunks handed back to StarPU";
 }
+
+// A backward pass over device-resident data: the device cache holds 2 of 4 versions; with the
+// restore order hinted, the older versions are read back into device 0's cache before their
+// restores, which then copy device to device into the handle.
+TEST_F(CkptDevice, HintedRestoresAreDeviceCacheHits)
+{
+    ASSERT_EQ(hetpu_ckpt_init_from_string(config("size = \"512KiB\"\nchunk = \"512KiB\"\nslot = \"64KiB\"\n").c_str()),
+              0)
+        << hetpu_ckpt_last_error();
+    const std::size_t n = 4 * kSlot / sizeof(float);
+    std::vector<float> a = ramp(n, 0);
+    starpu_data_handle_t ha;
+    starpu_vector_data_register(&ha, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(a.data()), n, sizeof(float));
+    ASSERT_EQ(hetpu_ckpt_protect("a", ha), 0);
+    for (int v = 0; v < 4; ++v) {
+        add_one_on(ha, 0);
+        ASSERT_EQ(hetpu_ckpt_checkpoint("bw", v), 0) << hetpu_ckpt_last_error();
+        ASSERT_EQ(hetpu_ckpt_wait("bw", v, HETPU_CKPT_TIER_LOCAL), 0) << hetpu_ckpt_last_error();
+    }
+    // Versions 2 and 3 each evicted an older one (flushed to the host tier: evictable).
+    EXPECT_EQ(stats().device_evicted_bytes, 2 * n * sizeof(float));
+    const int64_t order[] = {1, 0};
+    ASSERT_EQ(hetpu_ckpt_prefetch_hint("bw", order, 2), 0);
+    std::uint64_t before = stats().restored_from_device_bytes, prefetched = 0;
+    for (int64_t v : order) {
+        prefetched += n * sizeof(float);
+        while (stats().device_prefetched_bytes < prefetched)  // a condition, not a deadline
+            usleep(1000);
+        ASSERT_EQ(hetpu_ckpt_restore("bw", v), 0) << hetpu_ckpt_last_error();
+    }
+    const hetpu_ckpt_stats s = stats();
+    EXPECT_EQ(s.restored_from_device_bytes - before, 2 * n * sizeof(float)) << "both restores hit the device cache";
+    EXPECT_EQ(s.restored_from_disk_bytes, 0u);
+    EXPECT_FALSE(starpu_data_is_on_node(ha, STARPU_MAIN_RAM));
+    ASSERT_EQ(starpu_data_acquire(ha, STARPU_R), 0);
+    EXPECT_EQ(a, ramp(n, 1)) << "version 0";
+    starpu_data_release(ha);
+    ASSERT_EQ(hetpu_ckpt_finalize(), 0) << hetpu_ckpt_last_error();
+    starpu_data_unregister(ha);
+}
