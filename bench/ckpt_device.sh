@@ -4,6 +4,7 @@
 # memory node. Arguments go to the program (--handles-per-device, --mib, --checkpoints, --json).
 set -euo pipefail
 build=${BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/_build}
-export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=2 STARPU_NCPU=1 STARPU_NCUDA=0
+export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=2 STARPU_NCUDA=0
+export STARPU_NCPU=${STARPU_NCPU:-1}
 export STARPU_SILENT=1
 exec "$build/bench/ckpt_device" "$@"

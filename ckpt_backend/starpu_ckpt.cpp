@@ -606,6 +606,7 @@ int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *out)
     out->device_prefetched_bytes = s.device_prefetched_bytes;
     out->peer_schedules = s.peer_schedules;
     out->peer_schedule_time_s = s.peer_schedule_time_s;
+    out->device_capture_copy_s = s.device_capture_copy_s;
     out->device_cache_bytes = s.device_cache_bytes;
     out->device_count = g->device_of_node.size();
     out->device_chunk_refusals = s.device_chunk_refusals;

@@ -58,6 +58,7 @@ struct EngineStats {
     std::uint64_t device_prefetched_bytes = 0;     // hinted versions read back into a device cache
     std::uint64_t peer_schedules = 0;              // group captures that called the peer scheduler
     double peer_schedule_time_s = 0;               // bottleneck time of the last schedule (seconds)
+    double device_capture_copy_s = 0;              // time group captures spent copying (total)
     std::uint64_t device_cache_bytes = 0;          // device cache memory allocated so far, all devices
     std::uint64_t device_chunk_refusals = 0;       // chunks a device refused (cache stays smaller)
     bool device_caches_growing = false;            // chunks still being allocated

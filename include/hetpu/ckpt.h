@@ -90,6 +90,7 @@ struct hetpu_ckpt_stats {
     uint64_t device_prefetched_bytes;    /* ... into a device cache */
     uint64_t peer_schedules;             /* group checkpoints that needed the peer schedule */
     double peer_schedule_time_s;         /* bottleneck time of the last schedule */
+    double device_capture_copy_s;        /* seconds group captures spent copying, in total */
     uint64_t device_cache_bytes;         /* device cache memory allocated so far, all devices */
     uint64_t device_count;               /* devices with a cache tier */
     uint64_t device_chunk_refusals;      /* cache chunks a device refused (over its memory limit) */
