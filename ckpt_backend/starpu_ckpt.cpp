@@ -376,7 +376,6 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
         for (const Protected &p : g->regions)
             group->outstanding += p.handle ? 1 : 0;
     }
-    size_t submitted = 0;
     for (size_t i = 0; i < g->regions.size(); ++i) {
         const Protected &p = g->regions[i];
         if (!p.handle) {
@@ -412,9 +411,7 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
             }
             return fail(rc < 0 ? rc : -EIO, "starpu_data_acquire_cb failed on region '" + p.region + "'");
         }
-        ++submitted;
     }
-    (void)submitted;
     return 0;
     HETPU_CKPT_GUARD_END
 }
