@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace hetpu::ckpt {
@@ -288,7 +289,11 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
         if (mine == n)
             mine = d;  // the calling thread takes the first device
         else
-            helpers.emplace_back(copy_from, d);
+            try {
+                helpers.emplace_back(copy_from, d);
+            } catch (const std::system_error &) {
+                copy_from(d);  // no thread to spare: this device copies after the others
+            }
     }
     if (mine < n)
         copy_from(mine);
@@ -356,6 +361,11 @@ void Engine::device_flush_loop()
             c->second.on_host = true;
             stats_.device_flushed_bytes += size;
             done = true;
+            // A region the schedule sent entirely to the host holds no device memory: its
+            // staging copy is done with, and a prefetch may bring it onto a device later.
+            if (std::none_of(c->second.segments.begin(), c->second.segments.end(),
+                             [](const DeviceSegment &s) { return s.device != kHostMemory; }))
+                free_device_copy_locked(c);
         };
         try {
             std::unique_ptr<char[]> staging(new char[size]);

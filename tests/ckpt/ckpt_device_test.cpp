@@ -71,6 +71,15 @@ protected:
         for (unsigned node : opencl_nodes)
             EXPECT_GE(starpu_memory_get_available(node), 0) << "memory node " << node << " is over its limit";
     }
+    // The caches grow in the background after init; tests that count where bytes went start
+    // once they are complete.
+    static void wait_caches_grown()
+    {
+        hetpu_ckpt_stats s{};
+        do {
+            ASSERT_EQ(hetpu_ckpt_get_stats(&s), 0) << hetpu_ckpt_last_error();
+        } while (s.device_caches_growing && usleep(1000) == 0);
+    }
     static hetpu_ckpt_stats stats()
     {
         hetpu_ckpt_stats s{};
@@ -96,6 +105,7 @@ TEST_F(CkptDevice, DeviceResidentHandlesAreCapturedOnTheirDevice)
 {
     ASSERT_EQ(hetpu_ckpt_init_from_string(config("size = \"2MiB\"\nchunk = \"1MiB\"\nslot = \"64KiB\"\n").c_str()), 0)
         << hetpu_ckpt_last_error();
+    wait_caches_grown();
     const std::size_t n = 64 * 1024;  // 256 KiB per handle
     std::vector<float> a = ramp(n, 0), b = ramp(n, 5000);
     starpu_data_handle_t ha, hb;
@@ -155,6 +165,7 @@ TEST_F(CkptDevice, FullDeviceSendsItsRemainderPerTheFlowSchedule)
             config("size = \"256KiB\"\nchunk = \"256KiB\"\nslot = \"64KiB\"\npeer_schedule = \"flow\"\n").c_str()),
         0)
         << hetpu_ckpt_last_error();
+    wait_caches_grown();
     const std::size_t na = 8 * kSlot / sizeof(float), nb = kSlot / sizeof(float);
     std::vector<float> a = ramp(na, 7), b = ramp(nb, 9);
     starpu_data_handle_t ha, hb;
@@ -247,6 +258,7 @@ TEST_F(CkptDevice, HintedRestoresAreDeviceCacheHits)
     ASSERT_EQ(hetpu_ckpt_init_from_string(config("size = \"512KiB\"\nchunk = \"512KiB\"\nslot = \"64KiB\"\n").c_str()),
               0)
         << hetpu_ckpt_last_error();
+    wait_caches_grown();
     const std::size_t n = 4 * kSlot / sizeof(float);
     std::vector<float> a = ramp(n, 0);
     starpu_data_handle_t ha;
