@@ -29,6 +29,13 @@ bench_ckpt_rtm_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 bench_ckpt_rtm_LDADD = ckpt_backend/libhetpu_ckpt_engine.la runtime/libhetpu_core.la
 
 # Peer balancing across 8 simulated GPUs: local-only and greedy vs min-time max-flow.
+# Device-resident data: blocking per checkpoint, device cache tier vs host tier (run by ckpt_device.sh).
+noinst_PROGRAMS += bench/ckpt_device
+bench_ckpt_device_SOURCES = bench/ckpt_device.cpp
+bench_ckpt_device_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
+bench_ckpt_device_LDADD = libhetpu_ckpt.la $(STARPU_LIBS) $(OPENCL_LIBS)
+EXTRA_DIST += bench/ckpt_device.sh
+
 noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
 bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la

@@ -77,7 +77,9 @@ for suite in "${suites[@]}"; do
       "$build/bench/ckpt_rtm" --json "$out/ckpt_rtm.jsonl" | tee "$out/ckpt_rtm.txt"
       bash "$top/bench/ckpt_plot.sh" "$out/ckpt_rtm.jsonl" "$out/ckpt_rtm_restore.png"
       echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
-      "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt" ;;
+      "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt"
+      echo "== ckpt_device: device cache tier vs host tier, two PoCL OpenCL devices"
+      BUILD_DIR="$build" bash "$top/bench/ckpt_device.sh" --json "$out/ckpt_device.jsonl" | tee "$out/ckpt_device.txt" ;;
     mgb)
       echo "== mgb_sim: the MGB paper's Fig. 4-6 and Tables II-IV with hetpu mgb-sim (results/mgb/)"
       python3 "$top/bench/mgb/sim_bench.py" "$build/tools/hetpu" "$top/results/mgb"

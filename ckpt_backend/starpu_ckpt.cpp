@@ -7,11 +7,13 @@
 #include "hetpu/ckpt.h"
 
 #include "ckpt_backend/engine/engine.h"
+#include "ckpt_backend/starpu_device_memory.h"
 
 #include <cerrno>
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,11 +32,22 @@ struct Protected {
     size_t size = 0;
 };
 
+// The device-tier captures of one checkpoint: placed together once every handle of the
+// version is acquired (the peer schedule needs the whole group).
+struct GroupCapture {
+    std::string name;
+    int64_t version;
+    size_t outstanding = 0;  // jobs not yet acquired
+    std::vector<hetpu::ckpt::DeviceSource> sources;
+    std::vector<starpu_data_handle_t> held;  // acquired device-resident handles
+};
+
 struct CaptureJob {
     std::string name;
     int64_t version;
     size_t index;
-    starpu_data_handle_t handle;
+    starpu_data_handle_t handle;          // null: a marker that closes `group` (submission failed)
+    std::shared_ptr<GroupCapture> group;  // null: host path (no device tier)
 };
 
 struct Backend {
@@ -48,6 +61,8 @@ struct Backend {
     std::string capture_error_message;
     bool stopping = false;
     std::thread capture_thread;
+    std::map<unsigned, size_t> device_of_node;  // memory node -> engine device index
+    uint64_t host_path_captures = 0, device_path_captures = 0;
 };
 
 std::mutex g_mu;  // serialises init/finalize/protect against each other
@@ -81,6 +96,52 @@ void on_acquired(void *arg)
     b->cv.notify_all();
 }
 
+// The driver buffer (cl_mem or device pointer) and byte offset of a handle's copy on `node`.
+void device_buffer(starpu_data_handle_t h, unsigned node, hetpu::ckpt::DeviceSource *out)
+{
+    void *iface = starpu_data_get_interface_on_node(h, node);
+    switch (starpu_data_get_interface_id(h)) {
+    case STARPU_VECTOR_INTERFACE_ID:
+        out->base = static_cast<starpu_vector_interface *>(iface)->dev_handle;
+        out->offset = static_cast<starpu_vector_interface *>(iface)->offset;
+        break;
+    case STARPU_VARIABLE_INTERFACE_ID:
+        out->base = static_cast<starpu_variable_interface *>(iface)->dev_handle;
+        out->offset = static_cast<starpu_variable_interface *>(iface)->offset;
+        break;
+    default:
+        out->base = static_cast<starpu_matrix_interface *>(iface)->dev_handle;
+        out->offset = static_cast<starpu_matrix_interface *>(iface)->offset;
+        break;
+    }
+}
+
+// Where a device-tier job's valid copy is: main memory (0), or a device (1, with *source).
+// With STARPU_ACQUIRE_NO_NODE_LOCK_ALL the replicates can neither change nor be evicted.
+int locate(Backend *b, const CaptureJob &job, hetpu::ckpt::DeviceSource *source)
+{
+    if (starpu_data_is_on_node(job.handle, STARPU_MAIN_RAM))
+        return 0;
+    for (const auto &[node, device] : b->device_of_node) {
+        if (!starpu_data_is_on_node(job.handle, node))
+            continue;
+        source->index = job.index;
+        source->device = device;
+        device_buffer(job.handle, node, source);
+        return 1;
+    }
+    return -1;
+}
+
+// Releases an acquisition on the node it was made on (LOCK_ALL holds every node).
+void release(const CaptureJob &job, starpu_data_handle_t h)
+{
+    if (job.group)
+        starpu_data_release_on_node(h, STARPU_ACQUIRE_NO_NODE_LOCK_ALL);
+    else
+        starpu_data_release(h);
+}
+
 void capture_loop(Backend *b)
 {
     std::unique_lock<std::mutex> lock(b->mu);
@@ -93,9 +154,33 @@ void capture_loop(Backend *b)
         lock.unlock();
         int rc = 0;
         std::string msg;
-        const void *src = starpu_data_handle_to_pointer(job->handle, STARPU_MAIN_RAM);
+        size_t released = 0;
+        bool holding = false;  // a device-resident handle kept acquired until its group is copied
         try {
-            b->engine->capture(job->name, job->version, job->index, src);
+            if (!job->group) {
+                const void *src = starpu_data_handle_to_pointer(job->handle, STARPU_MAIN_RAM);
+                b->engine->capture(job->name, job->version, job->index, src);
+            } else if (job->handle) {
+                hetpu::ckpt::DeviceSource source{};
+                const int where = locate(b, *job, &source);
+                if (where == 0) {
+                    const void *src = starpu_data_handle_to_pointer(job->handle, STARPU_MAIN_RAM);
+                    b->engine->capture(job->name, job->version, job->index, src);
+                } else if (where < 0) {
+                    throw hetpu::ckpt::Error(-EIO, "checkpoint '" + job->name + "': region " +
+                                                       std::to_string(job->index) +
+                                                       " has no valid copy in main memory or on a device");
+                }
+                std::lock_guard<std::mutex> l(b->mu);
+                holding = where == 1;
+                if (where == 1) {
+                    job->group->sources.push_back(source);
+                    job->group->held.push_back(job->handle);
+                    ++b->device_path_captures;
+                } else {
+                    ++b->host_path_captures;
+                }
+            }
         } catch (const hetpu::ckpt::Error &e) {
             rc = e.code();
             msg = e.what();
@@ -103,13 +188,43 @@ void capture_loop(Backend *b)
             rc = -EIO;  // this thread has no caller to throw to: hetpu_ckpt_wait reports it
             msg = e.what();
         }
-        starpu_data_release(job->handle);
+        if (job->handle && !holding) {
+            release(*job, job->handle);
+            released = 1;
+        }
+        if (job->group) {
+            GroupCapture &g = *job->group;
+            bool complete;
+            {
+                std::lock_guard<std::mutex> l(b->mu);
+                complete = --g.outstanding == 0;
+            }
+            if (complete) {
+                // Every handle of the version is acquired: place and copy the device-resident
+                // ones as one group, then let the tasks waiting on them go.
+                try {
+                    if (!g.sources.empty())
+                        b->engine->capture_from_devices(g.name, g.version, g.sources);
+                } catch (const hetpu::ckpt::Error &e) {
+                    if (!rc) {
+                        rc = e.code();
+                        msg = e.what();
+                    }
+                }
+                for (starpu_data_handle_t h : g.held)
+                    release(*job, h);
+                released += g.held.size();
+            }
+        }
         lock.lock();
         if (rc && !b->capture_error) {
             b->capture_error = rc;
             b->capture_error_message = msg;
         }
-        --b->pending;
+        if (!job->group)
+            --b->pending;
+        else
+            b->pending -= released;
         b->cv.notify_all();
     }
 }
@@ -134,7 +249,16 @@ int init_with(const hetpu::ckpt::EngineConfig &config)
     if (g)
         return fail(-EALREADY, "hetpu_ckpt is already initialised (call hetpu_ckpt_finalize first)");
     auto b = std::make_unique<Backend>();
-    b->engine = Engine::create(config);
+    std::unique_ptr<hetpu::ckpt::DeviceMemory> devices;
+    if (config.device.enabled()) {
+        std::vector<unsigned> nodes;
+        devices = hetpu::ckpt::make_starpu_device_memory(&nodes);
+        for (size_t i = 0; i < nodes.size(); ++i)
+            b->device_of_node[nodes[i]] = i;
+    }
+    b->engine = Engine::create(config, std::move(devices));
+    if (!b->engine->device_tier())
+        b->device_of_node.clear();
     try {
         b->capture_thread = std::thread(capture_loop, b.get());
     } catch (const std::exception &e) {
@@ -244,22 +368,47 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
     for (const Protected &p : g->regions)
         specs.push_back({p.region, p.handle ? contiguous_size(p.handle) : p.size});
     g->engine->begin(name, version, specs);
+    std::shared_ptr<GroupCapture> group;
+    if (g->engine->device_tier()) {
+        group = std::make_shared<GroupCapture>();
+        group->name = name;
+        group->version = version;
+        for (const Protected &p : g->regions)
+            group->outstanding += p.handle ? 1 : 0;
+    }
     for (size_t i = 0; i < g->regions.size(); ++i) {
         const Protected &p = g->regions[i];
         if (!p.handle) {
             g->engine->capture(name, version, i, p.ptr);
             continue;
         }
-        auto *job = new CaptureJob{name, version, i, p.handle};
+        auto *job = new CaptureJob{name, version, i, p.handle, group};
         {
             std::lock_guard<std::mutex> l(g->mu);
             ++g->pending;
         }
-        const int rc = starpu_data_acquire_cb(p.handle, STARPU_R, on_acquired, job);
+        // Device tier: only the ordering, no fetch into main memory (the capture copies from
+        // wherever the valid copy is); LOCK_ALL keeps StarPU from evicting it meanwhile.
+        const int rc = group ? starpu_data_acquire_on_node_cb(p.handle, STARPU_ACQUIRE_NO_NODE_LOCK_ALL, STARPU_R,
+                                                              on_acquired, job)
+                             : starpu_data_acquire_cb(p.handle, STARPU_R, on_acquired, job);
         if (rc) {
             delete job;
-            std::lock_guard<std::mutex> l(g->mu);
-            --g->pending;
+            {
+                std::lock_guard<std::mutex> l(g->mu);
+                --g->pending;
+            }
+            if (group) {
+                // Close the group with the handles already submitted: a marker job stands for
+                // the ones that will never be acquired.
+                size_t never = 0;
+                for (size_t k = i; k < g->regions.size(); ++k)
+                    never += g->regions[k].handle ? 1 : 0;
+                std::lock_guard<std::mutex> l(g->mu);
+                group->outstanding -= never - 1;
+                g->ready.push_back(new CaptureJob{name, version, i, nullptr, group});
+                g->cv.notify_all();
+            }
             return fail(rc < 0 ? rc : -EIO, "starpu_data_acquire_cb failed on region '" + p.region + "'");
         }
     }
@@ -274,7 +423,7 @@ int hetpu_ckpt_wait(const char *name, int64_t version, enum hetpu_ckpt_tier tier
         return fail(-EINVAL, "hetpu_ckpt is not initialised");
     if (!name)
         return fail(-EINVAL, "checkpoint name is NULL");
-    if (tier < HETPU_CKPT_TIER_HOST || tier > HETPU_CKPT_TIER_REMOTE)
+    if (tier < HETPU_CKPT_TIER_DEVICE || tier > HETPU_CKPT_TIER_REMOTE)
         return fail(-EINVAL, "unknown tier");
     int rc = wait_captures(g.get());
     if (rc)
@@ -314,6 +463,38 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
     }
     for (size_t i = 0; i < g->regions.size(); ++i) {
         const Protected &p = g->regions[i];
+        // Device tier: a handle whose current copy lives on one device is restored there,
+        // straight into device memory (from the device cache when it holds the version), so
+        // the next task on that device needs no transfer.
+        if (p.handle && !g->device_of_node.empty()) {
+            int node = -1;
+            size_t device = 0;
+            if (!starpu_data_is_on_node(p.handle, STARPU_MAIN_RAM))
+                for (const auto &[n, d] : g->device_of_node)
+                    if (starpu_data_is_on_node(p.handle, n)) {
+                        node = static_cast<int>(n);
+                        device = d;
+                        break;
+                    }
+            if (node >= 0) {
+                rc = starpu_data_acquire_on_node(p.handle, node, STARPU_W);
+                if (rc)
+                    return fail(rc < 0 ? rc : -EIO,
+                                "starpu_data_acquire_on_node(W) failed on region '" + p.region + "'");
+                hetpu::ckpt::DeviceSource where{};
+                try {
+                    device_buffer(p.handle, static_cast<unsigned>(node), &where);
+                    g->engine->restore_to_device(name, version, index_of[i],
+                                                 {static_cast<int>(device), where.base, where.offset},
+                                                 stored[index_of[i]].size);
+                } catch (...) {
+                    starpu_data_release_on_node(p.handle, node);
+                    throw;
+                }
+                starpu_data_release_on_node(p.handle, node);
+                continue;
+            }
+        }
         void *dst = p.ptr;
         if (p.handle) {
             rc = starpu_data_acquire(p.handle, STARPU_W);
@@ -387,6 +568,47 @@ int hetpu_ckpt_finalize(void)
     if (rc)
         return rc;
     return drc ? fail(drc, msg) : 0;
+    HETPU_CKPT_GUARD_END
+}
+
+int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *out)
+{
+    HETPU_CKPT_GUARD_BEGIN
+    if (!g)
+        return fail(-EINVAL, "hetpu_ckpt is not initialised");
+    if (!out)
+        return fail(-EINVAL, "hetpu_ckpt_get_stats: NULL argument");
+    int rc = wait_captures(g.get());
+    if (rc)
+        return rc;
+    const hetpu::ckpt::EngineStats s = g->engine->stats();
+    *out = hetpu_ckpt_stats{};
+    out->captured_bytes = s.captured_bytes;
+    out->written_through_bytes = s.written_through_bytes;
+    {
+        std::lock_guard<std::mutex> l(g->mu);
+        out->host_path_captures = g->host_path_captures;
+        out->device_path_captures = g->device_path_captures;
+    }
+    out->device_local_bytes = s.device_local_bytes;
+    out->device_peer_bytes = s.device_peer_bytes;
+    out->device_to_host_at_capture_bytes = s.device_to_host_at_capture_bytes;
+    out->device_flushed_bytes = s.device_flushed_bytes;
+    out->device_evicted_bytes = s.device_evicted_bytes;
+    out->restored_from_device_bytes = s.restored_from_device_bytes;
+    out->restored_into_device_bytes = s.restored_into_device_bytes;
+    out->restored_from_host_bytes = s.restored_from_host_bytes;
+    out->restored_from_disk_bytes = s.restored_from_disk_bytes;
+    out->prefetched_bytes = s.prefetched_bytes;
+    out->device_prefetched_bytes = s.device_prefetched_bytes;
+    out->peer_schedules = s.peer_schedules;
+    out->peer_schedule_time_s = s.peer_schedule_time_s;
+    out->device_capture_copy_s = s.device_capture_copy_s;
+    out->device_cache_bytes = s.device_cache_bytes;
+    out->device_count = g->device_of_node.size();
+    out->device_chunk_refusals = s.device_chunk_refusals;
+    out->device_caches_growing = s.device_caches_growing ? 1 : 0;
+    return 0;
     HETPU_CKPT_GUARD_END
 }
 

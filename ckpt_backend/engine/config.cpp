@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -127,10 +128,11 @@ struct Reader {
     }
 };
 
-const char *const kTopKeys[] = {"versions_to_keep", "checksums", "flush_threads", "eviction",
-                                "prefetch",         "host",      "local",         "remote"};
+const char *const kTopKeys[] = {
+    "versions_to_keep", "checksums", "flush_threads", "eviction", "prefetch", "host", "local", "remote", "device"};
 const char *const kHostKeys[] = {"size", "incremental_init"};
 const char *const kDirKeys[] = {"path", "capacity", "drop_page_cache"};
+const char *const kDeviceKeys[] = {"size", "chunk", "slot", "peer_schedule"};
 
 template <std::size_t N> bool known(const std::string &k, const char *const (&keys)[N])
 {
@@ -143,6 +145,45 @@ template <std::size_t N> bool known(const std::string &k, const char *const (&ke
 }  // namespace
 
 namespace {
+
+// [device] size = "64MiB" (bytes per device) or "25%" (of each device's memory as StarPU
+// reports it); chunk, slot: allocation units; peer_schedule: "flow" | "greedy" | "local".
+void device_section(Reader &r, DeviceTierConfig *d)
+{
+    if (const toml::node *n = r.find("device", "size")) {
+        const auto text = n->value<std::string>();
+        if (text && !text->empty() && text->back() == '%') {
+            char *end = nullptr;
+            const std::string num = text->substr(0, text->size() - 1);
+            const double pct = std::strtod(num.c_str(), &end);
+            if (num.empty() || end != num.c_str() + num.size() || !(pct >= 0 && pct <= 100))
+                r.fail(r.where(*n) + ": device.size = \"" + *text +
+                       "\": a percentage must be a number in [0, 100] followed by %, like \"25%\"");
+            d->fraction = pct / 100.0;
+            d->bytes = 0;
+        } else {
+            r.size("device", "size", &d->bytes);
+            d->fraction = 0;
+        }
+    }
+    r.size("device", "chunk", &d->chunk_bytes);
+    r.size("device", "slot", &d->slot_bytes);
+    const toml::node *chunk = r.find("device", "chunk");
+    if (d->slot_bytes == 0 || d->chunk_bytes == 0 || d->chunk_bytes % d->slot_bytes != 0)
+        r.fail((chunk ? r.where(*chunk) : r.origin) + ": device.chunk (" + std::to_string(d->chunk_bytes) +
+               " bytes) must be a non-zero multiple of device.slot (" + std::to_string(d->slot_bytes) + " bytes)");
+    std::string policy = "flow";
+    r.string("device", "peer_schedule", &policy);
+    if (policy == "flow")
+        d->peer_policy = PeerPolicy::Flow;
+    else if (policy == "greedy")
+        d->peer_policy = PeerPolicy::Greedy;
+    else if (policy == "local")
+        d->peer_policy = PeerPolicy::Local;
+    else
+        r.fail(r.where(*r.find("device", "peer_schedule")) + ": device.peer_schedule = \"" + policy +
+               "\" is not \"flow\", \"greedy\" or \"local\"");
+}
 
 EngineConfig parse_config_tree(const std::string &toml_text, const std::string &origin)
 {
@@ -160,12 +201,14 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
         std::string key(k.str());
         if (!known(key, kTopKeys))
             r.fail(r.where(v) + ": unknown key '" + key + "'");
-        else if ((key == "host" || key == "local" || key == "remote") && !v.is_table())
+        else if ((key == "host" || key == "local" || key == "remote" || key == "device") && !v.is_table())
             r.fail(r.where(v) + ": '" + key + "' must be a table ([" + key + "])");
         else if (v.is_table())
             for (const auto &[sk, sv] : *v.as_table()) {
                 std::string sub(sk.str());
-                bool ok = key == "host" ? known(sub, kHostKeys) : known(sub, kDirKeys);
+                bool ok = key == "host"     ? known(sub, kHostKeys)
+                          : key == "device" ? known(sub, kDeviceKeys)
+                                            : known(sub, kDirKeys);
                 if (!ok)
                     r.fail(r.where(sv) + ": unknown key '" + key + "." + sub + "'");
             }
@@ -190,6 +233,7 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
     r.boolean("local", "drop_page_cache", &c.drop_page_cache);
     r.string("remote", "path", &c.remote_dir);
     r.size("remote", "capacity", &c.remote_capacity);
+    device_section(r, &c.device);
     if (c.local_dir.empty())
         r.fail(origin + ": [local] path is required (the node-local checkpoint directory)");
     return c;

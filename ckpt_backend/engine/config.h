@@ -17,6 +17,11 @@
 //   drop_page_cache = false     # after fsync, so reads really hit the device
 //   [remote]                    # remote / parallel file system tier (optional)
 //   path = "/pfs/ckpt"
+//   [device]                    # device cache tier, one per accelerator memory node (optional)
+//   size = "64MiB"              # per device, or "25%" of the device's memory; 0 = no tier
+//   chunk = "16MiB"             # allocated one at a time while the application runs
+//   slot = "256KiB"             # allocation unit of the device cache and of peer balancing
+//   peer_schedule = "flow"      # remainders of full devices: "flow" | "greedy" | "local"
 //
 // Sizes are integers (bytes) or strings with a unit: B, KiB, MiB, GiB (or K, M, G).
 #pragma once
@@ -25,10 +30,20 @@
 #include <string>
 
 #include "ckpt_backend/core/ckpt_error.h"
+#include "ckpt_backend/core/group_placement.h"
 
 namespace hetpu::ckpt {
 
 enum class EvictionPolicy { Fifo, Score };
+
+struct DeviceTierConfig {
+    std::uint64_t bytes = 0;  // per device; 0 with fraction 0: no device tier
+    double fraction = 0;      // of each device's memory, when > 0 (replaces bytes)
+    std::uint64_t chunk_bytes = 16ull << 20;
+    std::uint64_t slot_bytes = 256ull << 10;
+    PeerPolicy peer_policy = PeerPolicy::Flow;
+    bool enabled() const { return bytes > 0 || fraction > 0; }
+};
 
 struct EngineConfig {
     int versions_to_keep = 0;
@@ -43,6 +58,7 @@ struct EngineConfig {
     bool drop_page_cache = false;
     std::string remote_dir;
     std::uint64_t remote_capacity = 0;
+    DeviceTierConfig device;
 };
 
 // Parses a size: "64MiB", "1G", "4096". Throws an -EINVAL Error saying why when malformed.

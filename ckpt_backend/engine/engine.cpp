@@ -114,9 +114,11 @@ Engine::Engine(const EngineConfig &config) : config_(config)
     remote_opts_.simulated_capacity = config.remote_capacity;
 }
 
-std::unique_ptr<Engine> Engine::create(const EngineConfig &config)
+std::unique_ptr<Engine> Engine::create(const EngineConfig &config, std::unique_ptr<DeviceMemory> devices)
 {
     std::unique_ptr<Engine> e(new Engine(config));
+    if (config.device.enabled() && devices && devices->device_count() > 0)
+        e->devices_ = std::move(devices);
     e->start();  // on an error, ~Engine stops what start() began
     return e;
 }
@@ -156,6 +158,8 @@ void Engine::start()
             threads_.emplace_back(&Engine::prefetch_loop, this);
         if (arena_ && config_.host_incremental_init)
             threads_.emplace_back(&Engine::touch_loop, this);
+        if (devices_)
+            start_devices();
     } catch (const std::system_error &e) {
         stop();
         throw Error(-EAGAIN, std::string("cannot start checkpoint threads: ") + e.what());
@@ -174,17 +178,21 @@ void Engine::stop()
     {
         std::unique_lock<std::mutex> lock(mu_);
         // Flushes finish first: the data was promised durable.
-        while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+        while (!(device_flush_queue_.empty() && device_flushes_in_flight_ == 0 && flush_queue_.empty() &&
+                 flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
             wait_state(lock);
         stopping_ = true;
     }
     cv_.notify_all();
+    device_cv_.notify_all();
+    device_prefetch_cv_.notify_all();
     flush_cv_.notify_all();
     remote_cv_.notify_all();
     prefetch_cv_.notify_all();
     for (std::thread &t : threads_)
         t.join();
     threads_.clear();
+    stop_devices();
     if (host_base_) {
         ::munmap(host_base_, arena_->capacity());
         host_base_ = nullptr;
@@ -208,12 +216,15 @@ void Engine::notify_state()
 {
     cv_.notify_all();
     prefetch_cv_.notify_one();
+    device_prefetch_cv_.notify_one();
 }
 
 EngineStats Engine::stats()
 {
     std::lock_guard<std::mutex> lock(mu_);
-    return stats_;
+    EngineStats s = stats_;
+    s.device_caches_growing = devices_growing_;
+    return s;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -240,7 +251,9 @@ Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk)
     v.regions = m.regions;
     v.checksums = m.checksums;
     v.host_offset.assign(m.regions.size(), -1);
+    v.device_staged.assign(m.regions.size(), false);
     v.captured = v.on_local = local ? m.regions.size() : 0;
+    v.staged = v.captured;
     v.local_complete = local;
     v.remote_complete = remote;
     v.flush_order = 0;  // older than anything this run writes
@@ -350,6 +363,7 @@ void Engine::begin(const std::string &name, std::int64_t version, const std::vec
     for (std::size_t i = 0; i < regions.size(); ++i)
         v.regions.push_back({regions[i].name, regions[i].size, 0, region_file_name(name, version, i)});
     v.host_offset.assign(regions.size(), -1);
+    v.device_staged.assign(regions.size(), false);
     versions_[key] = std::move(v);
 }
 
@@ -361,6 +375,12 @@ void Engine::persist_region(const Key &key, std::size_t index, const void *data,
 }
 
 void Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src)
+{
+    capture_impl(name, version, index, src, nullptr);
+}
+
+void Engine::capture_impl(const std::string &name, std::int64_t version, std::size_t index, const void *src,
+                          const std::function<void()> *captured_locked)
 {
     const Key key{name, version};
     const auto asked = std::chrono::steady_clock::now();
@@ -402,6 +422,10 @@ void Engine::capture(const std::string &name, std::int64_t version, std::size_t 
         v = find_locked(key, false);
         v->regions[index].checksum = sum;
         ++v->captured;
+        if (!v->device_staged[index])
+            ++v->staged;
+        if (captured_locked)
+            (*captured_locked)();
         stats_.captured_bytes += size;
         stats_.written_through_bytes += size;
         if (failed)
@@ -425,6 +449,10 @@ void Engine::capture(const std::string &name, std::int64_t version, std::size_t 
     cached_.at(static_cast<std::size_t>(off)).life.advance(RegionState::Cached);
     v = find_locked(key, false);
     ++v->captured;
+    if (!v->device_staged[index])
+        ++v->staged;
+    if (captured_locked)
+        (*captured_locked)();
     stats_.captured_bytes += size;
     flush_queue_.emplace_back(key, index);
     const bool someone_waits = state_waiters_ > 0;

@@ -15,14 +15,17 @@
 #pragma once
 
 #include "ckpt_backend/core/arena.h"
+#include "ckpt_backend/core/device_cache.h"
 #include "ckpt_backend/core/manifest.h"
 #include "ckpt_backend/core/region_state.h"
 #include "ckpt_backend/engine/config.h"
+#include "ckpt_backend/engine/device_memory.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,7 +36,7 @@
 
 namespace hetpu::ckpt {
 
-enum class Tier { Host = 0, Local = 1, Remote = 2 };
+enum class Tier { Device = -1, Host = 0, Local = 1, Remote = 2 };
 
 struct RegionSpec {
     std::string name;
@@ -46,13 +49,35 @@ struct EngineStats {
     std::uint64_t prefetched_bytes = 0, evicted_bytes = 0, flushed_bytes = 0;
     std::uint64_t capture_waits = 0;  // captures that waited for a flush to free space
     double capture_lock_wait_max_s = 0, capture_lock_wait_total_s = 0;  // time to get the engine lock
+    // Device tier. Captures of device-resident regions: bytes kept in the device's own cache,
+    // sent to a peer's cache, and sent to the host by the peer schedule (all before the
+    // application resumes); then what the device flush moved to the host tier afterwards.
+    std::uint64_t device_local_bytes = 0, device_peer_bytes = 0, device_to_host_at_capture_bytes = 0;
+    std::uint64_t device_flushed_bytes = 0, device_evicted_bytes = 0, restored_from_device_bytes = 0;
+    std::uint64_t restored_into_device_bytes = 0;  // restores written straight into device memory
+    std::uint64_t device_prefetched_bytes = 0;     // hinted versions read back into a device cache
+    std::uint64_t peer_schedules = 0;              // group captures that called the peer scheduler
+    double peer_schedule_time_s = 0;               // bottleneck time of the last schedule (seconds)
+    double device_capture_copy_s = 0;              // time group captures spent copying (total)
+    std::uint64_t device_cache_bytes = 0;          // device cache memory allocated so far, all devices
+    std::uint64_t device_chunk_refusals = 0;       // chunks a device refused (cache stays smaller)
+    bool device_caches_growing = false;            // chunks still being allocated
+};
+
+// A device-resident region to capture: its valid copy is at (device, base + offset).
+struct DeviceSource {
+    std::size_t index;  // region index in the version
+    std::size_t device;
+    std::uintptr_t base;
+    std::uint64_t offset;
 };
 
 class Engine {
 public:
     // Checks the tier directories and locks the local one (an -EBUSY Error when another run
     // holds it), then starts the threads.
-    static std::unique_ptr<Engine> create(const EngineConfig &config);
+    // With `devices` and an enabled [device] section, each device gets a cache tier.
+    static std::unique_ptr<Engine> create(const EngineConfig &config, std::unique_ptr<DeviceMemory> devices = nullptr);
     ~Engine();
     Engine(const Engine &) = delete;
     Engine &operator=(const Engine &) = delete;
@@ -63,7 +88,24 @@ public:
     // flush frees room when the host arena is full of unflushed data.
     // A failed write-through is thrown here and also reported by wait() and drain().
     void capture(const std::string &name, std::int64_t version, std::size_t index, const void *src);
-    // Blocks until the version is complete on `tier` (Host: captured).
+    // Captures the given regions of a begun version from device memory as one group: each
+    // device keeps what fits in its cache, remainders go to peers' caches and the host per the
+    // configured peer schedule; returns when every byte is copied (the application's source
+    // buffers may change afterwards). The device flush thread then moves each region on to
+    // the host tier and the disks. Requires device_tier().
+    void capture_from_devices(const std::string &name, std::int64_t version, const std::vector<DeviceSource> &sources);
+    bool device_tier() const { return !device_caches_.empty(); }
+    // Restores region `index` straight into device memory at dst (dst_size must equal the
+    // region's size): device to device from the device tier when it holds the region, else
+    // from the host tier or a disk (checksums verified) through a host staging buffer.
+    void restore_to_device(const std::string &name, std::int64_t version, std::size_t index, const DeviceAddress &dst,
+                           std::uint64_t dst_size);
+    // Free slots of a device's cache now (tests, benchmarks).
+    std::size_t device_free_slots(std::size_t device);
+    // Blocks until every device has allocated the chunks it will get.
+    void wait_device_caches_ready();
+    // Blocks until the version is complete on `tier` (Device: captured in a device or the
+    // host cache; Host: captured in the host cache or written through).
     void wait(const std::string &name, std::int64_t version, Tier tier);
     // Copies region `index` of the version into dst (dst_size must equal the region's size),
     // verifying the checksum when it comes from a disk tier.
@@ -90,7 +132,9 @@ private:
         std::uint64_t flush_order = 0;
         std::vector<RegionRecord> regions;
         std::vector<long long> host_offset;  // -1: not in the host arena
+        std::vector<bool> device_staged;     // captured into the device tier
         std::size_t captured = 0, on_local = 0;
+        std::size_t staged = 0;          // regions captured on any tier (device or host)
         bool declared_in_memory = true;  // false: known from a disk manifest only
         bool checksums = true;           // the region records carry checksums
         bool local_complete = false, remote_complete = false;
@@ -106,9 +150,30 @@ private:
         std::uint64_t flush_order;
     };
 
+    // A region's bytes in the device tier: slot-sized segments on devices, or in host_part
+    // for segments the peer schedule sent to the host.
+    struct DeviceSegment {
+        int device;  // or kHostMemory
+        SlotRef slot;
+        std::uint64_t region_offset, bytes;
+    };
+    struct DeviceCopy {
+        std::vector<DeviceSegment> segments;
+        std::unique_ptr<char[]> host_part;
+        std::uint64_t order = 0;  // capture order (eviction is oldest first)
+        bool on_host = false;     // flushed to the host tier (or a prefetched copy): evictable
+        bool ready = false;       // every byte is in place (captured, or prefetched)
+        int pins = 0;             // restores reading it
+    };
+    using RegionKey = std::pair<Key, std::size_t>;
+
     explicit Engine(const EngineConfig &config);
     void start();
     void stop();
+    // capture(); `captured_locked` (when set) runs under the lock in the same critical section
+    // that counts the region as captured, so what it records is visible to wait(Host).
+    void capture_impl(const std::string &name, std::int64_t version, std::size_t index, const void *src,
+                      const std::function<void()> *captured_locked);
 
     Version *find_locked(const Key &key, bool load_from_disk);
     std::size_t rank_locked(const Key &key) const;
@@ -130,6 +195,26 @@ private:
     void remote_loop();
     void prefetch_loop();
     void touch_loop();
+    void device_grow_loop();
+    void device_flush_loop();
+    void device_prefetch_loop();
+    // Removes a version's first hint once its last region is restored.
+    void consume_hint_locked(const Key &key, std::size_t index);
+    void start_devices();
+    void stop_devices();
+    DeviceAddress device_address(const DeviceSegment &seg) const;
+    struct SegmentAddress {
+        DeviceAddress where;
+        std::uint64_t region_offset, bytes;
+    };
+    std::vector<SegmentAddress> addresses_locked(const DeviceCopy &copy) const;
+    // Copies a region held in the device tier into host memory dst (lock not held).
+    void read_device_copy(const std::vector<SegmentAddress> &segments, char *dst);
+    void free_device_copy_locked(std::map<RegionKey, DeviceCopy>::iterator it);
+    // Evicts flushed device copies holding slots on `device` (oldest first) until `slots` are free.
+    void make_device_room_locked(std::size_t device, std::size_t slots);
+    // Restores from the device tier when it holds the region; false otherwise.
+    bool restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst, std::uint64_t size);
 
     EngineConfig config_;
     WriteOptions local_opts_, remote_opts_;
@@ -156,6 +241,21 @@ private:
     std::atomic<int> active_copies_{0}, active_prefetches_{0};
 
     std::vector<std::thread> threads_;
+
+    // Device tier (empty without [device] or without devices).
+    std::unique_ptr<DeviceMemory> devices_;
+    std::vector<DeviceCache> device_caches_;
+    std::vector<std::vector<std::uintptr_t>> device_chunks_;  // [device][chunk] driver handles
+    std::map<RegionKey, DeviceCopy> device_copies_;
+    std::vector<std::vector<double>> link_bw_;  // [from][to] bytes/s between devices
+    std::vector<double> host_bw_;               // [from] bytes/s to the host
+    std::deque<RegionKey> device_flush_queue_;
+    std::size_t device_flushes_in_flight_ = 0;
+    std::uint64_t next_device_order_ = 0;
+    bool devices_growing_ = false;
+    std::condition_variable device_cv_;               // device flush thread
+    std::condition_variable device_prefetch_cv_;      // device prefetch thread
+    std::map<std::string, std::size_t> region_home_;  // region name -> device it was last on
 };
 
 }  // namespace hetpu::ckpt

@@ -49,6 +49,7 @@ void Engine::prefetch_hint(const std::string &name, const std::vector<std::int64
             find_locked({name, v}, true);
     }
     prefetch_cv_.notify_one();
+    device_prefetch_cv_.notify_one();
 }
 
 void Engine::restore(const std::string &name, std::int64_t version, std::size_t index, void *dst,
@@ -88,6 +89,8 @@ void Engine::restore(const std::string &name, std::int64_t version, std::size_t 
             stats_.restored_from_host_bytes += size;
             break;
         }
+        if (restore_from_device(lock, {key, index}, dst, size))
+            break;
         if (v->captured < v->regions.size() && v->declared_in_memory && !v->error) {
             wait_state(lock);  // capture of this version still in progress
             continue;
@@ -115,18 +118,23 @@ void Engine::restore(const std::string &name, std::int64_t version, std::size_t 
         stats_.restored_from_disk_bytes += size;
         break;
     }
-    // The last region restored consumes the version's first hint.
-    v = find_locked(key, true);
-    if (index + 1 == v->regions.size()) {
-        auto h = hints_.find(name);
-        if (h != hints_.end()) {
-            auto pos = std::find(h->second.begin(), h->second.end(), version);
-            if (pos != h->second.end())
-                h->second.erase(pos);
-        }
-    }
+    consume_hint_locked(key, index);
     lock.unlock();
     notify_state();
+}
+
+void Engine::consume_hint_locked(const Key &key, std::size_t index)
+{
+    // The last region restored consumes the version's first hint.
+    Version *v = find_locked(key, true);
+    if (!v || index + 1 != v->regions.size())
+        return;
+    auto h = hints_.find(key.first);
+    if (h != hints_.end()) {
+        auto pos = std::find(h->second.begin(), h->second.end(), key.second);
+        if (pos != h->second.end())
+            h->second.erase(pos);
+    }
 }
 
 void Engine::prefetch_loop()
@@ -221,7 +229,8 @@ void Engine::wait(const std::string &name, std::int64_t version, Tier tier)
             throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
         if (v->error)
             throw Error(v->error, v->error_message);
-        const bool done = tier == Tier::Host    ? v->captured == v->regions.size()
+        const bool done = tier == Tier::Device  ? v->staged == v->regions.size()
+                          : tier == Tier::Host  ? v->captured == v->regions.size()
                           : tier == Tier::Local ? v->local_complete
                                                 : v->remote_complete;
         if (done)
@@ -236,7 +245,7 @@ std::int64_t Engine::latest(const std::string &name)
     {
         std::lock_guard<std::mutex> lock(mu_);
         for (const auto &[key, v] : versions_)
-            if (key.first == name && !v.error && v.captured == v.regions.size() && v.declared_in_memory)
+            if (key.first == name && !v.error && v.staged == v.regions.size() && v.declared_in_memory)
                 best = std::max(best, key.second);
     }
     if (auto l = latest_complete(config_.local_dir, name, false))
@@ -252,7 +261,8 @@ std::int64_t Engine::latest(const std::string &name)
 void Engine::drain()
 {
     std::unique_lock<std::mutex> lock(mu_);
-    while (!(flush_queue_.empty() && flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+    while (!(device_flush_queue_.empty() && device_flushes_in_flight_ == 0 && flush_queue_.empty() &&
+             flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
         wait_state(lock);
     if (first_error_)
         throw Error(first_error_, first_error_message_);

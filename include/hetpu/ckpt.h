@@ -35,9 +35,10 @@ extern "C" {
 #endif
 
 enum hetpu_ckpt_tier {
-    HETPU_CKPT_TIER_HOST = 0,  /* captured in the host cache */
-    HETPU_CKPT_TIER_LOCAL = 1, /* complete and durable in the node-local directory */
-    HETPU_CKPT_TIER_REMOTE = 2 /* complete and durable in the remote directory */
+    HETPU_CKPT_TIER_DEVICE = -1, /* captured in a device cache (or the host cache) */
+    HETPU_CKPT_TIER_HOST = 0,    /* captured in the host cache */
+    HETPU_CKPT_TIER_LOCAL = 1,   /* complete and durable in the node-local directory */
+    HETPU_CKPT_TIER_REMOTE = 2   /* complete and durable in the remote directory */
 };
 
 /* Starts the backend from a TOML file (hetpu_ckpt_init) or TOML text. StarPU must be running
@@ -56,7 +57,8 @@ int hetpu_ckpt_unprotect(const char *region);
  * captures are submitted: later tasks writing a protected handle wait only for its copy into
  * the cache, not for the disk. */
 int hetpu_ckpt_checkpoint(const char *name, int64_t version);
-/* Blocks until the version is complete on `tier`. */
+/* Blocks until the version is complete on `tier` (DEVICE: captured, in device caches for
+ * device-resident handles, in the host cache for the others). */
 int hetpu_ckpt_wait(const char *name, int64_t version, enum hetpu_ckpt_tier tier);
 /* Writes the version back into the protected regions (matched by region name; sizes must
  * agree), through a StarPU write acquisition. Verifies checksums of data read from disk. On
@@ -70,6 +72,32 @@ int hetpu_ckpt_latest(const char *name, int64_t *version);
 int hetpu_ckpt_finalize(void);
 
 const char *hetpu_ckpt_last_error(void);
+
+/* Counters of the backend since hetpu_ckpt_init (bytes unless said otherwise). */
+struct hetpu_ckpt_stats {
+    uint64_t captured_bytes;                  /* into the host tier (host cache or written through) */
+    uint64_t written_through_bytes;           /* of which written straight to the local directory */
+    uint64_t host_path_captures;              /* protected handles captured from main memory */
+    uint64_t device_path_captures;            /* protected handles captured from device memory */
+    uint64_t device_local_bytes;              /* device-resident data copied into its own device's cache */
+    uint64_t device_peer_bytes;               /* ... into a peer device's cache (peer schedule) */
+    uint64_t device_to_host_at_capture_bytes; /* ... to the host before the application resumed */
+    uint64_t device_flushed_bytes;            /* device cache -> host tier, in the background */
+    uint64_t device_evicted_bytes;
+    uint64_t restored_from_device_bytes, restored_from_host_bytes, restored_from_disk_bytes;
+    uint64_t restored_into_device_bytes; /* restores written straight into device memory */
+    uint64_t prefetched_bytes;           /* hinted versions read back into the host cache */
+    uint64_t device_prefetched_bytes;    /* ... into a device cache */
+    uint64_t peer_schedules;             /* group checkpoints that needed the peer schedule */
+    double peer_schedule_time_s;         /* bottleneck time of the last schedule */
+    double device_capture_copy_s;        /* seconds group captures spent copying, in total */
+    uint64_t device_cache_bytes;         /* device cache memory allocated so far, all devices */
+    uint64_t device_count;               /* devices with a cache tier */
+    uint64_t device_chunk_refusals;      /* cache chunks a device refused (over its memory limit) */
+    int device_caches_growing;           /* 1 while cache chunks are still being allocated */
+};
+/* Fills *stats (waits for submitted captures first). */
+int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *stats);
 
 /* A disk tier directory offered to StarPU as an out-of-core memory node (one file per
  * allocation, removed when StarPU frees it). size: bytes StarPU may use there (at least

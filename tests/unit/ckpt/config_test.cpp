@@ -129,3 +129,39 @@ TEST(CkptConfig, ADirectoryIsNamedAsSuch)
     EXPECT_EQ(error_of([] { load_config_file("/"); }),
               std::make_pair(-EISDIR, std::string("cannot read checkpoint config '/': is a directory, not a file")));
 }
+
+TEST(CkptConfig, DeviceSection)
+{
+    const std::string local = "[local]\npath = \"/tmp\"\n";
+    EXPECT_FALSE(parse_config(local, "a.toml").device.enabled()) << "no [device]: no device tier";
+    EngineConfig c = parse_config(local + "[device]\nsize = \"64MiB\"\nchunk = \"8MiB\"\nslot = \"1MiB\"\n"
+                                          "peer_schedule = \"greedy\"\n",
+                                  "a.toml");
+    EXPECT_TRUE(c.device.enabled());
+    EXPECT_EQ(c.device.bytes, 64u << 20);
+    EXPECT_EQ(c.device.chunk_bytes, 8u << 20);
+    EXPECT_EQ(c.device.slot_bytes, 1u << 20);
+    EXPECT_EQ(c.device.peer_policy, PeerPolicy::Greedy);
+    c = parse_config(local + "[device]\nsize = \"25%\"\npeer_schedule = \"local\"\n", "a.toml");
+    EXPECT_DOUBLE_EQ(c.device.fraction, 0.25);
+    EXPECT_EQ(c.device.peer_policy, PeerPolicy::Local);
+    c = parse_config(local + "[device]\nsize = 0\n", "a.toml");
+    EXPECT_FALSE(c.device.enabled());
+    EXPECT_EQ(parse_config(local + "[device]\nsize = \"1MiB\"\n", "a.toml").device.peer_policy, PeerPolicy::Flow);
+
+    int rc = 0;
+    std::string err;
+    std::tie(rc, err) = config_error(local + "[device]\nsize = \"150%\"\n", "b.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err, "b.toml:4: device.size = \"150%\": a percentage must be a number in [0, 100] followed by %, "
+                   "like \"25%\"");
+    std::tie(rc, err) = config_error(local + "[device]\nsize = \"1MiB\"\npeer_schedule = \"fastest\"\n", "c.toml");
+    EXPECT_EQ(err, "c.toml:5: device.peer_schedule = \"fastest\" is not \"flow\", \"greedy\" or \"local\"");
+    std::tie(rc, err) =
+        config_error(local + "[device]\nsize = \"1MiB\"\nchunk = \"100KiB\"\nslot = \"64KiB\"\n", "d.toml");
+    EXPECT_EQ(err, "d.toml:5: device.chunk (102400 bytes) must be a non-zero multiple of device.slot (65536 bytes)");
+    std::tie(rc, err) = config_error(local + "[device]\nsizes = \"1MiB\"\n", "e.toml");
+    EXPECT_EQ(err, "e.toml:4: unknown key 'device.sizes'");
+    std::tie(rc, err) = config_error(local + "device = 3\n", "f.toml");
+    EXPECT_EQ(err.find("'device' must be a table"), err.find("'device'")) << err;
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The engine's device cache tier over fake devices (host memory standing in for device
+// memory, every copy logged): captures stay on the device, full devices send their remainder
+// where the peer schedule says, versions flow on to the disks, restores read device copies.
+#include "ckpt_backend/engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+using namespace hetpu::ckpt;
+
+namespace {
+
+std::atomic<std::uint64_t> g_device_bytes_in_use{0};  // over every fake, outlives them
+
+struct CopyRecord {
+    int from, to;
+    std::uint64_t bytes;
+};
+
+class FakeDevices : public DeviceMemory {
+public:
+    FakeDevices(std::size_t n, std::uint64_t limit_each)
+        : limit_(n, limit_each), used_(n, 0), bw_(n, std::vector<double>(n, 0))
+    {
+        host_bw_.assign(n, 1e9);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < n; ++j)
+                bw_[i][j] = i == j ? 0 : 4e9;
+    }
+    std::size_t device_count() const override { return limit_.size(); }
+    std::uint64_t device_bytes(std::size_t d) const override { return limit_[d]; }
+    std::uintptr_t allocate(std::size_t d, std::uint64_t bytes) override
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (used_[d] + bytes > limit_[d])
+            return 0;
+        used_[d] += bytes;
+        g_device_bytes_in_use += bytes;
+        chunks_.emplace_back(new char[bytes]);
+        return reinterpret_cast<std::uintptr_t>(chunks_.back().get());
+    }
+    void release(std::size_t d, std::uintptr_t, std::uint64_t bytes) override
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        used_[d] -= bytes;
+        g_device_bytes_in_use -= bytes;
+        ++released_;
+    }
+    void copy(const DeviceAddress &src, const DeviceAddress &dst, std::uint64_t bytes) override
+    {
+        if (dst.device == kHostMemory) {
+            std::unique_lock<std::mutex> lock(mu_);
+            gate_.wait(lock, [&] { return !hold_to_host_; });
+        }
+        std::memcpy(reinterpret_cast<char *>(dst.base) + dst.offset,
+                    reinterpret_cast<const char *>(src.base) + src.offset, bytes);
+        std::lock_guard<std::mutex> lock(mu_);
+        log_.push_back({src.device, dst.device, bytes});
+    }
+    double bandwidth(std::size_t from, int to) const override
+    {
+        return to == kHostMemory ? host_bw_[from] : bw_[from][static_cast<std::size_t>(to)];
+    }
+    // While held, copies to host memory wait (so a test sees what happened before them).
+    void hold_copies_to_host(bool hold)
+    {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            hold_to_host_ = hold;
+        }
+        gate_.notify_all();
+    }
+    std::vector<CopyRecord> log()
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        return log_;
+    }
+    std::uint64_t used(std::size_t d)
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        return used_[d];
+    }
+
+    std::vector<std::uint64_t> limit_, used_;
+    std::vector<std::vector<double>> bw_;
+    std::vector<double> host_bw_;
+    int released_ = 0;
+
+private:
+    std::mutex mu_;
+    std::condition_variable gate_;
+    bool hold_to_host_ = false;
+    std::vector<std::unique_ptr<char[]>> chunks_;
+    std::vector<CopyRecord> log_;
+};
+
+constexpr std::uint64_t kSlot = 64 << 10;
+
+class EngineDevice : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/hetpu-ckpt-device.XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        root = tmpl;
+        config.local_dir = root;
+        config.host_bytes = 4 << 20;
+        config.host_incremental_init = false;
+        config.device.bytes = 512 << 10;
+        config.device.chunk_bytes = 128 << 10;
+        config.device.slot_bytes = kSlot;
+    }
+    void TearDown() override { std::system(("rm -rf '" + root + "'").c_str()); }
+
+    // An engine over `fake` (kept for inspection) with its caches fully grown.
+    std::unique_ptr<Engine> make(FakeDevices *fake)
+    {
+        auto e = Engine::create(config, std::unique_ptr<DeviceMemory>(fake));
+        e->wait_device_caches_ready();
+        return e;
+    }
+    static std::vector<char> pattern(std::size_t size, int seed)
+    {
+        std::vector<char> d(size);
+        for (std::size_t i = 0; i < size; ++i)
+            d[i] = static_cast<char>((i * 131 + static_cast<std::size_t>(seed) * 7) & 0xff);
+        return d;
+    }
+    // Begins version v with one region per buffer and captures them from their devices.
+    void take(Engine &e, std::int64_t v, std::vector<std::vector<char>> &buffers,
+              const std::vector<std::size_t> &devices)
+    {
+        std::vector<RegionSpec> specs;
+        std::vector<DeviceSource> sources;
+        for (std::size_t i = 0; i < buffers.size(); ++i) {
+            specs.push_back({"r" + std::to_string(i), buffers[i].size()});
+            sources.push_back({i, devices[i], reinterpret_cast<std::uintptr_t>(buffers[i].data()), 0});
+        }
+        e.begin("app", v, specs);
+        e.capture_from_devices("app", v, sources);
+    }
+
+    std::string root;
+    EngineConfig config;
+};
+
+}  // namespace
+
+TEST_F(EngineDevice, CaptureStaysOnTheDeviceAndReachesTheDisk)
+{
+    auto *fake = new FakeDevices(2, 1 << 20);
+    auto e = make(fake);
+    EXPECT_EQ(e->stats().device_cache_bytes, 2u * (512 << 10));
+    std::vector<std::vector<char>> buffers{pattern(100 << 10, 1), pattern(50 << 10, 2)};
+    const auto expected = buffers;
+    fake->hold_copies_to_host(true);  // the device flush waits until the capture is checked
+    take(*e, 1, buffers, {0, 1});
+    // The capture copied device to device on the same device, nothing to the host.
+    std::uint64_t captured = 0;
+    for (const CopyRecord &c : fake->log()) {
+        EXPECT_EQ(c.from, c.to);
+        EXPECT_NE(c.to, kHostMemory);
+        captured += c.bytes;
+    }
+    EXPECT_EQ(captured, 150u << 10);
+    fake->hold_copies_to_host(false);
+    const EngineStats s = e->stats();
+    EXPECT_EQ(s.device_local_bytes, (150u << 10));
+    EXPECT_EQ(s.device_peer_bytes, 0u);
+    EXPECT_EQ(s.device_to_host_at_capture_bytes, 0u);
+    EXPECT_EQ(s.peer_schedules, 0u);
+    // The application may overwrite its buffers now: the cache holds the version.
+    for (auto &b : buffers)
+        std::memset(b.data(), 0, b.size());
+    e->wait("app", 1, Tier::Local);
+    e->drain();
+    EXPECT_EQ(e->stats().device_flushed_bytes, (150u << 10));
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        std::vector<char> back(expected[i].size());
+        e->restore("app", 1, i, back.data(), back.size());
+        EXPECT_EQ(back, expected[i]);
+    }
+    e.reset();
+    EXPECT_EQ(g_device_bytes_in_use.load(), 0u);  // chunks handed back at the end
+    // A fresh engine finds the version on disk.
+    auto again = Engine::create(config);
+    std::vector<char> back(expected[0].size());
+    again->restore("app", 1, 0, back.data(), back.size());
+    EXPECT_EQ(back, expected[0]);
+}
+
+// Device 0's cache holds 2 slots, its checkpoint needs 7: the remainder (5 slots) goes where
+// the configured schedule says. Link 0->1 is 4x the host link, so min-time max-flow sends 4
+// to device 1 and 1 to the host; greedy and local-only differ. If the engine did not call the
+// peer schedule these byte counts could not all match.
+TEST_F(EngineDevice, FullDeviceSendsItsRemainderPerThePeerSchedule)
+{
+    for (PeerPolicy policy : {PeerPolicy::Flow, PeerPolicy::Greedy, PeerPolicy::Local}) {
+        SCOPED_TRACE(static_cast<int>(policy));
+        config.device.peer_policy = policy;
+        std::system(("rm -rf '" + root + "'/*").c_str());
+        auto *fake = new FakeDevices(2, 1 << 20);
+        fake->limit_[0] = 2 * kSlot;  // device 0 gets one 128 KiB chunk, then is refused
+        auto e = make(fake);
+        EXPECT_EQ(e->stats().device_chunk_refusals, 1u);
+        EXPECT_EQ(e->device_free_slots(0), 2u);
+        EXPECT_EQ(e->device_free_slots(1), 8u);
+        std::vector<std::vector<char>> buffers{pattern(7 * kSlot, 3)};
+        const auto expected = buffers;
+        take(*e, 1, buffers, {0});
+
+        // What the schedule core says for this problem (slot units).
+        PeerProblem p;
+        p.remainder = {5, 0};
+        p.spare = {0, 8};
+        p.link_bw = {{0, 4e9 / kSlot}, {4e9 / kSlot, 0}};
+        p.host_bw = {1e9 / kSlot, 1e9 / kSlot};
+        const PeerSchedule want = policy == PeerPolicy::Flow     ? schedule_min_time_max_flow(p)
+                                  : policy == PeerPolicy::Greedy ? schedule_greedy(p)
+                                                                 : schedule_local_only(p);
+        std::uint64_t want_peer = 0, want_host = 0;
+        for (const Transfer &t : want.transfers)
+            (t.to == kHost ? want_host : want_peer) += t.bytes;
+        const EngineStats s = e->stats();
+        EXPECT_EQ(s.peer_schedules, 1u);
+        EXPECT_DOUBLE_EQ(s.peer_schedule_time_s, want.time);
+        EXPECT_EQ(s.device_local_bytes, 2 * kSlot);
+        EXPECT_EQ(s.device_peer_bytes, want_peer * kSlot);
+        EXPECT_EQ(s.device_to_host_at_capture_bytes, want_host * kSlot);
+        if (policy == PeerPolicy::Flow) {
+            EXPECT_EQ(want_peer, 4u);
+            EXPECT_EQ(want_host, 1u);
+        }
+        if (policy == PeerPolicy::Local) {
+            EXPECT_EQ(want_peer, 0u);
+        }
+        std::memset(buffers[0].data(), 0, buffers[0].size());
+        e->wait("app", 1, Tier::Local);
+        std::vector<char> back(expected[0].size());
+        e->restore("app", 1, 0, back.data(), back.size());
+        EXPECT_EQ(back, expected[0]);
+    }
+}
+
+// Without a host cache the device flush writes through to disk; a restore then reads the
+// device copy (the fastest tier holding it), byte-exact.
+TEST_F(EngineDevice, RestoreReadsTheDeviceCopy)
+{
+    config.host_bytes = 0;
+    auto *fake = new FakeDevices(2, 1 << 20);
+    auto e = make(fake);
+    std::vector<std::vector<char>> buffers{pattern(200 << 10, 4), pattern(30 << 10, 5)};
+    const auto expected = buffers;
+    take(*e, 7, buffers, {1, 0});
+    e->wait("app", 7, Tier::Device);
+    e->wait("app", 7, Tier::Local);
+    e->drain();
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        std::vector<char> back(expected[i].size());
+        e->restore("app", 7, i, back.data(), back.size());
+        EXPECT_EQ(back, expected[i]);
+    }
+    EXPECT_EQ(e->stats().restored_from_device_bytes, (230u << 10));
+    EXPECT_EQ(e->stats().restored_from_disk_bytes, 0u);
+    EXPECT_EQ(e->latest("app"), 7);
+}
+
+// Flushed device copies are evicted (oldest first) to make room for the next checkpoint:
+// every version is captured on the device, none spills to the host.
+TEST_F(EngineDevice, FlushedCopiesAreEvictedForNewCaptures)
+{
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);  // 8 slots
+    for (std::int64_t v = 0; v < 5; ++v) {
+        std::vector<std::vector<char>> buffers{pattern(5 * kSlot, static_cast<int>(v))};
+        take(*e, v, buffers, {0});
+        e->drain();  // flushed to the host tier: its device copy is evictable
+    }
+    const EngineStats s = e->stats();
+    EXPECT_EQ(s.device_local_bytes, 25 * kSlot);
+    EXPECT_EQ(s.device_to_host_at_capture_bytes, 0u);
+    EXPECT_EQ(s.device_evicted_bytes, 4 * 5 * kSlot);
+    std::vector<char> back(5 * kSlot);
+    e->restore("app", 2, 0, back.data(), back.size());
+    EXPECT_EQ(back, pattern(5 * kSlot, 2));
+}
+
+TEST_F(EngineDevice, NoDeviceSectionMeansNoDeviceTier)
+{
+    config.device.bytes = 0;
+    auto e = Engine::create(config, std::make_unique<FakeDevices>(2, 1 << 20));
+    EXPECT_FALSE(e->device_tier());
+    e->begin("app", 1, {{"r0", 10}});
+    EXPECT_THROW(e->capture_from_devices("app", 1, {{0, 0, 0, 0}}), Error);
+}
+
+// A restore into device memory reads the device tier when it holds the version (device to
+// device, including a slot that went to a peer); a later run without that cache reads the
+// disk and copies host to device, byte-exact either way.
+TEST_F(EngineDevice, RestoreIntoDeviceMemory)
+{
+    auto *fake = new FakeDevices(2, 1 << 20);
+    fake->limit_[0] = 2 * kSlot;
+    auto e = make(fake);
+    std::vector<std::vector<char>> buffers{pattern(3 * kSlot + 5, 6)};
+    const auto expected = buffers;
+    take(*e, 4, buffers, {0});
+    e->drain();
+    std::vector<char> on_device(expected[0].size());
+    e->restore_to_device("app", 4, 0, {1, reinterpret_cast<std::uintptr_t>(on_device.data()), 0}, on_device.size());
+    EXPECT_EQ(on_device, expected[0]);
+    EXPECT_EQ(e->stats().restored_into_device_bytes, on_device.size());
+    EXPECT_EQ(e->stats().restored_from_device_bytes, on_device.size());
+    EXPECT_THROW(e->restore_to_device("app", 4, 0, {5, 0, 0}, on_device.size()), Error);
+    e.reset();
+    auto later = make(new FakeDevices(2, 1 << 20));
+    std::fill(on_device.begin(), on_device.end(), 0);
+    later->restore_to_device("app", 4, 0, {0, reinterpret_cast<std::uintptr_t>(on_device.data()), 0}, on_device.size());
+    EXPECT_EQ(on_device, expected[0]);
+    EXPECT_EQ(later->stats().restored_from_disk_bytes, on_device.size());
+    EXPECT_EQ(later->stats().restored_from_device_bytes, 0u);
+}
+
+// RTM's backward pass: versions captured on device 0 are restored in reverse order into device
+// memory. The device cache holds only the newest; with the restore order hinted, each next
+// version is read back into the device cache before its restore, which is then a device hit.
+TEST_F(EngineDevice, HintedRestoresBecomeDeviceCacheHits)
+{
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);  // 8 slots: one 5-slot version fits
+    for (std::int64_t v = 0; v < 4; ++v) {
+        std::vector<std::vector<char>> buffers{pattern(5 * kSlot, static_cast<int>(v))};
+        take(*e, v, buffers, {0});
+        e->drain();
+    }
+    EXPECT_EQ(e->stats().device_evicted_bytes, 3 * 5 * kSlot);  // versions 0-2 left the device
+    e->prefetch_hint("app", {2, 1, 0});
+    std::vector<char> out(5 * kSlot);
+    std::uint64_t expect_prefetched = 0;
+    for (std::int64_t v : {2, 1, 0}) {
+        // Waiting on a condition (the prefetch of this version), not on a deadline.
+        expect_prefetched += 5 * kSlot;
+        while (e->stats().device_prefetched_bytes < expect_prefetched)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        e->restore_to_device("app", v, 0, {0, reinterpret_cast<std::uintptr_t>(out.data()), 0}, out.size());
+        EXPECT_EQ(out, pattern(5 * kSlot, static_cast<int>(v)));
+    }
+    const EngineStats s = e->stats();
+    EXPECT_EQ(s.restored_from_device_bytes, 3 * 5 * kSlot) << "every restore a device cache hit";
+    EXPECT_EQ(s.restored_from_disk_bytes + s.restored_from_host_bytes, 0u);
+}
