@@ -11,8 +11,8 @@
 #          (the CPUs alone on the short jobs only: on a long job they would take minutes;
 #          the long table then compares with the GPU alone and dmda), interleaved, every
 #          run verified (bench/plbhac_node_limit.sh does the runs).
-#   ckpt   the checkpoint device tier against the host tier (bench/ckpt_device.sh), when
-#          that bench exists.
+#   ckpt   the checkpoint device tier against the host tier (bench/ckpt_device: application
+#          blocking per checkpoint of device-resident data, device to device vs device to host).
 #   mgb    MGB batches on the real device (bench/mgb/real_batch.sh), when it has a CUDA mode.
 # Usage: bench/gpu_node.sh [--dry-run] [OUT_DIR]
 #   --dry-run  prints every command instead of running it.
@@ -100,8 +100,16 @@ apps_phase() {
 }
 
 ckpt_phase() {
-  [ -f "$top/bench/ckpt_device.sh" ] || { echo "no bench/ckpt_device.sh in this tree: nothing to measure"; return 0; }
-  cmd env NODE_GPU="$node_gpu" bash "$top/bench/ckpt_device.sh" "$build" "$out/ckpt"
+  [ -n "$dry" ] || [ -x "$build/bench/ckpt_device" ] || { echo "no $build/bench/ckpt_device: nothing to measure"; return 0; }
+  cmd mkdir -p "$out/ckpt"
+  if [ "$node_gpu" = opencl ]; then
+    cmd env BUILD_DIR="$build" bash "$top/bench/ckpt_device.sh" --json "$out/ckpt/ckpt_device.json"
+  else
+    # Every CUDA device of the machine, each its own memory node: the device cache tier
+    # against the host tier on real device memory (16 MiB handles, as many as the PoCL run).
+    cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 "$build/bench/ckpt_device" --mib 16 \
+      --json "$out/ckpt/ckpt_device.json"
+  fi
 }
 
 mgb_phase() {
@@ -132,6 +140,11 @@ for name in sorted(os.listdir(out)):
         text = open(path).read()
         summary["tables"][name] = text
         md += ["", "## " + name, "", "```", text.rstrip(), "```"]
+    for extra in ("ckpt_device.json",):  # a phase's own JSON record, kept whole
+        path = os.path.join(out, name, extra)
+        if os.path.isfile(path):
+            summary.setdefault("records", {})[name] = [json.loads(l) for l in open(path) if l.strip()]
+            md += ["", "## " + name, "", "`%s/%s`: %d record(s)" % (name, extra, len(summary["records"][name]))]
 open(os.path.join(out, "summary.md"), "w").write("\n".join(md) + "\n")
 open(os.path.join(out, "summary.json"), "w").write(json.dumps(summary, indent=1) + "\n")
 print("\n".join(md))
