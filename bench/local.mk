@@ -50,4 +50,4 @@ EXTRA_DIST += bench/sim_makespans.py bench/plbhac_models_sim.sh bench/plbhac_nod
 	bench/real_node_verified.py
 EXTRA_DIST += bench/starpu_examples_sweep.sh
 EXTRA_DIST += bench/README.md bench/plbhac_sim.sh bench/plbhac_matmul.sh bench/mpi_scaling_sim.sh \
-	bench/mpi_slow_rank.sh bench/mpi_planners.sh bench/scenarios
+	bench/mpi_slow_rank.sh bench/mpi_planners.sh bench/scenarios bench/plbhac_gpu_node_sim.sh bench/gpu_node.sh
