@@ -15,7 +15,7 @@
 namespace hetpu::kmeans {
 
 class Collective {
-  public:
+public:
     virtual ~Collective() = default;
     virtual int rank() const = 0;
     virtual int size() const = 0;
@@ -43,8 +43,7 @@ class Collective {
     }
 
     // Every process's value, in rank order.
-    template <typename T>
-    int gather_values(const T &mine, std::vector<T> &all)
+    template <typename T> int gather_values(const T &mine, std::vector<T> &all)
     {
         std::vector<unsigned char> bytes;
         if (int rc = all_gather(&mine, sizeof mine, bytes); rc != 0)
@@ -56,7 +55,7 @@ class Collective {
 };
 
 class SingleProcess final : public Collective {
-  public:
+public:
     int rank() const override { return 0; }
     int size() const override { return 1; }
     int all_gather(const void *mine, size_t bytes, std::vector<unsigned char> &all) override

@@ -10,7 +10,7 @@
 namespace hetpu::kmeans {
 
 class MpiCollective final : public Collective {
-  public:
+public:
     int rank() const override { return hetpu_mpi_rank(); }
     int size() const override { return hetpu_mpi_size(); }
     int all_gather(const void *mine, size_t bytes, std::vector<unsigned char> &all) override

@@ -24,7 +24,7 @@ namespace {
 
 // The exchange of `size` threads: all_gather is a barrier with a slot per thread.
 class Exchange {
-  public:
+public:
     explicit Exchange(int size) : size_(size), slots_(static_cast<size_t>(size)) {}
 
     int all_gather(int rank, const void *mine, size_t bytes, std::vector<unsigned char> &all)
@@ -40,7 +40,7 @@ class Exchange {
         return 0;
     }
 
-  private:
+private:
     void arrive(std::unique_lock<std::mutex> &lock)
     {
         const unsigned long generation = generation_;
@@ -62,7 +62,7 @@ class Exchange {
 };
 
 class ThreadCollective final : public Collective {
-  public:
+public:
     ThreadCollective(Exchange &x, int rank, int size) : x_(x), rank_(rank), size_(size) {}
     int rank() const override { return rank_; }
     int size() const override { return size_; }
@@ -71,7 +71,7 @@ class ThreadCollective final : public Collective {
         return x_.all_gather(rank_, mine, bytes, all);
     }
 
-  private:
+private:
     Exchange &x_;
     int rank_, size_;
 };
