@@ -9,7 +9,7 @@
 // starpu_disk.h gains the extern "C" that 1.3's lacks, see include/hetpu/ckpt.h), device
 // memory limits (STARPU_LIMIT_<kind>_MEM still beats the per-device variable),
 // starpu_pause/starpu_resume, policy selection (tests/integration/starpu_behaviour_test.cpp
-// pins these on both).
+// pins these on both). What differs follows.
 #pragma once
 
 #include <starpu.h>
