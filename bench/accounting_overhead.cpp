@@ -53,8 +53,6 @@ struct Timing {
     double hooks_ns = 0;  // one pre + post exec hook pair of the running policy, on a worker
 };
 
-extern "C" struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
-
 // The direct measurement: on a worker thread, call the running policy's exec hooks (the
 // accounting wrapper and whatever it wraps, or only the policy's own when accounting is
 // off) for a dummy task many times. The difference on/off is the hook's cost per task,

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# ./run cuda-check: hetpu's CUDA paths (everything under STARPU_USE_CUDA / HETPU_HAVE_CUDA)
-# built and tested without a GPU. Debian's StarPU has no CUDA workers, so this builds
-# Debian's own StarPU source with CUDA into a cache, then hetpu against it with warnings as
-# errors, then make check (the tests that need a CUDA device skip).
+# ./run cuda-check: hetpu against StarPU 1.4 with CUDA, built and tested without a GPU.
+# Debian 12's StarPU (1.3.10, what ./run check tests) has no CUDA workers and is the old
+# series; this builds Debian's StarPU 1.4.10 source package (from sid, deb-src only) with
+# CUDA into a cache, then hetpu against it with warnings as errors, then the whole make check
+# (the tests that need a CUDA device skip). One StarPU build covers both the 1.4 API
+# (common/starpu_compat.h, STARPU_SCHED_LIB) and hetpu's CUDA paths.
 # Usage: ci/cuda-check.sh TOP_SRCDIR JOBS
 # Environment: CUDA_HOME (default /usr/local/cuda), CUDA_BUILD_DIR (default TOP/_build-cuda),
 # XDG_CACHE_HOME (the StarPU build lands in $XDG_CACHE_HOME/hetpu, default ~/.cache/hetpu).
@@ -29,12 +31,13 @@ as_root() { [ "$(id -u)" -eq 0 ]; }
 [ -x "$nvcc" ] || die "no nvcc at $nvcc: install the CUDA toolkit there or set CUDA_HOME to its root"
 cuda_release=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9][0-9]*\).*/\1/p')
 [ -n "$cuda_release" ] || die "cannot read the CUDA release from '$nvcc --version'"
-cuda_major=${cuda_release%%.*}
 
-# The StarPU hetpu builds against everywhere else: the installed libstarpu-dev, by version.
-starpu_version=$(dpkg-query -W -f='${Version}' libstarpu-dev 2>/dev/null) ||
-  die "libstarpu-dev is not installed: cuda-check builds the same StarPU version with CUDA"
-starpu_source=$(dpkg-query -W -f='${source:Package}' libstarpu-dev)
+# The StarPU 1.4 release GPU sites build, as Debian packages it (sid's source package; Debian
+# 12 has only 1.3.10). dpkg-source applies Debian's own patches (documentation and
+# non-free-file removals; none touches the runtime).
+starpu_source=starpu
+starpu_version=1.4.10+dfsg-2
+starpu_suite=sid
 
 # memcpy-peer and starpufft use what CUDA 13 removed (cudaDeviceProp::computeMode, two cuFFT
 # error codes); hetpu needs neither. No MPI: hetpu is configured --without-mpi here, so that
@@ -47,42 +50,38 @@ starpu_flags=(
   --disable-build-doc --disable-build-examples --disable-build-tests --disable-fortran
   --disable-socl --disable-static --disable-gdb CFLAGS=-O1 CXXFLAGS=-O1
 )
-patches=()
-[ "$cuda_major" -ge 13 ] && patches+=("$top/ci/starpu/cuda13-cublas.patch")
+# CUDA 13 needs no source patch for 1.4.10 (1.3.10 did: its starpu_cublas.c included cublas.h
+# beside cublas_v2.h, which CUDA 13 refuses; 1.4 keeps the legacy and v2 cuBLAS APIs in
+# separate files).
 
-# A new StarPU version, CUDA release, patch or flag is a new cache entry.
-key=$({
-  printf '%s\n' "$starpu_version" "$cuda_release" "${starpu_flags[@]}"
-  [ ${#patches[@]} -eq 0 ] || cat "${patches[@]}"
-} | sha256sum | cut -c1-12)
+# A new StarPU version, CUDA release or flag is a new cache entry.
+key=$(printf '%s\n' "$starpu_version" "$cuda_release" "${starpu_flags[@]}" | sha256sum | cut -c1-12)
 prefix=$cache/starpu-cuda-$starpu_version-$key
 
-say "cuda-check: StarPU $starpu_version with CUDA $cuda_release (${#patches[@]} patch(es)), $jobs jobs"
+say "cuda-check: StarPU $starpu_version (Debian $starpu_suite source) with CUDA $cuda_release, $jobs jobs"
 
 # ------------------------------------------------------------------ StarPU with CUDA
 ensure_source_tools() {
-  command -v dpkg-source >/dev/null && command -v patch >/dev/null && return 0
+  command -v dpkg-source >/dev/null && return 0
   as_root || die "apt-get source needs dpkg-dev: sudo apt-get install -y dpkg-dev"
   say "installing dpkg-dev (apt-get source)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev patch >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null
 }
 
-# apt-get source needs deb-src entries; a stock Debian 12 image has only deb. Add deb-src
-# for the same archives (and snapshot dates) the machine installs its packages from.
+# apt-get source needs a deb-src entry for the suite that carries the version. Only deb-src:
+# a source index never offers binary packages, so apt never installs anything from sid. The
+# sid archive is signed with keys that Debian 12's debian-archive-keyring holds.
 ensure_deb_src() {
   apt-get source --print-uris -qq "$starpu_source=$starpu_version" >/dev/null 2>&1 && return 0
-  as_root || die "apt-get source $starpu_source=$starpu_version found no source package: add deb-src entries to APT's sources, apt-get update, and rerun"
-  local deb822=/etc/apt/sources.list.d/debian.sources
-  if [ -f "$deb822" ]; then
-    say "adding deb-src entries (/etc/apt/sources.list.d/hetpu-deb-src.sources)"
-    sed 's/^Types:.*/Types: deb-src/' "$deb822" >/etc/apt/sources.list.d/hetpu-deb-src.sources
-  elif [ -f /etc/apt/sources.list ]; then
-    say "adding deb-src entries (/etc/apt/sources.list.d/hetpu-deb-src.list)"
-    sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list >/etc/apt/sources.list.d/hetpu-deb-src.list
-  fi
+  as_root || die "apt-get source $starpu_source=$starpu_version found no source package: add a deb-src entry for Debian $starpu_suite (Types: deb-src only), apt-get update, and rerun"
+  local list=/etc/apt/sources.list.d/hetpu-$starpu_suite-src.sources
+  say "adding a deb-src entry for Debian $starpu_suite ($list)"
+  printf '%s\n' "# Written by hetpu's ci/cuda-check.sh: Debian's StarPU source, deb-src only." \
+    "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: $starpu_suite" "Components: main" \
+    "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >"$list"
   apt-get update -qq
   apt-get source --print-uris -qq "$starpu_source=$starpu_version" >/dev/null 2>&1 ||
-    die "source package $starpu_source=$starpu_version not found in any deb-src archive (is the archive still serving it?)"
+    die "source package $starpu_source=$starpu_version not found in Debian $starpu_suite's deb-src (has $starpu_suite moved past it? update starpu_version)"
 }
 
 build_starpu() {
@@ -93,13 +92,9 @@ build_starpu() {
     cd "$work"
     apt-get source -qq --download-only "$starpu_source=$starpu_version" >fetch.out 2>&1 ||
       { cat fetch.out; die "apt-get source $starpu_source=$starpu_version failed"; }
-    # dpkg-source applies Debian's own patches: the same source libstarpu-dev was built from.
+    # dpkg-source applies Debian's own patches: the source Debian's libstarpu-dev 1.4.10 is built from.
     dpkg-source -x ./*.dsc src >>fetch.out 2>&1 || { cat fetch.out; die "dpkg-source -x failed"; }
   ) || exit 1
-  local p
-  for p in "${patches[@]}"; do
-    patch -d "$work/src" -p1 --forward --quiet <"$p" || die "$p does not apply to $starpu_source $starpu_version"
-  done
 
   begin "StarPU: configure, make -j$jobs, install into $prefix"
   mkdir -p "$work/build"
@@ -115,7 +110,7 @@ build_starpu() {
   # Written last: an interrupted build is never taken for a finished one.
   touch "$prefix/.hetpu-complete"
   rm -rf "$work"
-  # Builds for an older version, patch or flag set are never used again.
+  # Builds for an older version or flag set are never used again.
   find "$cache" -mindepth 1 -maxdepth 1 -name 'starpu-cuda-*' ! -path "$prefix" -exec rm -rf {} +
 }
 
@@ -149,6 +144,7 @@ if [ ! -f Makefile ] || [ "$top/configure" -nt config.status ]; then
   printf '%s' "${hetpu_flags[*]}" >cuda-check.flags
 fi
 sed -n '/^hetpu .* configuration/,$p' configure.out
+grep -q "StarPU *: starpu-1.4 ${starpu_version%%+*} " configure.out || die "hetpu's configure did not find StarPU ${starpu_version%%+*} in $prefix"
 grep -q 'CUDA workers *: yes' configure.out || die "hetpu does not see CUDA workers in $prefix"
 grep -q 'CUDA codelets *: yes' configure.out || die "hetpu does not build its CUDA codelets"
 

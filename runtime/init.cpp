@@ -16,11 +16,6 @@
 #include "runtime/run_observer.h"
 #include "runtime/starpu_start.h"
 
-extern "C" {
-// Exported by StarPU 1.3 and 1.4 but not declared in 1.3's headers.
-struct starpu_sched_policy *starpu_sched_ctx_get_sched_policy(unsigned sched_ctx_id);
-}
-
 namespace hetpu {
 
 namespace {

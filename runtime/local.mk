@@ -25,7 +25,7 @@ libhetpu_la_SOURCES = \
 	runtime/workers_paused.h \
 	runtime/mpi.cpp runtime/mpi_state.h \
 	runtime/opencl_on_cpu.cpp runtime/opencl_on_cpu.h \
-	runtime/sched_lib_exports.cpp \
+	runtime/sched_lib_exports.cpp runtime/starpu_compat.h \
 	$(hetpu_policy_sources)
 libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 # MPI comes first: Ipopt's sequential MUMPS exports stub MPI_Init/MPI_Comm_rank/MPI_Finalize,

@@ -2,7 +2,8 @@
 // The entry points StarPU 1.4 looks up when STARPU_SCHED_LIB names a library:
 //   STARPU_SCHED_LIB=libhetpu.so STARPU_SCHED=greedy ./program
 // StarPU 1.3 ignores STARPU_SCHED_LIB; use hetpu_init() or the preload library there.
-#include <starpu.h>
+// tests/cli/sched_lib.sh runs an unmodified program this way on 1.4.
+#include "runtime/starpu_compat.h"
 
 #include <mutex>
 #include <vector>

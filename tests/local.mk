@@ -65,7 +65,8 @@ tests_integration_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
 	tests/integration/init_test.cpp \
 	tests/integration/divisible_test.cpp \
-	tests/integration/ordinary_tasks_test.cpp
+	tests/integration/ordinary_tasks_test.cpp \
+	tests/integration/starpu_behaviour_test.cpp
 tests_integration_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 tests_integration_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_integration_tests_LDADD = libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
@@ -86,6 +87,10 @@ tests_programs_dag_starpu_LDADD += $(OPENCL_LIBS)
 endif
 TESTS += tests/cli/preload_dag.sh
 EXTRA_DIST += tests/cli/preload_dag.sh
+# StarPU 1.4's STARPU_SCHED_LIB route to a hetpu policy (skipped on StarPU 1.3, which lacks it).
+TESTS += tests/cli/sched_lib.sh
+EXTRA_DIST += tests/cli/sched_lib.sh
+AM_TESTS_ENVIRONMENT += export HETPU_STARPU_PC='$(STARPU_PC)';
 # StarPU's own example programs (Debian's starpu-examples) under every hetpu policy.
 TESTS += tests/cli/starpu_examples.sh
 EXTRA_DIST += tests/cli/starpu_examples.sh

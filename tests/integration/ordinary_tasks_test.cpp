@@ -15,9 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/starpu_compat.h"
 #include "tests/integration/add_one_codelet.h"
-
-extern "C" struct starpu_sched_policy **starpu_get_sched_lib_policies(void);
 
 namespace {
 

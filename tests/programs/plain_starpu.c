@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An ordinary StarPU program that knows nothing about hetpu: it is linked against StarPU
  * only. The preload test runs it under LD_PRELOAD=libhetpu-preload.so to show that any
- * StarPU program can be put under a hetpu policy by name. */
+ * StarPU program can be put under a hetpu policy by name; the STARPU_SCHED_LIB test runs it
+ * under StarPU 1.4's own loader. It prints the policy StarPU runs, as StarPU sees it: a
+ * fallback to StarPU's default policy shows there. */
 #include <starpu.h>
 #include <stdio.h>
 
@@ -35,6 +37,9 @@ int main(void)
         fprintf(stderr, "plain_starpu: starpu_init failed: %d\n", ret);
         return 1;
     }
+    const struct starpu_sched_policy *policy = starpu_sched_ctx_get_sched_policy(0);
+    printf("plain_starpu: policy %s (%s)\n", policy && policy->policy_name ? policy->policy_name : "?",
+           policy && policy->policy_description ? policy->policy_description : "");
     for (int t = 0; t < NTASKS; t++) {
         starpu_vector_data_register(&handles[t], STARPU_MAIN_RAM, (uintptr_t)x[t], N, sizeof(double));
         ret = starpu_task_insert(&scale_cl, STARPU_RW, handles[t], 0);
