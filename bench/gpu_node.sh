@@ -3,8 +3,11 @@
 # One prepared command for a borrowed GPU machine (run it whenever one is available; it
 # explores nothing): builds what it needs, then measures in phases, each timed and each
 # skippable, and writes OUT_DIR/summary.md and OUT_DIR/summary.json.
-#   build  StarPU with CUDA (STARPU_PREFIX, else ./run cuda-check's cached build) and hetpu
-#          against it in BUILD_DIR (default _build-gpu); NODE_GPU=opencl: ./run build.
+#   build  StarPU with CUDA (STARPU_PREFIX, else TOP/_starpu-cuda, else ./run cuda-check's
+#          cached build) and hetpu against it in BUILD_DIR (default _build-gpu); NODE_GPU=opencl:
+#          ./run build. A lent GPU machine reaches no network, so bring the StarPU build along:
+#          `cp -r ~/.cache/hetpu/starpu-cuda-* _starpu-cuda` here (about 6 MB) and carry
+#          `_starpu-cuda` with the command.
 #   apps   matmul, grn and k-means at two job lengths (short ~0.2 s, long ~5 s on one
 #          H100/H200 beside 15 CPU workers, sized from the recorded traces' rates) under
 #          plb-hac, hdss, calibrated dmda, eager and ws, the GPU alone and the CPUs alone
@@ -62,6 +65,7 @@ build_phase() {
     return
   fi
   local prefix=${STARPU_PREFIX:-}
+  [ -n "$prefix" ] || [ ! -f "$top/_starpu-cuda/.hetpu-complete" ] || prefix=$top/_starpu-cuda
   if [ -z "$prefix" ]; then
     if [ -n "$dry" ]; then
       prefix='$(ci/cuda-check.sh TOP JOBS --starpu-only)'
@@ -70,9 +74,10 @@ build_phase() {
       prefix=$("$top/ci/cuda-check.sh" "$top" "$jobs" --starpu-only | tail -1)
     fi
   fi
+  [ -x "$top/configure" ] || (cd "$top" && cmd autoreconf -fi)
   cmd mkdir -p "$build"
   [ -n "$dry" ] && echo "cd $build" || cd "$build"
-  cmd env PKG_CONFIG_PATH="$prefix/lib/pkgconfig" "$top/configure" --without-mpi --disable-werror
+  cmd "$top/configure" --with-starpu="$prefix" --with-cuda="${CUDA_HOME:-/usr/local/cuda}" --without-mpi
   cmd make -j"$jobs"
   cd "$top"
 }

@@ -5,14 +5,17 @@
 # series; this builds Debian's StarPU 1.4.10 source package (from sid, deb-src only) with
 # CUDA into a cache, then hetpu against it with warnings as errors, then the whole make check
 # (the tests that need a CUDA device skip). One StarPU build covers both the 1.4 API
-# (common/starpu_compat.h, STARPU_SCHED_LIB) and hetpu's CUDA paths.
-# Usage: ci/cuda-check.sh TOP_SRCDIR JOBS
+# (runtime/starpu_compat.h, STARPU_SCHED_LIB) and hetpu's CUDA paths.
+# Usage: ci/cuda-check.sh TOP_SRCDIR JOBS [--starpu-only]
+#   --starpu-only  only the cached StarPU build; its prefix is the last line of the output
+#                  (bench/gpu_node.sh builds hetpu against it on a borrowed GPU machine).
 # Environment: CUDA_HOME (default /usr/local/cuda), CUDA_BUILD_DIR (default TOP/_build-cuda),
 # XDG_CACHE_HOME (the StarPU build lands in $XDG_CACHE_HOME/hetpu, default ~/.cache/hetpu).
 set -euo pipefail
 
 top=$1
 jobs=$2
+starpu_only=${3:-}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc
 build=${CUDA_BUILD_DIR:-$top/_build-cuda}
@@ -122,6 +125,10 @@ else
   ensure_source_tools
   ensure_deb_src
   build_starpu
+fi
+if [ "$starpu_only" = --starpu-only ]; then
+  echo "$prefix"
+  exit 0
 fi
 
 # ------------------------------------------------------------------ hetpu against it
