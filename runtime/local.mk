@@ -20,7 +20,7 @@ libhetpu_la_SOURCES = \
 	runtime/init.cpp runtime/starpu_start.h runtime/run_observer.h \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
 	runtime/block_run.cpp runtime/block_run.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
-	runtime/mpi_owned_run.cpp runtime/mpi_owned_run.h runtime/mpi_block_data.cpp runtime/mpi_block_data.h \
+	runtime/mpi_owned_run.cpp runtime/mpi_owned_run.h runtime/node_rates.cpp runtime/node_rates.h runtime/mpi_block_data.cpp runtime/mpi_block_data.h \
 	runtime/mpi_rank_report.cpp runtime/mpi_rank_report.h \
 	runtime/workers_paused.h \
 	runtime/mpi.cpp runtime/mpi_state.h \
