@@ -24,8 +24,8 @@ std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap, 
     // after processors 0..i that can still be completed to exactly n.
     std::vector<Granules> big(p, 0), lo(p), hi(p);
     for (int i = 0; i < p; ++i)
-        for (Granules x : tab.sizes(i))
-            if (tab.time(i, x) <= time_cap)
+        for (const auto &[x, x_time, x_energy] : tab.points(i))
+            if (x_time <= time_cap)
                 big[i] = x;  // sizes ascend
     Granules suffix = 0, prefix = 0;
     for (int i = p - 1; i >= 0; --i) {
@@ -62,10 +62,10 @@ std::vector<Granules> cheapest_within(const ProfileTable &tab, double time_cap, 
                 k_next[s - lo[i]] = k[s - plo];
                 ch[s - lo[i]] = 0;
             }
-        for (Granules x : tab.sizes(i)) {
-            if (tab.time(i, x) > time_cap)
+        for (const auto &[x, x_time, x_energy] : tab.points(i)) {
+            if (x_time > time_cap)
                 continue;
-            const double ex = tab.energy(i, x);
+            const double ex = x_energy;
             const Granules from = std::max(lo[i], plo + x), to = std::min(hi[i], phi + x);
             for (Granules s = from; s <= to; ++s) {
                 const double prev = e[s - x - plo];

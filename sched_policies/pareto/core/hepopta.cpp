@@ -93,9 +93,9 @@ public:
         times_.clear();
         times_.push_back(0.0);
         for (int c = 0; c < p_; ++c)
-            for (Granules x : tab_.sizes(c))
-                if (usable(c, x, tau))
-                    times_.push_back(tab_.time(c, x));
+            for (const auto &[x, x_time, x_energy] : tab_.points(c))
+                if (usable(x_time, x_energy, tau))
+                    times_.push_back(x_time);
         std::sort(times_.begin(), times_.end());
         times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
         r_opt_ = rank(t_opt);
@@ -109,9 +109,9 @@ public:
         for (int c = 0; c < p_; ++c) {
             points_[c].push_back(Point{0, 0, 0.0});
             int index = 0;
-            for (Granules x : tab_.sizes(c))
-                if (usable(c, x, tau) && (index++ % stride == 0 || x == keep[c])) {
-                    points_[c].push_back(Point{static_cast<std::int32_t>(x), rank(tab_.time(c, x)), tab_.energy(c, x)});
+            for (const auto &[x, x_time, x_energy] : tab_.points(c))
+                if (usable(x_time, x_energy, tau) && (index++ % stride == 0 || x == keep[c])) {
+                    points_[c].push_back(Point{static_cast<std::int32_t>(x), rank(x_time), x_energy});
                     big[c] = x;
                 }
             std::sort(points_[c].begin(), points_[c].end(),
@@ -188,7 +188,7 @@ public:
     static double widen(double energy, int p) { return energy * (1.0 + 8.0 * p * DBL_EPSILON); }
 
 private:
-    bool usable(int c, Granules x, double tau) const { return tab_.energy(c, x) <= eps_ && tab_.time(c, x) <= tau; }
+    bool usable(double time, double energy, double tau) const { return energy <= eps_ && time <= tau; }
 
     std::int32_t rank(double t) const
     {

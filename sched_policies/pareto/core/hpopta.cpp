@@ -32,8 +32,8 @@ public:
         std::vector<Granules> &big = big_;
         big.assign(p, 0);
         for (int i = 0; i < p; ++i)
-            for (Granules x : tab_.sizes(i))
-                if (tab_.time(i, x) <= limit)
+            for (const auto &[x, x_time, x_energy] : tab_.points(i))
+                if (x_time <= limit)
                     big[i] = x;
         Granules suffix = 0;
         for (int i = 0; i < p; ++i)
@@ -53,8 +53,8 @@ public:
             std::fill(next_.begin(), next_.end(), 0);
             for (std::size_t w = wlo; w <= whi; ++w)
                 next_[w] = reach_[w];  // idle
-            for (Granules x : tab_.sizes(i))
-                if (tab_.time(i, x) <= limit)
+            for (const auto &[x, x_time, x_energy] : tab_.points(i))
+                if (x_time <= limit)
                     or_shifted(next_, reach_, x, wlo, whi);
             reach_.swap(next_);
         }
@@ -62,8 +62,8 @@ public:
         auto bit = [&](Granules s) { return (reach_[static_cast<std::size_t>(s / 64)] >> (s % 64)) & 1u; };
         if (bit(n))
             return true;
-        for (Granules x : tab_.sizes(p - 1))
-            if (tab_.time(p - 1, x) <= limit && bit(n - x))
+        for (const auto &[x, x_time, x_energy] : tab_.points(p - 1))
+            if (x_time <= limit && bit(n - x))
                 return true;
         return false;
     }
@@ -89,39 +89,35 @@ std::vector<Granules> fastest_sizes(const ProfileTable &tab, FastestScratch &scr
     const Granules n = tab.workload();
     if (n == 0)
         return std::vector<Granules>(p, 0);
-    std::vector<TimedPoint> &pts = scratch.pts;
-    pts.clear();
-    for (int i = 0; i < p; ++i)
-        for (Granules x : tab.sizes(i))
-            pts.push_back(TimedPoint{tab.time(i, x), i, static_cast<std::int32_t>(x)});
-    std::sort(pts.begin(), pts.end(), [](const TimedPoint &a, const TimedPoint &b) { return a.t < b.t; });
     std::vector<double> &times = scratch.times;  // distinct, ascending
     times.clear();
-    times.reserve(pts.size());
-    for (const TimedPoint &q : pts)
-        if (times.empty() || q.t != times.back())
-            times.push_back(q.t);
+    for (int i = 0; i < p; ++i)
+        for (const auto &[x, x_time, x_energy] : tab.points(i))
+            times.push_back(x_time);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
 
     // Counting bound: below the first time at which the largest usable sizes add up to n,
-    // n cannot be formed at all.
-    std::vector<Granules> big(p, 0);
-    Granules total = 0;
-    double bound = -1;
-    for (const TimedPoint &q : pts)
-        if (q.size > big[q.proc]) {
-            total += q.size - big[q.proc];
-            big[q.proc] = q.size;
-            if (total >= n) {
-                bound = q.t;
-                break;
-            }
+    // n cannot be formed at all. The sum grows with the time limit, so a binary search over
+    // the times finds it.
+    auto enough = [&](double limit) {
+        Granules total = 0;
+        for (int i = 0; i < p; ++i) {
+            Granules big = 0;
+            for (const auto &[x, x_time, x_energy] : tab.points(i))
+                if (x_time <= limit)
+                    big = x;  // sizes ascend
+            total += big;
         }
-    if (bound < 0)
+        return total >= n;
+    };
+    if (times.empty() || !enough(times.back()))
         return {};
     Reachability reachable(tab, scratch);
     // Galloping from the bound: the optimum is usually at or just above it, and
     // reachability is monotone in the limit.
-    std::size_t fail = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), bound) - times.begin());
+    std::size_t fail = static_cast<std::size_t>(
+        std::partition_point(times.begin(), times.end(), [&](double t) { return !enough(t); }) - times.begin());
     std::size_t ok = fail, step = 1;
     bool found = false;
     bool below_bound = true;  // `fail` is not yet a tested index

@@ -30,8 +30,8 @@ bool feasible(const ProfileTable &tab, const std::vector<int> &set, double lo, d
     std::vector<Granules> small(k, 0), big(k, 0);
     Granules low_sum = 0, high_sum = 0;
     for (std::size_t j = 0; j < k; ++j) {
-        for (Granules x : tab.sizes(set[j]))
-            if (tab.time(set[j], x) >= lo && tab.time(set[j], x) <= hi) {
+        for (const auto &[x, x_time, x_energy] : tab.points(set[j]))
+            if (x_time >= lo && x_time <= hi) {
                 if (small[j] == 0)
                     small[j] = x;  // sizes ascend
                 big[j] = x;
@@ -54,14 +54,14 @@ bool feasible(const ProfileTable &tab, const std::vector<int> &set, double lo, d
         const std::size_t wlo = static_cast<std::size_t>(std::max<Granules>(0, n - suffix) / 64);
         const std::size_t whi = static_cast<std::size_t>(std::min(n, prefix) / 64);
         std::fill(next.begin(), next.end(), 0);
-        for (Granules x : tab.sizes(i))
-            if (tab.time(i, x) >= lo && tab.time(i, x) <= hi)
+        for (const auto &[x, x_time, x_energy] : tab.points(i))
+            if (x_time >= lo && x_time <= hi)
                 or_shifted(next, reach, x, wlo, whi);
         reach.swap(next);
     }
     const int last = set[k - 1];
-    for (Granules x : tab.sizes(last))
-        if (x <= n && tab.time(last, x) >= lo && tab.time(last, x) <= hi &&
+    for (const auto &[x, x_time, x_energy] : tab.points(last))
+        if (x <= n && x_time >= lo && x_time <= hi &&
             ((reach[static_cast<std::size_t>((n - x) / 64)] >> ((n - x) % 64)) & 1u))
             return true;
     return false;
@@ -77,8 +77,8 @@ bool best_window(const ProfileTable &tab, const std::vector<int> &set, Window &o
 {
     std::vector<double> times;
     for (int i : set)
-        for (Granules x : tab.sizes(i))
-            times.push_back(tab.time(i, x));
+        for (const auto &[x, x_time, x_energy] : tab.points(i))
+            times.push_back(x_time);
     std::sort(times.begin(), times.end());
     times.erase(std::unique(times.begin(), times.end()), times.end());
     if (times.empty() || !feasible(tab, set, times.front(), times.back()))
@@ -116,13 +116,13 @@ std::vector<Granules> cheapest_in_window(const ProfileTable &tab, const Window &
         for (Granules s = 0; s <= n; ++s) {
             if (best[j][s] == inf)
                 continue;
-            for (Granules x : tab.sizes(i)) {
+            for (const auto &[x, x_time, x_energy] : tab.points(i)) {
                 if (s + x > n)
                     break;
-                const double t = tab.time(i, x);
+                const double t = x_time;
                 if (t < w.lo || t > w.hi)
                     continue;
-                const double e = best[j][s] + tab.energy(i, x);
+                const double e = best[j][s] + x_energy;
                 if (e < best[j + 1][s + x]) {
                     best[j + 1][s + x] = e;
                     pick[j][s + x] = x;

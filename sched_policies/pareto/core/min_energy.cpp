@@ -30,8 +30,8 @@ double min_energy_makespan(const ProfileTable &tab, double max_energy, MinEnergy
     std::vector<Granules> suffix(p + 1, 0);
     for (int i = p - 1; i >= 0; --i) {
         Granules big = 0;
-        for (Granules x : tab.sizes(i))
-            if (tab.energy(i, x) <= max_energy)
+        for (const auto &[x, x_time, x_energy] : tab.points(i))
+            if (x_energy <= max_energy)
                 big = x;
         suffix[i] = suffix[i + 1] + big;
     }
@@ -52,8 +52,8 @@ double min_energy_makespan(const ProfileTable &tab, double max_energy, MinEnergy
         const Granules lo = std::max<Granules>(0, n - suffix[i + 1]);
         e_next = e;  // idle
         t_next = t;
-        for (Granules x : tab.sizes(i)) {
-            const double ex = tab.energy(i, x), tx = tab.time(i, x);
+        for (const auto &[x, x_time, x_energy] : tab.points(i)) {
+            const double ex = x_energy, tx = x_time;
             if (ex > max_energy)
                 continue;
             const Granules to = std::min(n, prefix + x);
@@ -65,7 +65,7 @@ double min_energy_makespan(const ProfileTable &tab, double max_energy, MinEnergy
                 }
             }
         }
-        prefix += tab.sizes(i).empty() ? 0 : tab.sizes(i).back();
+        prefix += tab.largest(i);
         e.swap(e_next);
         t.swap(t_next);
     }

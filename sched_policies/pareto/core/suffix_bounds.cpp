@@ -21,7 +21,7 @@ void SuffixBounds::assign(const ProfileTable &tab, double max_energy, double max
     // hold, so r >= n - (their largest sizes); rows are computed from there up.
     std::vector<Granules> prefix(p + 1, 0);
     for (int c = 0; c < p; ++c)
-        prefix[c + 1] = prefix[c] + (tab.sizes(c).empty() ? 0 : tab.sizes(c).back());
+        prefix[c + 1] = prefix[c] + (tab.largest(c));
     Granules reach = 0;  // largest r row c+1 can hold
     for (int c = p - 1; c >= 0; --c) {
         const Granules lo = std::max<Granules>(0, n_ - prefix[c]);
@@ -30,8 +30,8 @@ void SuffixBounds::assign(const ProfileTable &tab, double max_energy, double max
         std::copy(e_in + lo, e_in + width, e_out + lo);  // idle on processor c
         std::copy(t_in + lo, t_in + width, t_out + lo);
         Granules big = 0;
-        for (Granules x : tab.sizes(c)) {
-            const double ex = tab.energy(c, x), tx = tab.time(c, x);
+        for (const auto &[x, x_time, x_energy] : tab.points(c)) {
+            const double ex = x_energy, tx = x_time;
             if (ex > max_energy || tx > max_time)
                 continue;
             big = x;

@@ -17,23 +17,15 @@ namespace detail {
 
 template <typename T> std::size_t vector_bytes(const std::vector<T> &v) { return v.capacity() * sizeof(T); }
 
-// A profile point in the time order HPOPTA's search walks.
-struct TimedPoint {
-    double t;
-    std::int32_t proc;
-    std::int32_t size;
-};
-
 // HPOPTA (fastest_sizes).
 struct FastestScratch {
-    std::vector<TimedPoint> pts;
     std::vector<double> times;
     std::vector<std::uint64_t> reach, next;
     std::vector<Granules> big;
     CheapestScratch cheapest;
     std::size_t capacity_bytes() const
     {
-        return vector_bytes(pts) + vector_bytes(times) + vector_bytes(reach) + vector_bytes(next) + vector_bytes(big) +
+        return vector_bytes(times) + vector_bytes(reach) + vector_bytes(next) + vector_bytes(big) +
                cheapest.capacity_bytes();
     }
 };

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <utility>
 #include <vector>
@@ -77,6 +78,30 @@ TEST(ParetoWorkspace, ReusedWorkspaceGivesIdenticalFronts)
     EXPECT_GT(ws.capacity_bytes(), 0u);
     ws.release();
     EXPECT_EQ(ws.capacity_bytes(), 0u);
+}
+
+// The cores read ascending, idle-free profiles in place and copy the others: points in any
+// order, with the idle point listed, on some processors only, give the same fronts.
+TEST(ParetoWorkspace, UnorderedProfilesGiveTheSameFrontsAsOrderedOnes)
+{
+    std::mt19937 rng(77);
+    const auto ordered = profiles(rng, 5, 80);
+    auto mixed = ordered;
+    for (std::size_t i = 0; i < mixed.size(); i += 2) {
+        std::shuffle(mixed[i].points.begin(), mixed[i].points.end(), rng);
+        mixed[i].points.push_back(ProfilePoint{0, 0.0, 0.0});
+    }
+    ParetoWorkspace ws;
+    Granules cap = 0;
+    for (const auto &prof : ordered)
+        cap += prof.points.back().size;
+    for (Granules n : {cap / 7, cap / 3, cap / 2}) {
+        const Distribution a = hpopta(ordered, n, ws), b = hpopta(mixed, n, ws);
+        EXPECT_EQ(a.sizes, b.sizes);
+        EXPECT_EQ(a.time_s, b.time_s);
+        EXPECT_EQ(a.dynamic_energy_j, b.dynamic_energy_j);
+        expect_same(hepopta(ordered, n, ws), hepopta(mixed, n, ws));
+    }
 }
 
 TEST(ParetoWorkspace, MovedFromWorkspaceStillWorks)
