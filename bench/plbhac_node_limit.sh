@@ -15,7 +15,8 @@
 # of an N x N matrix),
 # POLICIES ("plb-hac eager ws dmda"; plb-hac-prev = plb-hac without the trust region and
 # without saved models; plb-hac-ipopt = plb-hac solving every step with Ipopt;
-# plb-hac-nohedge = plb-hac without the straggle hedge), NODE_GPU,
+# plb-hac-nohedge = plb-hac without the straggle hedge; plb-hac-starpu = a first run started
+# from StarPU's calibrated model; plb-hac-cold = a first run that trains), NODE_GPU,
 # NODE_NCPU, GRN_GENES (250), KM_N (500000), KM_ITERS (20). plb-hac's models persist across
 # the runs in a private HETPU_HOME (its warm-up run trains and saves them), as for a user's
 # repeated runs; HETPU_PLBHAC_MODELS=off measures it training every run. TRACES=1: every
@@ -51,10 +52,15 @@ run() {  # app config [json [trace]]
     plb-hac-ipopt) sched=plb-hac prev=(HETPU_PLBHAC_SOLVER=ipopt) ;;
     # plb-hac whose final shares end together as predicted, without the straggle hedge.
     plb-hac-nohedge) sched=plb-hac prev=(HETPU_PLBHAC_HEDGE=0) ;;
+    # A first run of plb-hac on a node dmda has calibrated: no models of its own, started
+    # from StarPU's history of the block codelet (dmda's warm-ups calibrate it).
+    plb-hac-starpu) sched=plb-hac prev=(HETPU_PLBHAC_MODELS=off) ;;
+    # A first run with nothing to start from: it trains.
+    plb-hac-cold) sched=plb-hac prev=(HETPU_PLBHAC_MODELS=off HETPU_PLBHAC_STARPU_MODELS=off) ;;
   esac
   node_workers "$part"
   export STARPU_SCHED=$sched
-  unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER HETPU_PLBHAC_HEDGE
+  unset HETPU_PLBHAC_TRUST HETPU_PLBHAC_MODELS HETPU_PLBHAC_SOLVER HETPU_PLBHAC_HEDGE HETPU_PLBHAC_STARPU_MODELS
   [ ${#prev[@]} -eq 0 ] || export "${prev[@]}"
   real_node_cmd "$app" || return 1
   if [ -n "${4:-}" ]; then HETPU_TRACE=$4 "${app_cmd[@]}" $json; else "${app_cmd[@]}" $json; fi

@@ -71,6 +71,9 @@ const std::vector<SettingSpec> kSpecs = {
      0, 1e9, nullptr, "4", zero_or_at_least_one, "0 (no cap) or a factor >= 1"},
     {"HETPU_PLBHAC_MODELS", T::Flag, "`on`", "`off`: neither read nor save models in `$HETPU_HOME/plbhac-models`", 0, 0,
      nullptr, "off"},
+    {"HETPU_PLBHAC_STARPU_MODELS", T::Flag, "`on`",
+     "`off`: a job with no plb-hac models does not start from StarPU's calibrated model of its codelet", 0, 0, nullptr,
+     "off"},
     {"HETPU_PLBHAC_KEEP_MODELS", T::Flag, "`1`",
      "`0`: within one process, do not reuse the models of earlier jobs of the same name", 0, 0, nullptr, "0"},
     // HDSS

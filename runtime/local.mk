@@ -19,7 +19,7 @@ lib_LTLIBRARIES += libhetpu.la
 libhetpu_la_SOURCES = \
 	runtime/init.cpp runtime/starpu_start.h runtime/run_observer.h \
 	runtime/policy_registry.cpp runtime/policy_registry.h \
-	runtime/block_run.cpp runtime/block_run.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
+	runtime/block_run.cpp runtime/block_run.h runtime/codelet_estimate.cpp runtime/codelet_estimate.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
 	runtime/mpi_owned_run.cpp runtime/mpi_owned_run.h runtime/node_rates.cpp runtime/node_rates.h runtime/mpi_block_data.cpp runtime/mpi_block_data.h \
 	runtime/mpi_rank_report.cpp runtime/mpi_rank_report.h \
 	runtime/workers_paused.h \

@@ -19,6 +19,7 @@
 
 #include "common/settings.h"
 #include "runtime/block_run.h"
+#include "runtime/codelet_estimate.h"
 #include "runtime/mpi_owned_run.h"
 #include "runtime/mpi_run.h"
 #include "runtime/mpi_state.h"
@@ -133,7 +134,9 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
     Run run;
     run.job = job;
     uint64_t fixed_block = 0;
-    if (int rc = make_job_planner(*job, workers, rules, label, run.planner, fixed_block); rc)
+    BlockRules planner_rules = rules;
+    add_codelet_estimates(*job, workers, planner_rules);
+    if (int rc = make_job_planner(*job, workers, planner_rules, label, run.planner, fixed_block); rc)
         return rc;
     std::vector<int> ids;
     for (const auto &w : workers)

@@ -51,6 +51,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/plbhac/plbhac_measure_test.cpp \
 	tests/unit/plbhac/plbhac_latency_test.cpp \
 	tests/unit/plbhac/plbhac_warm_start_test.cpp \
+	tests/unit/plbhac/plbhac_codelet_start_test.cpp \
 	tests/unit/plbhac/plbhac_options_test.cpp \
 	tests/unit/plbhac/plbhac_sim_test.cpp \
 	tests/unit/hdss/hdss_planner_test.cpp \
@@ -126,6 +127,8 @@ EXTRA_DIST += tests/cli/mpi_preload.sh
 tests_unit_tests_SOURCES += tests/unit/plbhac/plbhac_model_store_test.cpp
 TESTS += tests/cli/models_cli.sh
 EXTRA_DIST += tests/cli/models_cli.sh
+TESTS += tests/cli/plbhac_starpu_start.sh
+EXTRA_DIST += tests/cli/plbhac_starpu_start.sh
 # plb-hac saves its models under $HETPU_HOME: never into the user's during make check.
 AM_TESTS_ENVIRONMENT += export HETPU_HOME="$$STARPU_HOME/hetpu-home";
 # A stress loop run by hand (minutes): StarPU's OpenMP tests under every hetpu policy.

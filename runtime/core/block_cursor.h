@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace hetpu {
 
@@ -16,6 +18,14 @@ struct BlockRules {
     // The job's label (hetpu_divisible_job.name, "" if none): planners that keep per-job
     // data, such as the calibrated profiles hepopta reads, find it by this name.
     std::string job_name = {};
+    // What StarPU's calibrated performance model of the job's codelet expects a block of
+    // `count` elements to take on a StarPU worker, in seconds (NaN: not calibrated for that
+    // worker and size), and the block sizes StarPU may have calibrated: the fixed blocks a
+    // built-in policy (dmda) runs the job in. Set by a single-process runner, only to be
+    // called while the planner is built; empty elsewhere. PLB-HAC starts from it when it has
+    // no models of its own (plbhac_codelet_start.h).
+    std::function<double(int worker, uint64_t count)> codelet_expected_s = {};
+    std::vector<uint64_t> calibrated_sizes = {};
 };
 
 struct Block {

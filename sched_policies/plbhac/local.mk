@@ -22,6 +22,7 @@ hetpu_core_sources += \
 	sched_policies/plbhac/core/plbhac_execution.cpp sched_policies/plbhac/core/plbhac_execution.h \
 	sched_policies/plbhac/core/plbhac_measure.cpp sched_policies/plbhac/core/plbhac_measure.h \
 	sched_policies/plbhac/core/plbhac_warm_start.cpp sched_policies/plbhac/core/plbhac_warm_start.h \
+	sched_policies/plbhac/core/plbhac_codelet_start.cpp sched_policies/plbhac/core/plbhac_codelet_start.h \
 	sched_policies/plbhac/core/plbhac_planner.cpp sched_policies/plbhac/core/plbhac_planner.h \
 	sched_policies/plbhac/core/plbhac_model_store.cpp sched_policies/plbhac/core/plbhac_model_store.h
 # PLB-HAC's persisted models are JSON files (plbhac_model_store.cpp).

@@ -22,6 +22,7 @@
 #include "common/settings.h"
 #include "runtime/policy_registry.h"
 #include "sched_policies/central_queue.h"
+#include "sched_policies/plbhac/core/plbhac_codelet_start.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 #include "sched_policies/plbhac/core/plbhac_planner.h"
 
@@ -152,11 +153,12 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
         return nullptr;
     }
     const hetpu::Settings settings;
-    bool keep = true, persist = true;
+    bool keep = true, persist = true, from_starpu = true;
     std::optional<std::string> trace_path;
     try {
         keep = settings.flag_or("HETPU_PLBHAC_KEEP_MODELS", true);
         persist = settings.flag_or("HETPU_PLBHAC_MODELS", true);
+        from_starpu = settings.flag_or("HETPU_PLBHAC_STARPU_MODELS", true);
         trace_path = settings.text("HETPU_TRACE");
     } catch (const hetpu::SettingError &e) {
         std::fprintf(stderr, "hetpu: plb-hac: %s\n", e.what());
@@ -172,6 +174,13 @@ std::unique_ptr<hetpu::BlockPlanner> make_planner(const std::vector<hetpu::Plann
             options.on_learnt = [path](const hetpu::PlbhacMemory &m) { disk_models().learnt(path, m); };
         }
     }
+    // No models of its own (a first run of this job on this node): StarPU's calibration of
+    // the block codelet, where a dmda run left one, spares the training phase (said on
+    // stderr only when tracing: runs are otherwise silent).
+    if (from_starpu && options.memory && options.memory->pus.empty() &&
+        hetpu::plbhac_memory_from_codelet_model(workers, rules, *options.memory) && trace_path)
+        std::fprintf(stderr, "hetpu: plb-hac: %s starts from StarPU's calibrated model of its codelet\n",
+                     rules.job_name.empty() ? "the job" : rules.job_name.c_str());
     auto planner = std::make_unique<hetpu::PlbhacPlanner>(workers, rules, options);
     if (trace_path) {
         auto trace = std::make_shared<TraceFile>();
