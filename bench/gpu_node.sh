@@ -10,7 +10,8 @@
 #          `_starpu-cuda` with the command.
 #   apps   matmul, grn and k-means at two job lengths (short ~0.2 s, long ~5 s on one
 #          H100/H200 beside 15 CPU workers, sized from the recorded traces' rates) under
-#          plb-hac, hdss, calibrated dmda, eager and ws, the GPU alone and the CPUs alone
+#          plb-hac (from its saved models, and plb-hac-starpu: a first run from StarPU's
+#          calibration), hdss, calibrated dmda, eager and ws, the GPU alone and the CPUs alone
 #          (the CPUs alone on the short jobs only: on a long job they would take minutes;
 #          the long table then compares with the GPU alone and dmda), interleaved, every
 #          run verified (bench/plbhac_node_limit.sh does the runs).
@@ -98,7 +99,7 @@ apps_phase() {
   for length in $lengths; do
     [ "$node_gpu" = opencl ] && [ "$length" != short ] && continue
     app_settings "$length"
-    cmd env "${settings[@]}" ROUNDS="$rounds" POLICIES="plb-hac hdss dmda eager ws" NODE_GPU="$node_gpu" \
+    cmd env "${settings[@]}" ROUNDS="$rounds" POLICIES="plb-hac plb-hac-starpu hdss dmda eager ws" NODE_GPU="$node_gpu" \
       bash "$top/bench/plbhac_node_limit.sh" "$build" "$out/apps-$length" || rc=1
   done
   return $rc

@@ -5,6 +5,8 @@
 # showed them, 1 or 4 GPUs beside 8-64 CPU workers, jobs of ~0.1 s (100ms), 1, 10 and 100 s) under
 #   plb-hac        cold: no saved models;
 #   plb-hac-warm   the same job again, from the models the cold run saved;
+#   plb-hac-starpu a first run on a node StarPU calibrated (dmda ran the job before): from
+#                  the units' mean execution time at the fixed block (--starpu-calibrated);
 #   hdss, greedy   (fixed blocks of x_init);
 #   best-single-kind  the optimum over the fastest unit kind alone (the GPUs alone);
 #   optimum-noisy  the optimum's distribution under the same noise.
@@ -53,6 +55,8 @@ run_one() {  # scenario policy seed
     "$hetpu" sim --scenario "$f" --policy plb-hac --seed "$seed" --json "${charge[@]}" --models "$models" >"$r.json"
     "$hetpu" sim --scenario "$f" --policy plb-hac --seed "$seed" --json "${charge[@]}" --models "$models" |
       sed 's/"policy":"plb-hac"/"policy":"plb-hac-warm"/' >"$r.warm.json"
+    "$hetpu" sim --scenario "$f" --policy plb-hac --seed "$seed" --json "${charge[@]}" --starpu-calibrated |
+      sed 's/"policy":"plb-hac"/"policy":"plb-hac-starpu"/' >"$r.starpu.json"
   else
     "$hetpu" sim --scenario "$f" --policy "$policy" --seed "$seed" --json "${charge[@]}" >"$r.json"
   fi
@@ -76,7 +80,7 @@ for r in runs:
 med = {k: statistics.median(v) for k, v in by.items()}
 scen = sorted({r["scenario"] for r in runs})
 def gm(xs): return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
-print("| length | plb-hac / best single kind (cold, warm) | plb-hac / optimum-noisy (cold, warm) | worst row (cold) | rows > 2% behind hdss or greedy (cold, warm) |")
+print("| length | plb-hac / best single kind (cold, warm, from StarPU) | plb-hac / optimum-noisy (cold, warm, from StarPU) | worst row (cold) | rows > 2% behind hdss or greedy (cold, warm, from StarPU) |")
 print("|---|---|---|---|---|")
 for length in ("100ms", "1s", "10s", "100s"):
     ss = [s for s in scen if s.endswith("_" + length)]
@@ -84,27 +88,27 @@ for length in ("100ms", "1s", "10s", "100s"):
         continue
     line = []
     worst = ("", 0)
-    behind = [0, 0]
+    behind = [0, 0, 0]
+    pols = ("plb-hac", "plb-hac-warm", "plb-hac-starpu")
     for ref in ("best-single-kind", "optimum-noisy"):
         vals = {}
-        for pol in ("plb-hac", "plb-hac-warm"):
+        for pol in pols:
             rs = [med[(s, pol)] / med[(s, ref)] for s in ss if (s, pol) in med and (s, ref) in med]
             vals[pol] = rs
-        line.append("%.3f (max %.3f), %.3f (max %.3f)" % (gm(vals["plb-hac"]), max(vals["plb-hac"]),
-                                                          gm(vals["plb-hac-warm"]), max(vals["plb-hac-warm"])))
+        line.append(", ".join("%.3f (max %.3f)" % (gm(vals[p]), max(vals[p])) if vals[p] else "-" for p in pols))
     for s in ss:
         ref = "best-single-kind" if length == "100ms" else "optimum-noisy"
         x = med[(s, "plb-hac")] / med[(s, ref)]
         if x > worst[1]:
             worst = (s, x)
         other = min(med[(s, "hdss")], med[(s, "greedy")])
-        behind[0] += med[(s, "plb-hac")] > 1.02 * other
-        behind[1] += med[(s, "plb-hac-warm")] > 1.02 * other
-    print("| %s | %s | %s | %s %.3f | %d, %d of %d |" % (length, line[0], line[1], worst[0], worst[1], behind[0], behind[1], len(ss)))
+        for i, p in enumerate(pols):
+            behind[i] += (s, p) in med and med[(s, p)] > 1.02 * other
+    print("| %s | %s | %s | %s %.3f | %d, %d, %d of %d |" % (length, line[0], line[1], worst[0], worst[1], behind[0], behind[1], behind[2], len(ss)))
 print()
-print("| scenario | plb-hac | warm | hdss | greedy | best single kind | optimum-noisy |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| scenario | plb-hac | warm | from StarPU | hdss | greedy | best single kind | optimum-noisy |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for s in scen:
     print("| %s | %s |" % (s, " | ".join("%.4g" % med.get((s, p), float("nan")) for p in
-                                           ("plb-hac", "plb-hac-warm", "hdss", "greedy", "best-single-kind", "optimum-noisy"))))
+                                           ("plb-hac", "plb-hac-warm", "plb-hac-starpu", "hdss", "greedy", "best-single-kind", "optimum-noisy"))))
 PY

@@ -10,6 +10,14 @@
 #     RUNS        iterations over the programs (default 100)
 #     POLICIES    default "mgb mgb-exact sa cg plb-hac hdss greedy"
 #   HOGS=N (default 2) CPU hogs run beside the loop; HOGS=0 runs on a quiet machine.
+#   PRELOAD_FIRST=LIB preloads LIB before hetpu's library: a sanitizer runtime for a
+#   sanitized build of hetpu, e.g. ThreadSanitizer (StarPU itself is not instrumented, so
+#   races inside StarPU's own code are reported without its synchronisation; read the reports
+#   for hetpu frames):
+#     mkdir tsan && cd tsan && ../configure CXXFLAGS="-fsanitize=thread -g -O1" \
+#       CFLAGS="-fsanitize=thread -g -O1" LDFLAGS=-fsanitize=thread && make libhetpu-preload.la
+#     PRELOAD_FIRST=/usr/lib/x86_64-linux-gnu/libtsan.so.2 TSAN_OPTIONS="exitcode=0 log_path=/tmp/tsan" \
+#       tests/stress/starpu_openmp_loop.sh tsan STARPU_SRC 30 mgb
 # Exit status: 0 when every run passed, 1 when any failed (each failure is printed), 77 when
 # the StarPU sources or StarPU's OpenMP support are missing.
 set -u

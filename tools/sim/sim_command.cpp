@@ -18,6 +18,7 @@
 #include "common/cli_args.h"
 #include "common/settings.h"
 #include "sched_policies/hdss/core/hdss_planner.h"
+#include "sched_policies/plbhac/core/plbhac_codelet_start.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 #include "sched_policies/plbhac/core/plbhac_planner.h"
 #include "tools/sim/optimum.h"
@@ -30,6 +31,7 @@ namespace {
 
 struct Args {
     std::string scenario, policy, trace, plan_trace, models;
+    bool starpu_calibrated = false;
     uint64_t seed = 1;
     uint64_t block = 0;
     bool json = false;
@@ -71,6 +73,10 @@ void describe_options(CLI::App &app, Args &a)
                    "plb-hac only: read the models of this scenario from DIR/plbhac-models (as HETPU_HOME; job = "
                    "the scenario's file name, host \"sim\") and start from them; save the run's models there")
         ->type_name("DIR");
+    app.add_flag("--starpu-calibrated", a.starpu_calibrated,
+                 "plb-hac only: a first run on a node StarPU has calibrated (after dmda runs): with no saved models, "
+                 "start from every unit's mean execution time of the fixed block (workload / (4 x units)) and of "
+                 "the remainder, as StarPU's history model of the codelet holds them");
 }
 
 // What CLI11 cannot say: options that only one policy takes. Throws CLI::ValidationError.
@@ -80,6 +86,8 @@ void check_args(const Args &a)
         throw CLI::ValidationError("--plan-trace is for --policy plb-hac");
     if (!a.models.empty() && a.policy != "plb-hac")
         throw CLI::ValidationError("--models is for --policy plb-hac");
+    if (a.starpu_calibrated && a.policy != "plb-hac")
+        throw CLI::ValidationError("--starpu-calibrated is for --policy plb-hac");
 }
 
 // plb-hac only: how long its training took and whether it started from saved models.
@@ -249,7 +257,21 @@ int sim_command(int argc, char **argv)
                 }
             };
         }
-        auto planner_ptr = std::make_unique<PlbhacPlanner>(planner_workers(scenario), block_rules(scenario), options);
+        BlockRules rules = block_rules(scenario);
+        if (a.starpu_calibrated) {
+            // What plbhac.cpp gets from StarPU (codelet_estimate.h): execution times only, the
+            // mean over StarPU's samples, at the sizes dmda ran.
+            const uint64_t fixed = choose_fixed_block(rules, 0, static_cast<unsigned>(units.size()));
+            rules.calibrated_sizes = {fixed, rules.total % fixed};
+            rules.codelet_expected_s = [&units](int worker, uint64_t x) {
+                return units.at(static_cast<size_t>(worker)).exec_time(static_cast<double>(x));
+            };
+            if (!options.memory)
+                options.memory = std::make_shared<PlbhacMemory>();
+            if (options.memory->pus.empty())
+                plbhac_memory_from_codelet_model(planner_workers(scenario), rules, *options.memory);
+        }
+        auto planner_ptr = std::make_unique<PlbhacPlanner>(planner_workers(scenario), rules, options);
         PlbhacPlanner &planner = *planner_ptr;
         std::ofstream plan_trace;
         if (!a.plan_trace.empty()) {
