@@ -52,4 +52,18 @@ if "$tool" sim --scenario "$dir/scenario.json" --policy nope 2>"$dir/err"; then 
 grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum,optimum-noisy,best-single-kind}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
 "$tool" sim --scenario="$dir/scenario.json" --policy=greedy --seed=3 --json >"$dir/eq.json" || fail "--name=value rejected"
 "$tool" sim --help | grep -q -- "--no-planning-time" || fail "--help lists no options"
+# A first run on a node StarPU calibrated: no training, every unit priced from the start.
+"$tool" sim --scenario "$dir/scenario.json" --policy plb-hac --seed 3 --json --starpu-calibrated >"$dir/sc.json" ||
+    fail "--starpu-calibrated run"
+"$tool" sim --scenario "$dir/scenario.json" --policy plb-hac --seed 3 --json >"$dir/cold.json" || fail "plb-hac run"
+python3 - "$dir/sc.json" "$dir/cold.json" <<'PY' || fail "--starpu-calibrated did not start trained"
+import json, sys
+sc, cold = (json.load(open(p)) for p in sys.argv[1:3])
+assert sc["warm_started"] and sc["training_s"] == 0, sc
+assert not cold["warm_started"] and cold["training_s"] > 0, cold
+PY
+if "$tool" sim --scenario "$dir/scenario.json" --policy hdss --starpu-calibrated 2>"$dir/err"; then
+    fail "--starpu-calibrated accepted for hdss"
+fi
+grep -q -- "--starpu-calibrated is for --policy plb-hac" "$dir/err" || fail "--starpu-calibrated message: $(cat "$dir/err")"
 echo "hetpu sim: ok"
