@@ -252,7 +252,7 @@ int init_with(const hetpu::ckpt::EngineConfig &config)
     std::unique_ptr<hetpu::ckpt::DeviceMemory> devices;
     if (config.device.enabled()) {
         std::vector<unsigned> nodes;
-        devices = hetpu::ckpt::make_starpu_device_memory(&nodes);
+        devices = hetpu::ckpt::make_starpu_device_memory(&nodes, config.device.headroom_bytes);
         for (size_t i = 0; i < nodes.size(); ++i)
             b->device_of_node[nodes[i]] = i;
     }

@@ -15,7 +15,9 @@ if [ "${1:-}" = device ]; then
   export STARPU_LIMIT_OPENCL_0_MEM=32 STARPU_LIMIT_OPENCL_1_MEM=32
 fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-ckpt-crash.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+# The device cache reserves its chunks with the MGB arbiter: a segment of this test's own.
+export HETPU_MGB_ARBITER=/hetpu-ckpt-crash-$$
+trap 'rm -rf "$dir"; rm -f /dev/shm/hetpu-ckpt-crash-$$' EXIT
 mkdir "$dir/local" "$dir/remote"
 # The newest version with a manifest on either tier (0 when none).
 newest_on_disk() {
