@@ -95,6 +95,17 @@ tests_ckpt_ckpt_device_tests_LDADD = libhetpu_ckpt.la ckpt_backend/libhetpu_ckpt
 TESTS += tests/ckpt/device_tier.sh
 EXTRA_DIST += tests/ckpt/device_tier.sh
 
+# The device cache beside MGB under device memory pressure (PoCL), run by device_pressure.sh.
+check_PROGRAMS += tests/ckpt/ckpt_pressure_tests
+tests_ckpt_ckpt_pressure_tests_SOURCES = \
+	tests/ckpt/ckpt_pressure_test.cpp \
+	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h
+tests_ckpt_ckpt_pressure_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
+tests_ckpt_ckpt_pressure_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_ckpt_ckpt_pressure_tests_LDADD = libhetpu_ckpt.la libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
+TESTS += tests/ckpt/device_pressure.sh
+EXTRA_DIST += tests/ckpt/device_pressure.sh
+
 # Crash test: a writer killed with SIGKILL 30 times, verified after each kill.
 check_PROGRAMS += tests/ckpt/crash_writer
 tests_ckpt_crash_writer_SOURCES = tests/ckpt/crash_writer.cpp

@@ -95,6 +95,8 @@ struct hetpu_ckpt_stats {
     uint64_t device_count;               /* devices with a cache tier */
     uint64_t device_chunk_refusals;      /* cache chunks a device refused (over its memory limit) */
     int device_caches_growing;           /* 1 while cache chunks are still being allocated */
+    uint64_t device_pressure_released_bytes; /* cache memory given back under device memory pressure */
+    uint64_t device_pressure_evicted_bytes;  /* flushed device copies dropped to give it back */
 };
 /* Fills *stats (waits for submitted captures first). */
 int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *stats);
