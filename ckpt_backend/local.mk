@@ -106,6 +106,19 @@ tests_ckpt_ckpt_pressure_tests_LDADD = libhetpu_ckpt.la libhetpu.la $(STARPU_LIB
 TESTS += tests/ckpt/device_pressure.sh
 EXTRA_DIST += tests/ckpt/device_pressure.sh
 
+# The device cache on real CUDA device memory (a CUDA build on a GPU machine; skips otherwise).
+check_PROGRAMS += tests/ckpt/ckpt_cuda_tests
+tests_ckpt_ckpt_cuda_tests_SOURCES = tests/ckpt/ckpt_cuda_test.cpp
+tests_ckpt_ckpt_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tests_ckpt_ckpt_cuda_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_ckpt_ckpt_cuda_tests_LDADD = libhetpu_ckpt.la ckpt_backend/libhetpu_ckpt_core.la $(STARPU_LIBS) $(GTEST_LIBS)
+if HETPU_CUDA
+tests_ckpt_ckpt_cuda_tests_CPPFLAGS += $(CUDA_CFLAGS)
+tests_ckpt_ckpt_cuda_tests_LDADD += $(CUDA_LIBS)
+endif
+TESTS += tests/ckpt/device_cuda.sh
+EXTRA_DIST += tests/ckpt/device_cuda.sh
+
 # Crash test: a writer killed with SIGKILL 30 times, verified after each kill.
 check_PROGRAMS += tests/ckpt/crash_writer
 tests_ckpt_crash_writer_SOURCES = tests/ckpt/crash_writer.cpp
