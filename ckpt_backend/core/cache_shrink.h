@@ -29,7 +29,7 @@ struct ShrinkRegion {
 struct ShrinkPlan {
     std::vector<std::size_t> chunks;  // to free, in this order; all their slots free once `evict` is dropped
     std::vector<std::size_t> evict;   // ids of the regions to drop first (all clean)
-    std::size_t blocked = 0;  // chunks not chosen that hold an unflushed region (freeable after a flush)
+    std::size_t blocked = 0;          // chunks not chosen that hold an unflushed region (freeable after a flush)
 };
 
 // Up to `want` chunks of `cache`: first the chunks that need no eviction (highest index

@@ -54,16 +54,16 @@ struct EngineStats {
     // application resumes); then what the device flush moved to the host tier afterwards.
     std::uint64_t device_local_bytes = 0, device_peer_bytes = 0, device_to_host_at_capture_bytes = 0;
     std::uint64_t device_flushed_bytes = 0, device_evicted_bytes = 0, restored_from_device_bytes = 0;
-    std::uint64_t restored_into_device_bytes = 0;  // restores written straight into device memory
-    std::uint64_t device_prefetched_bytes = 0;     // hinted versions read back into a device cache
-    std::uint64_t peer_schedules = 0;              // group captures that called the peer scheduler
-    double peer_schedule_time_s = 0;               // bottleneck time of the last schedule (seconds)
-    double device_capture_copy_s = 0;              // time group captures spent copying (total)
-    std::uint64_t device_cache_bytes = 0;          // device cache memory allocated so far, all devices
-    std::uint64_t device_chunk_refusals = 0;       // chunks a device refused (cache stays smaller)
+    std::uint64_t restored_into_device_bytes = 0;      // restores written straight into device memory
+    std::uint64_t device_prefetched_bytes = 0;         // hinted versions read back into a device cache
+    std::uint64_t peer_schedules = 0;                  // group captures that called the peer scheduler
+    double peer_schedule_time_s = 0;                   // bottleneck time of the last schedule (seconds)
+    double device_capture_copy_s = 0;                  // time group captures spent copying (total)
+    std::uint64_t device_cache_bytes = 0;              // device cache memory allocated so far, all devices
+    std::uint64_t device_chunk_refusals = 0;           // chunks a device refused (cache stays smaller)
     std::uint64_t device_pressure_released_bytes = 0;  // cache memory given back under device memory pressure
     std::uint64_t device_pressure_evicted_bytes = 0;   // flushed device copies dropped to give it back
-    bool device_caches_growing = false;            // chunks still being allocated
+    bool device_caches_growing = false;                // chunks still being allocated
 };
 
 // A device-resident region to capture: its valid copy is at (device, base + offset).

@@ -139,8 +139,8 @@ std::uint64_t Engine::shrink_device(std::size_t device, std::size_t chunks)
         std::vector<ShrinkRegion> regions;
         std::vector<std::map<RegionKey, DeviceCopy>::iterator> copies;
         for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
-            ShrinkRegion r{copies.size(), it->second.order,
-                           it->second.on_host && it->second.ready && it->second.pins == 0, {}};
+            ShrinkRegion r{
+                copies.size(), it->second.order, it->second.on_host && it->second.ready && it->second.pins == 0, {}};
             for (const DeviceSegment &seg : it->second.segments)
                 if (seg.device == static_cast<int>(device))
                     r.chunks.push_back(seg.slot.chunk);

@@ -124,8 +124,8 @@ TEST(CkptPressure, CacheGivesWayToTasksAndEveryVersionRestores)
         s = stats();
     }
     // All it could get: each device's limit less the headroom and at most one more chunk.
-    const std::uint64_t limits = static_cast<std::uint64_t>(starpu_memory_get_total(nodes[0]) +
-                                                            starpu_memory_get_total(nodes[1]));
+    const std::uint64_t limits =
+        static_cast<std::uint64_t>(starpu_memory_get_total(nodes[0]) + starpu_memory_get_total(nodes[1]));
     EXPECT_GE(s.device_cache_bytes, limits - 2 * 3 * kMiB);
     EXPECT_EQ(look(*arbiter).cache, s.device_cache_bytes) << "every chunk is reserved with the arbiter";
 
@@ -149,7 +149,8 @@ TEST(CkptPressure, CacheGivesWayToTasksAndEveryVersionRestores)
     ASSERT_EQ(hetpu_ckpt_wait("app", kPasses - 1, HETPU_CKPT_TIER_LOCAL), 0) << hetpu_ckpt_last_error();
     s = stats();
     EXPECT_GT(s.device_path_captures, 0u) << "the versions were captured from device memory";
-    EXPECT_GT(s.device_pressure_released_bytes, 0u) << "the data grew into the headroom (or tasks waited): chunks went back";
+    EXPECT_GT(s.device_pressure_released_bytes, 0u)
+        << "the data grew into the headroom (or tasks waited): chunks went back";
     const std::uint64_t released_by_starpu = s.device_pressure_released_bytes;
 
     // Phase 2: a 14 MiB vector. While the cache holds its chunks neither device has 14 MiB

@@ -59,7 +59,7 @@ private:
     Segment *segment_;
     bool registered_;
     bool blocking_lock_ = false;  // open_unregistered: waits for the lock like a registered process
-    int32_t owner_pid_ = 0;  // the pid registered by open(); a forked child must not detach it
+    int32_t owner_pid_ = 0;       // the pid registered by open(); a forked child must not detach it
 };
 
 }  // namespace hetpu::mgb

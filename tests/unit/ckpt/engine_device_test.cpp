@@ -425,7 +425,7 @@ TEST_F(EngineDevice, PolledPressureShrinksTheCache)
     std::vector<std::vector<char>> buffers{pattern(kSlot, 5)};
     take(*e, 1, buffers, {0});
     e->wait("app", 1, Tier::Local);
-    fake->squeeze_to(0, 300 << 10);  // 512 KiB -> at most 300: two chunks must go
+    fake->squeeze_to(0, 300 << 10);       // 512 KiB -> at most 300: two chunks must go
     while (fake->used(0) > (300u << 10))  // a condition, not a deadline
         usleep(1000);
     EXPECT_EQ(fake->used(0), 256u << 10);
