@@ -4,8 +4,9 @@
 // STARPU_SCHED=mgb, an arbiter segment of the test's own).
 //
 // The cache first takes all it can (a 1 GiB request, 2 MiB headroom). Then an application
-// whose tasks run only on the devices works and checkpoints every pass: its data grows into
-// the headroom and the cache must give chunks back to StarPU (flushed copies only); then a
+// whose tasks run only on the devices, one at a time, works and checkpoints every pass: its
+// data grows into the headroom and the cache must give chunks back to StarPU (flushed copies
+// only); then a
 // task needing 14 MiB, more than the arbiter has free on either device while the cache
 // holds its chunks, can only be placed by MGB once the cache gives way to the arbiter's
 // waiting task. Meanwhile a sampler checks that neither StarPU's accounting nor the arbiter's
@@ -140,9 +141,14 @@ TEST(CkptPressure, CacheGivesWayToTasksAndEveryVersionRestores)
                                     sizeof(float));
         ASSERT_EQ(hetpu_ckpt_protect(("v" + std::to_string(i)).c_str(), h[i]), 0) << hetpu_ckpt_last_error();
     }
+    // One task at a time: each fits the arbiter's free memory (the cache leaves the headroom,
+    // 2 MiB, and a task needs 1 MiB), so no task ever waits and whatever the cache gives back
+    // here is StarPU's pressure alone: its data growing into the headroom.
     for (int pass = 0; pass < kPasses; ++pass) {
-        for (int i = 0; i < kVectors; ++i)
+        for (int i = 0; i < kVectors; ++i) {
             ASSERT_EQ(starpu_task_insert(&cl, STARPU_RW, h[i], 0), 0);
+            ASSERT_EQ(starpu_task_wait_for_all(), 0);
+        }
         ASSERT_EQ(hetpu_ckpt_checkpoint("app", pass), 0) << hetpu_ckpt_last_error();
     }
     ASSERT_EQ(starpu_task_wait_for_all(), 0);
@@ -156,6 +162,11 @@ TEST(CkptPressure, CacheGivesWayToTasksAndEveryVersionRestores)
     // Phase 2: a 14 MiB vector. While the cache holds its chunks neither device has 14 MiB
     // free in the arbiter, so MGB can place its task only once the cache gives way.
     const ArbiterView before = look(*arbiter);
+    for (std::size_t d = 0; d < before.reserved.size(); ++d)
+        std::printf("before the 14 MiB task: arbiter device %zu has %.1f MiB free of %.1f (cache given back so far: "
+                    "%.1f MiB)\n",
+                    d, static_cast<double>(before.capacity[d] - before.reserved[d]) / kMiB,
+                    static_cast<double>(before.capacity[d]) / kMiB, static_cast<double>(released_by_starpu) / kMiB);
     for (std::size_t d = 0; d < before.reserved.size(); ++d)
         ASSERT_LT(before.capacity[d] - before.reserved[d], 14 * kMiB)
             << "device " << d << " already has room: the phase would prove nothing";
