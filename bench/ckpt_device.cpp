@@ -5,14 +5,17 @@
 //
 //   ckpt_device [--handles-per-device 2] [--mib 4] [--checkpoints 8] [--segments 4] [--json FILE]
 //
-// Needs accelerator memory nodes: run through bench/ckpt_device.sh on a CPU-only machine
-// (two PoCL OpenCL devices). Each round runs one task per handle on its device (the data is
+// Needs accelerator memory nodes: the CUDA devices of a GPU machine in a CUDA build
+// (bench/gpu_node.sh's ckpt phase), or bench/ckpt_device.sh on a CPU-only machine (two PoCL
+// OpenCL devices). Each round runs one task per handle on its device (the data is
 // then valid only there), waits for the tasks, and times hetpu_ckpt_checkpoint until the
 // capture is done (wait DEVICE, resp. HOST): what a later writer of the data waits for. The
 // disk flushes of a round finish before the next round starts (not timed), so both tiers are
 // measured on a quiet node. The tiers alternate in segments (host, device, host, device, ...)
 // of `checkpoints` rounds each, so a drift of a shared machine hits both alike; the medians
 // pool every segment, and the per-segment ratios show the spread.
+#include "config.h"
+
 #include <hetpu/ckpt.h>
 
 #include <algorithm>
@@ -24,6 +27,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <vector>
+
+#if defined(STARPU_USE_CUDA) && defined(HETPU_HAVE_CUDA)
+#include <cuda_runtime.h>
+#define CKPT_DEVICE_CUDA 1
+#endif
 
 namespace {
 
@@ -47,6 +55,21 @@ void touch_opencl(void *buffers[], void *)
     starpu_opencl_get_current_queue(&queue);
     if (clEnqueueWriteBuffer(queue, y, CL_TRUE, STARPU_VECTOR_GET_OFFSET(buffers[0]), n * sizeof(float), pattern.data(),
                              0, nullptr, nullptr) != CL_SUCCESS)
+        std::abort();
+}
+#endif
+
+#ifdef CKPT_DEVICE_CUDA
+// The same on a CUDA device: a copy from a host pattern on the worker's stream.
+void touch_cuda(void *buffers[], void *)
+{
+    float *y = reinterpret_cast<float *>(STARPU_VECTOR_GET_PTR(buffers[0]));
+    const size_t n = STARPU_VECTOR_GET_NX(buffers[0]);
+    thread_local std::vector<float> pattern;
+    pattern.assign(n, 1.0f);
+    cudaStream_t stream = starpu_cuda_get_local_stream();
+    if (cudaMemcpyAsync(y, pattern.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream) != cudaSuccess ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
         std::abort();
 }
 #endif
@@ -145,14 +168,22 @@ int main(int argc, char **argv)
 #ifdef STARPU_USE_OPENCL
     touch_codelet.opencl_funcs[0] = touch_opencl;
 #endif
+#ifdef CKPT_DEVICE_CUDA
+    touch_codelet.where |= STARPU_CUDA;
+    touch_codelet.cuda_funcs[0] = touch_cuda;
+#endif
     touch_codelet.nbuffers = 1;
     touch_codelet.modes[0] = STARPU_W;
     std::vector<int> devices;
     for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
-        if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_OPENCL_WORKER)
+        if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_OPENCL_WORKER
+#ifdef CKPT_DEVICE_CUDA
+            || starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER
+#endif
+        )
             devices.push_back(static_cast<int>(w));
     if (devices.empty()) {
-        std::fprintf(stderr, "ckpt_device: no OpenCL device (run bench/ckpt_device.sh)\n");
+        std::fprintf(stderr, "ckpt_device: no OpenCL or CUDA device (run bench/ckpt_device.sh for two PoCL devices)\n");
         starpu_shutdown();
         return 77;
     }

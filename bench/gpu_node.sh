@@ -115,6 +115,11 @@ ckpt_phase() {
     # against the host tier on real device memory (16 MiB handles, as many as the PoCL run).
     cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 "$build/bench/ckpt_device" --mib 16 \
       --json "$out/ckpt/ckpt_device.json"
+    # The device tier's GPU test on this machine's real device memory: capture, restore and,
+    # with two GPUs or more, the peer transfer (one GPU: that part says it is skipped).
+    cmd make -C "$build" -j"$jobs" tests/ckpt/ckpt_cuda_tests
+    cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 HETPU_BUILDDIR="$build" \
+      sh "$top/tests/ckpt/device_cuda.sh" || return 1
   fi
 }
 

@@ -34,6 +34,11 @@ noinst_PROGRAMS += bench/ckpt_device
 bench_ckpt_device_SOURCES = bench/ckpt_device.cpp
 bench_ckpt_device_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 bench_ckpt_device_LDADD = libhetpu_ckpt.la $(STARPU_LIBS) $(OPENCL_LIBS)
+if HETPU_CUDA
+# CUDA devices too (bench/gpu_node.sh's ckpt phase): the touch task is a copy on the worker's stream.
+bench_ckpt_device_CPPFLAGS += $(CUDA_CFLAGS)
+bench_ckpt_device_LDADD += $(CUDA_LIBS)
+endif
 EXTRA_DIST += bench/ckpt_device.sh
 
 noinst_PROGRAMS += bench/ckpt_peer

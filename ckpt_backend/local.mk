@@ -11,6 +11,7 @@ ckpt_backend_libhetpu_ckpt_core_la_SOURCES = \
 	ckpt_backend/core/ckpt_error.h \
 	ckpt_backend/core/peer_schedule.cpp ckpt_backend/core/peer_schedule.h \
 	ckpt_backend/core/device_cache.cpp ckpt_backend/core/device_cache.h \
+	ckpt_backend/core/cache_shrink.cpp ckpt_backend/core/cache_shrink.h \
 	ckpt_backend/core/group_placement.cpp ckpt_backend/core/group_placement.h \
 	ckpt_backend/core/durable_file.cpp ckpt_backend/core/durable_file.h \
 	ckpt_backend/core/manifest.cpp ckpt_backend/core/manifest.h
@@ -24,6 +25,7 @@ tests_ckpt_unit_tests_SOURCES = \
 	tests/unit/ckpt/eviction_test.cpp \
 	tests/unit/ckpt/peer_schedule_test.cpp \
 	tests/unit/ckpt/device_cache_test.cpp \
+	tests/unit/ckpt/cache_shrink_test.cpp \
 	tests/unit/ckpt/manifest_test.cpp
 tests_ckpt_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_ckpt_unit_tests_LDADD = ckpt_backend/libhetpu_ckpt_core.la $(GTEST_LIBS)
@@ -43,11 +45,18 @@ ckpt_backend_libhetpu_ckpt_engine_la_LIBADD = ckpt_backend/libhetpu_ckpt_core.la
 
 # libhetpu_ckpt: the public C API (include/hetpu/ckpt.h) over StarPU.
 lib_LTLIBRARIES += libhetpu_ckpt.la
+# The device cache reserves its chunks with the MGB arbiter: the arbiter and its core come
+# from their convenience library, and the MGB device discovery (its device keys) and the
+# settings reader are compiled in here too, so that libhetpu_ckpt needs no libhetpu (whose
+# copies, when both are loaded, are the same code).
 libhetpu_ckpt_la_SOURCES = ckpt_backend/starpu_ckpt.cpp ckpt_backend/starpu_disk_tier.cpp \
-	ckpt_backend/starpu_device_memory.cpp ckpt_backend/starpu_device_memory.h
+	ckpt_backend/starpu_device_memory.cpp ckpt_backend/starpu_device_memory.h \
+	ckpt_backend/starpu_cache_arbiter.cpp ckpt_backend/starpu_cache_arbiter.h \
+	sched_policies/mgb/device_discovery.cpp common/settings.cpp common/finite_number.cpp
 libhetpu_ckpt_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_ckpt_la_CXXFLAGS = $(AM_CXXFLAGS) -pthread
-libhetpu_ckpt_la_LIBADD = ckpt_backend/libhetpu_ckpt_engine.la $(STARPU_LIBS)
+libhetpu_ckpt_la_LIBADD = ckpt_backend/libhetpu_ckpt_engine.la sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la \
+	$(STARPU_LIBS) $(OPENCL_LIBS)
 libhetpu_ckpt_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 if HETPU_CUDA
 # The device cache tier calls the CUDA runtime directly (streams, peer copies).
@@ -85,6 +94,30 @@ tests_ckpt_ckpt_device_tests_LDADD = libhetpu_ckpt.la ckpt_backend/libhetpu_ckpt
 	$(OPENCL_LIBS) $(GTEST_LIBS)
 TESTS += tests/ckpt/device_tier.sh
 EXTRA_DIST += tests/ckpt/device_tier.sh
+
+# The device cache beside MGB under device memory pressure (PoCL), run by device_pressure.sh.
+check_PROGRAMS += tests/ckpt/ckpt_pressure_tests
+tests_ckpt_ckpt_pressure_tests_SOURCES = \
+	tests/ckpt/ckpt_pressure_test.cpp \
+	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h
+tests_ckpt_ckpt_pressure_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
+tests_ckpt_ckpt_pressure_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_ckpt_ckpt_pressure_tests_LDADD = libhetpu_ckpt.la libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
+TESTS += tests/ckpt/device_pressure.sh
+EXTRA_DIST += tests/ckpt/device_pressure.sh
+
+# The device cache on real CUDA device memory (a CUDA build on a GPU machine; skips otherwise).
+check_PROGRAMS += tests/ckpt/ckpt_cuda_tests
+tests_ckpt_ckpt_cuda_tests_SOURCES = tests/ckpt/ckpt_cuda_test.cpp
+tests_ckpt_ckpt_cuda_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
+tests_ckpt_ckpt_cuda_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_ckpt_ckpt_cuda_tests_LDADD = libhetpu_ckpt.la ckpt_backend/libhetpu_ckpt_core.la $(STARPU_LIBS) $(GTEST_LIBS)
+if HETPU_CUDA
+tests_ckpt_ckpt_cuda_tests_CPPFLAGS += $(CUDA_CFLAGS)
+tests_ckpt_ckpt_cuda_tests_LDADD += $(CUDA_LIBS)
+endif
+TESTS += tests/ckpt/device_cuda.sh
+EXTRA_DIST += tests/ckpt/device_cuda.sh
 
 # Crash test: a writer killed with SIGKILL 30 times, verified after each kill.
 check_PROGRAMS += tests/ckpt/crash_writer

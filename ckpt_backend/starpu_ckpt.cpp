@@ -252,7 +252,7 @@ int init_with(const hetpu::ckpt::EngineConfig &config)
     std::unique_ptr<hetpu::ckpt::DeviceMemory> devices;
     if (config.device.enabled()) {
         std::vector<unsigned> nodes;
-        devices = hetpu::ckpt::make_starpu_device_memory(&nodes);
+        devices = hetpu::ckpt::make_starpu_device_memory(&nodes, config.device.headroom_bytes);
         for (size_t i = 0; i < nodes.size(); ++i)
             b->device_of_node[nodes[i]] = i;
     }
@@ -607,6 +607,8 @@ int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *out)
     out->device_cache_bytes = s.device_cache_bytes;
     out->device_count = g->device_of_node.size();
     out->device_chunk_refusals = s.device_chunk_refusals;
+    out->device_pressure_released_bytes = s.device_pressure_released_bytes;
+    out->device_pressure_evicted_bytes = s.device_pressure_evicted_bytes;
     out->device_caches_growing = s.device_caches_growing ? 1 : 0;
     return 0;
     HETPU_CKPT_GUARD_END

@@ -4,8 +4,10 @@
 #include "hetpu/ckpt.h"
 
 #include "ckpt_backend/core/ckpt_error.h"
+#include "ckpt_backend/starpu_cache_arbiter.h"
 #include "ckpt_backend/starpu_device_memory.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -25,7 +27,8 @@ constexpr double kFallbackBandwidth = 10e9;
 
 class StarpuDeviceMemory : public DeviceMemory {
 public:
-    explicit StarpuDeviceMemory(const std::vector<unsigned> &nodes) : nodes_(nodes)
+    StarpuDeviceMemory(const std::vector<unsigned> &nodes, std::uint64_t headroom)
+        : nodes_(nodes), headroom_(headroom), arbiter_(CacheArbiter::open(nodes))
     {
         for (unsigned node : nodes_) {
             Device d;
@@ -82,12 +85,38 @@ public:
     }
     std::uintptr_t allocate(std::size_t d, std::uint64_t bytes) override
     {
+        const unsigned node = devices_[d].node;
+        // The headroom stays StarPU's: a chunk that would leave less is refused, like one
+        // over the limit.
+        if (starpu_memory_get_available(node) < static_cast<starpu_ssize_t>(bytes + headroom_))
+            return 0;
         // STARPU_MALLOC_COUNT without STARPU_MEMORY_OVERFLOW: refused (0) over the limit.
-        return starpu_malloc_on_node_flags(devices_[d].node, bytes, STARPU_MALLOC_COUNT);
+        const std::uintptr_t chunk = starpu_malloc_on_node_flags(node, bytes, STARPU_MALLOC_COUNT);
+        if (chunk != 0 && arbiter_ && !arbiter_->reserve(d, chunk, bytes)) {
+            // The arbiter's view of the device (other processes' tasks) has no room for it.
+            starpu_free_on_node_flags(node, chunk, bytes, STARPU_MALLOC_COUNT);
+            return 0;
+        }
+        return chunk;
     }
     void release(std::size_t d, std::uintptr_t chunk, std::uint64_t bytes) override
     {
         starpu_free_on_node_flags(devices_[d].node, chunk, bytes, STARPU_MALLOC_COUNT);
+        if (arbiter_)
+            arbiter_->release(chunk);
+    }
+    // StarPU's free memory on the device below the headroom (the application's data is
+    // growing into it), or tasks waiting in the MGB arbiter: one chunk's worth per poll then,
+    // since the arbiter does not say how much they need.
+    std::uint64_t pressure(std::size_t d) override
+    {
+        const starpu_ssize_t available = starpu_memory_get_available(devices_[d].node);
+        std::uint64_t want = 0;
+        if (available < static_cast<starpu_ssize_t>(headroom_))
+            want = headroom_ - static_cast<std::uint64_t>(std::max<starpu_ssize_t>(available, 0));
+        if (want == 0 && arbiter_ && arbiter_->tasks_waiting())
+            want = 1;
+        return want;
     }
     double bandwidth(std::size_t from, int to) const override
     {
@@ -122,6 +151,8 @@ private:
 #endif
 
     std::vector<unsigned> nodes_;
+    std::uint64_t headroom_;
+    std::unique_ptr<CacheArbiter> arbiter_;
     std::vector<Device> devices_;
 };
 
@@ -225,7 +256,7 @@ bool cache_capable(enum starpu_node_kind kind)
 
 }  // namespace
 
-std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *nodes)
+std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *nodes, std::uint64_t headroom)
 {
     nodes->clear();
     for (unsigned node = 0; node < starpu_memory_nodes_get_count(); ++node)
@@ -233,7 +264,7 @@ std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *n
             nodes->push_back(node);
     if (nodes->empty())
         return nullptr;
-    return std::make_unique<StarpuDeviceMemory>(*nodes);
+    return std::make_unique<StarpuDeviceMemory>(*nodes, headroom);
 }
 
 }  // namespace hetpu::ckpt

@@ -7,6 +7,7 @@
 
 #include "ckpt_backend/engine/device_memory.h"
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace hetpu::ckpt {
 
 // One device per accelerator memory node, in memory node order; `nodes` receives the
 // StarPU memory node of each device. Null when StarPU has no accelerator memory node.
-std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *nodes);
+// headroom: device memory (StarPU's accounting) the cache leaves free, and gives chunks back
+// to keep free. Chunks are also memory-only reservations with the MGB arbiter
+// (starpu_cache_arbiter.h).
+std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *nodes, std::uint64_t headroom);
 
 }  // namespace hetpu::ckpt

@@ -37,6 +37,8 @@ std::size_t DeviceCache::add_chunk()
     if (chunks_wanted() == 0)
         throw std::logic_error("device cache: no chunk is wanted");
     const std::size_t c = chunks_++;
+    ++live_;
+    present_.push_back(true);
     taken_.emplace_back(slots_per_chunk_, false);
     for (std::size_t s = 0; s < slots_per_chunk_; ++s)
         free_.push_back({c, s});
@@ -56,11 +58,32 @@ SlotRef DeviceCache::take()
 
 void DeviceCache::give_back(const SlotRef &s)
 {
-    if (s.chunk >= chunks_ || s.slot >= slots_per_chunk_ || !taken_[s.chunk][s.slot])
+    if (!chunk_present(s.chunk) || s.slot >= slots_per_chunk_ || !taken_[s.chunk][s.slot])
         throw std::invalid_argument("device cache: slot " + std::to_string(s.chunk) + "/" + std::to_string(s.slot) +
                                     " is not taken");
     taken_[s.chunk][s.slot] = false;
     free_.insert(std::upper_bound(free_.begin(), free_.end(), s, after), s);
+}
+
+std::size_t DeviceCache::chunk_used_slots(std::size_t chunk) const
+{
+    if (!chunk_present(chunk))
+        return 0;
+    return static_cast<std::size_t>(std::count(taken_[chunk].begin(), taken_[chunk].end(), true));
+}
+
+void DeviceCache::remove_chunk(std::size_t chunk)
+{
+    if (!chunk_present(chunk))
+        throw std::invalid_argument("device cache: chunk " + std::to_string(chunk) + " is not present");
+    if (chunk_used_slots(chunk) != 0)
+        throw std::invalid_argument("device cache: chunk " + std::to_string(chunk) + " still holds " +
+                                    std::to_string(chunk_used_slots(chunk)) + " taken slot(s)");
+    free_.erase(std::remove_if(free_.begin(), free_.end(), [&](const SlotRef &s) { return s.chunk == chunk; }),
+                free_.end());
+    present_[chunk] = false;
+    --live_;
+    growing_ = false;
 }
 
 }  // namespace hetpu::ckpt

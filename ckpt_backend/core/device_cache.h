@@ -36,9 +36,18 @@ public:
     std::size_t add_chunk();
     // The device refused a chunk: the cache stays at the chunks it has.
     void stop_growing() { growing_ = false; }
+    // Gives a whole chunk back (device memory pressure): every slot of it must be free.
+    // The cache stops growing (a cache that shrank for the application must not take the
+    // memory back). Its index is never reused, so SlotRefs of other chunks stay valid.
+    // Throws std::invalid_argument for an absent chunk or one with a taken slot.
+    void remove_chunk(std::size_t chunk);
+    bool chunk_present(std::size_t chunk) const { return chunk < present_.size() && present_[chunk]; }
+    // Taken slots of a present chunk.
+    std::size_t chunk_used_slots(std::size_t chunk) const;
 
-    std::size_t chunk_count() const { return chunks_; }
-    std::size_t total_slots() const { return chunks_ * slots_per_chunk_; }
+    std::size_t chunk_count() const { return chunks_; }  // chunks ever added (indices)
+    std::size_t live_chunks() const { return live_; }    // chunks present now
+    std::size_t total_slots() const { return live_ * slots_per_chunk_; }
     std::size_t free_slots() const { return free_.size(); }
     std::uint64_t slot_bytes() const { return slot_bytes_; }
     std::uint64_t chunk_bytes() const { return slots_per_chunk_ * slot_bytes_; }
@@ -55,8 +64,9 @@ public:
 
 private:
     std::uint64_t slot_bytes_;
-    std::size_t slots_per_chunk_, planned_chunks_, chunks_ = 0;
+    std::size_t slots_per_chunk_, planned_chunks_, chunks_ = 0, live_ = 0;
     bool growing_ = true;
+    std::vector<bool> present_;             // [chunk]: false once removed
     std::vector<SlotRef> free_;             // kept sorted descending, so back() is the lowest
     std::vector<std::vector<bool>> taken_;  // [chunk][slot]
 };

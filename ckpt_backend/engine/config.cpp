@@ -132,7 +132,7 @@ const char *const kTopKeys[] = {
     "versions_to_keep", "checksums", "flush_threads", "eviction", "prefetch", "host", "local", "remote", "device"};
 const char *const kHostKeys[] = {"size", "incremental_init"};
 const char *const kDirKeys[] = {"path", "capacity", "drop_page_cache"};
-const char *const kDeviceKeys[] = {"size", "chunk", "slot", "peer_schedule"};
+const char *const kDeviceKeys[] = {"size", "chunk", "slot", "peer_schedule", "headroom"};
 
 template <std::size_t N> bool known(const std::string &k, const char *const (&keys)[N])
 {
@@ -172,6 +172,8 @@ void device_section(Reader &r, DeviceTierConfig *d)
     if (d->slot_bytes == 0 || d->chunk_bytes == 0 || d->chunk_bytes % d->slot_bytes != 0)
         r.fail((chunk ? r.where(*chunk) : r.origin) + ": device.chunk (" + std::to_string(d->chunk_bytes) +
                " bytes) must be a non-zero multiple of device.slot (" + std::to_string(d->slot_bytes) + " bytes)");
+    d->headroom_bytes = d->chunk_bytes;
+    r.size("device", "headroom", &d->headroom_bytes);
     std::string policy = "flow";
     r.string("device", "peer_schedule", &policy);
     if (policy == "flow")

@@ -22,6 +22,8 @@
 //   chunk = "16MiB"             # allocated one at a time while the application runs
 //   slot = "256KiB"             # allocation unit of the device cache and of peer balancing
 //   peer_schedule = "flow"      # remainders of full devices: "flow" | "greedy" | "local"
+//   headroom = "16MiB"          # device memory the cache leaves free for the application
+//                               # (default: one chunk); below it, the cache gives chunks back
 //
 // Sizes are integers (bytes) or strings with a unit: B, KiB, MiB, GiB (or K, M, G).
 #pragma once
@@ -42,6 +44,10 @@ struct DeviceTierConfig {
     std::uint64_t chunk_bytes = 16ull << 20;
     std::uint64_t slot_bytes = 256ull << 10;
     PeerPolicy peer_policy = PeerPolicy::Flow;
+    // Free device memory (StarPU's accounting) the cache never takes and, when the
+    // application's data eats into it, gives back by whole chunks. Parsing sets it to the
+    // chunk size unless [device] headroom says otherwise.
+    std::uint64_t headroom_bytes = 16ull << 20;
     bool enabled() const { return bytes > 0 || fraction > 0; }
 };
 

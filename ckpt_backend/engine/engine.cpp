@@ -185,6 +185,7 @@ void Engine::stop()
     }
     cv_.notify_all();
     device_cv_.notify_all();
+    device_memory_cv_.notify_all();
     device_prefetch_cv_.notify_all();
     flush_cv_.notify_all();
     remote_cv_.notify_all();

@@ -54,14 +54,16 @@ struct EngineStats {
     // application resumes); then what the device flush moved to the host tier afterwards.
     std::uint64_t device_local_bytes = 0, device_peer_bytes = 0, device_to_host_at_capture_bytes = 0;
     std::uint64_t device_flushed_bytes = 0, device_evicted_bytes = 0, restored_from_device_bytes = 0;
-    std::uint64_t restored_into_device_bytes = 0;  // restores written straight into device memory
-    std::uint64_t device_prefetched_bytes = 0;     // hinted versions read back into a device cache
-    std::uint64_t peer_schedules = 0;              // group captures that called the peer scheduler
-    double peer_schedule_time_s = 0;               // bottleneck time of the last schedule (seconds)
-    double device_capture_copy_s = 0;              // time group captures spent copying (total)
-    std::uint64_t device_cache_bytes = 0;          // device cache memory allocated so far, all devices
-    std::uint64_t device_chunk_refusals = 0;       // chunks a device refused (cache stays smaller)
-    bool device_caches_growing = false;            // chunks still being allocated
+    std::uint64_t restored_into_device_bytes = 0;      // restores written straight into device memory
+    std::uint64_t device_prefetched_bytes = 0;         // hinted versions read back into a device cache
+    std::uint64_t peer_schedules = 0;                  // group captures that called the peer scheduler
+    double peer_schedule_time_s = 0;                   // bottleneck time of the last schedule (seconds)
+    double device_capture_copy_s = 0;                  // time group captures spent copying (total)
+    std::uint64_t device_cache_bytes = 0;              // device cache memory allocated so far, all devices
+    std::uint64_t device_chunk_refusals = 0;           // chunks a device refused (cache stays smaller)
+    std::uint64_t device_pressure_released_bytes = 0;  // cache memory given back under device memory pressure
+    std::uint64_t device_pressure_evicted_bytes = 0;   // flushed device copies dropped to give it back
+    bool device_caches_growing = false;                // chunks still being allocated
 };
 
 // A device-resident region to capture: its valid copy is at (device, base + offset).
@@ -104,6 +106,10 @@ public:
     std::size_t device_free_slots(std::size_t device);
     // Blocks until every device has allocated the chunks it will get.
     void wait_device_caches_ready();
+    // Gives back up to `chunks` whole chunks of a device's cache now (what DeviceMemory::
+    // pressure asks for, checked every few milliseconds): only chunks whose regions are all
+    // on the host tier already; returns the bytes given back. Public for tests.
+    std::uint64_t shrink_device(std::size_t device, std::size_t chunks);
     // Blocks until the version is complete on `tier` (Device: captured in a device or the
     // host cache; Host: captured in the host cache or written through).
     void wait(const std::string &name, std::int64_t version, Tier tier);
@@ -195,7 +201,9 @@ private:
     void remote_loop();
     void prefetch_loop();
     void touch_loop();
-    void device_grow_loop();
+    void device_memory_loop();
+    // One cache chunk for the device with the fewest (false when none is wanted).
+    bool grow_one_chunk();
     void device_flush_loop();
     void device_prefetch_loop();
     // Removes a version's first hint once its last region is restored.
@@ -254,6 +262,7 @@ private:
     std::uint64_t next_device_order_ = 0;
     bool devices_growing_ = false;
     std::condition_variable device_cv_;               // device flush thread
+    std::condition_variable device_memory_cv_;        // chunk growth and pressure thread
     std::condition_variable device_prefetch_cv_;      // device prefetch thread
     std::map<std::string, std::size_t> region_home_;  // region name -> device it was last on
 };

@@ -4,6 +4,7 @@
 // device memory.
 #include "ckpt_backend/engine/engine.h"
 
+#include "ckpt_backend/core/cache_shrink.h"
 #include "ckpt_backend/core/eviction.h"
 
 #include <algorithm>
@@ -36,7 +37,7 @@ void Engine::start_devices()
     }
     device_chunks_.resize(n);
     devices_growing_ = true;
-    threads_.emplace_back(&Engine::device_grow_loop, this);
+    threads_.emplace_back(&Engine::device_memory_loop, this);
     threads_.emplace_back(&Engine::device_flush_loop, this);
     if (config_.prefetch)
         threads_.emplace_back(&Engine::device_prefetch_loop, this);
@@ -48,48 +49,126 @@ void Engine::stop_devices()
         return;
     for (std::size_t d = 0; d < device_chunks_.size(); ++d)
         for (std::uintptr_t chunk : device_chunks_[d])
-            devices_->release(d, chunk, device_caches_[d].chunk_bytes());
+            if (chunk != 0)  // 0: given back under pressure already
+                devices_->release(d, chunk, device_caches_[d].chunk_bytes());
     device_chunks_.clear();
     device_copies_.clear();
 }
 
 // Incremental initialisation of the device caches: one chunk per device in turn, so every
 // device has a usable cache after its first chunk instead of after the whole cache.
-void Engine::device_grow_loop()
+bool Engine::grow_one_chunk()
 {
-    for (;;) {
-        std::size_t device = 0;
-        std::uint64_t bytes = 0;
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            bool wanted = false;
-            std::size_t fewest = SIZE_MAX;
-            for (std::size_t d = 0; d < device_caches_.size(); ++d)
-                if (device_caches_[d].chunks_wanted() > 0 && device_caches_[d].chunk_count() < fewest) {
-                    fewest = device_caches_[d].chunk_count();
-                    device = d;
-                    wanted = true;
-                }
-            if (!wanted || stopping_) {
+    std::size_t device = 0;
+    std::uint64_t bytes = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        bool wanted = false;
+        std::size_t fewest = SIZE_MAX;
+        for (std::size_t d = 0; d < device_caches_.size(); ++d)
+            if (device_caches_[d].chunks_wanted() > 0 && device_caches_[d].chunk_count() < fewest) {
+                fewest = device_caches_[d].chunk_count();
+                device = d;
+                wanted = true;
+            }
+        if (!wanted || stopping_)
+            return false;
+        bytes = device_caches_[device].chunk_bytes();
+    }
+    const std::uintptr_t chunk = devices_->allocate(device, bytes);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (chunk == 0) {
+        device_caches_[device].stop_growing();
+        ++stats_.device_chunk_refusals;
+    } else {
+        device_chunks_[device].push_back(chunk);
+        device_caches_[device].add_chunk();
+        stats_.device_cache_bytes += bytes;
+    }
+    return true;
+}
+
+// The device memory thread: grows the caches chunk by chunk, and all run long gives memory
+// back when a device asks for it (DeviceMemory::pressure). Pressure is looked at before each
+// chunk, so a device short of memory stops a growing cache at once.
+void Engine::device_memory_loop()
+{
+    // How often pressure is looked at once the caches are grown: the scheduler's own polling
+    // period (HETPU_MGB_POLL_MS defaults to 10 ms), so waiting tasks see memory soon.
+    constexpr auto kPressurePoll = std::chrono::milliseconds(10);
+    bool growing = true;
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!stopping_) {
+        const std::size_t n = device_caches_.size();
+        lock.unlock();
+        for (std::size_t d = 0; d < n; ++d)
+            if (const std::uint64_t want = devices_->pressure(d)) {
+                const std::uint64_t chunk = device_caches_[d].chunk_bytes();
+                shrink_device(d, static_cast<std::size_t>((want + chunk - 1) / chunk));
+            }
+        if (growing && !grow_one_chunk()) {
+            growing = false;
+            {
+                std::lock_guard<std::mutex> guard(mu_);
                 devices_growing_ = false;
-                break;
             }
-            bytes = device_caches_[device].chunk_bytes();
+            notify_state();
         }
-        const std::uintptr_t chunk = devices_->allocate(device, bytes);
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            if (chunk == 0) {
-                device_caches_[device].stop_growing();
-                ++stats_.device_chunk_refusals;
-            } else {
-                device_chunks_[device].push_back(chunk);
-                device_caches_[device].add_chunk();
-                stats_.device_cache_bytes += bytes;
+        lock.lock();
+        if (!growing && !stopping_)
+            device_memory_cv_.wait_for(lock, kPressurePoll);
+    }
+    if (devices_growing_) {
+        devices_growing_ = false;
+        lock.unlock();
+        notify_state();
+    }
+}
+
+std::uint64_t Engine::shrink_device(std::size_t device, std::size_t chunks)
+{
+    std::vector<std::uintptr_t> handles;
+    std::uint64_t chunk_bytes = 0;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (device >= device_caches_.size() || chunks == 0)
+            return 0;
+        DeviceCache &cache = device_caches_[device];
+        cache.stop_growing();  // a device short of memory gets no more cache in this run
+        chunk_bytes = cache.chunk_bytes();
+        std::vector<ShrinkRegion> regions;
+        std::vector<std::map<RegionKey, DeviceCopy>::iterator> copies;
+        for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
+            ShrinkRegion r{
+                copies.size(), it->second.order, it->second.on_host && it->second.ready && it->second.pins == 0, {}};
+            for (const DeviceSegment &seg : it->second.segments)
+                if (seg.device == static_cast<int>(device))
+                    r.chunks.push_back(seg.slot.chunk);
+            if (r.chunks.empty())
+                continue;
+            regions.push_back(std::move(r));
+            copies.push_back(it);
+        }
+        const ShrinkPlan plan = plan_shrink(cache, regions, chunks);
+        for (std::size_t id : plan.evict) {
+            for (const DeviceSegment &seg : copies[id]->second.segments) {
+                stats_.device_evicted_bytes += seg.bytes;
+                stats_.device_pressure_evicted_bytes += seg.bytes;
             }
+            free_device_copy_locked(copies[id]);
+        }
+        for (std::size_t c : plan.chunks) {
+            cache.remove_chunk(c);
+            handles.push_back(device_chunks_[device][c]);
+            device_chunks_[device][c] = 0;
+            stats_.device_cache_bytes -= chunk_bytes;
+            stats_.device_pressure_released_bytes += chunk_bytes;
         }
     }
-    notify_state();
+    // Outside the lock: the runtime's allocator may take its own locks.
+    for (std::uintptr_t h : handles)
+        devices_->release(device, h, chunk_bytes);
+    return handles.size() * chunk_bytes;
 }
 
 void Engine::wait_device_caches_ready()

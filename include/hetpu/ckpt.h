@@ -85,16 +85,18 @@ struct hetpu_ckpt_stats {
     uint64_t device_flushed_bytes;            /* device cache -> host tier, in the background */
     uint64_t device_evicted_bytes;
     uint64_t restored_from_device_bytes, restored_from_host_bytes, restored_from_disk_bytes;
-    uint64_t restored_into_device_bytes; /* restores written straight into device memory */
-    uint64_t prefetched_bytes;           /* hinted versions read back into the host cache */
-    uint64_t device_prefetched_bytes;    /* ... into a device cache */
-    uint64_t peer_schedules;             /* group checkpoints that needed the peer schedule */
-    double peer_schedule_time_s;         /* bottleneck time of the last schedule */
-    double device_capture_copy_s;        /* seconds group captures spent copying, in total */
-    uint64_t device_cache_bytes;         /* device cache memory allocated so far, all devices */
-    uint64_t device_count;               /* devices with a cache tier */
-    uint64_t device_chunk_refusals;      /* cache chunks a device refused (over its memory limit) */
-    int device_caches_growing;           /* 1 while cache chunks are still being allocated */
+    uint64_t restored_into_device_bytes;     /* restores written straight into device memory */
+    uint64_t prefetched_bytes;               /* hinted versions read back into the host cache */
+    uint64_t device_prefetched_bytes;        /* ... into a device cache */
+    uint64_t peer_schedules;                 /* group checkpoints that needed the peer schedule */
+    double peer_schedule_time_s;             /* bottleneck time of the last schedule */
+    double device_capture_copy_s;            /* seconds group captures spent copying, in total */
+    uint64_t device_cache_bytes;             /* device cache memory allocated so far, all devices */
+    uint64_t device_count;                   /* devices with a cache tier */
+    uint64_t device_chunk_refusals;          /* cache chunks a device refused (over its memory limit) */
+    int device_caches_growing;               /* 1 while cache chunks are still being allocated */
+    uint64_t device_pressure_released_bytes; /* cache memory given back under device memory pressure */
+    uint64_t device_pressure_evicted_bytes;  /* flushed device copies dropped to give it back */
 };
 /* Fills *stats (waits for submitted captures first). */
 int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *stats);

@@ -334,6 +334,16 @@ std::unique_ptr<NodeArbiter> NodeArbiter::open_existing(const std::string &name)
     return std::unique_ptr<NodeArbiter>(new NodeArbiter(n, seg, false));
 }
 
+std::unique_ptr<NodeArbiter> NodeArbiter::open_unregistered(const std::string &name)
+{
+    const std::string n = normalize_name(name);
+    bool created = false;
+    Segment *seg = map_segment<Segment>(n, true, &created);
+    std::unique_ptr<NodeArbiter> arbiter(new NodeArbiter(n, seg, false));
+    arbiter->blocking_lock_ = true;
+    return arbiter;
+}
+
 bool NodeArbiter::unlink(const std::string &name) { return shm_unlink(normalize_name(name).c_str()) == 0; }
 
 bool NodeArbiter::exists(const std::string &name)
@@ -389,7 +399,7 @@ void NodeArbiter::with_ledger(const std::function<void(Ledger &)> &fn)
 {
     Segment *seg = segment_;
     int rc;
-    if (registered_) {
+    if (registered_ || blocking_lock_) {
         rc = pthread_mutex_lock(&seg->mutex);
     } else {
         // A status reader must not hang behind a holder that is stopped (SIGSTOP, a
@@ -416,7 +426,7 @@ void NodeArbiter::with_ledger(const std::function<void(Ledger &)> &fn)
     }
     // Every locker reclaims what dead processes held, status readers included (with a full
     // scan: they are rare), so `hetpu mgb status` never shows a stale reservation.
-    reclaim_dead_locked(repaired || !registered_);
+    reclaim_dead_locked(repaired || (!registered_ && !blocking_lock_));
     try {
         fn(seg->ledger);
     } catch (const std::exception &e) {

@@ -29,6 +29,11 @@ public:
     // Its with_ledger gives up (fn not run, logged) when the lock stays held for 3 s, and
     // reclaims dead processes only when it has to repair a dead holder's lock. Throws as open().
     static std::unique_ptr<NodeArbiter> open_existing(const std::string &name);
+    // Maps the segment, creating it as open() does, without registering the process: for a
+    // component that holds reservations beside the process's scheduler (the checkpoint
+    // cache, issue 45). Its destruction releases nothing (the owner releases its grants; a
+    // dead process's grants are reclaimed by pid). Locks wait like open()'s. Throws as open().
+    static std::unique_ptr<NodeArbiter> open_unregistered(const std::string &name);
     // Removes the segment's name (tests; processes that have it mapped keep working).
     static bool unlink(const std::string &name);
     // Whether a segment of that name exists (whatever its layout), for `hetpu mgb status`.
@@ -53,7 +58,8 @@ private:
     std::string name_;
     Segment *segment_;
     bool registered_;
-    int32_t owner_pid_ = 0;  // the pid registered by open(); a forked child must not detach it
+    bool blocking_lock_ = false;  // open_unregistered: waits for the lock like a registered process
+    int32_t owner_pid_ = 0;       // the pid registered by open(); a forked child must not detach it
 };
 
 }  // namespace hetpu::mgb

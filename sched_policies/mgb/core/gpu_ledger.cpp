@@ -227,7 +227,8 @@ void add_grant_to_device(Ledger &ledger, DeviceState &dev, const Grant &g)
 {
     dev.reserved_bytes += g.bytes;
     dev.in_use_warps += g.warps;
-    ++dev.tasks;
+    if (g.algorithm != kMemoryOnly)
+        ++dev.tasks;
     if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices)
         p->reserved_bytes[g.device] += g.bytes;
 }
@@ -247,7 +248,8 @@ void remove_grant_from_device(Ledger &ledger, DeviceState &dev, const Grant &g)
         sat_sub(p->reserved_bytes[g.device], g.bytes);
     sat_sub(dev.reserved_bytes, g.bytes);
     sat_sub(dev.in_use_warps, g.warps);
-    sat_sub(dev.tasks, 1u);
+    if (g.algorithm != kMemoryOnly)
+        sat_sub(dev.tasks, 1u);
     if (!g.per_sm)
         return;
     for (unsigned s = 0; s < std::min<unsigned>(dev.spec.sms, kMaxSms); ++s) {
@@ -435,6 +437,29 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
     result.grant = id;
     result.device = d;
     return result;
+}
+
+uint64_t ledger_reserve_memory(Ledger &ledger, unsigned device, int32_t pid, uint64_t bytes)
+{
+    if (device >= ledger.ndevices || bytes == 0)
+        return 0;
+    if (headroom(ledger, find_process_const(ledger, pid), device) < bytes)
+        return 0;
+    Grant *slot = free_grant_slot(ledger);
+    if (!slot)
+        return 0;
+    Grant grant;
+    std::memset(static_cast<void *>(&grant), 0, sizeof grant);
+    grant.pid = pid;
+    grant.device = uint16_t(device);
+    grant.algorithm = kMemoryOnly;
+    grant.bytes = bytes;
+    // The id last, as in ledger_place.
+    const uint64_t id = ledger.next_grant_id++;
+    add_grant_to_device(ledger, ledger.devices[device], grant);
+    grant.id = id;
+    *slot = grant;
+    return id;
 }
 
 bool ledger_release(Ledger &ledger, uint64_t grant)

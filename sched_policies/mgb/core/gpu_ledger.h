@@ -144,6 +144,15 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
 // Callers use it to refuse a task before it hangs StarPU.
 bool could_ever_fit(const Ledger &ledger, int device, const PlaceRequest &request);
 
+// Memory-only reservations (issue 45: a checkpoint cache's chunks on a device). A grant of
+// `bytes` on device `device` held by pid, with no compute, that is not a task (SA's "idle
+// device" and CG's per-device count do not see it; Grant::algorithm is kMemoryOnly). Returns
+// its id, or 0 when it does not fit the device's free memory (or pid's own limit there,
+// when pid is registered with one), the device is unknown or the grant table is full.
+// Released by ledger_release like any grant, and reclaimed with a dead pid's grants.
+constexpr uint8_t kMemoryOnly = 0xff;
+uint64_t ledger_reserve_memory(Ledger &ledger, unsigned device, int32_t pid, uint64_t bytes);
+
 // Frees a grant's memory and compute. False: no such live grant.
 bool ledger_release(Ledger &ledger, uint64_t grant);
 // Adds bytes to a live grant (its device and process counters with it). False: not live.

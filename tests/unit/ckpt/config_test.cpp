@@ -148,6 +148,12 @@ TEST(CkptConfig, DeviceSection)
     c = parse_config(local + "[device]\nsize = 0\n", "a.toml");
     EXPECT_FALSE(c.device.enabled());
     EXPECT_EQ(parse_config(local + "[device]\nsize = \"1MiB\"\n", "a.toml").device.peer_policy, PeerPolicy::Flow);
+    // The headroom the cache leaves to the application: one chunk unless set.
+    EXPECT_EQ(c.device.headroom_bytes, 16u << 20) << "the default chunk";
+    EXPECT_EQ(parse_config(local + "[device]\nsize = \"64MiB\"\nchunk = \"4MiB\"\n", "a.toml").device.headroom_bytes,
+              4u << 20);
+    EXPECT_EQ(parse_config(local + "[device]\nsize = \"64MiB\"\nheadroom = \"2MiB\"\n", "a.toml").device.headroom_bytes,
+              2u << 20);
 
     int rc = 0;
     std::string err;
@@ -160,6 +166,9 @@ TEST(CkptConfig, DeviceSection)
     std::tie(rc, err) =
         config_error(local + "[device]\nsize = \"1MiB\"\nchunk = \"100KiB\"\nslot = \"64KiB\"\n", "d.toml");
     EXPECT_EQ(err, "d.toml:5: device.chunk (102400 bytes) must be a non-zero multiple of device.slot (65536 bytes)");
+    std::tie(rc, err) = config_error(local + "[device]\nsize = \"1MiB\"\nheadroom = \"2 apples\"\n", "g.toml");
+    EXPECT_NE(err.find("g.toml:5"), std::string::npos) << err;
+    EXPECT_NE(err.find("device.headroom"), std::string::npos) << err;
     std::tie(rc, err) = config_error(local + "[device]\nsizes = \"1MiB\"\n", "e.toml");
     EXPECT_EQ(err, "e.toml:4: unknown key 'device.sizes'");
     std::tie(rc, err) = config_error(local + "device = 3\n", "f.toml");

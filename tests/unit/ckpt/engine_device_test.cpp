@@ -92,6 +92,18 @@ public:
         std::lock_guard<std::mutex> lock(mu_);
         return used_[d];
     }
+    // Device memory pressure: the device wants its cache to shrink to `bytes`.
+    void squeeze_to(std::size_t d, std::uint64_t bytes)
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        squeeze_.resize(limit_.size(), UINT64_MAX);
+        squeeze_[d] = bytes;
+    }
+    std::uint64_t pressure(std::size_t d) override
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        return d < squeeze_.size() && used_[d] > squeeze_[d] ? used_[d] - squeeze_[d] : 0;
+    }
 
     std::vector<std::uint64_t> limit_, used_;
     std::vector<std::vector<double>> bw_;
@@ -102,6 +114,7 @@ private:
     std::mutex mu_;
     std::condition_variable gate_;
     bool hold_to_host_ = false;
+    std::vector<std::uint64_t> squeeze_;
     std::vector<std::unique_ptr<char[]>> chunks_;
     std::vector<CopyRecord> log_;
 };
@@ -360,4 +373,65 @@ TEST_F(EngineDevice, HintedRestoresBecomeDeviceCacheHits)
     const EngineStats s = e->stats();
     EXPECT_EQ(s.restored_from_device_bytes, 3 * 5 * kSlot) << "every restore a device cache hit";
     EXPECT_EQ(s.restored_from_disk_bytes + s.restored_from_host_bytes, 0u);
+}
+
+// Device memory pressure: whole chunks go back, first those holding nothing, then those
+// whose regions have reached the host tier; a region that has not is never dropped (the
+// flush first, then the memory), so every version restores byte-exact.
+TEST_F(EngineDevice, PressureGivesBackWholeChunksButNeverUnflushedData)
+{
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);  // 4 chunks of 2 slots
+    ASSERT_EQ(fake->used(0), 512u << 10);
+    std::vector<std::vector<char>> buffers{pattern(kSlot, 1), pattern(kSlot, 2), pattern(kSlot, 3)};
+    const auto expected = buffers;
+    fake->hold_copies_to_host(true);  // nothing reaches the host tier until released below
+    take(*e, 1, buffers, {0, 0, 0});  // chunk 0: r0 and r1, chunk 1: r2
+    EXPECT_EQ(e->shrink_device(0, 4), 2u * (128 << 10)) << "the two empty chunks only";
+    EXPECT_EQ(e->shrink_device(0, 4), 0u) << "the other two hold unflushed regions";
+    EXPECT_EQ(fake->used(0), 256u << 10);
+    EXPECT_EQ(e->stats().device_pressure_evicted_bytes, 0u);
+    fake->hold_copies_to_host(false);
+    e->wait("app", 1, Tier::Host);
+    EXPECT_EQ(e->shrink_device(0, 4), 2u * (128 << 10)) << "flushed: now they can go";
+    EXPECT_EQ(fake->used(0), 0u);
+    EngineStats s = e->stats();
+    EXPECT_EQ(s.device_pressure_evicted_bytes, 3 * kSlot);
+    EXPECT_EQ(s.device_pressure_released_bytes, 512u << 10);
+    EXPECT_EQ(s.device_cache_bytes, 0u);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        std::vector<char> back(kSlot);
+        e->restore("app", 1, i, back.data(), back.size());
+        EXPECT_EQ(back, expected[i]);
+    }
+    // No device cache left: the next checkpoint goes to the host, and still restores.
+    std::vector<std::vector<char>> more{pattern(kSlot, 4)};
+    take(*e, 2, more, {0});
+    EXPECT_EQ(e->stats().device_to_host_at_capture_bytes, kSlot);
+    e->wait("app", 2, Tier::Local);
+    std::vector<char> back(kSlot);
+    e->restore("app", 2, 0, back.data(), back.size());
+    EXPECT_EQ(back, pattern(kSlot, 4));
+    e.reset();
+    EXPECT_EQ(g_device_bytes_in_use.load(), 0u);
+}
+
+// The engine polls DeviceMemory::pressure by itself and shrinks the cache to what the device
+// asks (whole chunks, here the two empty ones).
+TEST_F(EngineDevice, PolledPressureShrinksTheCache)
+{
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);
+    std::vector<std::vector<char>> buffers{pattern(kSlot, 5)};
+    take(*e, 1, buffers, {0});
+    e->wait("app", 1, Tier::Local);
+    fake->squeeze_to(0, 300 << 10);       // 512 KiB -> at most 300: two chunks must go
+    while (fake->used(0) > (300u << 10))  // a condition, not a deadline
+        usleep(1000);
+    EXPECT_EQ(fake->used(0), 256u << 10);
+    EXPECT_EQ(e->stats().device_cache_bytes, 256u << 10);
+    EXPECT_EQ(e->stats().device_pressure_evicted_bytes, 0u) << "empty chunks went first";
+    std::vector<char> back(kSlot);
+    e->restore("app", 1, 0, back.data(), back.size());
+    EXPECT_EQ(back, pattern(kSlot, 5));
 }

@@ -385,3 +385,45 @@ TEST(LedgerBookkeeping, RebuildRepairsCorruptedCountersAndGrantIds)
 
 }  // namespace
 }  // namespace hetpu::mgb
+
+namespace hetpu::mgb {
+namespace {
+
+// A checkpoint cache's memory-only reservations (issue 45): memory that tasks placed by any
+// algorithm must fit beside, but no task: SA still sees the device idle.
+TEST(LedgerMemoryOnly, ReservesMemoryButIsNoTask)
+{
+    auto l = test::make_ledger(1, test::tiny_spec(100));
+    const uint64_t r = ledger_reserve_memory(*l, 0, 100, 60);
+    ASSERT_NE(r, 0u);
+    EXPECT_EQ(l->devices[0].reserved_bytes, 60u);
+    EXPECT_EQ(l->devices[0].tasks, 0u);
+    EXPECT_EQ(ledger_reserve_memory(*l, 0, 100, 41), 0u) << "over the device's free memory";
+    EXPECT_EQ(ledger_reserve_memory(*l, 1, 100, 1), 0u) << "unknown device";
+    EXPECT_EQ(ledger_place(*l, Algorithm::LeastWarps, test::request(41, 1)).status, PlaceStatus::WaitForResources);
+    const PlaceResult sa = ledger_place(*l, Algorithm::SingleAssignment, test::request(40, 1));
+    EXPECT_EQ(sa.status, PlaceStatus::Placed) << "SA sees no task on the device";
+    ledger_rebuild_counters(*l);
+    EXPECT_EQ(l->devices[0].tasks, 1u) << "rebuilt: still only the task";
+    EXPECT_EQ(l->devices[0].reserved_bytes, 100u);
+    EXPECT_TRUE(ledger_release(*l, r));
+    EXPECT_EQ(l->devices[0].reserved_bytes, 40u);
+    EXPECT_EQ(l->devices[0].tasks, 1u);
+}
+
+TEST(LedgerMemoryOnly, BoundedByTheProcessLimitAndReclaimedWithIt)
+{
+    auto l = test::make_ledger();
+    ASSERT_EQ(ledger_attach_process(*l, 7, "mgb"), 0);
+    ASSERT_EQ(ledger_attach_process(*l, 9, "mgb"), 0);
+    ASSERT_EQ(ledger_add_device(*l, "dev:0", test::tiny_spec(100), 9), 0);  // the device: 100
+    ASSERT_EQ(ledger_add_device(*l, "dev:0", test::tiny_spec(30), 7), 0);   // process 7's limit: 30
+    EXPECT_EQ(ledger_reserve_memory(*l, 0, 7, 31), 0u);
+    EXPECT_NE(ledger_reserve_memory(*l, 0, 7, 30), 0u);
+    EXPECT_NE(ledger_reserve_memory(*l, 0, 8, 50), 0u) << "another, unregistered pid: the device's memory";
+    EXPECT_EQ(ledger_reclaim_dead(*l, [](int32_t pid) { return pid != 8; }), 1u);
+    EXPECT_EQ(l->devices[0].reserved_bytes, 30u);
+}
+
+}  // namespace
+}  // namespace hetpu::mgb

@@ -143,6 +143,33 @@ TEST(NodeArbiter, OpenExistingNeedsASegmentAndDoesNotRegister)
     owner->with_ledger([](Ledger &ledger) { EXPECT_TRUE(registered(ledger, kSelf)); });
 }
 
+// The checkpoint cache's access (issue 45): it creates the segment when needed, registers
+// nothing, and its destruction releases nothing of the process's (the scheduler's grants
+// stay); its memory-only reservations are the process's like any grant.
+TEST(NodeArbiter, UnregisteredOpenerHoldsReservationsAndDetachesNobody)
+{
+    ScopedSegmentName name;
+    auto cache = NodeArbiter::open_unregistered(name.str());
+    ASSERT_NE(cache, nullptr);
+    auto owner = NodeArbiter::open(name.str(), "mgb");
+    uint64_t task = 0, chunk = 0;
+    owner->with_ledger([&](Ledger &ledger) { task = place_on(ledger, "test:0", 1 << 20, kSelf); });
+    cache->with_ledger([&](Ledger &ledger) {
+        EXPECT_EQ(registered_count(ledger), 1u) << "only the scheduler";
+        chunk = ledger_reserve_memory(ledger, 0, kSelf, 4 << 20);
+    });
+    ASSERT_NE(task, 0u);
+    ASSERT_NE(chunk, 0u);
+    cache.reset();
+    owner->with_ledger([&](Ledger &ledger) {
+        EXPECT_TRUE(registered(ledger, kSelf));
+        EXPECT_EQ(grants_of(ledger, kSelf), 2u) << "the cache's destruction released nothing";
+        EXPECT_EQ(ledger.devices[0].reserved_bytes, uint64_t(5) << 20);
+        EXPECT_EQ(ledger.devices[0].tasks, 1u);
+        EXPECT_TRUE(ledger_release(ledger, chunk));
+    });
+}
+
 TEST(NodeArbiter, DestructionDetachesAndReleasesGrants)
 {
     ScopedSegmentName name;
