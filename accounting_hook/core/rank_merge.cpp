@@ -131,7 +131,8 @@ JobRecord merge_rank_records(const std::vector<JobRecord> &ranks, int nodes)
         }
         // Under Slurm, task 0 already charged the whole allocation (the others 0 SU): its
         // holdings are the allocation's, per node. Otherwise each rank held its share.
-        if (j.fraction_source == "slurm") {
+        // (task 0's source is "slurm", the others' "slurm task N (charged by task 0)")
+        if (j.fraction_source.rfind("slurm", 0) == 0) {
             if (r == 0) {
                 out.cores = j.cores;
                 out.gpus = j.gpus;

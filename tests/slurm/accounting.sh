@@ -49,7 +49,11 @@ ok "a job without --mem is charged the memory Slurm gave it"
 #    with --mem. The job id is Slurm's (sacct by the job's name), not one the test chose.
 timeout 600 srun -p gpu -c 1 --gres=gpu:1 --mem=2048 -J acct-srun "$matmul" -n 256 --verify >"$d/srun.out" 2>&1 ||
     { cat "$d/srun.out"; fail "srun-made allocation"; }
-id=$(sacct -n -X -P --name acct-srun -o JobID | tail -n 1)
-[ -n "$id" ] || fail "sacct knows no job acct-srun"
+for ((i = 0; i < 600; i++)); do  # slurmdbd hears of the job shortly after it ends
+    id=$(sacct -n -X -P --name acct-srun -o JobID 2>/dev/null | tail -n 1)
+    [ -n "$id" ] && break
+    sleep 0.5
+done
+[ -n "$id" ] || fail "sacct knows no job acct-srun after 300 s"
 check_job "$id" 1 "srun allocation"
 ok "an allocation made by srun is charged what Slurm allocated"
