@@ -81,12 +81,16 @@ JobTres parse_job_tres(const std::string &tres)
 
 std::string scontrol_job_tres(const std::string &job_id)
 {
-    if (job_id.empty())
+    // "17" (a job) or "17.0" (a step); nothing else reaches the shell.
+    const size_t dot = job_id.find('.');
+    if (job_id.empty() || dot == 0 || dot + 1 == job_id.size() ||
+        (dot != std::string::npos && job_id.find('.', dot + 1) != std::string::npos))
         return "";
     for (char c : job_id)
-        if (!std::isdigit(static_cast<unsigned char>(c)))
+        if (!std::isdigit(static_cast<unsigned char>(c)) && c != '.')
             return "";
-    FILE *p = ::popen(("scontrol show job -o " + job_id + " 2>/dev/null").c_str(), "r");
+    const char *what = dot == std::string::npos ? "job" : "step";
+    FILE *p = ::popen(("scontrol show " + std::string(what) + " -o " + job_id + " 2>/dev/null").c_str(), "r");
     if (!p)
         return "";
     std::string out;
@@ -150,6 +154,19 @@ std::optional<SlurmAllocation> read_slurm_allocation(const EnvLookup &env, const
             a.procid = static_cast<int>(parse_count(name, r));
             break;
         }
+    // A job step holds what srun gave it (srun --exact -c 1 --mem=1G in a larger job):
+    // slurmd sets the step's CPUs and GPUs, but SLURM_MEM_PER_NODE is the job's.
+    const char *step = nonempty(env, "SLURM_STEP_ID");
+    if (a.procid == 0 && step && query) {
+        const std::string text = query(a.job_id + "." + step);
+        if (!text.empty()) {
+            const JobTres t = parse_job_tres(text);
+            if (t.has_mem) {
+                a.mem_gib_per_node = t.mem_gib / std::max(1, t.nodes ? t.nodes : a.nodes);
+                mem_given = true;
+            }
+        }
+    }
     if (a.procid == 0 && (!mem_given || !gpus_given || a.cpus_per_node == 0) && query) {
         const std::string text = query(a.job_id);
         if (!text.empty()) {

@@ -20,7 +20,9 @@ check_job() {
         [ "$(field TRES "$d/scontrol.$id" | sort_tres)" = "$(sort_tres <<<"$tres")" ] ||
         fail "$name: scontrol and sacct disagree on job $id: $(cat "$d/scontrol.$id") / $line"
     echo "$name: Slurm job $id, partition $partition, AllocTRES $tres, steps: $(sacct_steps "$id" | tr '\n' ' ')"
-    check_ledger "$id" "$rows" "$partition" "$tres" || fail "$name: ledger rows of job $id (see above)"
+    mapfile -t runs < <(sacct_step_tres "$id")
+    [ ${#runs[@]} -eq "$rows" ] || fail "$name: job $id has ${#runs[@]} steps, expected $rows"
+    check_ledger "$id" "$partition" "$tres" "${runs[@]}" || fail "$name: ledger rows of job $id (see above)"
 }
 
 # 1. A batch job in the gpu partition holding 2 CPUs, both GPUs and 1 GiB, with two job

@@ -14,6 +14,7 @@ srun --exact -n 1 -c 1 --mem=1024 $matmul -n 256 --verify
 srun --exact -n 1 -c 1 --mem=1024 $matmul -n 256 --verify
 $matmul -n 256 --verify
 EOF
+mkdir -p "$d/batch-logs"
 timeout 600 salloc -p cpu -c 2 --mem=2048 -J hetpu-batch \
     "$hetpu" batch --jobs "$d/jobs" --workers 2 --timeout 300 --json "$d/batch.jsonl" --log-dir "$d/batch-logs" \
     >"$d/batch.out" 2>"$d/batch.err" || { cat "$d/batch.out" "$d/batch.err" "$d"/batch-logs/*; fail "hetpu batch in salloc"; }
@@ -24,7 +25,9 @@ line=$(sacct_job "$id" "Partition,AllocTRES,State")
 IFS='|' read -r partition tres state <<<"$line"
 [ "$(sacct_steps "$id" | grep -c '|COMPLETED$')" -eq 2 ] || fail "job $id: steps $(sacct_steps "$id"), expected 2 completed"
 echo "hetpu batch: Slurm job $id, partition $partition, AllocTRES $tres"
-check_ledger "$id" 3 "$partition" "$tres" || fail "ledger rows of the batch in job $id"
+# Two runs in steps of their own (1 CPU, 1 GiB each), one in the allocation's shell (all of it).
+mapfile -t runs < <(sacct_step_tres "$id")
+check_ledger "$id" "$partition" "$tres" "${runs[@]}" "$tres" || fail "ledger rows of the batch in job $id"
 ok "hetpu batch in salloc: 3 jobs ok, 3 ledger rows carrying job $id"
 
 # --- 2. scancel of a running job, then its restart ------------------------------------------
@@ -34,6 +37,7 @@ run="--generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000
 export STARPU_SCHED=mgb HETPU_MGB_ARBITER=/hetpu-mgb-slurm-test-$$ HETPU_MGB_TRACE=$d/mgb.trace
 trap 'rm -f "/dev/shm$HETPU_MGB_ARBITER"' EXIT
 ck=$d/ckpt
+shopt -s nullglob
 cat >"$d/km.sh" <<EOF
 #!/bin/sh
 srun "$kmeans" $run --checkpoint-every 1 --checkpoint-dir "$ck" "\$@"
@@ -49,7 +53,8 @@ wait_state "$id" R 300
 # Events, not times: a device granted through the arbiter, then two complete checkpoint
 # versions (so the cancel does not always hit the first). Bounded: 300 s.
 for ((i = 0; ; i++)); do
-    versions=$(ls "$ck"/kmeans.v*.manifest 2>/dev/null | wc -l)
+    manifests=("$ck"/kmeans.v*.manifest)
+    versions=${#manifests[@]}
     grep -q '"event":"grant"' "$HETPU_MGB_TRACE" 2>/dev/null && [ "$versions" -ge 2 ] && break
     [ "$(squeue -h -j "$id" -o %t)" = R ] || { cat "$d/cancel.out"; fail "job $id ended before the cancel: make the run longer"; }
     [ $i -lt 3000 ] || fail "job $id: no grant and two checkpoints in 300 s"
@@ -75,7 +80,8 @@ s = json.load(open(sys.argv[1]))
 assert all(d["reserved_bytes"] == 0 and d["tasks"] == 0 for d in s["devices"]), s["devices"]
 assert not any(p["pid"] == int(sys.argv[2]) for p in s["processes"]), s["processes"]
 PY
-ok "scancel of job $id (checkpoint $(ls "$ck"/kmeans.v*.manifest | tail -n 1 | xargs basename)): no ledger row, no MGB reservation left"
+manifests=("$ck"/kmeans.v*.manifest)
+ok "scancel of job $id (${#manifests[@]} checkpoint versions on disk): no ledger row, no MGB reservation left"
 
 id=$(timeout 900 sbatch --parsable --wait -p gpu --gres=gpu:1 -c 2 --mem=2048 -J km-restart -o "$d/restart.out" \
     "$d/km.sh" --restart --centroids "$d/c_restart.csv") || { cat "$d/restart.out"; fail "restart of the cancelled job"; }
@@ -83,5 +89,5 @@ grep -q "restarted from the checkpoint of iteration" "$d/restart.out" || { cat "
 cmp -s "$d/c_full.csv" "$d/c_restart.csv" || fail "restarted centroids differ from the uninterrupted run's"
 line=$(sacct_job "$id" "Partition,AllocTRES,State")
 IFS='|' read -r partition tres state <<<"$line"
-check_ledger "$id" 1 "$partition" "$tres" || fail "ledger row of the restarted job $id"
+check_ledger "$id" "$partition" "$tres" "$(sacct_step_tres "$id")" || fail "ledger row of the restarted job $id"
 ok "the cancelled job's checkpoints restart (job $id): centroids identical to the uninterrupted run"

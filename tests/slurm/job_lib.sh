@@ -12,18 +12,25 @@ d=$HETPU_TEST_DIR
 check_ledger() { python3 "$HETPU_SLURM_TESTS/check_ledger.py" "$HETPU_LEDGER" "$HETPU_SITE" "$@"; }
 
 # sacct_job ID [FIELDS]: the allocation's line in Slurm's accounting database once the job
-# has ended there (slurmctld sends it to slurmdbd shortly after the end), '|'-separated.
+# has ended there (slurmctld sends it to slurmdbd shortly after the end), '|'-separated;
+# FIELDS must all be ones Slurm fills in for every job.
 sacct_job() {
     local id=$1 fields=${2:-JobID,Partition,AllocTRES,State,ExitCode} line i
     for ((i = 0; i < 600; i++)); do
         line=$(sacct -n -X -P -j "$id" -o "State,$fields" 2>/dev/null | head -n 1)
+        # Ended, and every field filled in (slurmdbd may hear of the end before the start,
+        # whose message carries the partition).
         case "$line" in
+            *'||'* | *'|') ;;
             COMPLETED* | CANCELLED* | FAILED* | TIMEOUT* | OUT_OF_ME* | NODE_FAIL*) echo "${line#*|}"; return 0 ;;
         esac
         sleep 0.5
     done
     fail "job $id did not end in Slurm's accounting within 300 s: $(sacct -j "$id" 2>&1)"
 }
+
+# The AllocTRES of each numbered step of job ID, one per line.
+sacct_step_tres() { sacct -n -P -j "$1" -o JobID,AllocTRES | sed -n "s/^$1\.[0-9]*|//p"; }
 
 # The numbered steps of job ID (ID.0, ID.1, ...; not ID.batch or ID.extern), one per line.
 sacct_steps() { sacct -n -P -j "$1" -o JobID,State | grep -E "^$1\.[0-9]+\|" || true; }

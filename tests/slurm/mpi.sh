@@ -37,7 +37,7 @@ print("  record: ranks %d, verified, elements per rank %s" % (r["ranks"],
       [sum(w["elements"] for w in r["workers"] if w["rank"] == k) for k in range(3)]))
 PY
 [ "$(grep -c "ledger: recorded as job" "$d/mpi.out")" -eq 1 ] || fail "one accounting summary expected (rank 0's)"
-check_ledger "$id" 1 "$partition" "$tres" || fail "ledger row of the 3-task job $id"
+check_ledger "$id" "$partition" "$tres" "$(sacct_step_tres "$id")" || fail "ledger row of the 3-task job $id"
 [ "$(sqlite3 "$HETPU_LEDGER" "SELECT COUNT(*) FROM job_workers w JOIN jobs j ON j.id = w.job_id WHERE j.slurm_job_id = '$id'")" -eq 3 ] ||
     fail "the job's row should have one worker row per rank"
 ok "3 tasks under srun --mpi=pmix: one verified record with ranks 3, one ledger row for job $id"

@@ -71,7 +71,7 @@ for t in "${tests[@]}"; do
     mkdir -p "$HETPU_TEST_DIR"
     t0=$SECONDS
     slurm_say "---- $t"
-    if (cd "$HETPU_TEST_DIR" && timeout -k 10 900 bash "$here/$t.sh"); then
+    if (cd "$HETPU_TEST_DIR" && timeout -k 10 900 bash ${SLURM_CHECK_TRACE:+-x} "$here/$t.sh"); then
         slurm_say "---- $t: ok ($((SECONDS - t0))s)"
     else
         slurm_say "---- $t: FAILED ($((SECONDS - t0))s)"

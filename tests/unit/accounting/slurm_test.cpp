@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "accounting_hook/core/slurm_allocation.h"
 #include "accounting_hook/core/slurm_billing.h"
@@ -213,6 +214,35 @@ TEST(SlurmAllocation, WhatTheEnvironmentLacksComesFromTheJobsTres)
     a = read_slurm_allocation(env_of({{"SLURM_JOB_ID", "19"}, {"SLURM_CPUS_ON_NODE", "2"}}),
                               [](const std::string &) { return std::string(); });
     EXPECT_DOUBLE_EQ(a->mem_gib_per_node, 0);
+}
+
+// A step of srun --exact -c 1 --mem=1024 in a job of 2 CPUs and 2048 MB: slurmd sets the
+// step's CPUs, the inherited SLURM_MEM_PER_NODE is the job's; the step's memory is asked.
+TEST(SlurmAllocation, AJobStepHoldsTheStepsMemory)
+{
+    std::vector<std::string> asked;
+    const JobTresQuery query = [&](const std::string &id) {
+        asked.push_back(id);
+        return std::string(id == "21.0" ? "cpu=1,gres/gpu=1,mem=1G,node=1" : "cpu=2,mem=2G,node=1,billing=2");
+    };
+    auto a = read_slurm_allocation(env_of({{"SLURM_JOB_ID", "21"},
+                                           {"SLURM_STEP_ID", "0"},
+                                           {"SLURM_CPUS_ON_NODE", "1"},
+                                           {"SLURM_GPUS_ON_NODE", "1"},
+                                           {"SLURM_MEM_PER_NODE", "2048"}}),
+                                   query);
+    EXPECT_EQ(asked, std::vector<std::string>{"21.0"});
+    EXPECT_EQ(a->cpus_per_node, 1);
+    EXPECT_EQ(a->gpus_per_node, 1);
+    EXPECT_DOUBLE_EQ(a->mem_gib_per_node, 1);
+    // Slurm cannot be asked: the environment's memory, as before.
+    a = read_slurm_allocation(
+        env_of({{"SLURM_JOB_ID", "21"}, {"SLURM_STEP_ID", "0"}, {"SLURM_CPUS_ON_NODE", "1"}, {"SLURM_MEM_PER_NODE", "2048"}}),
+        [](const std::string &) { return std::string(); });
+    EXPECT_DOUBLE_EQ(a->mem_gib_per_node, 2);
+    EXPECT_EQ(scontrol_job_tres("21.0.1"), "");
+    EXPECT_EQ(scontrol_job_tres(".0"), "");
+    EXPECT_EQ(scontrol_job_tres("21."), "");
 }
 
 TEST(SlurmAllocation, JobTresIsParsedPerUnitAndNode)
