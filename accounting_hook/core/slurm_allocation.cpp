@@ -69,7 +69,11 @@ JobTres parse_job_tres(const std::string &tres)
             const double v = std::strtod(value.c_str(), &end);
             double mib_per_unit = 0;
             if (end != value.c_str() && v >= 0 && end[0] && !end[1])
-                mib_per_unit = end[0] == 'K' ? 1.0 / 1024 : end[0] == 'M' ? 1 : end[0] == 'G' ? 1024 : end[0] == 'T' ? 1024 * 1024 : 0;
+                mib_per_unit = end[0] == 'K'   ? 1.0 / 1024
+                               : end[0] == 'M' ? 1
+                               : end[0] == 'G' ? 1024
+                               : end[0] == 'T' ? 1024 * 1024
+                                               : 0;
             if (mib_per_unit == 0)
                 throw std::invalid_argument("Slurm TRES mem='" + value + "' is not a memory size");
             t.mem_gib = v * mib_per_unit / 1024.0;

@@ -17,9 +17,9 @@ struct SlurmAllocation {
     std::string partition;        // SLURM_JOB_PARTITION ("" if unset)
     int nodes = 1;                // SLURM_JOB_NUM_NODES / SLURM_NNODES
     int cpus_per_node = 0;        // SLURM_CPUS_ON_NODE (this node; Slurm's allocation is taken as homogeneous)
-    double mem_gib_per_node = 0;  // the step's, else SLURM_MEM_PER_NODE, or SLURM_MEM_PER_CPU x cpus (MiB); 0 = not given
+    double mem_gib_per_node = 0;  // the step's, or SLURM_MEM_PER_NODE, or _PER_CPU x cpus (MiB); 0 = not given
     int gpus_per_node = 0;        // SLURM_GPUS_ON_NODE, else the count in SLURM_JOB_GPUS / SLURM_GPUS_PER_NODE
-    int procid = 0;               // SLURM_PROCID (else the MPI rank): only task 0 of a job charges the allocation
+    int procid = 0;               // SLURM_PROCID, else the MPI rank: only task 0 charges the allocation
 };
 
 // What Slurm allocated the whole job, from the TRES= field of `scontrol show job -o`

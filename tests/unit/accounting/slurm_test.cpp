@@ -97,7 +97,8 @@ TEST(SlurmBilling, PrintedWeightsNeverBillAWholeNodeBelowTheModel)
                 p.gpus_per_node = gpus;
                 p.gpu_tdp_w = 150;
                 const double node_hour = energy_weight(p);
-                const TresWeights w = parse_tres_billing_weights(format_tres_billing_weights(equivalent_tres_weights(p)));
+                const TresWeights w =
+                    parse_tres_billing_weights(format_tres_billing_weights(equivalent_tres_weights(p)));
                 const double slurm_mem = mem_mb * (w.mem_per_gib / 1024);
                 EXPECT_GE(slurm_mem, node_hour) << cores << " cores " << mem_mb << " MB " << gpus << " GPUs";
                 EXPECT_LT(slurm_mem - node_hour, 1e-6 * node_hour);
@@ -146,11 +147,10 @@ TEST(SlurmAllocation, ReadsNodesCpusMemoryAndGpus)
     EXPECT_EQ(b->nodes, 3);
     EXPECT_DOUBLE_EQ(b->mem_gib_per_node, 8);
     EXPECT_EQ(b->gpus_per_node, 3);
-    EXPECT_EQ(
-        read_slurm_allocation(env_of({{"SLURM_JOB_ID", "1"}, {"SLURM_GPUS_ON_NODE", "1"}, {"SLURM_JOB_GPUS", "0,1"}}),
-                              no_query)
-            ->gpus_per_node,
-        1);
+    EXPECT_EQ(read_slurm_allocation(
+                  env_of({{"SLURM_JOB_ID", "1"}, {"SLURM_GPUS_ON_NODE", "1"}, {"SLURM_JOB_GPUS", "0,1"}}), no_query)
+                  ->gpus_per_node,
+              1);
 }
 
 TEST(SlurmAllocation, MalformedVariableIsNamed)
@@ -204,9 +204,7 @@ TEST(SlurmAllocation, WhatTheEnvironmentLacksComesFromTheJobsTres)
     EXPECT_EQ(a->procid, 0);
     // Rank 2 charges nothing (task 0 does): it does not ask.
     asked = 0;
-    a = read_slurm_allocation(env_of({{"SLURM_JOB_ID", "18"},
-                                      {"SLURM_JOB_CPUS_PER_NODE", "4"},
-                                      {"PMIX_RANK", "2"}}),
+    a = read_slurm_allocation(env_of({{"SLURM_JOB_ID", "18"}, {"SLURM_JOB_CPUS_PER_NODE", "4"}, {"PMIX_RANK", "2"}}),
                               query);
     EXPECT_EQ(asked, 0);
     EXPECT_EQ(a->procid, 2);
@@ -236,9 +234,11 @@ TEST(SlurmAllocation, AJobStepHoldsTheStepsMemory)
     EXPECT_EQ(a->gpus_per_node, 1);
     EXPECT_DOUBLE_EQ(a->mem_gib_per_node, 1);
     // Slurm cannot be asked: the environment's memory, as before.
-    a = read_slurm_allocation(
-        env_of({{"SLURM_JOB_ID", "21"}, {"SLURM_STEP_ID", "0"}, {"SLURM_CPUS_ON_NODE", "1"}, {"SLURM_MEM_PER_NODE", "2048"}}),
-        [](const std::string &) { return std::string(); });
+    a = read_slurm_allocation(env_of({{"SLURM_JOB_ID", "21"},
+                                      {"SLURM_STEP_ID", "0"},
+                                      {"SLURM_CPUS_ON_NODE", "1"},
+                                      {"SLURM_MEM_PER_NODE", "2048"}}),
+                              [](const std::string &) { return std::string(); });
     EXPECT_DOUBLE_EQ(a->mem_gib_per_node, 2);
     EXPECT_EQ(scontrol_job_tres("21.0.1"), "");
     EXPECT_EQ(scontrol_job_tres(".0"), "");
