@@ -26,6 +26,7 @@ grep -q '^#define HETPU_HAVE_MPI 1' "$build/config.h" || { echo "slurm-check: he
 # shellcheck source=tests/slurm/cluster.sh
 . "$here/cluster.sh"
 work=$(mktemp -d /tmp/hetpu-slurm.XXXXXX)
+trap 'rm -rf "$work"' EXIT  # until slurm_cluster_start puts slurm_cluster_stop in its place
 
 # The site's partitions: this node, as a CPU partition and as a GPU partition (2 GPUs of
 # 150 W beside one 100 W CPU socket: weight 3 C SU per node-hour, Eq. 15). Slurm's billing
