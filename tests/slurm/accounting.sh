@@ -16,9 +16,10 @@ check_job() {
     IFS='|' read -r partition tres state <<<"$line"
     [ "$state" = COMPLETED ] || fail "$name: job $id ended $state"
     scontrol show job -o "$id" >"$d/scontrol.$id"
-    [ "$(field Partition "$d/scontrol.$id")" = "$partition" ] &&
-        [ "$(field TRES "$d/scontrol.$id" | sort_tres)" = "$(sort_tres <<<"$tres")" ] ||
+    if [ "$(field Partition "$d/scontrol.$id")" != "$partition" ] ||
+        [ "$(field TRES "$d/scontrol.$id" | sort_tres)" != "$(sort_tres <<<"$tres")" ]; then
         fail "$name: scontrol and sacct disagree on job $id: $(cat "$d/scontrol.$id") / $line"
+    fi
     echo "$name: Slurm job $id, partition $partition, AllocTRES $tres, steps: $(sacct_steps "$id" | tr '\n' ' ')"
     mapfile -t runs < <(sacct_step_tres "$id")
     [ ${#runs[@]} -eq "$rows" ] || fail "$name: job $id has ${#runs[@]} steps, expected $rows"

@@ -93,7 +93,7 @@ slurm_cluster_start() {
     node_line=$(slurmd -C | head -n 1 | sed -e "s/^NodeName=[^ ]*/NodeName=$SLURM_NODE/" -e 's/ UpTime=.*//')
     SLURM_NODE_CPUS=$(sed -n 's/.* CPUs=\([0-9]*\).*/\1/p' <<<"$node_line")
     SLURM_NODE_MEM_MB=$(sed -n 's/.* RealMemory=\([0-9]*\).*/\1/p' <<<"$node_line")
-    [ -n "$SLURM_NODE_CPUS" ] && [ -n "$SLURM_NODE_MEM_MB" ] || { slurm_say "cannot read slurmd -C: $node_line"; return 1; }
+    [[ -n "$SLURM_NODE_CPUS" && -n "$SLURM_NODE_MEM_MB" ]] || { slurm_say "cannot read slurmd -C: $node_line"; return 1; }
 
     # Fake GPUs: GRES needs character devices; two private ones (the numbers of /dev/null
     # and /dev/zero) stand for them. Slurm only names them in the job's environment

@@ -5,8 +5,11 @@ set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
 build=$HETPU_BUILDDIR
+# shellcheck disable=SC2034  # used by the tests that source this file
 matmul=$build/apps/matmul/hetpu-matmul
+# shellcheck disable=SC2034
 kmeans=$build/apps/kmeans/hetpu-kmeans
+# shellcheck disable=SC2034
 hetpu=$build/tools/hetpu
 d=$HETPU_TEST_DIR
 check_ledger() { python3 "$HETPU_SLURM_TESTS/check_ledger.py" "$HETPU_LEDGER" "$HETPU_SITE" "$@"; }

@@ -15,7 +15,6 @@ shift 2
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(accounting mpi batch_cancel)
 here=$top/tests/slurm
-t_start=$SECONDS
 
 [ "$(id -u)" -eq 0 ] || { echo "slurm-check runs the Slurm daemons as root: run it as root" >&2; exit 1; }
 for f in apps/matmul/hetpu-matmul apps/kmeans/hetpu-kmeans tools/hetpu; do
