@@ -154,6 +154,11 @@ JobRecord merge_rank_records(const std::vector<JobRecord> &ranks, int nodes)
             out.workers.push_back(w);
         }
     }
+    // Under Slurm the SU is task 0's charge of the allocation, for the job's wall time: the
+    // longest rank's, as the row says (SU is linear in the time).
+    const JobRecord &task0 = ranks.front();
+    if (task0.fraction_source == "slurm" && task0.wall_s > 0)
+        out.su = task0.su * (out.wall_s / task0.wall_s);
     if (any_gco2e)
         out.gco2e = gco2e;
     std::string host_list;
