@@ -416,6 +416,14 @@ extern "C" const char *hetpu_host_name(void)
 extern "C" int hetpu_init_mpi(struct starpu_conf *conf, int *argc, char ***argv)
 {
 #ifdef HETPU_HAVE_MPI
+    // srun without a PMI plugin: MPI_Init would abort; one task is a plain run.
+    const hetpu::LaunchDecision launch = launch_decision();
+    if (launch.mode == hetpu::LaunchMode::RefuseSeveral) {
+        std::fputs(launch.message.c_str(), stderr);
+        return -ENOSYS;
+    }
+    if (const hetpu::MpiLaunch l = hetpu::detect_mpi_launch(hetpu::process_env); l.launched && !l.pmi)
+        return hetpu_init(conf);
     try {
         return hetpu::init_mpi(conf, argc, argv, nullptr);
     } catch (const std::exception &e) {  // the API is C: report, never throw

@@ -133,3 +133,8 @@ EXTRA_DIST += tests/cli/plbhac_starpu_start.sh
 AM_TESTS_ENVIRONMENT += export HETPU_HOME="$$STARPU_HOME/hetpu-home";
 # A stress loop run by hand (minutes): StarPU's OpenMP tests under every hetpu policy.
 EXTRA_DIST += tests/stress/starpu_openmp_loop.sh
+
+# hetpu under a real Slurm: ./run slurm-check (not make check: it installs Slurm, munge,
+# slurmdbd and MariaDB, and runs their daemons as root; CI runs it as a step of its own).
+EXTRA_DIST += tests/slurm/cluster.sh tests/slurm/slurm_check.sh tests/slurm/job_lib.sh tests/slurm/check_ledger.py \
+	tests/slurm/accounting.sh tests/slurm/mpi.sh tests/slurm/batch_cancel.sh

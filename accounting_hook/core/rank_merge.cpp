@@ -131,7 +131,8 @@ JobRecord merge_rank_records(const std::vector<JobRecord> &ranks, int nodes)
         }
         // Under Slurm, task 0 already charged the whole allocation (the others 0 SU): its
         // holdings are the allocation's, per node. Otherwise each rank held its share.
-        if (j.fraction_source == "slurm") {
+        // (task 0's source is "slurm", the others' "slurm task N (charged by task 0)")
+        if (j.fraction_source.rfind("slurm", 0) == 0) {
             if (r == 0) {
                 out.cores = j.cores;
                 out.gpus = j.gpus;
@@ -153,6 +154,11 @@ JobRecord merge_rank_records(const std::vector<JobRecord> &ranks, int nodes)
             out.workers.push_back(w);
         }
     }
+    // Under Slurm the SU is task 0's charge of the allocation, for the job's wall time: the
+    // longest rank's, as the row says (SU is linear in the time).
+    const JobRecord &task0 = ranks.front();
+    if (task0.fraction_source == "slurm" && task0.wall_s > 0)
+        out.su = task0.su * (out.wall_s / task0.wall_s);
     if (any_gco2e)
         out.gco2e = gco2e;
     std::string host_list;

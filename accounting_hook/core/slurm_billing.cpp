@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
@@ -89,15 +91,34 @@ TresWeights parse_tres_billing_weights(const std::string &text)
     return w;
 }
 
+namespace {
+
+// `v` with 9 significant digits, rounded up: Slurm truncates the billing to an integer, so a
+// weight printed rounded down (0.0849616G for 2 SU over 24105 MB) bills a whole node's
+// memory 1.99999 -> 1 instead of 2. A value exact in 9 digits is printed as it is.
+std::string weight_text(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.8e", v);  // d.dddddddde[+-]x: 9 digits, rounded to nearest
+    if (v > 0 && std::strtod(buf, nullptr) < v) {
+        char *e = std::strchr(buf, 'e');
+        long long digits = std::strtoll(std::string(buf, 1).append(buf + 2, e).c_str(), nullptr, 10) + 1;
+        int exponent = std::atoi(e + 1);
+        if (digits == 1000000000LL)
+            digits /= 10, ++exponent;
+        std::snprintf(buf, sizeof buf, "%lld.%08llde%d", digits / 100000000LL, digits % 100000000LL, exponent);
+    }
+    std::snprintf(buf, sizeof buf, "%.9g", std::strtod(buf, nullptr));
+    return buf;
+}
+
+}  // namespace
+
 std::string format_tres_billing_weights(const TresWeights &w)
 {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "CPU=%.6g,Mem=%.6gG", w.cpu, w.mem_per_gib);
-    std::string s = buf;
-    if (w.gpu > 0) {
-        std::snprintf(buf, sizeof buf, ",GRES/gpu=%.6g", w.gpu);
-        s += buf;
-    }
+    std::string s = "CPU=" + weight_text(w.cpu) + ",Mem=" + weight_text(w.mem_per_gib) + "G";
+    if (w.gpu > 0)
+        s += ",GRES/gpu=" + weight_text(w.gpu);
     return s;
 }
 

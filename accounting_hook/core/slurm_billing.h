@@ -26,7 +26,8 @@ struct TresWeights {
 // suffixed K, M, G or T (per KiB ... TiB). Throws std::invalid_argument naming the bad item.
 TresWeights parse_tres_billing_weights(const std::string &text);
 
-// Slurm-style text for `w` (Mem with a G suffix).
+// Slurm-style text for `w` (Mem with a G suffix); each weight to 9 significant digits,
+// rounded up, so that Slurm's billing, truncated to an integer, never falls below the model.
 std::string format_tres_billing_weights(const TresWeights &w);
 
 // Billing units per hour for one node holding cpus/mem/gpus.

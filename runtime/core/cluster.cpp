@@ -40,6 +40,9 @@ MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &loo
         }
         break;
     }
+    for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "PMIX_RANK"})
+        if (const char *v = lookup(name); v && *v)
+            launch.pmi = true;
     return launch;
 }
 
@@ -47,6 +50,18 @@ LaunchDecision decide_launch(const MpiLaunch &launch, bool built_with_mpi)
 {
     if (!launch.launched)
         return {};
+    // srun without a PMI plugin (--mpi=none, Slurm's default MpiDefault): MPI cannot start
+    // in the step (OpenMPI aborts in MPI_Init). One task is a plain process; several would
+    // each run the whole job alone: refuse with the fix.
+    if (built_with_mpi && !launch.pmi) {
+        if (launch.size_known && launch.size == 1)
+            return {};
+        return {LaunchMode::RefuseSeveral,
+                "hetpu: srun started " + std::to_string(launch.size) + " tasks (" + launch.variable + "=" +
+                    std::to_string(launch.size) +
+                    ") without a PMI plugin, so MPI cannot join them into one job; launch with srun --mpi=pmix "
+                    "(srun --mpi=list shows what this Slurm has)\n"};
+    }
     if (built_with_mpi)
         return {LaunchMode::Mpi, ""};
     if (launch.size_known && launch.size == 1)

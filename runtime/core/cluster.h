@@ -21,6 +21,7 @@ struct MpiLaunch {
     int size = 1;             // ranks announced by the launcher (1 when unknown)
     bool size_known = false;  // false: only PMIX_RANK said so, the number of tasks is unknown
     std::string variable;     // the variable that gave it away, for messages
+    bool pmi = false;         // a process manager MPI can join: mpirun, or srun --mpi=pmix/pmi2
 };
 
 // Looks for OMPI_COMM_WORLD_SIZE (OpenMPI's mpirun), PMI_SIZE (MPICH/Hydra, srun
@@ -35,7 +36,7 @@ MpiLaunch detect_mpi_launch(const std::function<const char *(const char *)> &loo
 enum class LaunchMode {
     Single,         // hetpu_init(): no launcher, or one task without MPI support
     Mpi,            // hetpu_init_mpi() on every rank
-    RefuseSeveral,  // several tasks (or an unknown number) without MPI support: refuse, see message
+    RefuseSeveral,  // several tasks (or an unknown number) that cannot run as one job: refuse, see message
 };
 struct LaunchDecision {
     LaunchMode mode = LaunchMode::Single;

@@ -78,6 +78,28 @@ TEST(LaunchDecision, SeveralTasksWithoutMpiAreRefusedWithTheFix)
     EXPECT_NE(d.message.find("unknown number of tasks (PMIX_RANK is set)"), std::string::npos) << d.message;
 }
 
+// Issue 50, under a real Slurm: srun without --mpi (MpiDefault=none, Debian's default)
+// starts tasks MPI cannot join (OpenMPI aborts in MPI_Init). One task is a plain run;
+// several are refused with the fix; with a PMI plugin every launch uses MPI.
+TEST(LaunchDecision, SrunWithoutPmiIsNoMpiLaunch)
+{
+    EXPECT_FALSE(detect({{"SLURM_STEP_NUM_TASKS", "1"}}).pmi);
+    EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "1"}, {"SLURM_PROCID", "0"}}), true).mode,
+              LaunchMode::Single);
+    LaunchDecision d = decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "3"}}), true);
+    EXPECT_EQ(d.mode, LaunchMode::RefuseSeveral);
+    EXPECT_NE(d.message.find("srun started 3 tasks (SLURM_STEP_NUM_TASKS=3) without a PMI plugin"), std::string::npos)
+        << d.message;
+    EXPECT_NE(d.message.find("srun --mpi=pmix"), std::string::npos) << d.message;
+    // srun --mpi=pmix sets PMIX_RANK, --mpi=pmi2 PMI_RANK and PMI_SIZE.
+    EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "3"}, {"PMIX_RANK", "1"}}), true).mode, LaunchMode::Mpi);
+    EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "1"}, {"PMIX_RANK", "0"}}), true).mode, LaunchMode::Mpi);
+    EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "2"}, {"PMI_RANK", "0"}, {"PMI_SIZE", "2"}}), true).mode,
+              LaunchMode::Mpi);
+    // Without MPI support the old rules hold.
+    EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "1"}}), false).mode, LaunchMode::Single);
+}
+
 // Issue 44, defect 3: ranks given different options ran different jobs.
 TEST(JobMismatch, SameJobEverywhereIsQuiet)
 {

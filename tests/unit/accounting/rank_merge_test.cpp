@@ -77,5 +77,29 @@ TEST(RankMerge, SlurmAllocationChargedOnceByTaskZero)
     EXPECT_EQ(m.nodes, 2);
 }
 
+// Issue 50, under a real Slurm (srun --mpi=pmix -n 3 on one node): the ranks but task 0
+// record "slurm task N (charged by task 0)"; their holdings were added to task 0's, so the
+// row said 6 cores and 9 GiB of a 2-core, 3 GiB allocation; and its SU was task 0's over
+// task 0's wall time, not the job's (the longest rank's) that the row records.
+TEST(RankMerge, EveryTaskOfASlurmJobHoldsTheAllocationNotAShare)
+{
+    std::vector<JobRecord> ranks = {rank_record("vm", 2, 10, 3, 2), rank_record("vm", 0, 10, 3, 2),
+                                    rank_record("vm", 0, 10, 3, 2)};
+    for (size_t r = 0; r < ranks.size(); ++r) {
+        ranks[r].fraction_source = r == 0 ? "slurm" : "slurm task " + std::to_string(r) + " (charged by task 0)";
+        ranks[r].slurm_job_id = "4";
+        ranks[r].nodes = 1;
+        ranks[r].mem_gib = 3;
+    }
+    ranks[2].wall_s = 4;  // rank 2 ran longest: the job's wall time, at task 0's rate
+    JobRecord m = merge_rank_records(ranks, 1);
+    EXPECT_DOUBLE_EQ(m.wall_s, 4);
+    EXPECT_DOUBLE_EQ(m.su, 2.0 / 3 * 4);
+    EXPECT_DOUBLE_EQ(m.cores, 2);
+    EXPECT_DOUBLE_EQ(m.fc, ranks[0].fc);
+    EXPECT_DOUBLE_EQ(m.mem_gib, 3);
+    EXPECT_EQ(m.fraction_source, "slurm");
+}
+
 }  // namespace
 }  // namespace hetpu::accounting
