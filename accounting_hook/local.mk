@@ -43,7 +43,8 @@ tests_accounting_accounting_unit_tests_SOURCES = \
 	tests/unit/accounting/run_charge_test.cpp \
 	tests/unit/accounting/ledger_test.cpp \
 	tests/unit/accounting/rank_merge_test.cpp \
-	tests/unit/accounting/device_share_test.cpp
+	tests/unit/accounting/device_share_test.cpp \
+	tests/unit/accounting/shared_device_charge_test.cpp
 tests_accounting_accounting_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS)
 tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
@@ -69,8 +70,8 @@ tools_hetpu_LDADD += tools/su/libhetpu_su.la accounting_hook/libhetpu_accounting
 
 # End to end: hetpu su on the paper's system, the hook on real runs (matmul, preloaded
 # plain_starpu), concurrent runs, kill -9, corrupt ledger.
-TESTS += tests/accounting/accounting_cli.sh
-EXTRA_DIST += tests/accounting/accounting_cli.sh
+TESTS += tests/accounting/accounting_cli.sh tests/accounting/shared_gpu.sh
+EXTRA_DIST += tests/accounting/accounting_cli.sh tests/accounting/shared_gpu.sh
 
 # Hook overhead: N tiny tasks with and without accounting in one process (./run bench accounting).
 noinst_PROGRAMS += bench/accounting_overhead

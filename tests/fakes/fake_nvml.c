@@ -5,9 +5,11 @@
  * FAKE_NVML_MODE=clock: the counters follow CLOCK_MONOTONIC, GPU 0 at FAKE_NVML_WATTS (default
  * 100 W) and GPU 1 at twice that, the same in every process of the node (issue 49's shared-device
  * tests compare processes' shares with what the device drew between two instants). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int reads[2];
 static int handles[2] = {0, 1};
@@ -51,6 +53,16 @@ int nvmlDeviceGetTotalEnergyConsumption(void *h, unsigned long long *mj)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         *mj = 5000ULL + (unsigned long long)(watts * 1e3 * ((double)ts.tv_sec + (double)ts.tv_nsec * 1e-9));
+        /* FAKE_NVML_LOG=file: one line per read, "pid gpu mJ", so a test knows the interval
+         * each process measured. */
+        const char *log = getenv("FAKE_NVML_LOG");
+        if (log && *log) {
+            FILE *f = fopen(log, "a");
+            if (f) {
+                fprintf(f, "%ld %d %llu\n", (long)getpid(), i, *mj);
+                fclose(f);
+            }
+        }
         return 0;
     }
     *mj = 5000ULL + 1000ULL * (unsigned long long)reads[i]++;
