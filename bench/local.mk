@@ -35,6 +35,7 @@ bench_ckpt_device_SOURCES = bench/ckpt_device.cpp
 bench_ckpt_device_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 bench_ckpt_device_LDADD = libhetpu_ckpt.la $(STARPU_LIBS) $(OPENCL_LIBS)
 EXTRA_DIST += bench/ckpt_device.sh
+EXTRA_DIST += bench/accounting_packing.sh
 
 noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
