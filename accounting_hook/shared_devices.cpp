@@ -13,10 +13,19 @@
 
 namespace hetpu::accounting {
 
+namespace {
+// StarPU's initial (global) scheduling context: 0 (its STARPU_GLOBAL_SCHED_CTX is internal).
+constexpr unsigned kGlobalContext = 0;
+}  // namespace
+
 std::vector<AcceleratorKey> run_accelerators(bool opencl_on_cpu)
 {
+    // The arbiter (opened by the scheduler inside starpu_init, before this) cleared any
+    // earlier session's share already; a run under another policy must not inherit one.
+    if (const auto own = mgb::own_share(); own && own->pid != int32_t(getpid()))
+        mgb::remember_own_share(std::nullopt);
     std::vector<AcceleratorKey> out;
-    for (const mgb::AcceleratorDevice &d : mgb::discover_accelerators(STARPU_GLOBAL_SCHED_CTX)) {
+    for (const mgb::AcceleratorDevice &d : mgb::discover_accelerators(kGlobalContext)) {
         if (d.workers.empty())
             continue;
         AcceleratorKey k;
@@ -34,6 +43,7 @@ void apply_device_shares(RunInputs &in, const std::vector<AcceleratorKey> &accel
                          energy::EnergySource *gpu_source, bool opencl_on_cpu, void (*warn)(const std::string &))
 {
     const std::optional<mgb::ShareSnapshot> own = mgb::own_share();
+    mgb::remember_own_share(std::nullopt);  // charged once: a later session of this process starts afresh
     if (!own || own->pid != int32_t(getpid()) || own->devices.empty())
         return;
     const std::vector<double> per_gpu = gpu_source ? gpu_source->gpu_joules() : std::vector<double>{};
