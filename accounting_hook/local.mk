@@ -27,7 +27,9 @@ accounting_hook_libhetpu_accounting_core_la_SOURCES = \
 	accounting_hook/core/rank_merge.cpp accounting_hook/core/rank_merge.h \
 	accounting_hook/core/shared_device_charge.cpp accounting_hook/core/shared_device_charge.h
 accounting_hook_libhetpu_accounting_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
-accounting_hook_libhetpu_accounting_core_la_LIBADD = accounting_hook/libhetpu_device_share.la $(TOML_LIBS) $(SQLITE_LIBS)
+# device_share.la is not added here: the arbiter's library carries it into libhetpu and
+# tools/hetpu, and a convenience library in two others is linked twice.
+accounting_hook_libhetpu_accounting_core_la_LIBADD = $(TOML_LIBS) $(SQLITE_LIBS)
 
 EXTRA_DIST += accounting_hook/examples/table1_system.toml accounting_hook/examples/nvidia_benchmarks.csv
 
@@ -47,7 +49,7 @@ tests_accounting_accounting_unit_tests_SOURCES = \
 	tests/unit/accounting/shared_device_charge_test.cpp
 tests_accounting_accounting_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS)
 tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
+tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la accounting_hook/libhetpu_device_share.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
 TESTS += tests/accounting/accounting_unit_tests
 
 # StarPU glue, inside libhetpu (runtime/init.cpp wraps the resolved policy with it).
