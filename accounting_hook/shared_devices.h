@@ -12,10 +12,10 @@
 namespace hetpu::accounting {
 
 struct AcceleratorKey {
-    std::string key;  // the arbiter's key
-    bool gpu = false; // counts as a GPU (CUDA; OpenCL unless it runs on the CPU)
-    int devid = -1;   // StarPU's device id: the sensor's index (NVML numbers GPUs the same way
-                      // when CUDA_DEVICE_ORDER=PCI_BUS_ID and no CUDA_VISIBLE_DEVICES remaps them)
+    std::string key;   // the arbiter's key
+    bool gpu = false;  // counts as a GPU (CUDA; OpenCL unless it runs on the CPU)
+    int devid = -1;    // StarPU's device id: the sensor's index (NVML numbers GPUs the same way
+                       // when CUDA_DEVICE_ORDER=PCI_BUS_ID and no CUDA_VISIBLE_DEVICES remaps them)
 };
 
 // At run start (StarPU running): the run's accelerators.

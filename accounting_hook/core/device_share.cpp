@@ -83,8 +83,9 @@ void ShareIntegrator::advance(double t)
         return;
     }
     if (t < now_)
-        throw std::invalid_argument("share integrator: event at " + std::to_string(t) + " s is before the previous one (" +
-                                    std::to_string(now_) + " s): sort the log by time");
+        throw std::invalid_argument("share integrator: event at " + std::to_string(t) +
+                                    " s is before the previous one (" + std::to_string(now_) +
+                                    " s): sort the log by time");
     const double dt = t - now_;
     now_ = t;
     if (dt == 0)

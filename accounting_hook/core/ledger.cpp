@@ -393,9 +393,10 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
         Statement s(
             db_,
             ("SELECT id, recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id, nodes, cores,"
-            " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, " +
-            std::string(version_ >= 2 ? "gpu_share, fg_allocated" : "'allocation', NULL") +
-            " FROM jobs WHERE recorded_at >= ? ORDER BY id").c_str());
+             " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, " +
+             std::string(version_ >= 2 ? "gpu_share, fg_allocated" : "'allocation', NULL") +
+             " FROM jobs WHERE recorded_at >= ? ORDER BY id")
+                .c_str());
         s.bind(1, from);
         while (s.step()) {
             JobRecord j;

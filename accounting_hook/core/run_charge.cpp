@@ -136,7 +136,8 @@ std::string format_summary(const JobRecord &j, const Partition &p, const std::st
             std::snprintf(line, sizeof line,
                           "  device %s: %s, share %.4g of it (busy %.4g), %.4g share-h; energy %s of %s [%s]%s\n",
                           d.device.c_str(),
-                          d.peers == 0 ? "alone" : ("shared with up to " + std::to_string(d.peers) + " other(s)").c_str(),
+                          d.peers == 0 ? "alone"
+                                       : ("shared with up to " + std::to_string(d.peers) + " other(s)").c_str(),
                           d.fraction, d.attached_h > 0 ? d.used_share_h / d.attached_h : 0.0, d.share_h,
                           format_joules(d.energy_j).c_str(), format_joules(d.device_energy_j).c_str(),
                           d.energy_source.c_str(), d.peers == 0 ? "" : " (its idle time split by reservation)");

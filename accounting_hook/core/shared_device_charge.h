@@ -16,9 +16,9 @@ namespace hetpu::accounting {
 struct SharedDevice {
     std::string key;
     int peers = 0;
-    ShareTime time;                    // seconds
-    std::optional<double> joules;      // the device's own joules over the run, when the sensor tells devices apart
-    std::string source;                // the sensor or model that measured it
+    ShareTime time;                // seconds
+    std::optional<double> joules;  // the device's own joules over the run, when the sensor tells devices apart
+    std::string source;            // the sensor or model that measured it
 };
 
 // One DeviceShareUsage per device. A device without its own joules gets an equal part of

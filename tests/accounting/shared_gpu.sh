@@ -27,7 +27,7 @@ export HETPU_MGB_ARBITER=$arbiter
 pids=
 trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf "$STARPU_HOME"; rm -f "/dev/shm${arbiter}"' EXIT
 
-# run NAME N: N processes at once (3 tasks of 12 MiB sleeping 1.5 s each), each its own ledger
+# run NAME N: N processes at once (2 tasks of 12 MiB sleeping 1.5 s each), each its own ledger
 # row in $STARPU_HOME/NAME.sqlite and its own fake-NVML log.
 run_batch() {
     name=$1 n=$2
@@ -35,7 +35,7 @@ run_batch() {
     i=0
     while [ "$i" -lt "$n" ]; do
         HETPU_LEDGER="$STARPU_HOME/$name.sqlite" FAKE_NVML_LOG="$STARPU_HOME/$name.nvml" \
-            timeout 300 "$prog" --tasks 3 --sleep-ms 1500 >"$STARPU_HOME/$name.$i.out" 2>"$STARPU_HOME/$name.$i.err" &
+            timeout 300 "$prog" --tasks 2 --sleep-ms 1500 >"$STARPU_HOME/$name.$i.out" 2>"$STARPU_HOME/$name.$i.err" &
         pids="$pids $!"
         i=$((i + 1))
     done
@@ -112,7 +112,9 @@ run_batch alone 1
 run_batch alone 1
 check alone 2 alone
 
-# SIGKILL one of three once all three hold the device; the others finish.
+# SIGKILL one of three once all three were granted the device (the grant trace says so);
+# the others finish.
+export HETPU_MGB_TRACE="$STARPU_HOME/killed.trace"
 HETPU_LEDGER="$STARPU_HOME/killed.sqlite" FAKE_NVML_LOG="$STARPU_HOME/killed.nvml" \
     "$prog" --tasks 4 --sleep-ms 1500 >"$STARPU_HOME/victim.out" 2>"$STARPU_HOME/victim.err" &
 victim=$!
@@ -129,9 +131,11 @@ HETPU_LEDGER="$STARPU_HOME/killed.sqlite" FAKE_NVML_LOG="$STARPU_HOME/killed.nvm
 k2=$!
 pids="$victim $k1 $k2"
 i=0
-until [ "$(cut -d' ' -f1 "$STARPU_HOME/killed.nvml" | sort -u | wc -l)" -ge 3 ]; do
-    i=$((i + 1)); [ $i -lt 3000 ] || fail "the survivors never started"; sleep 0.1
+until [ "$(grep '"event":"grant"' "$STARPU_HOME/killed.trace" 2>/dev/null | sed 's/.*"pid":\([0-9]*\).*/\1/' |
+    sort -u | wc -l)" -ge 3 ]; do
+    i=$((i + 1)); [ $i -lt 3000 ] || fail "the survivors were never granted the device"; sleep 0.1
 done
+sleep 1  # let the three share it a while: the check below needs the victim's share to be visible
 echo "$victim" >"$STARPU_HOME/killed.nvml.victim"
 python3 -c 'import time; print(time.monotonic())' >"$STARPU_HOME/killed.nvml.killed_at"
 kill -9 "$victim"

@@ -98,8 +98,8 @@ int device_report(const Ledger &ledger, const std::string &since, bool json, con
                                     .c_str());
             continue;
         }
-        std::printf("%-24s %6lld %7lld %12.4g %12.4g %12s %14.6g\n", t.device.c_str(), t.jobs, t.shared_jobs,
-                    t.share_h, t.used_share_h, format_joules(t.energy_j).c_str(), t.su);
+        std::printf("%-24s %6lld %7lld %12.4g %12.4g %12s %14.6g\n", t.device.c_str(), t.jobs, t.shared_jobs, t.share_h,
+                    t.used_share_h, format_joules(t.energy_j).c_str(), t.su);
     }
     if (!json && totals.empty())
         std::printf("(no runs on devices shared through the MGB arbiter%s in %s)\n",

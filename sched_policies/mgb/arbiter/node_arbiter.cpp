@@ -318,7 +318,7 @@ std::unique_ptr<NodeArbiter> NodeArbiter::open(const std::string &name, const st
     std::unique_ptr<NodeArbiter> arbiter(new NodeArbiter(n, seg, true));
     arbiter->owner_pid_ = int32_t(getpid());
     remember_own_share(std::nullopt);  // a new session: the last one's share is charged already
-    int rc = -EIO;  // stays so if with_ledger could not run fn (already logged)
+    int rc = -EIO;                     // stays so if with_ledger could not run fn (already logged)
     arbiter->with_ledger([&](Ledger &ledger) { rc = ledger_attach_process(ledger, arbiter->owner_pid_, policy); });
     if (rc < 0) {
         arbiter->registered_ = false;  // nothing to detach

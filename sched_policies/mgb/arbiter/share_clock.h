@@ -22,11 +22,11 @@
 namespace hetpu::mgb {
 
 struct ShareAccount {
-    int32_t pid;  // 0: free slot
-    uint32_t peers[kMaxDevices];         // most other processes attached to the device at once
-    double attached_s[kMaxDevices];      // time attached (reported the device, or held on it)
-    double share_s[kMaxDevices];         // integral of max(bytes / capacity, warps / warp capacity)
-    double weight_s[kMaxDevices];        // integral of the charged weight
+    int32_t pid;                     // 0: free slot
+    uint32_t peers[kMaxDevices];     // most other processes attached to the device at once
+    double attached_s[kMaxDevices];  // time attached (reported the device, or held on it)
+    double share_s[kMaxDevices];     // integral of max(bytes / capacity, warps / warp capacity)
+    double weight_s[kMaxDevices];    // integral of the charged weight
 };
 
 struct ShareClock {

@@ -16,8 +16,8 @@ using hetpu::test::thrown_message;
 
 namespace {
 
-constexpr uint64_t kCap = 100;       // bytes
-constexpr uint64_t kWarps = 1000;    // warp capacity
+constexpr uint64_t kCap = 100;     // bytes
+constexpr uint64_t kWarps = 1000;  // warp capacity
 const std::string kDev = "opencl:0:0";
 
 ShareIntegrator one_device()
@@ -188,13 +188,18 @@ TEST(DeviceShare, OwnViewOfTheDeviceEnergyIsTheMeanWeight)
 TEST(DeviceShare, BadInputIsNamed)
 {
     ShareIntegrator s = one_device();
-    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.attach(0, 1, "cuda:nope"); }).find("unknown device 'cuda:nope'"),
+    EXPECT_NE(
+        thrown_message<std::invalid_argument>([&] { s.attach(0, 1, "cuda:nope"); }).find("unknown device 'cuda:nope'"),
+        std::string::npos);
+    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.grant(0, 1, kDev, 1, 1); }).find("not attached"),
               std::string::npos);
-    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.grant(0, 1, kDev, 1, 1); }).find("not attached"), std::string::npos);
     s.attach(5, 1, kDev);
-    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.release(6, 1, kDev, 1, 0); }).find("releases more"), std::string::npos);
-    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.advance(4); }).find("sort the log by time"), std::string::npos);
-    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.add_device("x", 0, 1); }).find("capacity 0"), std::string::npos);
+    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.release(6, 1, kDev, 1, 0); }).find("releases more"),
+              std::string::npos);
+    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.advance(4); }).find("sort the log by time"),
+              std::string::npos);
+    EXPECT_NE(thrown_message<std::invalid_argument>([&] { s.add_device("x", 0, 1); }).find("capacity 0"),
+              std::string::npos);
     EXPECT_NE(thrown_message<std::invalid_argument>([] { split_energy(1, {}); }).find("no process"), std::string::npos);
     EXPECT_NE(thrown_message<std::invalid_argument>([] { split_energy(-1, {1}); }).find(">= 0"), std::string::npos);
     EXPECT_NE(thrown_message<std::invalid_argument>([] { split_energy(1, {-1}); }).find("negative"), std::string::npos);

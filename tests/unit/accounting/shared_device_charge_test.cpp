@@ -43,6 +43,8 @@ TEST(SharedDeviceCharge, ModeSetting)
     EXPECT_FALSE(charge_gpu_by_use(std::nullopt, false));
     EXPECT_FALSE(charge_gpu_by_use(std::string("allocation"), true));
     EXPECT_TRUE(charge_gpu_by_use(std::string("use"), false));
-    EXPECT_NE(thrown_message<std::invalid_argument>([] { charge_gpu_by_use(std::string("half"), true); }).find("set it to use or allocation"),
+    EXPECT_NE(thrown_message<std::invalid_argument>([] {
+                  charge_gpu_by_use(std::string("half"), true);
+              }).find("set it to use or allocation"),
               std::string::npos);
 }
