@@ -14,12 +14,12 @@
 # 64 GiB, 2 GPUs of 300 W), so that the GPU fraction is what decides the bill.
 #
 # Usage: bench/accounting_packing.sh [BUILD_DIR] [OUT_DIR] [REPS]
-#        (defaults: _build, results/accounting, 1). Needs python3; gnuplot for the plot.
+#        (defaults: _build, results/accounting, 3). Needs python3; gnuplot for the plot.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/_build}" && pwd)
 out=${2:-$top/results/accounting}
-reps=${3:-1}
+reps=${3:-3}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 fake="$build/tests/fakes/.libs/libfake_nvml.so"
@@ -43,23 +43,28 @@ export POCL_MAX_PTHREAD_COUNT=1 STARPU_LIMIT_OPENCL_0_MEM=64 STARPU_LIMIT_OPENCL
 export HETPU_MGB_ARBITER=$arbiter STARPU_HOME="$work/starpu" HETPU_HOME="$work/home"
 unset STARPU_LIMIT_OPENCL_MEM HETPU_ACCOUNTING_GPU_SHARE HETPU_ENERGY
 
-# batch POLICY REP: the four apps at once, each charged into $work/POLICY.sqlite.
+# batch POLICY [LEDGER]: the four apps at once, each charged into LEDGER (default
+# $work/POLICY.sqlite).
 batch() {
-    export STARPU_SCHED=$1 HETPU_LEDGER="$work/$1.sqlite"
+    export STARPU_SCHED=$1 HETPU_LEDGER="${2:-$work/$1.sqlite}"
     pids=
-    "$build/apps/matmul/hetpu-matmul" -n 512 --block 64 >"$work/o1" 2>&1 &
+    "$build/apps/matmul/hetpu-matmul" -n 1024 --block 128 >"$work/o1" 2>&1 &
     pids="$pids $!"
-    "$build/apps/grn/hetpu-grn" --generate 40 --samples 80 --block 60 >"$work/o2" 2>&1 &
+    "$build/apps/grn/hetpu-grn" --generate 60 --samples 120 --block 60 >"$work/o2" 2>&1 &
     pids="$pids $!"
-    "$build/apps/kmeans/hetpu-kmeans" --generate 20000 --dims 3 -k 4 --block 2000 >"$work/o3" 2>&1 &
+    "$build/apps/kmeans/hetpu-kmeans" --generate 200000 --dims 3 -k 4 --block 20000 >"$work/o3" 2>&1 &
     pids="$pids $!"
-    "$build/apps/fft2d/hetpu-fft2d" -n 256 --block 16 >"$work/o4" 2>&1 &
+    "$build/apps/fft2d/hetpu-fft2d" -n 512 --block 32 >"$work/o4" 2>&1 &
     pids="$pids $!"
     for p in $pids; do
         wait "$p" || { cat "$work"/o[1-4] >&2; echo "a $1 job failed" >&2; exit 1; }
     done
 }
 
+# A discarded batch per policy first: StarPU calibrates its performance models on the first
+# runs (in STARPU_HOME), which would weigh on whichever policy went first.
+batch mgb "$work/warmup.sqlite"
+batch sa "$work/warmup.sqlite"
 r=0
 while [ "$r" -lt "$reps" ]; do
     batch mgb
@@ -115,6 +120,7 @@ set style fill solid 0.8 border -1
 set ylabel "SU billed"
 set key top left
 set xtics rotate by -30
+set yrange [0:*]
 plot "$out/packing.dat" using 2:xtic(1) title "mgb (use)", '' using 3 title "sa (use)", \
      '' using 4 title "mgb, by allocation"
 set ylabel "device energy share (J)"
