@@ -109,6 +109,13 @@ run_batch pair 2 3
 check pair 2 shared
 run_batch trio 3 3
 check trio 3 shared
+# hetpu su report shows the shared runs and totals them per device.
+hetpu="$HETPU_BUILDDIR/tools/hetpu"
+"$hetpu" su report --ledger "$STARPU_HOME/trio.sqlite" >"$STARPU_HOME/report" || fail "su report"
+[ "$(grep -c 'GPU charged by use: opencl:0:0 .*shared with 2' "$STARPU_HOME/report")" -eq 3 ] ||
+    { cat "$STARPU_HOME/report"; fail "su report does not show the three shared runs"; }
+"$hetpu" su report --ledger "$STARPU_HOME/trio.sqlite" --by device >"$STARPU_HOME/bydev" || fail "su report --by device"
+grep -Eq '^opencl:0:0 +3 +3 ' "$STARPU_HOME/bydev" || { cat "$STARPU_HOME/bydev"; fail "su report --by device"; }
 # The same jobs one at a time.
 run_batch alone 1
 run_batch alone 1
