@@ -33,6 +33,7 @@
 #include "accounting_hook/core/run_charge.h"
 #include "accounting_hook/core/slurm_allocation.h"
 #include "accounting_hook/local_node.h"
+#include "accounting_hook/shared_devices.h"
 #include "common/finite_number.h"
 #include "common/settings.h"
 #include "runtime/mpi_gather.h"
@@ -183,6 +184,7 @@ struct RunState {
     std::optional<double> grid_gco2e_per_kwh;
     std::unique_ptr<energy::EnergySelection> energy;
     energy::EnergySource *model = nullptr;
+    std::vector<AcceleratorKey> accelerators;  // for the shares of shared devices (issue 49)
 };
 
 RunState &state()
@@ -325,6 +327,7 @@ void finish_locked(RunState &s)
     }
     in.workers = attribute_energy(busy, s.energy->for_device(energy::Device::cpu),
                                   s.energy->for_device(energy::Device::gpu), s.model, s.opencl_on_cpu);
+    apply_device_shares(in, s.accelerators, s.energy->for_device(energy::Device::gpu), s.opencl_on_cpu, warn);
     JobRecord job = charge_run(in);
 
     // A multi-rank (MPI) job is one job: rank 0 merges every rank's charge into one ledger
@@ -389,7 +392,9 @@ void run_started(const char *policy_name)
         s.start = g_start_requested;
         s.policy = policy_name ? policy_name : "?";
         s.pid = getpid();
-        s.opencl_on_cpu = opencl_workers_run_on_cpu();
+        // HETPU_ACCOUNTING_OPENCL_AS_GPU: PoCL's devices stand in for GPUs (tests, demos).
+        s.opencl_on_cpu = opencl_workers_run_on_cpu() && !setting_flag("HETPU_ACCOUNTING_OPENCL_AS_GPU", false);
+        s.accelerators = run_accelerators(s.opencl_on_cpu);
         s.nworkers = std::min<int>(static_cast<int>(starpu_worker_get_count()), STARPU_NMAXWORKERS);
         int gpus = 0;
         for (int w = 0; w < s.nworkers; ++w) {

@@ -40,6 +40,7 @@ bench_ckpt_device_CPPFLAGS += $(CUDA_CFLAGS)
 bench_ckpt_device_LDADD += $(CUDA_LIBS)
 endif
 EXTRA_DIST += bench/ckpt_device.sh
+EXTRA_DIST += bench/accounting_packing.sh
 
 noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp

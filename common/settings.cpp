@@ -112,6 +112,11 @@ const std::vector<SettingSpec> kSpecs = {
     {"HETPU_PARTITION", T::Text, "`$SLURM_JOB_PARTITION`", "which partition of the config this run is charged in", 0, 0,
      nullptr, "gpu"},
     {"HETPU_GRID_GCO2E_PER_KWH", T::Number, "none", "carbon intensity, for a gCO2e estimate", 0, 1e9, nullptr, "250"},
+    {"HETPU_ACCOUNTING_GPU_SHARE", T::Choice, "`use` under the node-wide MGB arbiter, else `allocation`",
+     "GPU fraction charged: `use` (share-time of shared devices) or `allocation` (whole devices held)", 0, 0,
+     "use|allocation", "allocation"},
+    {"HETPU_ACCOUNTING_OPENCL_AS_GPU", T::Flag, "`0`",
+     "`1`: OpenCL devices on CPUs (PoCL) count as GPUs for the GPU fraction and energy (tests)", 0, 0, nullptr, "1"},
 };
 
 const char *type_name(SettingType t)

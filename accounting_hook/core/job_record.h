@@ -19,6 +19,20 @@ struct WorkerTypeUsage {
     double model_energy_j = 0;  // what the model source says, for comparison with a sensor
 };
 
+// One device shared through the MGB arbiter (issue 49): what this process used of it and
+// what it is charged for. Share-hours are time integrals (device_share.h).
+struct DeviceShareUsage {
+    std::string device;          // the arbiter's key: "cuda:0000:3b:00.0", "opencl:0:1"
+    int peers = 0;               // most other processes attached to it at once (0: alone)
+    double attached_h = 0;       // hours attached to it
+    double used_share_h = 0;     // integral of max(memory share, warp share)
+    double share_h = 0;          // integral of the charged weight (use + its part of the idle rest)
+    double fraction = 0;         // share_h / attached_h: the part of the device charged
+    double device_energy_j = 0;  // the whole device over the run, as measured
+    double energy_j = 0;         // this process's part: device_energy_j x fraction
+    std::string energy_source;   // "nvml", "model", ...
+};
+
 struct JobRecord {
     long long id = 0;         // set by the ledger
     std::string recorded_at;  // UTC, ISO 8601 ("2026-11-21T23:59:00Z"); set by the ledger if empty
@@ -36,6 +50,11 @@ struct JobRecord {
     std::string energy_source;    // e.g. "rapl+model"
     std::optional<double> gco2e;  // when a grid intensity is configured
     std::vector<WorkerTypeUsage> workers;
+    // Issue 49: "use" when fg is the use-based fraction of shared devices, "allocation" when
+    // it counts whole devices held (as before); fg_allocated is the latter either way.
+    std::string gpu_share = "allocation";
+    double fg_allocated = 0;
+    std::vector<DeviceShareUsage> devices;  // empty when no device went through the arbiter
 };
 
 }  // namespace hetpu::accounting

@@ -26,12 +26,28 @@ const char *schema_sql =
     " nodes INTEGER NOT NULL, cores REAL NOT NULL, gpus REAL NOT NULL, mem_gib REAL NOT NULL,"
     " fc REAL NOT NULL, fg REAL NOT NULL, fm REAL NOT NULL, weight REAL NOT NULL,"
     " wall_s REAL NOT NULL, su REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
-    " gco2e REAL, worker_rows INTEGER NOT NULL);"
+    " gco2e REAL, worker_rows INTEGER NOT NULL,"
+    " gpu_share TEXT NOT NULL DEFAULT 'allocation', fg_allocated REAL);"
     "CREATE TABLE IF NOT EXISTS job_workers ("
     " job_id INTEGER NOT NULL REFERENCES jobs(id), worker_type TEXT NOT NULL, workers INTEGER NOT NULL,"
     " tasks INTEGER NOT NULL, busy_s REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
     " model_energy_j REAL NOT NULL, PRIMARY KEY (job_id, worker_type));"
-    "CREATE INDEX IF NOT EXISTS jobs_recorded_at ON jobs(recorded_at);";
+    "CREATE INDEX IF NOT EXISTS jobs_recorded_at ON jobs(recorded_at);"
+    "CREATE TABLE IF NOT EXISTS job_devices ("
+    " job_id INTEGER NOT NULL REFERENCES jobs(id), device TEXT NOT NULL, peers INTEGER NOT NULL,"
+    " attached_h REAL NOT NULL, used_share_h REAL NOT NULL, share_h REAL NOT NULL, fraction REAL NOT NULL,"
+    " device_energy_j REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
+    " PRIMARY KEY (job_id, device));";
+
+// Version 1 -> 2 (issue 49): what version 2 added, nothing else touched.
+const char *migrate_1_to_2_sql =
+    "ALTER TABLE jobs ADD COLUMN gpu_share TEXT NOT NULL DEFAULT 'allocation';"
+    "ALTER TABLE jobs ADD COLUMN fg_allocated REAL;"
+    "CREATE TABLE IF NOT EXISTS job_devices ("
+    " job_id INTEGER NOT NULL REFERENCES jobs(id), device TEXT NOT NULL, peers INTEGER NOT NULL,"
+    " attached_h REAL NOT NULL, used_share_h REAL NOT NULL, share_h REAL NOT NULL, fraction REAL NOT NULL,"
+    " device_energy_j REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
+    " PRIMARY KEY (job_id, device));";
 
 // SQLite refused a lock without waiting (see Ledger::Ledger); the failed step can be retried.
 class LedgerBusy : public LedgerError {
@@ -189,6 +205,7 @@ bool Ledger::open_schema(bool read_only)
     if (version > ledger_schema_version)
         throw LedgerError("schema version " + std::to_string(version) + " is newer than this hetpu's (" +
                           std::to_string(ledger_schema_version) + "); use a newer hetpu or another HETPU_LEDGER");
+    version_ = int(version);
     if (read_only) {
         if (version == 0)
             throw LedgerError("not a hetpu ledger (no schema)");
@@ -214,8 +231,35 @@ bool Ledger::open_schema(bool read_only)
             sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
             throw;
         }
+        version_ = ledger_schema_version;
+    } else if (version < ledger_schema_version) {
+        migrate();
     }
     return false;
+}
+
+void Ledger::migrate()
+{
+    // Several jobs may find the old version at once: the version is read again inside the
+    // IMMEDIATE transaction, so exactly one migrates and the others see it done.
+    exec("BEGIN IMMEDIATE");
+    try {
+        long long version;
+        {
+            Statement v(db_, "PRAGMA user_version");
+            v.step();
+            version = v.integer(0);
+        }
+        if (version == 1) {
+            exec(migrate_1_to_2_sql);
+            exec("PRAGMA user_version=2");
+        }
+        exec("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+    version_ = ledger_schema_version;
 }
 
 Ledger::Ledger(const std::string &path, bool read_only) : path_(path)
@@ -299,8 +343,8 @@ long long Ledger::record(JobRecord job)
             Statement s(
                 db_, "INSERT INTO jobs (recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id,"
                      " nodes, cores, gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, "
-                     "worker_rows)"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                     "worker_rows, gpu_share, fg_allocated)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
             s.bind(1, job.recorded_at).bind(2, job.user).bind(3, job.host).bind(4, job.app).bind(5, job.policy);
             s.bind(6, job.partition).bind(7, job.fraction_source).bind(8, job.slurm_job_id);
             s.bind(9, static_cast<long long>(job.nodes)).bind(10, job.cores).bind(11, job.gpus).bind(12, job.mem_gib);
@@ -311,6 +355,7 @@ long long Ledger::record(JobRecord job)
             else
                 s.bind_null(21);
             s.bind(22, static_cast<long long>(job.workers.size()));
+            s.bind(23, job.gpu_share).bind(24, job.fg_allocated);
             s.step();
             id = sqlite3_last_insert_rowid(db_);
         }
@@ -322,6 +367,15 @@ long long Ledger::record(JobRecord job)
             w.bind(1, id).bind(2, u.worker_type).bind(3, static_cast<long long>(u.workers)).bind(4, u.tasks);
             w.bind(5, u.busy_s).bind(6, u.energy_j).bind(7, u.energy_source).bind(8, u.model_energy_j);
             w.step();
+        }
+        Statement d(db_, "INSERT INTO job_devices (job_id, device, peers, attached_h, used_share_h, share_h, fraction,"
+                         " device_energy_j, energy_j, energy_source) VALUES (?,?,?,?,?,?,?,?,?,?)");
+        for (const DeviceShareUsage &u : job.devices) {
+            d.reset();
+            d.bind(1, id).bind(2, u.device).bind(3, static_cast<long long>(u.peers)).bind(4, u.attached_h);
+            d.bind(5, u.used_share_h).bind(6, u.share_h).bind(7, u.fraction).bind(8, u.device_energy_j);
+            d.bind(9, u.energy_j).bind(10, u.energy_source);
+            d.step();
         }
         exec("COMMIT");
         return id;
@@ -338,9 +392,11 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
     try {
         Statement s(
             db_,
-            "SELECT id, recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id, nodes, cores,"
-            " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e FROM jobs"
-            " WHERE recorded_at >= ? ORDER BY id");
+            ("SELECT id, recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id, nodes, cores,"
+             " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, " +
+             std::string(version_ >= 2 ? "gpu_share, fg_allocated" : "'allocation', NULL") +
+             " FROM jobs WHERE recorded_at >= ? ORDER BY id")
+                .c_str());
         s.bind(1, from);
         while (s.step()) {
             JobRecord j;
@@ -354,6 +410,8 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
             j.wall_s = s.real(17), j.su = s.real(18), j.energy_j = s.real(19), j.energy_source = s.text(20);
             if (!s.is_null(21))
                 j.gco2e = s.real(21);
+            j.gpu_share = s.text(22);
+            j.fg_allocated = s.is_null(23) ? j.fg : s.real(23);  // version 1: fg was the allocation
             out.push_back(std::move(j));
         }
         for (JobRecord &j : out) {
@@ -370,6 +428,19 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
                 u.busy_s = w.real(3), u.energy_j = w.real(4), u.energy_source = w.text(5), u.model_energy_j = w.real(6);
                 j.workers.push_back(u);
             }
+            if (version_ < 2)
+                continue;  // an old ledger read as it is: no device rows
+            Statement d(db_, "SELECT device, peers, attached_h, used_share_h, share_h, fraction, device_energy_j,"
+                             " energy_j, energy_source FROM job_devices WHERE job_id = ? ORDER BY device");
+            d.bind(1, j.id);
+            while (d.step()) {
+                DeviceShareUsage u;
+                u.device = d.text(0);
+                u.peers = static_cast<int>(d.integer(1));
+                u.attached_h = d.real(2), u.used_share_h = d.real(3), u.share_h = d.real(4), u.fraction = d.real(5);
+                u.device_energy_j = d.real(6), u.energy_j = d.real(7), u.energy_source = d.text(8);
+                j.devices.push_back(u);
+            }
         }
     } catch (const LedgerError &e) {
         fail(e.what());
@@ -380,7 +451,7 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
 std::vector<LedgerTotals> Ledger::totals(const std::string &by, const std::string &since) const
 {
     if (by != "user" && by != "partition" && by != "app")
-        throw LedgerError("--by '" + by + "': expected user, partition or app");
+        throw LedgerError("--by '" + by + "': expected user, partition, app or device");
     const std::string from = since.empty() ? "" : normalise_since(since);
     // `by` is one of three fixed column names, never user text.
     const std::string sql = "SELECT " + by +
@@ -393,6 +464,30 @@ std::vector<LedgerTotals> Ledger::totals(const std::string &by, const std::strin
         s.bind(1, from);
         while (s.step())
             out.push_back({s.text(0), s.integer(1), s.real(2), s.real(3), s.real(4), s.real(5)});
+    } catch (const LedgerError &e) {
+        fail(e.what());
+    }
+    return out;
+}
+
+std::vector<DeviceTotals> Ledger::device_totals(const std::string &since) const
+{
+    const std::string from = since.empty() ? "" : normalise_since(since);
+    std::vector<DeviceTotals> out;
+    if (version_ < 2)
+        return out;  // an old ledger has no device rows
+    try {
+        // Each job's SU goes to its devices in proportion to their share-hours.
+        Statement s(db_, "SELECT d.device, COUNT(*), SUM(d.peers > 0), SUM(d.share_h), SUM(d.used_share_h),"
+                         " SUM(d.energy_j),"
+                         " TOTAL(j.su * CASE WHEN t.h > 0 THEN d.share_h / t.h ELSE 0 END)"
+                         " FROM job_devices d JOIN jobs j ON j.id = d.job_id"
+                         " JOIN (SELECT job_id, SUM(share_h) AS h FROM job_devices GROUP BY job_id) t"
+                         " ON t.job_id = d.job_id"
+                         " WHERE j.recorded_at >= ? GROUP BY d.device ORDER BY d.device");
+        s.bind(1, from);
+        while (s.step())
+            out.push_back({s.text(0), s.integer(1), s.integer(2), s.real(3), s.real(4), s.real(5), s.real(6)});
     } catch (const LedgerError &e) {
         fail(e.what());
     }

@@ -23,11 +23,21 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-constexpr int ledger_schema_version = 1;
+// 2 (issue 49): jobs.gpu_share and jobs.fg_allocated, table job_devices. A version-1 ledger
+// is migrated by the first writer and read as it is by readers.
+constexpr int ledger_schema_version = 2;
 
 // $HETPU_LEDGER, else $HETPU_HOME/ledger.sqlite, else $XDG_DATA_HOME/hetpu/ledger.sqlite,
 // else $HOME/.local/share/hetpu/ledger.sqlite.
 std::string default_ledger_path(const std::function<const char *(const char *)> &env);
+
+// Per device shared through the MGB arbiter (hetpu su report --by device).
+struct DeviceTotals {
+    std::string device;
+    long long jobs = 0, shared_jobs = 0;  // shared: another process held it at the same time
+    double share_h = 0, used_share_h = 0, energy_j = 0;
+    double su = 0;  // each job's SU split among its devices by share-hours
+};
 
 struct LedgerTotals {
     std::string key;  // the user, partition or app
@@ -53,6 +63,8 @@ public:
     std::vector<JobRecord> jobs(const std::string &since = "") const;
     // Totals grouped by "user", "partition" or "app" (largest SU first).
     std::vector<LedgerTotals> totals(const std::string &by, const std::string &since = "") const;
+    std::vector<DeviceTotals> device_totals(const std::string &since = "") const;
+    int schema_version() const { return version_; }
     // PRAGMA integrity_check's answer ("ok" when sound).
     std::string integrity_check() const;
 
@@ -62,8 +74,10 @@ private:
     void exec(const char *sql) const;
     bool open_schema(bool read_only);
     [[noreturn]] void fail(const std::string &what) const;
+    void migrate();
     std::string path_;
     sqlite3 *db_ = nullptr;
+    int version_ = 0;
 };
 
 // "2026-11-21" or "2026-11-21T10:00" / "2026-11-21 10:00:00" -> the ledger's comparable

@@ -59,6 +59,20 @@ std::string to_wire(const JobRecord &j)
                       {"energy_source", w.energy_source},
                       {"model_energy_j", w.model_energy_j}});
     o["workers"] = ws;
+    o["gpu_share"] = j.gpu_share;
+    o["fg_allocated"] = j.fg_allocated;
+    nlohmann::json ds = nlohmann::json::array();
+    for (const auto &d : j.devices)
+        ds.push_back({{"device", d.device},
+                      {"peers", d.peers},
+                      {"attached_h", d.attached_h},
+                      {"used_share_h", d.used_share_h},
+                      {"share_h", d.share_h},
+                      {"fraction", d.fraction},
+                      {"device_energy_j", d.device_energy_j},
+                      {"energy_j", d.energy_j},
+                      {"energy_source", d.energy_source}});
+    o["devices"] = ds;
     return o.dump();
 }
 
@@ -99,6 +113,22 @@ JobRecord from_wire(const std::string &text)
             u.model_energy_j = w.at("model_energy_j");
             j.workers.push_back(u);
         }
+        // Issue 49's fields; absent from a rank of an older hetpu.
+        j.gpu_share = o.value("gpu_share", std::string("allocation"));
+        j.fg_allocated = o.value("fg_allocated", j.fg);
+        for (const auto &d : o.value("devices", nlohmann::json::array())) {
+            DeviceShareUsage u;
+            u.device = d.at("device");
+            u.peers = d.at("peers");
+            u.attached_h = d.at("attached_h");
+            u.used_share_h = d.at("used_share_h");
+            u.share_h = d.at("share_h");
+            u.fraction = d.at("fraction");
+            u.device_energy_j = d.at("device_energy_j");
+            u.energy_j = d.at("energy_j");
+            u.energy_source = d.at("energy_source");
+            j.devices.push_back(u);
+        }
         return j;
     } catch (const nlohmann::json::exception &e) {
         throw std::invalid_argument(std::string("malformed rank accounting record: ") + e.what());
@@ -111,6 +141,8 @@ JobRecord merge_rank_records(const std::vector<JobRecord> &ranks, int nodes)
         throw std::invalid_argument("merge_rank_records: no rank record");
     JobRecord out = ranks.front();
     out.workers.clear();
+    out.devices.clear();
+    out.fg_allocated = 0;
     nodes = std::max({nodes, 1, ranks.front().slurm_job_id.empty() ? 1 : ranks.front().nodes});
     out.nodes = nodes;
     out.su = out.energy_j = out.wall_s = 0;
@@ -148,6 +180,14 @@ JobRecord merge_rank_records(const std::vector<JobRecord> &ranks, int nodes)
             out.fc += j.fc / nodes;
             out.fg += j.fg / nodes;
             out.fm += j.fm / nodes;
+            out.fg_allocated += j.fg_allocated / nodes;
+        }
+        if (j.gpu_share == "use")
+            out.gpu_share = "use";
+        // Each rank's share of the devices it used: ranks on one node may share a device.
+        for (DeviceShareUsage d : j.devices) {
+            d.device = "rank" + std::to_string(r) + "/" + d.device;
+            out.devices.push_back(d);
         }
         for (WorkerTypeUsage w : j.workers) {
             w.worker_type = "rank" + std::to_string(r) + "/" + w.worker_type;

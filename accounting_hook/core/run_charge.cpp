@@ -38,6 +38,18 @@ JobRecord charge_run(const RunInputs &in)
     j.gpus = std::min<double>(j.gpus, p.gpus_per_node);
     j.mem_gib = std::min(j.mem_gib, p.mem_gib_per_node);
     NodeFractions f = node_fractions(p, j.cores, j.gpus, j.mem_gib);
+    j.fg_allocated = f.gpus;
+    j.devices = in.devices;
+    if (in.charge_gpu_use && !in.slurm && !in.devices.empty() && p.gpus_per_node > 0) {
+        // The GPUs held are the parts of the shared devices charged to this process (each at
+        // most 1): alone on its devices that is the allocation, as before issue 49.
+        double used = 0;
+        for (const DeviceShareUsage &d : in.devices)
+            used += std::clamp(d.fraction, 0.0, 1.0);
+        j.gpus = std::min<double>(used, p.gpus_per_node);
+        f.gpus = j.gpus / p.gpus_per_node;
+        j.gpu_share = "use";
+    }
     j.fc = f.cores, j.fg = f.gpus, j.fm = f.memory;
     j.weight = energy_weight(p);
     j.su = cost(j.weight, j.wall_s / 3600.0, f, j.nodes);
@@ -116,6 +128,22 @@ std::string format_summary(const JobRecord &j, const Partition &p, const std::st
     }
     std::snprintf(line, sizeof line, "; wall %.3f s\n", j.wall_s);
     s += line;
+    if (!j.devices.empty()) {
+        std::snprintf(line, sizeof line, "  GPU fraction charged: %s (allocated %.4g, used %.4g)\n",
+                      j.gpu_share == "use" ? "used share of shared devices" : "allocation", j.fg_allocated, j.fg);
+        s += line;
+        for (const DeviceShareUsage &d : j.devices) {
+            std::snprintf(line, sizeof line,
+                          "  device %s: %s, share %.4g of it (busy %.4g), %.4g share-h; energy %s of %s [%s]%s\n",
+                          d.device.c_str(),
+                          d.peers == 0 ? "alone"
+                                       : ("shared with up to " + std::to_string(d.peers) + " other(s)").c_str(),
+                          d.fraction, d.attached_h > 0 ? d.used_share_h / d.attached_h : 0.0, d.share_h,
+                          format_joules(d.energy_j).c_str(), format_joules(d.device_energy_j).c_str(),
+                          d.energy_source.c_str(), d.peers == 0 ? "" : " (its idle time split by reservation)");
+            s += line;
+        }
+    }
     s += "  ledger: " + ledger_note + "\n";
     return s;
 }

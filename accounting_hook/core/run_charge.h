@@ -23,6 +23,10 @@ struct RunInputs {
     double gpus_in_use = 0;
     double peak_rss_gib = 0;
     std::vector<WorkerTypeUsage> workers;  // energy already attributed
+    // Devices shared through the MGB arbiter, and whether fg is charged by their use (issue
+    // 49). charge_gpu_use without devices (or with a Slurm allocation) charges the allocation.
+    std::vector<DeviceShareUsage> devices;
+    bool charge_gpu_use = false;
     std::optional<double> grid_gco2e_per_kwh;
 };
 

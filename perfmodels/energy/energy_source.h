@@ -59,6 +59,10 @@ public:
     }
     // Elapsed wall time since open, seconds (the model's idle energy needs it).
     virtual double seconds() const = 0;
+    // Cumulative joules since open of each GPU, in the sensor's numbering (NVML's index);
+    // empty when the source cannot tell GPUs apart. The accounting hook splits a shared
+    // device's own joules among the processes that used it (issue 49).
+    virtual std::vector<double> gpu_joules() { return {}; }
 };
 
 // Chooses sources: HETPU_ENERGY=rapl|nvml|model forces one (an unavailable sensor is an error

@@ -119,20 +119,29 @@ double NvmlSource::joules(Device d)
 {
     if (d != Device::gpu)
         return 0;
+    double j = 0;
+    for (double g : gpu_joules())
+        j += g;
+    return j;
+}
+
+std::vector<double> NvmlSource::gpu_joules()
+{
     if (sampler_)
         sample_power();
     std::lock_guard<std::mutex> lock(mutex_);
-    double j = 0;
+    std::vector<double> out;
+    out.reserve(gpus_.size());
     for (Gpu &g : gpus_) {
-        if (!g.has_counter) {
-            j += g.integrated_j;
-            continue;
-        }
+        double j = 0;
         unsigned long long mj = 0;
-        if (api_->total_energy(g.handle, &mj) == 0 && mj >= g.first_mj)
-            j += static_cast<double>(mj - g.first_mj) * 1e-3;
+        if (!g.has_counter)
+            j = g.integrated_j;
+        else if (api_->total_energy(g.handle, &mj) == 0 && mj >= g.first_mj)
+            j = static_cast<double>(mj - g.first_mj) * 1e-3;
+        out.push_back(j);
     }
-    return j;
+    return out;
 }
 
 double NvmlSource::seconds() const

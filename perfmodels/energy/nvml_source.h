@@ -31,6 +31,7 @@ public:
     double joules(Device d) override;
     void add_busy(WorkerType, double) override {}
     double seconds() const override;
+    std::vector<double> gpu_joules() override;
 
     int gpu_count() const { return static_cast<int>(gpus_.size()); }
     // How many GPUs fell back to integrating power (no energy counter).

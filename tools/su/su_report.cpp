@@ -47,7 +47,64 @@ nlohmann::json job_json(const JobRecord &j)
                         {"energy_source", j.energy_source},
                         {"workers", w}};
     r["gco2e"] = j.gco2e ? nlohmann::json(*j.gco2e) : nlohmann::json(nullptr);
+    r["gpu_share"] = j.gpu_share;
+    r["fg_allocated"] = j.fg_allocated;
+    nlohmann::json d = nlohmann::json::array();
+    for (const DeviceShareUsage &u : j.devices)
+        d.push_back({{"device", u.device},
+                     {"peers", u.peers},
+                     {"attached_h", u.attached_h},
+                     {"used_share_h", u.used_share_h},
+                     {"share_h", u.share_h},
+                     {"fraction", u.fraction},
+                     {"device_energy_j", u.device_energy_j},
+                     {"energy_j", u.energy_j},
+                     {"energy_source", u.energy_source}});
+    r["devices"] = d;
     return r;
+}
+
+// "  devices: opencl:0:0 0.5 of it, shared with 1" for a job that went through the arbiter.
+std::string devices_line(const JobRecord &j)
+{
+    std::string s;
+    for (const DeviceShareUsage &u : j.devices) {
+        char part[256];
+        std::snprintf(part, sizeof part, "%s%s x%.3g (%.4g share-h, %s%s)", s.empty() ? "" : "; ", u.device.c_str(),
+                      u.fraction, u.share_h, format_joules(u.energy_j).c_str(),
+                      u.peers > 0 ? (", shared with " + std::to_string(u.peers)).c_str() : ", alone");
+        s += part;
+    }
+    return s;
+}
+
+int device_report(const Ledger &ledger, const std::string &since, bool json, const std::string &path)
+{
+    const std::vector<DeviceTotals> totals = ledger.device_totals(since);
+    if (!json)
+        std::printf("%-24s %6s %7s %12s %12s %12s %14s\n", "device", "jobs", "shared", "share-h", "used-h", "energy",
+                    "SU");
+    for (const DeviceTotals &t : totals) {
+        if (json) {
+            std::printf("%s\n", nlohmann::json({{"by", "device"},
+                                                {"key", t.device},
+                                                {"jobs", t.jobs},
+                                                {"shared_jobs", t.shared_jobs},
+                                                {"share_h", t.share_h},
+                                                {"used_share_h", t.used_share_h},
+                                                {"energy_j", t.energy_j},
+                                                {"su", t.su}})
+                                    .dump()
+                                    .c_str());
+            continue;
+        }
+        std::printf("%-24s %6lld %7lld %12.4g %12.4g %12s %14.6g\n", t.device.c_str(), t.jobs, t.shared_jobs, t.share_h,
+                    t.used_share_h, format_joules(t.energy_j).c_str(), t.su);
+    }
+    if (!json && totals.empty())
+        std::printf("(no runs on devices shared through the MGB arbiter%s in %s)\n",
+                    since.empty() ? "" : (" since " + since).c_str(), path.c_str());
+    return 0;
 }
 
 }  // namespace
@@ -57,7 +114,8 @@ int report_command(int argc, char **argv)
     Options o("report", argc, argv,
               {{"ledger", "FILE", "the ledger (default: $HETPU_LEDGER, else $HETPU_HOME/ledger.sqlite)"},
                {"since", "DATE", "only runs that started on or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS])"},
-               {"by", "user|partition|app", "totals per user, partition or application"},
+               {"by", "user|partition|app|device",
+                "totals per user, partition, application, or GPU shared through the MGB arbiter"},
                {"json", "", "JSON lines instead of a table"}},
               "The runs the accounting hook recorded, with their service units and energy.");
     const std::string path = o.has("ledger") ? o.get("ledger") : default_ledger_path(process_env);
@@ -69,6 +127,8 @@ int report_command(int argc, char **argv)
 
     if (o.has("by")) {
         const std::string by = o.get("by");
+        if (by == "device")
+            return device_report(ledger, since, json, path);
         std::vector<LedgerTotals> totals = ledger.totals(by, since);
         if (!json)
             std::printf("%-20s %6s %14s %12s %12s %12s\n", by.c_str(), "jobs", "SU", "energy", "gCO2e", "wall (s)");
@@ -107,6 +167,8 @@ int report_command(int argc, char **argv)
         std::printf("%5lld %-20s %-10s %-14s %-8s %-10s %10.3f %12.6g  %s [%s]\n", j.id, j.recorded_at.c_str(),
                     j.user.c_str(), j.app.c_str(), j.policy.c_str(), j.partition.c_str(), j.wall_s, j.su,
                     format_joules(j.energy_j).c_str(), j.energy_source.c_str());
+        if (!j.devices.empty())
+            std::printf("      GPU charged by %s: %s\n", j.gpu_share.c_str(), devices_line(j).c_str());
     }
     if (!json)
         std::printf("%zu job%s, %.6g SU (%s)\n", jobs.size(), jobs.size() == 1 ? "" : "s", total_su, path.c_str());

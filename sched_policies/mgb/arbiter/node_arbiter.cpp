@@ -15,6 +15,7 @@
 //   reclaims the dead ones.
 #include "common/settings.h"
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "sched_policies/mgb/arbiter/share_clock.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -43,7 +44,7 @@ namespace {
 constexpr uint32_t kSegmentMagic = 0x48415242;  // "HARB": hetpu arbiter
 // Bump on any change of the header below (the Ledger has its own kLedgerVersion, checked
 // too, so a Ledger change alone need not bump this).
-constexpr uint32_t kSegmentVersion = 1;
+constexpr uint32_t kSegmentVersion = 2;  // 2: the share clock (issue 49)
 constexpr long kReadyWaitMs = 5000;
 constexpr time_t kReaderLockWaitS = 3;  // open_existing's lock: see with_ledger
 // A full scan (every grant's pid, not only the registered processes) at most this often:
@@ -116,6 +117,7 @@ struct NodeArbiter::Segment {
     uint64_t last_full_reclaim_ns;  // CLOCK_MONOTONIC (node-wide); guarded by mutex
     pthread_mutex_t mutex;          // PTHREAD_PROCESS_SHARED, PTHREAD_MUTEX_ROBUST, ERRORCHECK
     Ledger ledger;
+    ShareClock clock;  // who used each device how much, for the accounting hook (share_clock.h)
 };
 
 namespace {
@@ -233,6 +235,7 @@ template <typename Segment> Segment *map_segment(const std::string &name, bool m
                                      std::strerror(rc));
         }
         ledger_init(seg->ledger);
+        seg->clock.last_ns = monotonic_ns();
         seg->size = expected;
         seg->last_full_reclaim_ns = 0;
         __atomic_store_n(&seg->magic, kSegmentMagic, __ATOMIC_RELAXED);
@@ -314,7 +317,8 @@ std::unique_ptr<NodeArbiter> NodeArbiter::open(const std::string &name, const st
     Segment *seg = map_segment<Segment>(n, true, &created);
     std::unique_ptr<NodeArbiter> arbiter(new NodeArbiter(n, seg, true));
     arbiter->owner_pid_ = int32_t(getpid());
-    int rc = -EIO;  // stays so if with_ledger could not run fn (already logged)
+    remember_own_share(std::nullopt);  // a new session: the last one's share is charged already
+    int rc = -EIO;                     // stays so if with_ledger could not run fn (already logged)
     arbiter->with_ledger([&](Ledger &ledger) { rc = ledger_attach_process(ledger, arbiter->owner_pid_, policy); });
     if (rc < 0) {
         arbiter->registered_ = false;  // nothing to detach
@@ -364,7 +368,11 @@ NodeArbiter::~NodeArbiter()
     // getpid() check: a forked child inherits this object; its exit must not release the
     // parent's grants.
     if (registered_ && owner_pid_ == int32_t(getpid()))
-        with_ledger([this](Ledger &ledger) { ledger_detach_process(ledger, owner_pid_); });
+        with_ledger([this](Ledger &ledger) {
+            // with_ledger advanced the share clock up to now: this is the whole of our use.
+            remember_own_share(share_clock_snapshot(segment_->clock, ledger, owner_pid_));
+            ledger_detach_process(ledger, owner_pid_);
+        });
     munmap(segment_, sizeof(Segment));
 }
 
@@ -424,6 +432,9 @@ void NodeArbiter::with_ledger(const std::function<void(Ledger &)> &fn)
         log_error(name_, "cannot lock: %s (operation skipped)", std::strerror(rc));
         return;
     }
+    // The share clock first, with the Ledger as it stood since the last lock (a dead
+    // process's grants included: its share-time runs until its death is noticed, just below).
+    share_clock_advance(seg->clock, seg->ledger, monotonic_ns());
     // Every locker reclaims what dead processes held, status readers included (with a full
     // scan: they are rare), so `hetpu mgb status` never shows a stale reservation.
     reclaim_dead_locked(repaired || (!registered_ && !blocking_lock_));

@@ -229,8 +229,10 @@ void add_grant_to_device(Ledger &ledger, DeviceState &dev, const Grant &g)
     dev.in_use_warps += g.warps;
     if (g.algorithm != kMemoryOnly)
         ++dev.tasks;
-    if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices)
+    if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices) {
         p->reserved_bytes[g.device] += g.bytes;
+        p->in_use_warps[g.device] += g.warps;
+    }
 }
 
 void add_grant_per_sm(DeviceState &dev, const Grant &g)
@@ -244,8 +246,10 @@ void add_grant_per_sm(DeviceState &dev, const Grant &g)
 
 void remove_grant_from_device(Ledger &ledger, DeviceState &dev, const Grant &g)
 {
-    if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices)
+    if (ProcessEntry *p = find_process(ledger, g.pid); p && g.device < kMaxDevices) {
         sat_sub(p->reserved_bytes[g.device], g.bytes);
+        sat_sub(p->in_use_warps[g.device], g.warps);
+    }
     sat_sub(dev.reserved_bytes, g.bytes);
     sat_sub(dev.in_use_warps, g.warps);
     if (g.algorithm != kMemoryOnly)
@@ -573,8 +577,10 @@ void ledger_rebuild_counters(Ledger &ledger)
         if (dev.spec.sms > 0)
             dev.next_sm %= std::min<uint32_t>(dev.spec.sms, kMaxSms);
     }
-    for (ProcessEntry &p : ledger.processes)
+    for (ProcessEntry &p : ledger.processes) {
         std::memset(p.reserved_bytes, 0, sizeof p.reserved_bytes);
+        std::memset(p.in_use_warps, 0, sizeof p.in_use_warps);
+    }
     uint64_t max_id = 0;
     for (const Grant &g : ledger.grants) {
         if (g.id == 0)

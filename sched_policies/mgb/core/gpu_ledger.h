@@ -31,7 +31,7 @@ constexpr unsigned kMaxGrants = 1024;
 constexpr unsigned kMaxProcesses = 64;
 constexpr unsigned kDeviceKeyLength = 64;
 constexpr uint32_t kLedgerMagic = 0x4d474231;  // "MGB1"
-constexpr uint32_t kLedgerVersion = 2;         // bump on any layout change
+constexpr uint32_t kLedgerVersion = 3;         // bump on any layout change
 // Node-wide aging (issue 47): once another process's waiting tasks have been passed over by
 // this many grants to other processes, only that process may be granted a device.
 constexpr uint32_t kNodeAgingLimit = 16;
@@ -82,6 +82,8 @@ struct ProcessEntry {
     char policy[16];                       // "mgb", "mgb-exact", ...
     uint64_t limit_bytes[kMaxDevices];     // its StarPU memory limit per device (0: not reported)
     uint64_t reserved_bytes[kMaxDevices];  // its live grants' bytes per device (derived)
+    uint64_t in_use_warps[kMaxDevices];    // its live grants' warps per device (derived): the
+                                           // accounting's share of a shared device (issue 49)
 };
 
 struct Ledger {

@@ -265,3 +265,96 @@ TEST_F(LedgerTest, WriterKilledAtAnyInstantLeavesNoPartialJob)
               0);
     EXPECT_EQ(scalar(path, "SELECT COUNT(*) FROM job_workers WHERE job_id NOT IN (SELECT id FROM jobs)"), 0);
 }
+
+// Issue 49: per-device share rows, and a version-1 ledger (before them) stays readable and
+// is migrated by the first writer.
+namespace {
+
+JobRecord shared_job(const std::string &device, double su, double share_h, int peers)
+{
+    JobRecord j = job("ada", "matmul", su);
+    j.policy = "mgb";
+    j.gpu_share = "use";
+    j.fg_allocated = 0.5;
+    j.fg = 0.25;
+    j.devices = {{device, peers, 1.0, 0.2, share_h, share_h, 3600, 1800 * share_h, "nvml"}};
+    return j;
+}
+
+// The version-1 schema, as hetpu wrote it before issue 49.
+const char *v1_schema =
+    "CREATE TABLE jobs ( id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at TEXT NOT NULL, user TEXT NOT NULL,"
+    " host TEXT NOT NULL, app TEXT NOT NULL, policy TEXT NOT NULL, partition TEXT NOT NULL,"
+    " fraction_source TEXT NOT NULL, slurm_job_id TEXT NOT NULL, nodes INTEGER NOT NULL, cores REAL NOT NULL,"
+    " gpus REAL NOT NULL, mem_gib REAL NOT NULL, fc REAL NOT NULL, fg REAL NOT NULL, fm REAL NOT NULL,"
+    " weight REAL NOT NULL, wall_s REAL NOT NULL, su REAL NOT NULL, energy_j REAL NOT NULL,"
+    " energy_source TEXT NOT NULL, gco2e REAL, worker_rows INTEGER NOT NULL);"
+    "CREATE TABLE job_workers ( job_id INTEGER NOT NULL REFERENCES jobs(id), worker_type TEXT NOT NULL,"
+    " workers INTEGER NOT NULL, tasks INTEGER NOT NULL, busy_s REAL NOT NULL, energy_j REAL NOT NULL,"
+    " energy_source TEXT NOT NULL, model_energy_j REAL NOT NULL, PRIMARY KEY (job_id, worker_type));"
+    "INSERT INTO jobs VALUES (1, '2026-11-01T00:00:00Z', 'bob', 'n1', 'old', 'dmda', 'work', 'process', '', 1,"
+    " 2, 1, 1, 0.125, 0.25, 0.1, 16, 10, 2.5, 99, 'model', NULL, 0);"
+    "PRAGMA user_version=1;";
+
+}  // namespace
+
+TEST_F(LedgerTest, DeviceSharesRoundTripAndTotalByDevice)
+{
+    Ledger l(path);
+    l.record(shared_job("opencl:0:0", 2.0, 0.5, 1));
+    l.record(shared_job("opencl:0:0", 1.0, 0.25, 2));
+    l.record(shared_job("opencl:0:1", 4.0, 1.0, 0));
+    l.record(job("ada", "plain", 1.0));
+    const std::vector<JobRecord> jobs = l.jobs();
+    ASSERT_EQ(jobs.size(), 4u);
+    EXPECT_EQ(jobs[0].gpu_share, "use");
+    EXPECT_DOUBLE_EQ(jobs[0].fg_allocated, 0.5);
+    ASSERT_EQ(jobs[0].devices.size(), 1u);
+    EXPECT_EQ(jobs[0].devices[0].device, "opencl:0:0");
+    EXPECT_EQ(jobs[0].devices[0].peers, 1);
+    EXPECT_DOUBLE_EQ(jobs[0].devices[0].share_h, 0.5);
+    EXPECT_EQ(jobs[0].devices[0].energy_source, "nvml");
+    EXPECT_TRUE(jobs[3].devices.empty());
+    EXPECT_EQ(jobs[3].gpu_share, "allocation");
+    const std::vector<DeviceTotals> t = l.device_totals();
+    ASSERT_EQ(t.size(), 2u);
+    EXPECT_EQ(t[0].device, "opencl:0:0");
+    EXPECT_EQ(t[0].jobs, 2);
+    EXPECT_EQ(t[0].shared_jobs, 2);
+    EXPECT_DOUBLE_EQ(t[0].share_h, 0.75);
+    EXPECT_DOUBLE_EQ(t[0].su, 3.0);  // one device per job: all of each job's SU
+    EXPECT_EQ(t[1].shared_jobs, 0);
+}
+
+TEST_F(LedgerTest, AVersionOneLedgerIsReadAsItIsAndMigratedByAWriter)
+{
+    fs::create_directories(fs::path(path).parent_path());
+    sqlite3 *db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, v1_schema, nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    {
+        const Ledger reader(path, /*read_only=*/true);
+        EXPECT_EQ(reader.schema_version(), 1);
+        const std::vector<JobRecord> jobs = reader.jobs();
+        ASSERT_EQ(jobs.size(), 1u);
+        EXPECT_EQ(jobs[0].app, "old");
+        EXPECT_EQ(jobs[0].gpu_share, "allocation");
+        EXPECT_DOUBLE_EQ(jobs[0].fg_allocated, 0.25);  // fg was the allocation then
+        EXPECT_TRUE(reader.device_totals().empty());
+        EXPECT_EQ(scalar(path, "PRAGMA user_version"), 1);  // a reader changes nothing
+    }
+    {
+        Ledger writer(path);
+        EXPECT_EQ(writer.schema_version(), ledger_schema_version);
+        writer.record(shared_job("cuda:0000:3b:00.0", 1.0, 0.5, 1));
+    }
+    EXPECT_EQ(scalar(path, "PRAGMA user_version"), 2);
+    const Ledger reader(path, true);
+    const std::vector<JobRecord> jobs = reader.jobs();
+    ASSERT_EQ(jobs.size(), 2u);
+    EXPECT_EQ(jobs[0].app, "old");  // the old row survived the migration
+    EXPECT_DOUBLE_EQ(jobs[0].su, 2.5);
+    ASSERT_EQ(jobs[1].devices.size(), 1u);
+    EXPECT_EQ(reader.integrity_check(), "ok");
+}

@@ -101,3 +101,65 @@ TEST(RunCharge, SummaryExplainsTheChargeAndNamesSources)
     EXPECT_EQ(format_joules(1234), "1.23 kJ");
     EXPECT_EQ(format_joules(0.0021), "2.1 mJ");
 }
+
+// Issue 49: the GPU fraction of a run that shared its device through the MGB arbiter.
+namespace {
+
+RunInputs gpu_inputs()
+{
+    RunInputs in = inputs();
+    in.policy = "mgb";
+    in.partition.gpus_per_node = 2;
+    in.partition.gpu_tdp_w = 300;
+    in.cores_in_use = 1;
+    in.gpus_in_use = 1;
+    in.peak_rss_gib = 1;
+    DeviceShareUsage d;
+    d.device = "cuda:0000:3b:00.0";
+    d.peers = 2;
+    d.attached_h = 0.5;
+    d.used_share_h = 0.1;
+    d.share_h = 0.5 / 3;
+    d.fraction = 1.0 / 3;
+    d.device_energy_j = 900;
+    d.energy_j = 300;
+    d.energy_source = "nvml";
+    in.devices = {d};
+    return in;
+}
+
+}  // namespace
+
+TEST(RunCharge, SharedDeviceChargedByUseOrByAllocation)
+{
+    RunInputs in = gpu_inputs();
+    in.charge_gpu_use = true;
+    const JobRecord use = charge_run(in);
+    EXPECT_EQ(use.gpu_share, "use");
+    EXPECT_DOUBLE_EQ(use.fg_allocated, 0.5);  // one of two GPUs
+    EXPECT_DOUBLE_EQ(use.fg, 1.0 / 6);        // a third of one of two GPUs
+    EXPECT_DOUBLE_EQ(use.gpus, 1.0 / 3);
+    in.charge_gpu_use = false;
+    const JobRecord alloc = charge_run(in);
+    EXPECT_EQ(alloc.gpu_share, "allocation");
+    EXPECT_DOUBLE_EQ(alloc.fg, 0.5);
+    EXPECT_GT(alloc.su, use.su);  // packing lowers the bill
+    const std::string s = format_summary(use, in.partition, "recorded");
+    EXPECT_NE(s.find("allocated 0.5, used 0.1667"), std::string::npos) << s;
+    EXPECT_NE(s.find("shared with up to 2 other(s)"), std::string::npos) << s;
+    EXPECT_NE(s.find("energy 300 J of 900 J [nvml]"), std::string::npos) << s;
+    EXPECT_NE(s.find("idle time split by reservation"), std::string::npos) << s;
+}
+
+TEST(RunCharge, AloneOnItsDeviceTheUseIsTheAllocation)
+{
+    RunInputs in = gpu_inputs();
+    in.devices[0].peers = 0;
+    in.devices[0].fraction = 1;
+    in.charge_gpu_use = true;
+    const JobRecord use = charge_run(in);
+    in.charge_gpu_use = false;
+    const JobRecord alloc = charge_run(in);
+    EXPECT_DOUBLE_EQ(use.fg, alloc.fg);
+    EXPECT_DOUBLE_EQ(use.su, alloc.su);
+}

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Issue 49: from share-time to the figures of a run's charge.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "accounting_hook/core/shared_device_charge.h"
+#include "tests/unit/thrown_message.h"
+
+using namespace hetpu::accounting;
+using hetpu::test::thrown_message;
+
+TEST(SharedDeviceCharge, OwnJoulesOrAnEqualPartOfThePooledGpuEnergy)
+{
+    SharedDevice measured{"opencl:0:0", 1, {10, 2, 5}, 400.0, "nvml"};
+    SharedDevice pooled{"opencl:0:1", 0, {10, 1, 10}, std::nullopt, ""};
+    const auto u = device_usages({measured, pooled}, 600, "model");
+    ASSERT_EQ(u.size(), 2u);
+    EXPECT_DOUBLE_EQ(u[0].fraction, 0.5);
+    EXPECT_DOUBLE_EQ(u[0].energy_j, 200);
+    EXPECT_EQ(u[0].energy_source, "nvml");
+    EXPECT_DOUBLE_EQ(u[0].share_h, 5.0 / 3600);
+    EXPECT_DOUBLE_EQ(u[1].device_energy_j, 600);  // the only pooled device
+    EXPECT_DOUBLE_EQ(u[1].energy_j, 600);         // alone: all of it
+    EXPECT_EQ(u[1].energy_source, "model");
+}
+
+TEST(SharedDeviceCharge, GpuWorkerEnergyBecomesTheDeviceParts)
+{
+    std::vector<WorkerTypeUsage> w = {{"cpu", 1, 5, 1, 10, "rapl", 10}, {"opencl", 1, 5, 1, 600, "nvml", 100}};
+    DeviceShareUsage d;
+    d.energy_j = 150;
+    d.energy_source = "nvml";
+    move_gpu_energy_to_devices(w, {"cuda", "opencl"}, {d});
+    EXPECT_DOUBLE_EQ(w[0].energy_j, 10);  // CPU untouched
+    EXPECT_DOUBLE_EQ(w[1].energy_j, 150);
+    EXPECT_EQ(w[1].energy_source, "nvml");
+}
+
+TEST(SharedDeviceCharge, ModeSetting)
+{
+    EXPECT_TRUE(charge_gpu_by_use(std::nullopt, true));
+    EXPECT_FALSE(charge_gpu_by_use(std::nullopt, false));
+    EXPECT_FALSE(charge_gpu_by_use(std::string("allocation"), true));
+    EXPECT_TRUE(charge_gpu_by_use(std::string("use"), false));
+    EXPECT_NE(thrown_message<std::invalid_argument>([] {
+                  charge_gpu_by_use(std::string("half"), true);
+              }).find("set it to use or allocation"),
+              std::string::npos);
+}
