@@ -59,8 +59,7 @@ struct Estimates {
 
 }  // namespace
 
-void add_codelet_estimates(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &workers,
-                           BlockRules &rules)
+void add_codelet_estimates(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &workers, BlockRules &rules)
 {
     if (!job.codelet || !job.codelet->model || !job.fill_task)
         return;
