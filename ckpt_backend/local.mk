@@ -12,6 +12,7 @@ ckpt_backend_libhetpu_ckpt_core_la_SOURCES = \
 	ckpt_backend/core/peer_schedule.cpp ckpt_backend/core/peer_schedule.h \
 	ckpt_backend/core/device_cache.cpp ckpt_backend/core/device_cache.h \
 	ckpt_backend/core/cache_shrink.cpp ckpt_backend/core/cache_shrink.h \
+	ckpt_backend/core/cache_pressure.cpp ckpt_backend/core/cache_pressure.h \
 	ckpt_backend/core/group_placement.cpp ckpt_backend/core/group_placement.h \
 	ckpt_backend/core/durable_file.cpp ckpt_backend/core/durable_file.h \
 	ckpt_backend/core/manifest.cpp ckpt_backend/core/manifest.h
@@ -26,6 +27,7 @@ tests_ckpt_unit_tests_SOURCES = \
 	tests/unit/ckpt/peer_schedule_test.cpp \
 	tests/unit/ckpt/device_cache_test.cpp \
 	tests/unit/ckpt/cache_shrink_test.cpp \
+	tests/unit/ckpt/cache_pressure_test.cpp \
 	tests/unit/ckpt/manifest_test.cpp
 tests_ckpt_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_ckpt_unit_tests_LDADD = ckpt_backend/libhetpu_ckpt_core.la $(GTEST_LIBS)

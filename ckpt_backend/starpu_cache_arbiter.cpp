@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "ckpt_backend/starpu_cache_arbiter.h"
 
+#include "ckpt_backend/core/cache_pressure.h"
 #include "sched_policies/mgb/arbiter/node_arbiter.h"
 #include "sched_policies/mgb/device_discovery.h"
 
@@ -83,15 +84,35 @@ void CacheArbiter::release(std::uintptr_t chunk)
     arbiter_->with_ledger([&](mgb::Ledger &ledger) { mgb::ledger_release(ledger, grant); });
 }
 
-bool CacheArbiter::tasks_waiting()
+std::vector<std::uint64_t> CacheArbiter::memory_wanted()
 {
-    bool waiting = false;
+    const std::size_t n = ledger_device_.size();
+    const auto pid = static_cast<std::int32_t>(getpid());
+    std::vector<std::vector<std::uint64_t>> lack;
+    std::vector<std::uint64_t> mine(n, 0);
     arbiter_->with_ledger([&](mgb::Ledger &ledger) {
-        for (const mgb::ProcessEntry &p : ledger.processes)
-            if (p.pid > 0 && p.waiting > 0)
-                waiting = true;
+        for (const mgb::Grant &g : ledger.grants)
+            if (g.id && g.pid == pid && g.algorithm == mgb::kMemoryOnly)
+                for (std::size_t d = 0; d < n; ++d)
+                    if (ledger_device_[d] == g.device)
+                        mine[d] += g.bytes;
+        for (const mgb::ProcessEntry &p : ledger.processes) {
+            if (p.pid <= 0 || p.waiting == 0)
+                continue;
+            std::vector<std::uint64_t> row(n, 0);
+            bool any = false;
+            for (std::size_t d = 0; d < n; ++d) {
+                const int l = ledger_device_[d];
+                if (l < 0 || p.memory_wait_bytes[l] == 0)
+                    continue;
+                row[d] = mgb::ledger_memory_lack(ledger, p.pid, static_cast<unsigned>(l), p.memory_wait_bytes[l], pid);
+                any = any || row[d] != 0;
+            }
+            if (any)
+                lack.push_back(std::move(row));
+        }
     });
-    return waiting;
+    return plan_pressure_release(lack, mine);
 }
 
 std::uint64_t CacheArbiter::reserved(std::size_t d)

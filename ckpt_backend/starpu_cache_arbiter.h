@@ -2,8 +2,8 @@
 // The device cache's memory as the MGB node-wide arbiter sees it (docs/mgb.md): each cache
 // chunk is a memory-only reservation of this process on its device (ledger_reserve_memory),
 // so the MGB policies of this and every other process on the node place tasks beside the
-// cache instead of on top of it; and the arbiter's waiting tasks are the cache's cue to give
-// memory back. Off with HETPU_MGB_ARBITER=off; an arbiter that cannot be opened is said once
+// cache instead of on top of it; and what the arbiter's waiting tasks lack in memory is what
+// the cache gives back. Off with HETPU_MGB_ARBITER=off; an arbiter that cannot be opened is said once
 // on stderr and the cache runs without it (StarPU's own accounting still bounds it).
 #pragma once
 
@@ -30,9 +30,10 @@ public:
     // Reserves `bytes` on device `d` for `chunk`: false when the arbiter has no room there.
     bool reserve(std::size_t d, std::uintptr_t chunk, std::uint64_t bytes);
     void release(std::uintptr_t chunk);
-    // Whether any process of the node has tasks waiting for a device (the arbiter asks for
-    // memory: the cache gives back).
-    bool tasks_waiting();
+    // Bytes of cache memory to give back on each device now: what ends the wait of each
+    // process's oldest task waiting for memory (core/cache_pressure.h); zeros when the
+    // node's waiting tasks wait for compute, or for more than this process holds.
+    std::vector<std::uint64_t> memory_wanted();
     // This process's reservations on device d (tests, stats).
     std::uint64_t reserved(std::size_t d);
     std::string describe() const;

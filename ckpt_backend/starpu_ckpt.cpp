@@ -609,6 +609,7 @@ int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *out)
     out->device_chunk_refusals = s.device_chunk_refusals;
     out->device_pressure_released_bytes = s.device_pressure_released_bytes;
     out->device_pressure_evicted_bytes = s.device_pressure_evicted_bytes;
+    out->device_regrown_bytes = s.device_regrown_bytes;
     out->device_caches_growing = s.device_caches_growing ? 1 : 0;
     return 0;
     HETPU_CKPT_GUARD_END

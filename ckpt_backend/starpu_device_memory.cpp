@@ -106,16 +106,18 @@ public:
             arbiter_->release(chunk);
     }
     // StarPU's free memory on the device below the headroom (the application's data is
-    // growing into it), or tasks waiting in the MGB arbiter: one chunk's worth per poll then,
-    // since the arbiter does not say how much they need.
+    // growing into it), or what the MGB arbiter's waiting tasks lack on this device.
     std::uint64_t pressure(std::size_t d) override
     {
         const starpu_ssize_t available = starpu_memory_get_available(devices_[d].node);
         std::uint64_t want = 0;
         if (available < static_cast<starpu_ssize_t>(headroom_))
             want = headroom_ - static_cast<std::uint64_t>(std::max<starpu_ssize_t>(available, 0));
-        if (want == 0 && arbiter_ && arbiter_->tasks_waiting())
-            want = 1;
+        if (arbiter_) {
+            const std::vector<std::uint64_t> wanted = arbiter_->memory_wanted();
+            if (d < wanted.size())
+                want = std::max(want, wanted[d]);
+        }
         return want;
     }
     double bandwidth(std::size_t from, int to) const override

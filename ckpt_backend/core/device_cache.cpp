@@ -30,7 +30,7 @@ DeviceCache::DeviceCache(std::uint64_t target_bytes, std::uint64_t chunk_bytes, 
     }
 }
 
-std::size_t DeviceCache::chunks_wanted() const { return growing_ ? planned_chunks_ - chunks_ : 0; }
+std::size_t DeviceCache::chunks_wanted() const { return growing_ ? planned_chunks_ - live_ : 0; }
 
 std::size_t DeviceCache::add_chunk()
 {

@@ -30,15 +30,19 @@ public:
     // chunk_bytes. Throws std::invalid_argument on inconsistent sizes.
     DeviceCache(std::uint64_t target_bytes, std::uint64_t chunk_bytes, std::uint64_t slot_bytes);
 
-    // Chunks still to allocate (0 once the target is reached or growth was stopped).
+    // Chunks still to allocate: the target less the chunks present (0 once the target is
+    // reached or growth was stopped).
     std::size_t chunks_wanted() const;
     // The memory of the next chunk exists now: its slots become free. Returns its index.
     std::size_t add_chunk();
     // The device refused a chunk: the cache stays at the chunks it has.
     void stop_growing() { growing_ = false; }
+    // The device has room again (core/cache_pressure.h): chunks given back may be
+    // allocated again, up to the target; new chunks take new indices.
+    void resume_growing() { growing_ = true; }
     // Gives a whole chunk back (device memory pressure): every slot of it must be free.
-    // The cache stops growing (a cache that shrank for the application must not take the
-    // memory back). Its index is never reused, so SlotRefs of other chunks stay valid.
+    // The cache stops growing until resume_growing() (a cache that shrank for the
+    // application must not take the memory straight back). Its index is never reused, so SlotRefs of other chunks stay valid.
     // Throws std::invalid_argument for an absent chunk or one with a taken slot.
     void remove_chunk(std::size_t chunk);
     bool chunk_present(std::size_t chunk) const { return chunk < present_.size() && present_[chunk]; }

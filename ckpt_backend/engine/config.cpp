@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "common/input_file.h"
@@ -117,6 +118,27 @@ struct Reader {
             }
         }
     }
+    // Seconds: an integer or a float in [lo, hi].
+    void seconds(const std::string &table, const std::string &key, double lo, double hi, double *out)
+    {
+        if (const toml::node *n = find(table, key)) {
+            std::optional<double> v;
+            if (const toml::value<int64_t> *i = n->as_integer())
+                v = static_cast<double>(i->get());
+            else if (const toml::value<double> *f = n->as_floating_point())
+                v = f->get();
+            if (!v || !(*v >= lo && *v <= hi))
+                fail(where(*n) + ": " + name(table, key) + " must be a number of seconds in [" + format_number(lo) +
+                     ", " + format_number(hi) + "]");
+            *out = *v;
+        }
+    }
+    static std::string format_number(double x)
+    {
+        std::ostringstream o;
+        o << x;
+        return o.str();
+    }
     void string(const std::string &table, const std::string &key, std::string *out)
     {
         if (const toml::node *n = find(table, key)) {
@@ -132,7 +154,7 @@ const char *const kTopKeys[] = {
     "versions_to_keep", "checksums", "flush_threads", "eviction", "prefetch", "host", "local", "remote", "device"};
 const char *const kHostKeys[] = {"size", "incremental_init"};
 const char *const kDirKeys[] = {"path", "capacity", "drop_page_cache"};
-const char *const kDeviceKeys[] = {"size", "chunk", "slot", "peer_schedule", "headroom"};
+const char *const kDeviceKeys[] = {"size", "chunk", "slot", "peer_schedule", "headroom", "regrow_after"};
 
 template <std::size_t N> bool known(const std::string &k, const char *const (&keys)[N])
 {
@@ -174,6 +196,7 @@ void device_section(Reader &r, DeviceTierConfig *d)
                " bytes) must be a non-zero multiple of device.slot (" + std::to_string(d->slot_bytes) + " bytes)");
     d->headroom_bytes = d->chunk_bytes;
     r.size("device", "headroom", &d->headroom_bytes);
+    r.seconds("device", "regrow_after", 0, 3600, &d->regrow_after_s);
     std::string policy = "flow";
     r.string("device", "peer_schedule", &policy);
     if (policy == "flow")

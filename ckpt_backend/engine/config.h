@@ -24,6 +24,9 @@
 //   peer_schedule = "flow"      # remainders of full devices: "flow" | "greedy" | "local"
 //   headroom = "16MiB"          # device memory the cache leaves free for the application
 //                               # (default: one chunk); below it, the cache gives chunks back
+//   regrow_after = 1.0          # seconds without pressure before a cache that gave memory
+//                               # back grows again (doubling after each new round, up to
+//                               # 64x); 0: never grows again
 //
 // Sizes are integers (bytes) or strings with a unit: B, KiB, MiB, GiB (or K, M, G).
 #pragma once
@@ -48,6 +51,9 @@ struct DeviceTierConfig {
     // application's data eats into it, gives back by whole chunks. Parsing sets it to the
     // chunk size unless [device] headroom says otherwise.
     std::uint64_t headroom_bytes = 16ull << 20;
+    // Quiet seconds before a cache that gave memory back grows again (0: never); doubled
+    // after each new round of pressure, up to 64 times this (core/cache_pressure.h).
+    double regrow_after_s = 1.0;
     bool enabled() const { return bytes > 0 || fraction > 0; }
 };
 

@@ -15,13 +15,16 @@
 #pragma once
 
 #include "ckpt_backend/core/arena.h"
+#include "ckpt_backend/core/cache_pressure.h"
 #include "ckpt_backend/core/device_cache.h"
+#include "ckpt_backend/core/eviction.h"
 #include "ckpt_backend/core/manifest.h"
 #include "ckpt_backend/core/region_state.h"
 #include "ckpt_backend/engine/config.h"
 #include "ckpt_backend/engine/device_memory.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -60,9 +63,10 @@ struct EngineStats {
     double peer_schedule_time_s = 0;                   // bottleneck time of the last schedule (seconds)
     double device_capture_copy_s = 0;                  // time group captures spent copying (total)
     std::uint64_t device_cache_bytes = 0;              // device cache memory allocated so far, all devices
-    std::uint64_t device_chunk_refusals = 0;           // chunks a device refused (cache stays smaller)
+    std::uint64_t device_chunk_refusals = 0;           // chunks a device refused as the cache first grew
     std::uint64_t device_pressure_released_bytes = 0;  // cache memory given back under device memory pressure
     std::uint64_t device_pressure_evicted_bytes = 0;   // flushed device copies dropped to give it back
+    std::uint64_t device_regrown_bytes = 0;            // cache memory taken again once the pressure was over
     bool device_caches_growing = false;                // chunks still being allocated
 };
 
@@ -204,10 +208,27 @@ private:
     void device_memory_loop();
     // One cache chunk for the device with the fewest (false when none is wanted).
     bool grow_one_chunk();
+    // Lets the caches that gave memory back grow again after their quiet spell; true when
+    // one of them wants a chunk now.
+    bool resume_quiet_devices();
+    double device_clock_s() const;
     void device_flush_loop();
     void device_prefetch_loop();
     // Removes a version's first hint once its last region is restored.
     void consume_hint_locked(const Key &key, std::size_t index);
+    // Forgets a version's hint (a prefetch found it unreadable: the restore reports why).
+    void drop_hint_locked(const Key &key);
+    // What both prefetch threads look for: the first hinted region, in rank order over every
+    // name's hints (within a rank, region order), that `wanted` accepts. rank is kNoHint
+    // when none is. `wanted` may remember details of the candidate it accepts last: that
+    // one is the answer.
+    struct HintedRegion {
+        Key key;
+        std::size_t index = 0, rank = kNoHint;
+    };
+    HintedRegion next_hinted_region_locked(const std::function<bool(const Key &, Version &, std::size_t)> &wanted);
+    // The manifest of a version as the disk reads of one of its regions need it.
+    static Manifest manifest_of(const Key &key, const Version &v);
     void start_devices();
     void stop_devices();
     DeviceAddress device_address(const DeviceSegment &seg) const;
@@ -254,6 +275,8 @@ private:
     std::unique_ptr<DeviceMemory> devices_;
     std::vector<DeviceCache> device_caches_;
     std::vector<std::vector<std::uintptr_t>> device_chunks_;  // [device][chunk] driver handles
+    std::vector<RegrowBackoff> device_regrow_;                // [device]: when a shrunk cache grows again
+    std::chrono::steady_clock::time_point devices_started_;
     std::map<RegionKey, DeviceCopy> device_copies_;
     std::vector<std::vector<double>> link_bw_;  // [from][to] bytes/s between devices
     std::vector<double> host_bw_;               // [from] bytes/s to the host

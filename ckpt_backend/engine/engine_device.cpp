@@ -36,6 +36,9 @@ void Engine::start_devices()
         host_bw_[d] = devices_->bandwidth(d, kHostMemory);
     }
     device_chunks_.resize(n);
+    // The ceiling of the doubling: 64 quiet spells.
+    device_regrow_.assign(n, RegrowBackoff(dc.regrow_after_s, 64 * dc.regrow_after_s));
+    devices_started_ = std::chrono::steady_clock::now();
     devices_growing_ = true;
     threads_.emplace_back(&Engine::device_memory_loop, this);
     threads_.emplace_back(&Engine::device_flush_loop, this);
@@ -55,8 +58,14 @@ void Engine::stop_devices()
     device_copies_.clear();
 }
 
+double Engine::device_clock_s() const
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - devices_started_).count();
+}
+
 // Incremental initialisation of the device caches: one chunk per device in turn, so every
-// device has a usable cache after its first chunk instead of after the whole cache.
+// device has a usable cache after its first chunk instead of after the whole cache. The
+// same growth takes chunks again for a cache that gave memory back, once its device is quiet.
 bool Engine::grow_one_chunk()
 {
     std::size_t device = 0;
@@ -66,8 +75,8 @@ bool Engine::grow_one_chunk()
         bool wanted = false;
         std::size_t fewest = SIZE_MAX;
         for (std::size_t d = 0; d < device_caches_.size(); ++d)
-            if (device_caches_[d].chunks_wanted() > 0 && device_caches_[d].chunk_count() < fewest) {
-                fewest = device_caches_[d].chunk_count();
+            if (device_caches_[d].chunks_wanted() > 0 && device_caches_[d].live_chunks() < fewest) {
+                fewest = device_caches_[d].live_chunks();
                 device = d;
                 wanted = true;
             }
@@ -77,20 +86,41 @@ bool Engine::grow_one_chunk()
     }
     const std::uintptr_t chunk = devices_->allocate(device, bytes);
     std::lock_guard<std::mutex> lock(mu_);
+    DeviceCache &cache = device_caches_[device];
+    RegrowBackoff &regrow = device_regrow_[device];
     if (chunk == 0) {
-        device_caches_[device].stop_growing();
-        ++stats_.device_chunk_refusals;
+        cache.stop_growing();
+        if (regrow.shrunk())
+            regrow.pressure(device_clock_s());  // still short of memory: wait longer
+        else
+            ++stats_.device_chunk_refusals;  // the device is smaller than the cache asked for
     } else {
         device_chunks_[device].push_back(chunk);
-        device_caches_[device].add_chunk();
+        cache.add_chunk();
         stats_.device_cache_bytes += bytes;
+        if (regrow.shrunk())
+            stats_.device_regrown_bytes += bytes;
     }
     return true;
 }
 
+bool Engine::resume_quiet_devices()
+{
+    std::lock_guard<std::mutex> lock(mu_);
+    const double now = device_clock_s();
+    bool wanted = false;
+    for (std::size_t d = 0; d < device_caches_.size(); ++d) {
+        if (device_regrow_[d].may_grow(now))
+            device_caches_[d].resume_growing();
+        wanted = wanted || device_caches_[d].chunks_wanted() > 0;
+    }
+    return wanted && !stopping_;
+}
+
 // The device memory thread: grows the caches chunk by chunk, and all run long gives memory
-// back when a device asks for it (DeviceMemory::pressure). Pressure is looked at before each
-// chunk, so a device short of memory stops a growing cache at once.
+// back when a device asks for it (DeviceMemory::pressure) and takes it again once the device
+// has been quiet (core/cache_pressure.h). Pressure is looked at before each chunk, so a
+// device short of memory stops a growing cache at once.
 void Engine::device_memory_loop()
 {
     // How often pressure is looked at once the caches are grown: the scheduler's own polling
@@ -106,13 +136,18 @@ void Engine::device_memory_loop()
                 const std::uint64_t chunk = device_caches_[d].chunk_bytes();
                 shrink_device(d, static_cast<std::size_t>((want + chunk - 1) / chunk));
             }
+        if (!growing)
+            growing = resume_quiet_devices();
         if (growing && !grow_one_chunk()) {
             growing = false;
+            bool first = false;
             {
                 std::lock_guard<std::mutex> guard(mu_);
+                first = devices_growing_;
                 devices_growing_ = false;
             }
-            notify_state();
+            if (first)
+                notify_state();
         }
         lock.lock();
         if (!growing && !stopping_)
@@ -134,7 +169,8 @@ std::uint64_t Engine::shrink_device(std::size_t device, std::size_t chunks)
         if (device >= device_caches_.size() || chunks == 0)
             return 0;
         DeviceCache &cache = device_caches_[device];
-        cache.stop_growing();  // a device short of memory gets no more cache in this run
+        cache.stop_growing();  // until the device has been quiet for a while
+        device_regrow_[device].pressure(device_clock_s());
         chunk_bytes = cache.chunk_bytes();
         std::vector<ShrinkRegion> regions;
         std::vector<std::map<RegionKey, DeviceCopy>::iterator> copies;
@@ -559,37 +595,23 @@ void Engine::device_prefetch_loop()
     for (;;) {
         if (stopping_)
             return;
-        Key target;
-        std::size_t target_index = 0, target_rank = kNoHint, device = 0;
-        for (const auto &[name, order] : hints_) {
-            for (std::size_t rank = 0; rank < order.size() && rank < target_rank; ++rank) {
-                Version *v = find_locked({name, order[rank]}, false);
-                if (!v)
-                    continue;
-                bool found = false;
-                for (std::size_t i = 0; i < v->regions.size() && !found; ++i) {
-                    auto home = region_home_.find(v->regions[i].region);
-                    if (home == region_home_.end() || device_copies_.count({{name, order[rank]}, i}))
-                        continue;
-                    const DeviceCache &c = device_caches_[home->second];
-                    if (c.slots_for(v->regions[i].size) > c.total_slots())
-                        continue;  // can never fit that cache
-                    const long long off = v->host_offset[i];
-                    const bool in_host =
-                        off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
-                    if (!in_host && !v->local_complete && !v->remote_complete)
-                        continue;  // not readable yet
-                    target = {name, order[rank]};
-                    target_index = i;
-                    device = home->second;
-                    found = true;
-                }
-                if (found) {
-                    target_rank = rank;
-                    break;
-                }
-            }
-        }
+        std::size_t device = 0;
+        const HintedRegion next = next_hinted_region_locked([&](const Key &key, Version &v, std::size_t i) {
+            auto home = region_home_.find(v.regions[i].region);
+            if (home == region_home_.end() || device_copies_.count({key, i}))
+                return false;
+            const DeviceCache &c = device_caches_[home->second];
+            if (c.slots_for(v.regions[i].size) > c.total_slots())
+                return false;  // can never fit that cache
+            const long long off = v.host_offset[i];
+            const bool in_host = off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
+            if (!in_host && !v.local_complete && !v.remote_complete)
+                return false;  // not readable yet
+            device = home->second;
+            return true;
+        });
+        const Key target = next.key;
+        const std::size_t target_index = next.index, target_rank = next.rank;
         if (target_rank == kNoHint) {
             device_prefetch_cv_.wait(lock);
             continue;
@@ -634,11 +656,7 @@ void Engine::device_prefetch_loop()
         const bool from_host = off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
         if (from_host)
             ++cached_.at(static_cast<std::size_t>(off)).pins;
-        Manifest one;
-        one.name = target.first;
-        one.version = target.second;
-        one.checksums = v.checksums;
-        one.regions = v.regions;
+        const Manifest one = manifest_of(target, v);
         const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
         ++active_prefetches_;
         lock.unlock();
@@ -665,12 +683,7 @@ void Engine::device_prefetch_loop()
         if (failed) {
             // Unreadable: drop it and its hint; the restore reads the disk itself and reports it.
             free_device_copy_locked(it);
-            auto h = hints_.find(target.first);
-            if (h != hints_.end()) {
-                auto pos = std::find(h->second.begin(), h->second.end(), target.second);
-                if (pos != h->second.end())
-                    h->second.erase(pos);
-            }
+            drop_hint_locked(target);
         } else {
             it->second.pins = 0;
             it->second.ready = true;

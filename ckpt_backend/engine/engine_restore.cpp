@@ -96,11 +96,7 @@ void Engine::restore(const std::string &name, std::int64_t version, std::size_t 
             continue;
         }
         // From disk: the region file is durable once its region left the host arena.
-        Manifest one;
-        one.name = name;
-        one.version = version;
-        one.checksums = v->checksums;
-        one.regions = v->regions;
+        const Manifest one = manifest_of(key, *v);
         const bool remote_only = !v->local_complete && v->remote_complete;
         lock.unlock();
         try {
@@ -137,6 +133,47 @@ void Engine::consume_hint_locked(const Key &key, std::size_t index)
     }
 }
 
+void Engine::drop_hint_locked(const Key &key)
+{
+    auto h = hints_.find(key.first);
+    if (h == hints_.end())
+        return;
+    auto pos = std::find(h->second.begin(), h->second.end(), key.second);
+    if (pos != h->second.end())
+        h->second.erase(pos);
+}
+
+Engine::HintedRegion
+Engine::next_hinted_region_locked(const std::function<bool(const Key &, Version &, std::size_t)> &wanted)
+{
+    HintedRegion best;
+    for (const auto &[name, order] : hints_)
+        for (std::size_t rank = 0; rank < order.size() && rank < best.rank; ++rank) {
+            const Key key{name, order[rank]};
+            Version *v = find_locked(key, false);
+            if (!v)
+                continue;
+            std::size_t i = 0;
+            while (i < v->regions.size() && !wanted(key, *v, i))
+                ++i;
+            if (i < v->regions.size()) {
+                best = {key, i, rank};
+                break;  // this name's later ranks come after it
+            }
+        }
+    return best;
+}
+
+Manifest Engine::manifest_of(const Key &key, const Version &v)
+{
+    Manifest one;
+    one.name = key.first;
+    one.version = key.second;
+    one.checksums = v.checksums;
+    one.regions = v.regions;
+    return one;
+}
+
 void Engine::prefetch_loop()
 {
     // Normal priority: a prefetch is on the restore's critical path.
@@ -144,28 +181,12 @@ void Engine::prefetch_loop()
     for (;;) {
         if (stopping_)
             return;
-        // The first hinted region, in rank order, that is on disk but not in the arena.
-        Key target;
-        std::size_t target_index = 0, target_rank = kNoHint;
-        for (const auto &[name, order] : hints_) {
-            for (std::size_t rank = 0; rank < order.size() && rank < target_rank; ++rank) {
-                Version *v = find_locked({name, order[rank]}, false);
-                if (!v || !(v->local_complete || v->remote_complete))
-                    continue;
-                bool found = false;
-                for (std::size_t i = 0; i < v->regions.size(); ++i)
-                    if (v->host_offset[i] < 0) {
-                        target = {name, order[rank]};
-                        target_index = i;
-                        found = true;
-                        break;
-                    }
-                if (found) {
-                    target_rank = rank;
-                    break;
-                }
-            }
-        }
+        // The first hinted region that is on disk but not in the arena.
+        const HintedRegion next = next_hinted_region_locked([](const Key &, Version &v, std::size_t i) {
+            return (v.local_complete || v.remote_complete) && v.host_offset[i] < 0;
+        });
+        const Key target = next.key;
+        const std::size_t target_index = next.index, target_rank = next.rank;
         if (target_rank == kNoHint) {
             prefetch_cv_.wait(lock);
             continue;
@@ -182,11 +203,7 @@ void Engine::prefetch_loop()
             static_cast<std::size_t>(off),
             Cached{target, target_index, size, RegionLifecycle(RegionState::Prefetching), 0, v.flush_order});
         v.host_offset[target_index] = off;
-        Manifest one;
-        one.name = target.first;
-        one.version = target.second;
-        one.checksums = v.checksums;
-        one.regions = v.regions;
+        const Manifest one = manifest_of(target, v);
         const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
         ++active_prefetches_;
         lock.unlock();
@@ -204,8 +221,7 @@ void Engine::prefetch_loop()
             versions_.at(target).host_offset[target_index] = -1;
             arena_->release(static_cast<std::size_t>(off));
             cached_.erase(static_cast<std::size_t>(off));
-            hints_[target.first].erase(
-                std::find(hints_[target.first].begin(), hints_[target.first].end(), target.second));
+            drop_hint_locked(target);
         } else {
             c.life.advance(RegionState::Ready);
             stats_.prefetched_bytes += size;

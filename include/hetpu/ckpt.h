@@ -93,10 +93,11 @@ struct hetpu_ckpt_stats {
     double device_capture_copy_s;            /* seconds group captures spent copying, in total */
     uint64_t device_cache_bytes;             /* device cache memory allocated so far, all devices */
     uint64_t device_count;                   /* devices with a cache tier */
-    uint64_t device_chunk_refusals;          /* cache chunks a device refused (over its memory limit) */
+    uint64_t device_chunk_refusals;          /* chunks a device refused as the cache first grew (over its limit) */
     int device_caches_growing;               /* 1 while cache chunks are still being allocated */
     uint64_t device_pressure_released_bytes; /* cache memory given back under device memory pressure */
     uint64_t device_pressure_evicted_bytes;  /* flushed device copies dropped to give it back */
+    uint64_t device_regrown_bytes;           /* cache memory taken again once the device was quiet */
 };
 /* Fills *stats (waits for submitted captures first). */
 int hetpu_ckpt_get_stats(struct hetpu_ckpt_stats *stats);

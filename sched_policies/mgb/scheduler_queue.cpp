@@ -201,7 +201,15 @@ void Scheduler::drain(std::vector<int> &wake, uint64_t only)
             waiting_tasks_.erase(id);
             return true;
         });
-        ledger_set_waiting(ledger, pid_, static_cast<uint32_t>(waiting_.size()));
+        // What memory would let the oldest waiting task start (what a checkpoint cache on
+        // the node gives back for it: nothing when it waits for compute).
+        uint64_t memory_wait[kMaxDevices] = {};
+        if (!waiting_.empty()) {
+            std::vector<uint64_t> bytes;
+            const PlaceRequest request = request_for(waiting_tasks_.at(waiting_.oldest()).info, bytes);
+            ledger_memory_wait(ledger, algorithm_, request, memory_wait);
+        }
+        ledger_set_waiting(ledger, pid_, static_cast<uint32_t>(waiting_.size()), memory_wait);
     });
 }
 

@@ -97,7 +97,8 @@ TEST(CkptPressure, CacheGivesWayToTasksAndEveryVersionRestores)
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     const std::string dir = tmpl;
     const std::string toml = "[host]\nsize = \"64MiB\"\nincremental_init = false\n[local]\npath = \"" + dir +
-                             "\"\n[device]\nsize = \"1GiB\"\nchunk = \"1MiB\"\nslot = \"64KiB\"\nheadroom = \"2MiB\"\n";
+                             "\"\n[device]\nsize = \"1GiB\"\nchunk = \"1MiB\"\nslot = \"64KiB\"\nheadroom = \"2MiB\"\n"
+                             "regrow_after = 0.1\n";  // quiet spells within the run: regrowth is sampled too
     ASSERT_EQ(hetpu_ckpt_init_from_string(toml.c_str()), 0) << hetpu_ckpt_last_error();
     auto arbiter = hetpu::mgb::NodeArbiter::open_existing(arbiter_name);
     ASSERT_NE(arbiter, nullptr);
@@ -196,10 +197,11 @@ TEST(CkptPressure, CacheGivesWayToTasksAndEveryVersionRestores)
     EXPECT_EQ(starpu_over.load(), 0) << "StarPU's memory accounting over a device's limit";
     EXPECT_EQ(arbiter_over.load(), 0) << "the arbiter's reservations over a device's capacity";
     s = stats();
-    std::printf("device cache: %.1f MiB given back under pressure (%.1f MiB of flushed copies dropped), "
-                "%llu device-path captures, %ld samples within the limits\n",
+    std::printf("device cache: %.1f MiB given back under pressure (%.1f MiB of flushed copies dropped), %.1f MiB "
+                "taken again, %llu device-path captures, %ld samples within the limits\n",
                 static_cast<double>(s.device_pressure_released_bytes) / kMiB,
                 static_cast<double>(s.device_pressure_evicted_bytes) / kMiB,
+                static_cast<double>(s.device_regrown_bytes) / kMiB,
                 static_cast<unsigned long long>(s.device_path_captures), samples.load());
     ASSERT_EQ(hetpu_ckpt_finalize(), 0) << hetpu_ckpt_last_error();
     EXPECT_EQ(look(*arbiter).cache, 0u) << "finalize gives every reservation back";

@@ -68,6 +68,8 @@ struct ProcessView {
     bool registered = false;  // false: only its grants are left (it never registered, or was dropped)
     uint32_t waiting = 0;
     std::map<unsigned, Share> shares;  // by device index
+    // What its oldest waiting task needs where only memory holds it back (by device index).
+    std::map<unsigned, uint64_t> memory_wait;
 };
 
 std::map<int32_t, ProcessView> processes_of(const Ledger &ledger)
@@ -79,6 +81,9 @@ std::map<int32_t, ProcessView> processes_of(const Ledger &ledger)
             v.policy = fixed_string(p.policy, sizeof p.policy);
             v.registered = true;
             v.waiting = p.waiting;
+            for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, kMaxDevices); ++d)
+                if (p.memory_wait_bytes[d] > 0)
+                    v.memory_wait[d] = p.memory_wait_bytes[d];
         }
     for (const Grant &g : ledger.grants)
         if (g.id != 0) {
@@ -133,6 +138,9 @@ nlohmann::ordered_json status_json(const std::string &name, const Ledger &ledger
         for (const auto &[d, s] : v.shares)
             jp["devices"].push_back(
                 {{"key", device_key(ledger, d)}, {"reserved_bytes", s.bytes}, {"warps", s.warps}, {"tasks", s.grants}});
+        jp["memory_wait"] = nlohmann::ordered_json::array();
+        for (const auto &[d, bytes] : v.memory_wait)
+            jp["memory_wait"].push_back({{"key", device_key(ledger, d)}, {"bytes", bytes}});
         j["processes"].push_back(jp);
     }
     return j;
@@ -167,6 +175,9 @@ void print_status_text(const std::string &name, const Ledger &ledger)
         for (const auto &[d, s] : v.shares)
             std::printf("    %-24s reserved %-10s warps %llu  tasks %u\n", device_key(ledger, d).c_str(),
                         human_bytes(s.bytes).c_str(), (unsigned long long)s.warps, s.grants);
+        for (const auto &[d, bytes] : v.memory_wait)
+            std::printf("    %-24s its oldest waiting task needs %s of memory here\n", device_key(ledger, d).c_str(),
+                        human_bytes(bytes).c_str());
     }
 }
 

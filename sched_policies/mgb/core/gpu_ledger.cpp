@@ -536,13 +536,59 @@ unsigned ledger_detach_process(Ledger &ledger, int32_t pid)
     return released;
 }
 
-void ledger_set_waiting(Ledger &ledger, int32_t pid, uint32_t waiting)
+void ledger_set_waiting(Ledger &ledger, int32_t pid, uint32_t waiting, const uint64_t *memory_wait)
 {
     if (ProcessEntry *p = find_process(ledger, pid)) {
         p->waiting = waiting;
         if (waiting == 0)
             p->bypassed = 0;  // nothing of it waits: nothing to age
+        if (memory_wait && waiting > 0)
+            std::memcpy(p->memory_wait_bytes, memory_wait, sizeof p->memory_wait_bytes);
+        else
+            std::memset(p->memory_wait_bytes, 0, sizeof p->memory_wait_bytes);
     }
+}
+
+void ledger_memory_wait(const Ledger &ledger, Algorithm algorithm, const PlaceRequest &request,
+                        uint64_t out[kMaxDevices])
+{
+    std::fill(out, out + kMaxDevices, uint64_t(0));
+    if (algorithm != Algorithm::Exact && algorithm != Algorithm::LeastWarps)
+        return;  // blind to memory: their tasks wait for a device's compute only
+    const ProcessEntry *proc = find_process_const(ledger, request.pid);
+    for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, kMaxDevices); ++d) {
+        if (!allowed(request, d) || !could_ever_fit(ledger, int(d), request))
+            continue;
+        const DeviceState &dev = ledger.devices[d];
+        const Footprint fp = footprint_on(request.needs, dev.spec);
+        if (!fp.runnable || bytes_on(request, d) <= headroom(ledger, proc, d))
+            continue;                         // memory is not what it lacks here
+        if (algorithm == Algorithm::Exact) {  // compute is hard: it must fit the SMs now
+            uint8_t placed[kMaxSms] = {};
+            uint32_t next_sm = dev.next_sm;
+            if (!exact_round_robin(dev, fp, placed, next_sm))
+                continue;
+        }
+        out[d] = bytes_on(request, d);
+    }
+}
+
+uint64_t ledger_memory_lack(const Ledger &ledger, int32_t waiter, unsigned device, uint64_t need, int32_t releaser)
+{
+    if (device >= std::min<unsigned>(ledger.ndevices, kMaxDevices))
+        return UINT64_MAX;
+    const ProcessEntry *proc = find_process_const(ledger, waiter);
+    const uint64_t device_free = ledger.devices[device].free_bytes();
+    uint64_t own = UINT64_MAX;  // what the waiter's own limit leaves it there
+    if (proc && proc->limit_bytes[device] > 0)
+        own = proc->limit_bytes[device] > proc->reserved_bytes[device]
+                  ? proc->limit_bytes[device] - proc->reserved_bytes[device]
+                  : 0;
+    if (need <= std::min(device_free, own))
+        return 0;
+    if (waiter == releaser)  // its own releases raise both the device's free memory and its own room
+        return need - std::min(device_free, own);
+    return own < need ? UINT64_MAX : need - device_free;
 }
 
 unsigned ledger_reclaim_dead(Ledger &ledger, bool (*alive)(int32_t pid))

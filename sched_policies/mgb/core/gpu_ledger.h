@@ -31,7 +31,7 @@ constexpr unsigned kMaxGrants = 1024;
 constexpr unsigned kMaxProcesses = 64;
 constexpr unsigned kDeviceKeyLength = 64;
 constexpr uint32_t kLedgerMagic = 0x4d474231;  // "MGB1"
-constexpr uint32_t kLedgerVersion = 3;         // bump on any layout change
+constexpr uint32_t kLedgerVersion = 4;         // bump on any layout change
 // Node-wide aging (issue 47): once another process's waiting tasks have been passed over by
 // this many grants to other processes, only that process may be granted a device.
 constexpr uint32_t kNodeAgingLimit = 16;
@@ -84,6 +84,10 @@ struct ProcessEntry {
     uint64_t reserved_bytes[kMaxDevices];  // its live grants' bytes per device (derived)
     uint64_t in_use_warps[kMaxDevices];    // its live grants' warps per device (derived): the
                                            // accounting's share of a shared device (issue 49)
+    // What its oldest waiting task needs on each device where memory alone keeps it waiting
+    // (compute would take it now): bytes, 0 elsewhere. A checkpoint cache holding memory there
+    // reads it to give back just what unblocks the task, and nothing for a wait for compute.
+    uint64_t memory_wait_bytes[kMaxDevices];
 };
 
 struct Ledger {
@@ -169,7 +173,20 @@ const Grant *ledger_find_grant(const Ledger &ledger, uint64_t grant);  // nullpt
 // Attach returns 0, -EINVAL for pid <= 0, -ENOSPC when full.
 int ledger_attach_process(Ledger &ledger, int32_t pid, std::string_view policy);
 unsigned ledger_detach_process(Ledger &ledger, int32_t pid);
-void ledger_set_waiting(Ledger &ledger, int32_t pid, uint32_t waiting);
+// memory_wait (nullptr: none) is ProcessEntry::memory_wait_bytes for its oldest waiting task,
+// as ledger_memory_wait computes it; all zero once nothing waits.
+void ledger_set_waiting(Ledger &ledger, int32_t pid, uint32_t waiting, const uint64_t *memory_wait = nullptr);
+
+// For a request that waits: fills out[d] with its bytes on each allowed device where it
+// would start now but for memory (free memory, or the requester's own limit), 0 elsewhere.
+// SA and CG never wait for memory, so they get zeros.
+void ledger_memory_wait(const Ledger &ledger, Algorithm algorithm, const PlaceRequest &request,
+                        uint64_t out[kMaxDevices]);
+
+// Bytes `releaser` must give back on `device` so that `need` bytes fit there for `waiter`
+// now: 0 when they already fit; UINT64_MAX when its releases cannot make them fit (the
+// waiter's own limit binds, and the releaser is another process).
+uint64_t ledger_memory_lack(const Ledger &ledger, int32_t waiter, unsigned device, uint64_t need, int32_t releaser);
 
 // Detaches every process (and every grant's pid) for which alive(pid) is false. Returns
 // the grants released. Grants with pid <= 0 (no known holder) are never reclaimed.

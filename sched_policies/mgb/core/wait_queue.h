@@ -23,7 +23,8 @@ public:
     bool remove(uint64_t id);
     bool empty() const { return entries_.empty(); }
     size_t size() const { return entries_.size(); }
-    std::vector<uint64_t> ids() const;  // arrival order
+    std::vector<uint64_t> ids() const;                                              // arrival order
+    uint64_t oldest() const { return entries_.empty() ? 0 : entries_.front().id; }  // 0: empty
     unsigned aging_limit() const { return aging_limit_; }
 
     // try_start(id) starts the task and returns true, or returns false when it cannot

@@ -154,6 +154,12 @@ TEST(CkptConfig, DeviceSection)
               4u << 20);
     EXPECT_EQ(parse_config(local + "[device]\nsize = \"64MiB\"\nheadroom = \"2MiB\"\n", "a.toml").device.headroom_bytes,
               2u << 20);
+    EXPECT_EQ(c.device.regrow_after_s, 1.0) << "the default quiet spell";
+    EXPECT_EQ(parse_config(local + "[device]\nsize = \"1MiB\"\nregrow_after = 0.25\n", "a.toml").device.regrow_after_s,
+              0.25);
+    EXPECT_EQ(parse_config(local + "[device]\nsize = \"1MiB\"\nregrow_after = 0\n", "a.toml").device.regrow_after_s,
+              0.0)
+        << "an integer, and 0: never";
 
     int rc = 0;
     std::string err;
@@ -169,6 +175,10 @@ TEST(CkptConfig, DeviceSection)
     std::tie(rc, err) = config_error(local + "[device]\nsize = \"1MiB\"\nheadroom = \"2 apples\"\n", "g.toml");
     EXPECT_NE(err.find("g.toml:5"), std::string::npos) << err;
     EXPECT_NE(err.find("device.headroom"), std::string::npos) << err;
+    std::tie(rc, err) = config_error(local + "[device]\nsize = \"1MiB\"\nregrow_after = \"soon\"\n", "h.toml");
+    EXPECT_EQ(err, "h.toml:5: device.regrow_after must be a number of seconds in [0, 3600]");
+    std::tie(rc, err) = config_error(local + "[device]\nsize = \"1MiB\"\nregrow_after = -1\n", "h.toml");
+    EXPECT_EQ(err, "h.toml:5: device.regrow_after must be a number of seconds in [0, 3600]");
     std::tie(rc, err) = config_error(local + "[device]\nsizes = \"1MiB\"\n", "e.toml");
     EXPECT_EQ(err, "e.toml:4: unknown key 'device.sizes'");
     std::tie(rc, err) = config_error(local + "device = 3\n", "f.toml");

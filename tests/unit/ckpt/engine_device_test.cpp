@@ -134,6 +134,7 @@ protected:
         config.device.bytes = 512 << 10;
         config.device.chunk_bytes = 128 << 10;
         config.device.slot_bytes = kSlot;
+        config.device.regrow_after_s = 0;  // a shrunk cache stays shrunk unless a test says otherwise
     }
     void TearDown() override { std::system(("rm -rf '" + root + "'").c_str()); }
 
@@ -434,4 +435,37 @@ TEST_F(EngineDevice, PolledPressureShrinksTheCache)
     std::vector<char> back(kSlot);
     e->restore("app", 1, 0, back.data(), back.size());
     EXPECT_EQ(back, pattern(kSlot, 5));
+}
+
+// Once the device has been quiet for regrow_after, a cache that gave memory back grows again
+// to its size, in new chunks, and they hold checkpoints like the first ones.
+TEST_F(EngineDevice, ShrunkCacheGrowsBackOnceThePressureIsOver)
+{
+    config.device.regrow_after_s = 0.05;
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);
+    fake->squeeze_to(0, 300 << 10);
+    while (e->stats().device_pressure_released_bytes < (256u << 10))  // a condition, not a deadline
+        usleep(1000);
+    fake->squeeze_to(0, UINT64_MAX);  // the application's data is gone again
+    while (e->stats().device_cache_bytes < (512u << 10))
+        usleep(1000);
+    EngineStats s = e->stats();
+    EXPECT_EQ(s.device_regrown_bytes % (128u << 10), 0u) << "whole chunks";
+    EXPECT_GE(s.device_regrown_bytes, 256u << 10);
+    EXPECT_EQ(s.device_chunk_refusals, 0u);
+    EXPECT_EQ(fake->used(0), 512u << 10);
+    // The whole cache holds a version again: 8 slots, no remainder to the host.
+    std::vector<std::vector<char>> buffers;
+    for (int i = 0; i < 8; ++i)
+        buffers.push_back(pattern(kSlot, 20 + i));
+    const auto expected = buffers;
+    take(*e, 1, buffers, std::vector<std::size_t>(8, 0));
+    EXPECT_EQ(e->stats().device_to_host_at_capture_bytes, 0u);
+    e->wait("app", 1, Tier::Local);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        std::vector<char> back(kSlot);
+        e->restore("app", 1, i, back.data(), back.size());
+        EXPECT_EQ(back, expected[i]);
+    }
 }

@@ -425,5 +425,59 @@ TEST(LedgerMemoryOnly, BoundedByTheProcessLimitAndReclaimedWithIt)
     EXPECT_EQ(l->devices[0].reserved_bytes, 30u);
 }
 
+// What a waiting task lacks in memory, for a checkpoint cache to give back (issue 45): only
+// where memory alone keeps it waiting, never for a wait for compute.
+TEST(LedgerMemoryWait, OnlyWhereMemoryAloneKeepsTheTaskWaiting)
+{
+    auto l = test::make_ledger(2, test::tiny_spec(100));
+    ASSERT_NE(ledger_reserve_memory(*l, 0, 100, 70), 0u);  // device 0: 30 free
+    uint64_t wait[kMaxDevices];
+    PlaceRequest r = test::request(50, 1);
+    ledger_memory_wait(*l, Algorithm::LeastWarps, r, wait);
+    EXPECT_EQ(wait[0], 50u) << "device 0 lacks memory only";
+    EXPECT_EQ(wait[1], 0u) << "device 1 has room: the task would start there";
+    r.allowed_devices = 1u;  // device 0 only
+    ledger_memory_wait(*l, Algorithm::SingleAssignment, r, wait);
+    EXPECT_EQ(wait[0], 0u) << "SA never waits for memory";
+    ledger_memory_wait(*l, Algorithm::CoreToGpu, r, wait);
+    EXPECT_EQ(wait[0], 0u) << "nor does CG";
+    // Exact: compute is hard. Device 0's SMs full: the task waits for compute there, and
+    // memory given back would not start it.
+    const PlaceResult full = ledger_place(*l, Algorithm::Exact, test::request(10, 16, 64));
+    ASSERT_EQ(full.status, PlaceStatus::Placed);
+    ASSERT_EQ(full.device, 0);
+    ledger_memory_wait(*l, Algorithm::Exact, r, wait);
+    EXPECT_EQ(wait[0], 0u) << "a wait for compute";
+    ASSERT_TRUE(ledger_release(*l, full.grant));
+    ledger_memory_wait(*l, Algorithm::Exact, r, wait);
+    EXPECT_EQ(wait[0], 50u) << "SMs free again: memory is what it lacks";
+    r.needs.bytes = 101;
+    ledger_memory_wait(*l, Algorithm::LeastWarps, r, wait);
+    EXPECT_EQ(wait[0], 0u) << "could never fit: no memory given back helps";
+}
+
+TEST(LedgerMemoryWait, LackCountsTheWaitersOwnLimit)
+{
+    auto l = test::make_ledger();
+    ASSERT_EQ(ledger_attach_process(*l, 7, "mgb"), 0);
+    ASSERT_EQ(ledger_attach_process(*l, 9, "mgb"), 0);
+    ASSERT_EQ(ledger_add_device(*l, "dev:0", test::tiny_spec(100), 9), 0);
+    ASSERT_EQ(ledger_add_device(*l, "dev:0", test::tiny_spec(60), 7), 0);  // process 7's limit: 60
+    ASSERT_NE(ledger_reserve_memory(*l, 0, 9, 60), 0u);                    // 40 free on the device
+    EXPECT_EQ(ledger_memory_lack(*l, 7, 0, 30, 9), 0u) << "fits now";
+    EXPECT_EQ(ledger_memory_lack(*l, 7, 0, 50, 9), 10u) << "process 9 gives back 10";
+    EXPECT_EQ(ledger_memory_lack(*l, 7, 0, 70, 9), UINT64_MAX) << "over 7's own limit: 9 cannot help";
+    ASSERT_NE(ledger_reserve_memory(*l, 0, 7, 30), 0u);  // 7 holds 30 of its 60; 10 free on the device
+    EXPECT_EQ(ledger_memory_lack(*l, 7, 0, 40, 7), 30u) << "its own releases count twice: 10 + 30 = 40";
+    EXPECT_EQ(ledger_memory_lack(*l, 7, 0, 40, 9), UINT64_MAX) << "7 has 30 left under its limit";
+    EXPECT_EQ(ledger_memory_lack(*l, 7, 1, 1, 9), UINT64_MAX) << "unknown device";
+    uint64_t wait[kMaxDevices] = {};
+    wait[0] = 40;
+    ledger_set_waiting(*l, 7, 2, wait);
+    EXPECT_EQ(l->processes[0].memory_wait_bytes[0], 40u);
+    ledger_set_waiting(*l, 7, 0, wait);
+    EXPECT_EQ(l->processes[0].memory_wait_bytes[0], 0u) << "nothing waits: nothing wanted";
+}
+
 }  // namespace
 }  // namespace hetpu::mgb
