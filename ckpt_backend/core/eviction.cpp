@@ -25,6 +25,23 @@ bool has_run_of(const std::vector<LayoutBlock> &layout, const std::vector<bool> 
 
 }  // namespace
 
+std::vector<std::size_t> order_slot_victims(std::vector<SlotCandidate> candidates, bool score,
+                                            std::size_t keep_rank_below)
+{
+    candidates.erase(std::remove_if(candidates.begin(), candidates.end(),
+                                    [&](const SlotCandidate &c) { return c.prefetch_rank < keep_rank_below; }),
+                     candidates.end());
+    std::sort(candidates.begin(), candidates.end(), [&](const SlotCandidate &a, const SlotCandidate &b) {
+        if (score && a.prefetch_rank != b.prefetch_rank)
+            return a.prefetch_rank > b.prefetch_rank;  // kNoHint is the largest
+        return std::tie(a.order, a.id) < std::tie(b.order, b.id);
+    });
+    std::vector<std::size_t> ids;
+    for (const SlotCandidate &c : candidates)
+        ids.push_back(c.id);
+    return ids;
+}
+
 EvictionChoice choose_fifo_victims(const std::vector<LayoutBlock> &layout, std::size_t need)
 {
     EvictionChoice choice;

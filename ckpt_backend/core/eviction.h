@@ -41,6 +41,20 @@ struct EvictionChoice {
     std::vector<std::size_t> victims;  // offsets of the regions to evict (may be empty)
 };
 
+// The device tier's caches are cut in slots: any evicted region frees its slots, no run is
+// needed, so the choice is an order. Score: regions no hint asks for first (never needed
+// again), then the one whose restore comes last (the region needed furthest ahead goes
+// first, as with foreknowledge of the whole sequence), ties oldest first. FIFO: oldest first.
+struct SlotCandidate {
+    std::size_t id;                       // the caller's name for the region
+    std::uint64_t order = 0;              // capture order (smaller = older)
+    std::size_t prefetch_rank = kNoHint;  // position in the pending restore order
+};
+// The candidates' ids in eviction order, leaving out any whose rank is below keep_rank_below
+// (a prefetch of rank r must not evict a region needed before it).
+std::vector<std::size_t> order_slot_victims(std::vector<SlotCandidate> candidates, bool score,
+                                            std::size_t keep_rank_below = 0);
+
 // `layout` in address order covering the usable arena; `need` in arena-rounded bytes.
 EvictionChoice choose_fifo_victims(const std::vector<LayoutBlock> &layout, std::size_t need);
 // `keep_rank_below`: a window holding a region whose prefetch rank is below it is never

@@ -240,8 +240,10 @@ private:
     // Copies a region held in the device tier into host memory dst (lock not held).
     void read_device_copy(const std::vector<SegmentAddress> &segments, char *dst);
     void free_device_copy_locked(std::map<RegionKey, DeviceCopy>::iterator it);
-    // Evicts flushed device copies holding slots on `device` (oldest first) until `slots` are free.
-    void make_device_room_locked(std::size_t device, std::size_t slots);
+    // Evicts device copies holding slots on `device` whose bytes the host tier has, in the
+    // configured eviction order (core/eviction.h's order_slot_victims), until `slots` are
+    // free; never one whose restore rank is below keep_rank_below. False: not enough.
+    bool make_device_room_locked(std::size_t device, std::size_t slots, std::size_t keep_rank_below = 0);
     // Restores from the device tier when it holds the region; false otherwise.
     bool restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst, std::uint64_t size);
 

@@ -269,25 +269,33 @@ void Engine::free_device_copy_locked(std::map<RegionKey, DeviceCopy>::iterator i
     device_copies_.erase(it);
 }
 
-void Engine::make_device_room_locked(std::size_t device, std::size_t slots)
+bool Engine::make_device_room_locked(std::size_t device, std::size_t slots, std::size_t keep_rank_below)
 {
-    while (device_caches_[device].free_slots() < slots) {
-        auto victim = device_copies_.end();
-        for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
-            const DeviceCopy &c = it->second;
-            if (!c.on_host || c.pins > 0)
-                continue;
-            const bool here = std::any_of(c.segments.begin(), c.segments.end(),
-                                          [&](const DeviceSegment &s) { return s.device == static_cast<int>(device); });
-            if (here && (victim == device_copies_.end() || c.order < victim->second.order))
-                victim = it;
-        }
-        if (victim == device_copies_.end())
-            return;  // the rest is unflushed: the remainder goes to peers or the host
-        for (const DeviceSegment &seg : victim->second.segments)
-            stats_.device_evicted_bytes += seg.bytes;
-        free_device_copy_locked(victim);
+    DeviceCache &cache = device_caches_[device];
+    if (cache.free_slots() >= slots)
+        return true;
+    // Copies on this device that may go: their bytes are on the host tier (flushed, or a
+    // prefetched copy) and nobody reads them.
+    std::vector<std::map<RegionKey, DeviceCopy>::iterator> copies;
+    std::vector<SlotCandidate> candidates;
+    for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
+        const DeviceCopy &c = it->second;
+        if (!c.on_host || !c.ready || c.pins > 0 ||
+            std::none_of(c.segments.begin(), c.segments.end(),
+                         [&](const DeviceSegment &s) { return s.device == static_cast<int>(device); }))
+            continue;
+        candidates.push_back({copies.size(), c.order, rank_locked(it->first.first)});
+        copies.push_back(it);
     }
+    const bool score = config_.eviction == EvictionPolicy::Score;
+    for (std::size_t id : order_slot_victims(std::move(candidates), score, keep_rank_below)) {
+        if (cache.free_slots() >= slots)
+            break;
+        for (const DeviceSegment &seg : copies[id]->second.segments)
+            stats_.device_evicted_bytes += seg.bytes;
+        free_device_copy_locked(copies[id]);
+    }
+    return cache.free_slots() >= slots;
 }
 
 void Engine::capture_from_devices(const std::string &name, std::int64_t version,
@@ -620,25 +628,8 @@ void Engine::device_prefetch_loop()
         const std::uint64_t size = v.regions[target_index].size;
         DeviceCache &cache = device_caches_[device];
         const std::size_t need = static_cast<std::size_t>(cache.slots_for(size));
-        while (cache.free_slots() < need) {
-            auto victim = device_copies_.end();
-            for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
-                const DeviceCopy &c = it->second;
-                if (!c.on_host || !c.ready || c.pins > 0 || rank_locked(it->first.first) <= target_rank)
-                    continue;
-                const bool here = std::any_of(c.segments.begin(), c.segments.end(), [&](const DeviceSegment &s) {
-                    return s.device == static_cast<int>(device);
-                });
-                if (here && (victim == device_copies_.end() || c.order < victim->second.order))
-                    victim = it;
-            }
-            if (victim == device_copies_.end())
-                break;
-            for (const DeviceSegment &seg : victim->second.segments)
-                stats_.device_evicted_bytes += seg.bytes;
-            free_device_copy_locked(victim);
-        }
-        if (cache.free_slots() < need) {
+        // Room without evicting anything needed as soon as the target or sooner.
+        if (!make_device_room_locked(device, need, target_rank + 1)) {
             device_prefetch_cv_.wait(lock);  // everything on the device is needed sooner
             continue;
         }

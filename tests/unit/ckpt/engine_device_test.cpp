@@ -376,6 +376,40 @@ TEST_F(EngineDevice, HintedRestoresBecomeDeviceCacheHits)
     EXPECT_EQ(s.restored_from_disk_bytes + s.restored_from_host_bytes, 0u);
 }
 
+// Foreknowledge eviction in the device tier: with the restore order hinted, a capture that
+// needs room evicts a version no hint asks for before the one the next restore reads, which
+// then stays a device cache hit; FIFO evicts the oldest, and the restore reads the host tier.
+TEST_F(EngineDevice, ScoreEvictionKeepsTheHintedVersionOnTheDevice)
+{
+    config.prefetch = false;  // what the capture's eviction kept, not what a prefetch brought back
+    for (EvictionPolicy policy : {EvictionPolicy::Score, EvictionPolicy::Fifo}) {
+        SCOPED_TRACE(policy == EvictionPolicy::Score ? "score" : "fifo");
+        std::system(("rm -rf '" + root + "'/*").c_str());
+        config.eviction = policy;
+        auto e = make(new FakeDevices(1, 1 << 20));  // 8 slots: four 2-slot versions
+        for (std::int64_t v = 0; v < 4; ++v) {
+            std::vector<std::vector<char>> buffers{pattern(2 * kSlot, static_cast<int>(v))};
+            take(*e, v, buffers, {0});
+            e->drain();
+        }
+        e->prefetch_hint("app", {0});
+        std::vector<std::vector<char>> more{pattern(2 * kSlot, 4)};
+        take(*e, 4, more, {0});
+        e->drain();
+        EXPECT_EQ(e->stats().device_evicted_bytes, 2 * kSlot);
+        std::vector<char> out(2 * kSlot);
+        e->restore_to_device("app", 0, 0, {0, reinterpret_cast<std::uintptr_t>(out.data()), 0}, out.size());
+        EXPECT_EQ(out, pattern(2 * kSlot, 0));
+        const EngineStats s = e->stats();
+        if (policy == EvictionPolicy::Score) {
+            EXPECT_EQ(s.restored_from_device_bytes, 2 * kSlot) << "version 0 was kept for its restore";
+        } else {
+            EXPECT_EQ(s.restored_from_device_bytes, 0u) << "FIFO evicted the oldest, version 0";
+            EXPECT_EQ(s.restored_from_host_bytes, 2 * kSlot);
+        }
+    }
+}
+
 // Device memory pressure: whole chunks go back, first those holding nothing, then those
 // whose regions have reached the host tier; a region that has not is never dropped (the
 // flush first, then the memory), so every version restores byte-exact.

@@ -124,6 +124,16 @@ TEST(Eviction, PrefetchNeverEvictsRegionsNeededBeforeIt)
     EXPECT_EQ(c.victims, (std::vector<std::size_t>{100}));
 }
 
+TEST(Eviction, SlotVictimsNeededLastGoFirst)
+{
+    // ids: 0 old, no hint; 1 newer, no hint; 2 restored next (rank 0); 3 restored after (rank 5).
+    const std::vector<SlotCandidate> c{{0, 10, kNoHint}, {1, 20, kNoHint}, {2, 5, 0}, {3, 30, 5}};
+    EXPECT_EQ(order_slot_victims(c, true), (std::vector<std::size_t>{0, 1, 3, 2}));
+    EXPECT_EQ(order_slot_victims(c, false), (std::vector<std::size_t>{2, 0, 1, 3})) << "FIFO: capture order";
+    EXPECT_EQ(order_slot_victims(c, true, 1), (std::vector<std::size_t>{0, 1, 3})) << "rank 0 is kept";
+    EXPECT_EQ(order_slot_victims(c, false, 6), (std::vector<std::size_t>{0, 1}));
+}
+
 TEST(Eviction, RandomLayoutsGiveSafeSufficientChoices)
 {
     std::mt19937 rng(11);
