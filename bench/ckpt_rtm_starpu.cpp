@@ -25,9 +25,11 @@
 #include "common/json_line.h"
 
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -51,9 +53,9 @@ struct Plan {
     std::size_t n = 0;         // floats per block
     std::vector<std::vector<float>> home;
     std::vector<starpu_data_handle_t> blocks;
-    std::vector<int64_t> versions;             // forward order; version = steps done
-    std::vector<std::vector<uint64_t>> digest; // [version index][block]
-    int cached_versions = 1;                   // what each cache holds
+    std::vector<int64_t> versions;              // forward order; version = steps done
+    std::vector<std::vector<uint64_t>> digest;  // [version index][block]
+    int cached_versions = 1;                    // what each cache holds
     std::size_t block_bytes() const { return n * sizeof(float); }
     std::size_t version_bytes() const { return block_bytes() * blocks.size(); }
     int worker_of(std::size_t b) const { return workers[b % workers.size()]; }
@@ -79,7 +81,10 @@ void reference(Plan &p)
     }
 }
 
-int64_t now_ns() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+int64_t now_ns()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
 
 double seconds(int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
@@ -229,14 +234,16 @@ void backward(const Plan &p, bool device_tier, bool hints, RunResult &r)
     for (std::size_t v = 0; v < nv; ++v)
         for (std::size_t b = 0; b < nb; ++b)
             if (got[v * nb + b] != p.digest[v][b]) {
-                std::fprintf(stderr, "ckpt_rtm_device: version %lld block %zu restored wrong (digest %016llx, want %016llx)\n",
+                std::fprintf(stderr,
+                             "ckpt_rtm_device: version %lld block %zu restored wrong (digest %016llx, want %016llx)\n",
                              static_cast<long long>(p.versions[v]), b, static_cast<unsigned long long>(got[v * nb + b]),
                              static_cast<unsigned long long>(p.digest[v][b]));
                 ++r.mismatches;
             }
     if (r.from_device + r.from_host + r.from_disk != nv * p.version_bytes()) {
         std::fprintf(stderr, "ckpt_rtm_device: restores read %llu bytes, the versions hold %zu\n",
-                     static_cast<unsigned long long>(r.from_device + r.from_host + r.from_disk), nv * p.version_bytes());
+                     static_cast<unsigned long long>(r.from_device + r.from_host + r.from_disk),
+                     nv * p.version_bytes());
         ++r.mismatches;
     }
 }
@@ -280,14 +287,18 @@ int main(int argc, char **argv)
     app.add_option("--block-kib", o.block_kib, "size of a block in KiB (a multiple of 64)")
         ->capture_default_str()
         ->check(CLI::Range(64, 1 << 22));
-    app.add_option("--steps", o.steps, "time steps of the forward pass")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+    app.add_option("--steps", o.steps, "time steps of the forward pass")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1 << 20));
     app.add_option("--every", o.every, "a checkpoint every this many steps")
         ->capture_default_str()
         ->check(CLI::Range(1, 1 << 20));
     app.add_option("--cache-fraction", o.cache_fraction, "versions each cache holds, as a fraction of all")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
-    app.add_option("--segments", o.segments, "rounds of the four runs")->capture_default_str()->check(CLI::Range(1, 1000));
+    app.add_option("--segments", o.segments, "rounds of the four runs")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
     app.add_option("--dir", o.dir, "where the local tier goes (default: a new directory in /var/tmp)");
     app.add_option("--json", o.json, "JSON lines to FILE")->type_name("FILE");
     app.add_flag("--await-prefetch", o.await_prefetch,
@@ -305,6 +316,19 @@ int main(int argc, char **argv)
                      o.every);
         return 2;
     }
+    bool own_dir = o.dir.empty();
+    if (own_dir) {
+        char tmpl[] = "/var/tmp/hetpu-ckpt-rtm-device.XXXXXX";
+        if (!::mkdtemp(tmpl)) {
+            std::perror("mkdtemp");
+            return 1;
+        }
+        o.dir = tmpl;
+    } else if (::mkdir(o.dir.c_str(), 0755) && errno != EEXIST) {
+        std::fprintf(stderr, "ckpt_rtm_device: --dir %s: %s\n", o.dir.c_str(), std::strerror(errno));
+        return 1;
+    }
+
     if (starpu_init(nullptr))
         return 1;
     Plan p;
@@ -338,18 +362,8 @@ int main(int argc, char **argv)
     p.cached_versions =
         std::max(1, static_cast<int>(std::lround(o.cache_fraction * static_cast<double>(p.versions.size()))));
     reference(p);
-    bool own_dir = o.dir.empty();
-    if (own_dir) {
-        char tmpl[] = "/var/tmp/hetpu-ckpt-rtm-device.XXXXXX";
-        if (!::mkdtemp(tmpl)) {
-            std::perror("mkdtemp");
-            return 1;
-        }
-        o.dir = tmpl;
-    }
-
-    std::vector<Mode> modes = {{"host", false, false, {}}, {"device", true, false, {}}, {"host", false, true, {}},
-                               {"device", true, true, {}}};
+    std::vector<Mode> modes = {
+        {"host", false, false, {}}, {"device", true, false, {}}, {"host", false, true, {}}, {"device", true, true, {}}};
     std::vector<double> ratios;
     for (int seg = 0; seg < o.segments; ++seg) {
         for (Mode &m : modes)
@@ -382,8 +396,8 @@ int main(int argc, char **argv)
     hetpu_ckpt_stats dev{};
     for (const Mode &m : modes)
         for (const RunResult &r : m.runs) {
-            (m.device ? dev_all : host_all).insert((m.device ? dev_all : host_all).end(), r.blocking_s.begin(),
-                                                   r.blocking_s.end());
+            (m.device ? dev_all : host_all)
+                .insert((m.device ? dev_all : host_all).end(), r.blocking_s.begin(), r.blocking_s.end());
             (m.device ? dev_pacing : host_pacing) += r.pacing_s;
             if (m.device) {
                 dev.device_path_captures += r.forward.device_path_captures;
@@ -441,8 +455,8 @@ int main(int argc, char **argv)
             from[2] += r.from_disk / p.block_bytes();
             mismatches += r.mismatches;
         }
-        std::printf("%-7s %-6s %16.1f %13.1f %8llu %8llu %8llu\n", m.tier, m.hints ? "all" : "none",
-                    median(wait) * 1e3, median(pass) * 1e3, static_cast<unsigned long long>(from[0]),
+        std::printf("%-7s %-6s %16.1f %13.1f %8llu %8llu %8llu\n", m.tier, m.hints ? "all" : "none", median(wait) * 1e3,
+                    median(pass) * 1e3, static_cast<unsigned long long>(from[0]),
                     static_cast<unsigned long long>(from[1]), static_cast<unsigned long long>(from[2]));
         emit({{"bench", "ckpt_rtm_device"},
               {"kind", "backward"},
@@ -455,7 +469,8 @@ int main(int argc, char **argv)
               {"block_restores_from_disk", from[2]},
               {"block_restores", m.runs.size() * p.versions.size() * p.blocks.size()}});
     }
-    const std::size_t checked = modes.size() * static_cast<std::size_t>(o.segments) * p.versions.size() * p.blocks.size();
+    const std::size_t checked =
+        modes.size() * static_cast<std::size_t>(o.segments) * p.versions.size() * p.blocks.size();
     std::printf("\nverified: %zu restored blocks, %d differ from the forward state\n", checked, mismatches);
     emit({{"bench", "ckpt_rtm_device"}, {"kind", "verify"}, {"restored_blocks", checked}, {"mismatches", mismatches}});
     if (json)
