@@ -14,9 +14,7 @@
 // measured on a quiet node. The tiers alternate in segments (host, device, host, device, ...)
 // of `checkpoints` rounds each, so a drift of a shared machine hits both alike; the medians
 // pool every segment, and the per-segment ratios show the spread.
-#include "config.h"
-
-#include <hetpu/ckpt.h>
+#include "bench/ckpt_bench_node.h"
 
 #include <algorithm>
 #include <chrono>
@@ -28,10 +26,11 @@
 #include <sys/stat.h>
 #include <vector>
 
-#if defined(STARPU_USE_CUDA) && defined(HETPU_HAVE_CUDA)
+#ifdef HETPU_BENCH_CKPT_CUDA
 #include <cuda_runtime.h>
-#define CKPT_DEVICE_CUDA 1
 #endif
+
+using hetpu::bench::median;
 
 namespace {
 
@@ -59,7 +58,7 @@ void touch_opencl(void *buffers[], void *)
 }
 #endif
 
-#ifdef CKPT_DEVICE_CUDA
+#ifdef HETPU_BENCH_CKPT_CUDA
 // The same on a CUDA device: a copy from a host pattern on the worker's stream.
 void touch_cuda(void *buffers[], void *)
 {
@@ -75,12 +74,6 @@ void touch_cuda(void *buffers[], void *)
 #endif
 
 struct starpu_codelet touch_codelet;
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct Result {
     std::vector<double> blocking_s;
@@ -103,11 +96,8 @@ Result run(const std::string &dir, bool device_tier, const std::vector<starpu_da
     for (size_t i = 0; i < handles.size(); ++i)
         hetpu_ckpt_protect(("h" + std::to_string(i)).c_str(), handles[i]);
     Result r;
-    // Measured once the device caches are fully allocated (their incremental growth is
-    // start-up cost, not per-checkpoint cost).
-    do {
-        hetpu_ckpt_get_stats(&r.stats);
-    } while (r.stats.device_caches_growing && usleep(1000) == 0);
+    // Measured once the device caches are fully allocated.
+    r.stats = hetpu::bench::wait_device_caches_grown();
     for (int v = 0; v < checkpoints; ++v) {
         for (size_t i = 0; i < handles.size(); ++i) {
             struct starpu_task *t = starpu_task_create();
@@ -168,20 +158,13 @@ int main(int argc, char **argv)
 #ifdef STARPU_USE_OPENCL
     touch_codelet.opencl_funcs[0] = touch_opencl;
 #endif
-#ifdef CKPT_DEVICE_CUDA
+#ifdef HETPU_BENCH_CKPT_CUDA
     touch_codelet.where |= STARPU_CUDA;
     touch_codelet.cuda_funcs[0] = touch_cuda;
 #endif
     touch_codelet.nbuffers = 1;
     touch_codelet.modes[0] = STARPU_W;
-    std::vector<int> devices;
-    for (unsigned w = 0; w < starpu_worker_get_count(); ++w)
-        if (starpu_worker_get_type(static_cast<int>(w)) == STARPU_OPENCL_WORKER
-#ifdef CKPT_DEVICE_CUDA
-            || starpu_worker_get_type(static_cast<int>(w)) == STARPU_CUDA_WORKER
-#endif
-        )
-            devices.push_back(static_cast<int>(w));
+    const std::vector<int> devices = hetpu::bench::accelerator_workers();
     if (devices.empty()) {
         std::fprintf(stderr, "ckpt_device: no OpenCL or CUDA device (run bench/ckpt_device.sh for two PoCL devices)\n");
         starpu_shutdown();

@@ -16,7 +16,8 @@
 #          the long table then compares with the GPU alone and dmda), interleaved, every
 #          run verified (bench/plbhac_node_limit.sh does the runs).
 #   ckpt   the checkpoint device tier against the host tier (bench/ckpt_device: application
-#          blocking per checkpoint of device-resident data, device to device vs device to host).
+#          blocking per checkpoint of device-resident data, device to device vs device to host;
+#          bench/ckpt_rtm_device: the RTM-like workload with its blocks computed on the GPUs).
 #   mgb    MGB batches on the real device (bench/mgb/real_batch.sh), when it has a CUDA mode.
 # Usage: bench/gpu_node.sh [--dry-run] [OUT_DIR]
 #   --dry-run  prints every command instead of running it.
@@ -110,16 +111,26 @@ ckpt_phase() {
   cmd mkdir -p "$out/ckpt"
   if [ "$node_gpu" = opencl ]; then
     cmd env BUILD_DIR="$build" bash "$top/bench/ckpt_device.sh" --json "$out/ckpt/ckpt_device.json"
+    cmd env BUILD_DIR="$build" bash "$top/bench/ckpt_rtm_device.sh" --json "$out/ckpt/ckpt_rtm_device.json"
   else
     # Every CUDA device of the machine, each its own memory node: the device cache tier
     # against the host tier on real device memory (16 MiB handles, as many as the PoCL run).
     cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 "$build/bench/ckpt_device" --mib 16 \
       --json "$out/ckpt/ckpt_device.json"
+    # The RTM-like workload with its blocks on the GPUs (CUDA step and imaging kernels): 4 blocks
+    # of 16 MiB per GPU, 8 versions, one segment of the four runs (device/host tier, hints or not).
+    local gpus rc=0
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    [ "${gpus:-0}" -gt 0 ] || gpus=1
+    cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 HETPU_MGB_ARBITER=off "$build/bench/ckpt_rtm_device" \
+      --blocks $((4 * gpus)) --block-kib 16384 --steps 32 --every 4 --segments 1 \
+      --json "$out/ckpt/ckpt_rtm_device.json" || rc=1
     # The device tier's GPU test on this machine's real device memory: capture, restore and,
     # with two GPUs or more, the peer transfer (one GPU: that part says it is skipped).
     cmd make -C "$build" -j"$jobs" tests/ckpt/ckpt_cuda_tests
     cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 HETPU_BUILDDIR="$build" \
       sh "$top/tests/ckpt/device_cuda.sh" || return 1
+    return $rc
   fi
 }
 
@@ -151,11 +162,12 @@ for name in sorted(os.listdir(out)):
         text = open(path).read()
         summary["tables"][name] = text
         md += ["", "## " + name, "", "```", text.rstrip(), "```"]
-    for extra in ("ckpt_device.json",):  # a phase's own JSON record, kept whole
+    for extra in ("ckpt_device.json", "ckpt_rtm_device.json"):  # a phase's own JSON records, kept whole
         path = os.path.join(out, name, extra)
         if os.path.isfile(path):
-            summary.setdefault("records", {})[name] = [json.loads(l) for l in open(path) if l.strip()]
-            md += ["", "## " + name, "", "`%s/%s`: %d record(s)" % (name, extra, len(summary["records"][name]))]
+            records = [json.loads(l) for l in open(path) if l.strip()]
+            summary.setdefault("records", {}).setdefault(name, []).extend(records)
+            md += ["", "## " + name, "", "`%s/%s`: %d record(s)" % (name, extra, len(records))]
 open(os.path.join(out, "summary.md"), "w").write("\n".join(md) + "\n")
 open(os.path.join(out, "summary.json"), "w").write(json.dumps(summary, indent=1) + "\n")
 print("\n".join(md))

@@ -31,7 +31,7 @@ bench_ckpt_rtm_LDADD = ckpt_backend/libhetpu_ckpt_engine.la runtime/libhetpu_cor
 # Peer balancing across 8 simulated GPUs: local-only and greedy vs min-time max-flow.
 # Device-resident data: blocking per checkpoint, device cache tier vs host tier (run by ckpt_device.sh).
 noinst_PROGRAMS += bench/ckpt_device
-bench_ckpt_device_SOURCES = bench/ckpt_device.cpp
+bench_ckpt_device_SOURCES = bench/ckpt_device.cpp bench/ckpt_bench_node.h
 bench_ckpt_device_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 bench_ckpt_device_LDADD = libhetpu_ckpt.la $(STARPU_LIBS) $(OPENCL_LIBS)
 if HETPU_CUDA
@@ -40,6 +40,32 @@ bench_ckpt_device_CPPFLAGS += $(CUDA_CFLAGS)
 bench_ckpt_device_LDADD += $(CUDA_LIBS)
 endif
 EXTRA_DIST += bench/ckpt_device.sh
+
+# The RTM-like workload over StarPU with its blocks on accelerators: blocking per checkpoint,
+# device cache tier vs host tier, and the backward pass with and without restore hints, every
+# restored version checked (run by ckpt_rtm_device.sh and tests/ckpt/rtm_device.sh).
+noinst_PROGRAMS += bench/ckpt_rtm_device
+bench_ckpt_rtm_device_SOURCES = bench/ckpt_rtm_starpu.cpp bench/ckpt_rtm_codelets.cpp bench/ckpt_rtm_codelets.h \
+	bench/ckpt_rtm_kernels.h bench/ckpt_bench_node.h
+bench_ckpt_rtm_device_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
+bench_ckpt_rtm_device_LDADD = libhetpu_ckpt.la $(STARPU_LIBS) $(OPENCL_LIBS)
+EXTRA_DIST += bench/ckpt_rtm_device.sh bench/ckpt_rtm_cuda.cu
+# Its CUDA kernels: compiled whenever nvcc exists, linked only when StarPU has CUDA workers too.
+if HETPU_NVCC
+noinst_LIBRARIES += bench/libckpt_rtm_cuda.a
+bench_libckpt_rtm_cuda_a_SOURCES =
+bench_libckpt_rtm_cuda_a_AR = $(AR) cr
+bench_libckpt_rtm_cuda_a_LIBADD = bench/ckpt_rtm_cuda.$(OBJEXT)
+CLEANFILES += bench/ckpt_rtm_cuda.$(OBJEXT)
+bench/ckpt_rtm_cuda.$(OBJEXT): $(srcdir)/bench/ckpt_rtm_cuda.cu $(srcdir)/bench/ckpt_rtm_kernels.h
+	@$(MKDIR_P) bench
+	$(AM_V_GEN)$(NVCC) -Xcompiler -fPIC,-Wall,-Wextra -std=c++17 -I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) \
+	  $(STARPU_CFLAGS) $(CUDA_CFLAGS) -c -o $@ $(srcdir)/bench/ckpt_rtm_cuda.cu
+endif
+if HETPU_CUDA
+bench_ckpt_rtm_device_CPPFLAGS += $(CUDA_CFLAGS)
+bench_ckpt_rtm_device_LDADD += bench/libckpt_rtm_cuda.a $(CUDA_LIBS)
+endif
 EXTRA_DIST += bench/accounting_packing.sh
 
 noinst_PROGRAMS += bench/ckpt_peer

@@ -15,7 +15,9 @@
 #   ckpt      checkpoint backend on an RTM-like workload: blocking per checkpoint (async vs
 #             synchronous disk vs the memcpy floor) and restore throughput (FIFO vs score
 #             eviction with no/one/all hints; reverse, sequential, irregular orders), and
-#             peer balancing across 8 simulated GPUs (local-only, greedy vs min-time max-flow)
+#             peer balancing across 8 simulated GPUs (local-only, greedy vs min-time max-flow);
+#             device cache tier vs host tier on two PoCL devices (ckpt_device, and the RTM-like
+#             workload with its blocks on the devices: ckpt_rtm_device)
 #   mgb       MGB GPU packing: the paper's figures and tables from `hetpu mgb-sim` (W1-W8 on
 #             2xP100, 4xV100, 4xH100; sa, cg, mgb, mgb-exact, schedgpu) under results/mgb/, and
 #             `hetpu batch` of kmeans + matmul jobs on the two-device PoCL node (sa, cg, mgb)
@@ -79,7 +81,10 @@ for suite in "${suites[@]}"; do
       echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
       "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt"
       echo "== ckpt_device: device cache tier vs host tier, two PoCL OpenCL devices"
-      BUILD_DIR="$build" bash "$top/bench/ckpt_device.sh" --json "$out/ckpt_device.jsonl" | tee "$out/ckpt_device.txt" ;;
+      BUILD_DIR="$build" bash "$top/bench/ckpt_device.sh" --json "$out/ckpt_device.jsonl" | tee "$out/ckpt_device.txt"
+      echo "== ckpt_rtm_device: the RTM-like workload with its blocks on two PoCL OpenCL devices"
+      BUILD_DIR="$build" bash "$top/bench/ckpt_rtm_device.sh" --json "$out/ckpt_rtm_device.jsonl" |
+        tee "$out/ckpt_rtm_device.txt" ;;
     mgb)
       echo "== mgb_sim: the MGB paper's Fig. 4-6 and Tables II-IV with hetpu mgb-sim (results/mgb/)"
       python3 "$top/bench/mgb/sim_bench.py" "$build/tools/hetpu" "$top/results/mgb"

@@ -97,6 +97,11 @@ tests_ckpt_ckpt_device_tests_LDADD = libhetpu_ckpt.la ckpt_backend/libhetpu_ckpt
 TESTS += tests/ckpt/device_tier.sh
 EXTRA_DIST += tests/ckpt/device_tier.sh
 
+# The RTM-like workload with its blocks on two PoCL devices (bench/ckpt_rtm_device): device-path
+# captures, every restored version checked, hinted restores served from the device cache.
+TESTS += tests/ckpt/rtm_device.sh
+EXTRA_DIST += tests/ckpt/rtm_device.sh
+
 # The device cache beside MGB under device memory pressure (PoCL), run by device_pressure.sh.
 check_PROGRAMS += tests/ckpt/ckpt_pressure_tests
 tests_ckpt_ckpt_pressure_tests_SOURCES = \
