@@ -47,6 +47,17 @@ inline hetpu_ckpt_stats wait_device_caches_grown()
     return s;
 }
 
+// Adds the capture counters of s (how the versions were captured) into total.
+inline void add_capture_stats(hetpu_ckpt_stats &total, const hetpu_ckpt_stats &s)
+{
+    total.device_path_captures += s.device_path_captures;
+    total.host_path_captures += s.host_path_captures;
+    total.device_local_bytes += s.device_local_bytes;
+    total.device_peer_bytes += s.device_peer_bytes;
+    total.device_to_host_at_capture_bytes += s.device_to_host_at_capture_bytes;
+    total.device_capture_copy_s += s.device_capture_copy_s;
+}
+
 inline double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());

@@ -194,12 +194,7 @@ int main(int argc, char **argv)
         host_all.insert(host_all.end(), h.blocking_s.begin(), h.blocking_s.end());
         dev_all.insert(dev_all.end(), d.blocking_s.begin(), d.blocking_s.end());
         ratios.push_back(median(h.blocking_s) / median(d.blocking_s));
-        dev_stats.device_local_bytes += d.stats.device_local_bytes;
-        dev_stats.device_peer_bytes += d.stats.device_peer_bytes;
-        dev_stats.device_to_host_at_capture_bytes += d.stats.device_to_host_at_capture_bytes;
-        dev_stats.device_path_captures += d.stats.device_path_captures;
-        dev_stats.host_path_captures += d.stats.host_path_captures;
-        dev_stats.device_capture_copy_s += d.stats.device_capture_copy_s;
+        hetpu::bench::add_capture_stats(dev_stats, d.stats);
     }
     for (starpu_data_handle_t h : handles)
         starpu_data_unregister(h);

@@ -3,11 +3,5 @@
 # bench/ckpt_device on a CPU-only machine: two PoCL OpenCL devices, each its own StarPU
 # memory node. Arguments go to the program (--handles-per-device, --mib, --checkpoints, --json).
 set -euo pipefail
-build=${BUILD_DIR:-$(cd "$(dirname "$0")/.." && pwd)/_build}
-export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=2 STARPU_NCUDA=0
-export STARPU_NCPU=${STARPU_NCPU:-1}
-export STARPU_SILENT=1
-# The tiers alone: no MGB runs here, so the cache's chunks need no arbiter reservations (and
-# the user's default segment, which other runs share, is left alone).
-export HETPU_MGB_ARBITER=${HETPU_MGB_ARBITER:-off}
+. "$(dirname "$0")/ckpt_pocl_node.sh"
 exec "$build/bench/ckpt_device" "$@"

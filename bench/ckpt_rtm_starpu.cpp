@@ -406,14 +406,8 @@ int main(int argc, char **argv)
             (m.device ? dev_all : host_all)
                 .insert((m.device ? dev_all : host_all).end(), r.blocking_s.begin(), r.blocking_s.end());
             (m.device ? dev_pacing : host_pacing) += r.pacing_s;
-            if (m.device) {
-                dev.device_path_captures += r.forward.device_path_captures;
-                dev.host_path_captures += r.forward.host_path_captures;
-                dev.device_local_bytes += r.forward.device_local_bytes;
-                dev.device_peer_bytes += r.forward.device_peer_bytes;
-                dev.device_to_host_at_capture_bytes += r.forward.device_to_host_at_capture_bytes;
-                dev.device_capture_copy_s += r.forward.device_capture_copy_s;
-            }
+            if (m.device)
+                hetpu::bench::add_capture_stats(dev, r.forward);
         }
     std::sort(ratios.begin(), ratios.end());
     const double hm = median(host_all), dm = median(dev_all);

@@ -39,7 +39,7 @@ if HETPU_CUDA
 bench_ckpt_device_CPPFLAGS += $(CUDA_CFLAGS)
 bench_ckpt_device_LDADD += $(CUDA_LIBS)
 endif
-EXTRA_DIST += bench/ckpt_device.sh
+EXTRA_DIST += bench/ckpt_device.sh bench/ckpt_pocl_node.sh
 
 # The RTM-like workload over StarPU with its blocks on accelerators: blocking per checkpoint,
 # device cache tier vs host tier, and the backward pass with and without restore hints, every

@@ -105,18 +105,19 @@ public:
         if (arbiter_)
             arbiter_->release(chunk);
     }
-    // StarPU's free memory on the device below the headroom (the application's data is
-    // growing into it), or what the MGB arbiter's waiting tasks lack on this device.
-    std::uint64_t pressure(std::size_t d) override
+    // Per device: StarPU's free memory below the headroom (the application's data is growing
+    // into it), or what the MGB arbiter's waiting tasks lack there (one read of its ledger).
+    std::vector<std::uint64_t> pressure() override
     {
-        const starpu_ssize_t available = starpu_memory_get_available(devices_[d].node);
-        std::uint64_t want = 0;
-        if (available < static_cast<starpu_ssize_t>(headroom_))
-            want = headroom_ - static_cast<std::uint64_t>(std::max<starpu_ssize_t>(available, 0));
-        if (arbiter_) {
-            const std::vector<std::uint64_t> wanted = arbiter_->memory_wanted();
-            if (d < wanted.size())
-                want = std::max(want, wanted[d]);
+        std::vector<std::uint64_t> want(devices_.size(), 0);
+        if (arbiter_)
+            want = arbiter_->memory_wanted();
+        want.resize(devices_.size(), 0);
+        for (std::size_t d = 0; d < devices_.size(); ++d) {
+            const starpu_ssize_t available = starpu_memory_get_available(devices_[d].node);
+            if (available < static_cast<starpu_ssize_t>(headroom_))
+                want[d] =
+                    std::max(want[d], headroom_ - static_cast<std::uint64_t>(std::max<starpu_ssize_t>(available, 0)));
         }
         return want;
     }

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace hetpu::ckpt {
 
@@ -33,14 +34,10 @@ public:
     virtual void copy(const DeviceAddress &src, const DeviceAddress &dst, std::uint64_t bytes) = 0;
     // Bytes/s from device `from` to device `to` (to == kHostMemory: to the host).
     virtual double bandwidth(std::size_t from, int to) const = 0;
-    // Bytes of cache memory the device wants back now (device memory pressure: its runtime
-    // is short of room, or the node's scheduler has tasks that do not fit); 0: none. Polled
-    // by the engine, which gives back whole chunks holding nothing unflushed.
-    virtual std::uint64_t pressure(std::size_t device)
-    {
-        (void)device;
-        return 0;
-    }
+    // Bytes of cache memory each device wants back now (device memory pressure: its runtime
+    // is short of room, or the node's scheduler has tasks waiting for memory); empty or 0:
+    // none. Polled by the engine, which gives back whole chunks holding nothing unflushed.
+    virtual std::vector<std::uint64_t> pressure() { return {}; }
 };
 
 }  // namespace hetpu::ckpt

@@ -131,8 +131,9 @@ void Engine::device_memory_loop()
     while (!stopping_) {
         const std::size_t n = device_caches_.size();
         lock.unlock();
-        for (std::size_t d = 0; d < n; ++d)
-            if (const std::uint64_t want = devices_->pressure(d)) {
+        const std::vector<std::uint64_t> wants = devices_->pressure();
+        for (std::size_t d = 0; d < std::min(n, wants.size()); ++d)
+            if (const std::uint64_t want = wants[d]) {
                 const std::uint64_t chunk = device_caches_[d].chunk_bytes();
                 shrink_device(d, static_cast<std::size_t>((want + chunk - 1) / chunk));
             }

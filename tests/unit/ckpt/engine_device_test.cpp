@@ -99,10 +99,13 @@ public:
         squeeze_.resize(limit_.size(), UINT64_MAX);
         squeeze_[d] = bytes;
     }
-    std::uint64_t pressure(std::size_t d) override
+    std::vector<std::uint64_t> pressure() override
     {
         std::lock_guard<std::mutex> lock(mu_);
-        return d < squeeze_.size() && used_[d] > squeeze_[d] ? used_[d] - squeeze_[d] : 0;
+        std::vector<std::uint64_t> want(squeeze_.size(), 0);
+        for (std::size_t d = 0; d < squeeze_.size(); ++d)
+            want[d] = used_[d] > squeeze_[d] ? used_[d] - squeeze_[d] : 0;
+        return want;
     }
 
     std::vector<std::uint64_t> limit_, used_;
