@@ -70,10 +70,10 @@ build_phase() {
   [ -n "$prefix" ] || [ ! -f "$top/_starpu-cuda/.hetpu-complete" ] || prefix=$top/_starpu-cuda
   if [ -z "$prefix" ]; then
     if [ -n "$dry" ]; then
-      prefix='$(ci/cuda-check.sh TOP JOBS --starpu-only)'
-      cmd "$top/ci/cuda-check.sh" "$top" "$jobs" --starpu-only
+      prefix='$(.ci/cuda-check.sh TOP JOBS --starpu-only)'
+      cmd "$top/.ci/cuda-check.sh" "$top" "$jobs" --starpu-only
     else
-      prefix=$("$top/ci/cuda-check.sh" "$top" "$jobs" --starpu-only | tail -1)
+      prefix=$("$top/.ci/cuda-check.sh" "$top" "$jobs" --starpu-only | tail -1)
     fi
   fi
   [ -x "$top/configure" ] || (cd "$top" && cmd autoreconf -fi)

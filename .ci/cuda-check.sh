@@ -6,7 +6,7 @@
 # CUDA into a cache, then hetpu against it with warnings as errors, then the whole make check
 # (the tests that need a CUDA device skip). One StarPU build covers both the 1.4 API
 # (runtime/starpu_compat.h, STARPU_SCHED_LIB) and hetpu's CUDA paths.
-# Usage: ci/cuda-check.sh TOP_SRCDIR JOBS [--starpu-only]
+# Usage: .ci/cuda-check.sh TOP_SRCDIR JOBS [--starpu-only]
 #   --starpu-only  only the cached StarPU build; its prefix is the last line of the output
 #                  (bench/gpu_node.sh builds hetpu against it on a borrowed GPU machine).
 # Environment: CUDA_HOME (default /usr/local/cuda), CUDA_BUILD_DIR (default TOP/_build-cuda),
@@ -79,7 +79,7 @@ ensure_deb_src() {
   as_root || die "apt-get source $starpu_source=$starpu_version found no source package: add a deb-src entry for Debian $starpu_suite (Types: deb-src only), apt-get update, and rerun"
   local list=/etc/apt/sources.list.d/hetpu-$starpu_suite-src.sources
   say "adding a deb-src entry for Debian $starpu_suite ($list)"
-  printf '%s\n' "# Written by hetpu's ci/cuda-check.sh: Debian's StarPU source, deb-src only." \
+  printf '%s\n' "# Written by hetpu's .ci/cuda-check.sh: Debian's StarPU source, deb-src only." \
     "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: $starpu_suite" "Components: main" \
     "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" >"$list"
   apt-get update -qq
