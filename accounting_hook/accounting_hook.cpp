@@ -184,7 +184,7 @@ struct RunState {
     std::optional<double> grid_gco2e_per_kwh;
     std::unique_ptr<energy::EnergySelection> energy;
     energy::EnergySource *model = nullptr;
-    std::vector<AcceleratorKey> accelerators;  // for the shares of shared devices (issue 49)
+    std::vector<AcceleratorKey> accelerators;  // for the shares of shared devices
 };
 
 RunState &state()

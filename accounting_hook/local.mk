@@ -3,7 +3,7 @@
 # Appends to libhetpu_la_* (runtime/local.mk) and tools_hetpu_LDADD (tools/local.mk), so it
 # must stay included after those two in Makefile.am.
 
-# The share integral and energy split of shared devices (issue 49): no dependency at all, so
+# The share integral and energy split of shared devices: no dependency at all, so
 # the MGB arbiter (sched_policies/mgb/arbiter) integrates its grants with the same rules.
 noinst_LTLIBRARIES += accounting_hook/libhetpu_device_share.la
 accounting_hook_libhetpu_device_share_la_SOURCES = \

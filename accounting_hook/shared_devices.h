@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// StarPU glue of issue 49: which sensor index measures each accelerator of the run, and, at
+// StarPU glue of the shared-device charge: which sensor index measures each accelerator of the run, and, at
 // the end, this process's share of the devices it shared through the MGB arbiter.
 #pragma once
 

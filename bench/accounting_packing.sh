@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Issue 49: what a packed batch is billed. The four apps (matmul, grn, kmeans, fft2d) start
+# What a packed batch is billed. The four apps (matmul, grn, kmeans, fft2d) start
 # at once on a node of two PoCL devices charged as GPUs (HETPU_ACCOUNTING_OPENCL_AS_GPU=1),
 # once under mgb (packed: tasks of several processes share a device) and once under sa (one
 # task per device at a time), REPS times each, alternating. Every run charges its ledger row;
 # the table puts side by side, per job: wall time, the GPU fraction allocated (whole devices,
-# the charge before issue 49) and the one charged (its share of the devices), the SU billed,
+# the charge where devices are not shared) and the one charged (its share of the devices), the SU billed,
 # the SU the allocation would have billed, and its part of the devices' energy.
 #
 # The energy sensor is the fake NVML library in clock mode (GPU 0 draws a constant 100 W,

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Start-up time of whole `hetpu` processes (issue 51): `hetpu version`, `hetpu pareto` on
+# Start-up time of whole `hetpu` processes: `hetpu version`, `hetpu pareto` on
 # a tiny profile (2 processors, 10 points: start-up only) and on p=8, m=500 at half the
-# capacity (the case issue 51 timed). Each program is run RUNS times per command,
+# capacity (the largest case of bench/pareto_speed). Each program is run RUNS times per command,
 # interleaved with the others so that a loaded machine slows them alike; prints the
 # median and the best wall time (perf_counter around a subprocess, fork/exec included).
 # Usage: python3 bench/hetpu_startup.py [--runs N] HETPU [HETPU ...]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Whole `hetpu pareto` processes (as issue 16 measured them): one random profile CSV with
+# Whole `hetpu pareto` processes, as a user runs them: one random profile CSV with
 # p processors of m noisy, non-monotone points (sizes drawn from 1..2m, t = a x (0.6..1.4),
 # e = b x (0.6..1.4), a and b spread 1:8, fixed seed), workloads at 20, 40, 60, 80 and 100%
 # of the capacity (the sum of the largest sizes), best wall time of 3 runs each.

@@ -17,13 +17,13 @@
 // is the algorithm's own working set; the process's peak RSS is printed at the end.
 // Every new front is compared with the previous implementation's, figure for figure.
 //
-// A second table sets first calls beside repeated ones (issue 51): `first` is the median over
+// A second table sets first calls beside repeated ones: `first` is the median over
 // `reps` fresh processes (this program re-executed with --one-call) of one call's time, the
 // process's first and in a fresh workspace; `no_ws` the median of repeated calls without a
 // workspace (each makes a temporary one); `kept` the median of repeated calls of the same
 // instance sharing one workspace (after one warm-up call); `varied` the same with the workload
 // one granule smaller at every call, as a process computing fronts at several workloads calls
-// it. first/varied is the issue's ratio (target <= 1.5): repeating one identical instance
+// it. first/varied is the ratio to watch (target <= 1.5): repeating one identical instance
 // trains the branch predictor on its exact comparisons (HPOPTA at p=8, n=800 went from 190 to
 // 90 us over ten identical calls, and stayed at 165-190 us with n varied), which no caller sees.
 //

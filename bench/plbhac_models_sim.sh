@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Persisted PLB-HAC models in simulation (issue 15): for every scenario and seed, a first
+# Persisted PLB-HAC models in simulation: for every scenario and seed, a first
 # run of `hetpu sim --models DIR` trains and saves its models into a fresh DIR, a second
 # run with the same seed starts from them. Reports per scenario the mean training time
 # (start of the job to the end of the training synchronisation) and makespan / optimum of

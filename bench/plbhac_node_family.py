@@ -16,7 +16,7 @@ Each scenario runs under plb-hac (cold, planning time not charged: `--no-plannin
 hdss and greedy, SEEDS seeds each, and the static optimum (one block per PU, noise-free).
 The ramp bound (`bench/plbhac_ramp_bound.py`, trust 4) is what any policy that grows a
 PU's blocks at most 4x at a time from x_init must lose to the ramp alone. Flagged, as in
-issue 15's targets: plb-hac more than 5% off the optimum, or more than 2% behind the better
+the targets of bench/plbhac_sim.sh: plb-hac more than 5% off the optimum, or more than 2% behind the better
 of hdss and greedy.
 
 Usage: bench/plbhac_node_family.py BUILD_DIR OUT_DIR   (SEEDS=5 JOBS=nproc in the environment)

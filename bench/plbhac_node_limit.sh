@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# plb-hac against the real node's physical limit (issue 15): matmul (n = 3072 and 4096),
+# plb-hac against the real node's physical limit: matmul (n = 3072 and 4096),
 # grn and kmeans under plb-hac, eager, ws and calibrated dmda, and each part of the node
 # alone (eager on the CPU workers only, eager on the GPU worker only) in the same
 # interleaved rounds. The node is the CPU + OpenCL one (NODE_GPU=opencl, default) or a CPU +
@@ -45,7 +45,7 @@ run() {  # app config [json [trace]]
   case "$config" in
     cpu-alone) sched=eager part=cpu ;;
     "$gpu_alone") sched=eager part=gpu ;;
-    # The planner before issue 15: no trust region, no models read or saved (it trains
+    # The planner without its learning aids: no trust region, no models read or saved (it trains
     # every run; k-means still shares models between its iterations in one process).
     plb-hac-prev) sched=plb-hac prev=(HETPU_PLBHAC_TRUST=0 HETPU_PLBHAC_MODELS=off) ;;
     # plb-hac with Ipopt for every step's solve, as the paper (HETPU_PLBHAC_SOLVER=ipopt).

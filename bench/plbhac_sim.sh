@@ -153,7 +153,7 @@ for a, n, suffix in [(a, n, suffix) for suffix, _ in sizes for a in apps for n i
               f"{'<=10%' if ok10 else 'MISSES 10%'} {'<=5%' if ok5 else '>5%':>5s}  "
               f"{'beats hdss+greedy' if beats else 'does NOT beat ' + ('hdss ' if r['plb-hac'] >= r['hdss'] else '') + ('greedy' if r['plb-hac'] >= r['greedy'] else '')}")
 print()
-# Few-PU nodes (issue 15) and every other scenario outside the paper-like families.
+# Few-PU nodes and every other scenario outside the paper-like families.
 others = sorted({r["scenario"] for r in runs if r["machines"] == 0 and not r["adaptability"]})
 if others:
     print("== few-PU nodes and other scenarios (mean makespan / optimum, ± standard deviation / optimum)")
@@ -171,7 +171,7 @@ if others:
         print(f"{s:26s} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, NOISY):>15s}"
               f"   {min(rs, key=rs.get)}")
     print()
-print("Targets (issue 15), every scenario: plb-hac within 5% of the optimum, never more than 2% behind hdss or greedy")
+print("Targets, every scenario: plb-hac within 5% of the optimum, never more than 2% behind hdss or greedy")
 missed = 0
 for s in sorted({r["scenario"] for r in runs}):
     if (s, "optimum") not in by or by[(s, "optimum")][0]["adaptability"]:

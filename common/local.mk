@@ -8,3 +8,13 @@ hetpu_common_sources = \
 	common/finite_number.cpp common/finite_number.h \
 	common/gnuplot_png.cpp common/gnuplot_png.h \
 	common/text_table.cpp common/text_table.h
+
+# Unit tests of the helpers (no StarPU).
+check_PROGRAMS += tests/common_unit_tests
+tests_common_unit_tests_SOURCES = \
+	tests/unit/common/finite_number_test.cpp \
+	tests/unit/common/settings_test.cpp \
+	tests/unit/common/text_table_test.cpp
+tests_common_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_common_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
+TESTS += tests/common_unit_tests

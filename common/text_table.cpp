@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace hetpu::apps {
+namespace hetpu {
 
 namespace {
 
@@ -194,4 +194,4 @@ bool read_table(const std::string &path, const TableFormat &format, Table &out, 
     return parse_table(text, path, format, out, error);
 }
 
-}  // namespace hetpu::apps
+}  // namespace hetpu

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace hetpu::apps {
+namespace hetpu {
 
 struct TableFormat {
     // The first field of every row is a name (a gene name), not a number.
@@ -41,4 +41,4 @@ bool read_table(const std::string &path, const TableFormat &format, Table &out, 
 // Read a whole file into memory ("cannot open ..." error otherwise).
 bool read_file(const std::string &path, std::string &out, std::string &error);
 
-}  // namespace hetpu::apps
+}  // namespace hetpu

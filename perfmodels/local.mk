@@ -22,3 +22,15 @@ hetpu_core_sources += \
 check_LTLIBRARIES += tests/fakes/libfake_nvml.la
 tests_fakes_libfake_nvml_la_SOURCES = tests/fakes/fake_nvml.c
 tests_fakes_libfake_nvml_la_LDFLAGS = -module -avoid-version -rpath /nowhere -no-undefined
+
+# Unit tests of the time models and the energy sources (no StarPU).
+check_PROGRAMS += tests/perfmodels_unit_tests
+tests_perfmodels_unit_tests_SOURCES = \
+	tests/unit/perfmodels/curve_basis_test.cpp \
+	tests/unit/perfmodels/curve_select_test.cpp \
+	tests/unit/perfmodels/curve_online_model_test.cpp \
+	tests/unit/perfmodels/curve_transfer_model_test.cpp \
+	tests/unit/perfmodels/energy_source_test.cpp
+tests_perfmodels_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_perfmodels_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
+TESTS += tests/perfmodels_unit_tests

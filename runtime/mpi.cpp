@@ -149,7 +149,7 @@ namespace {
 // kept for StarPU-MPI's progress thread); StarPU-MPI itself starts only once every rank has
 // StarPU running. Starting both in one call left the healthy ranks with StarPU-MPI running
 // when another rank's StarPU failed: their starpu_mpi_shutdown() then waited forever in a
-// barrier on MPI_COMM_WORLD that the failed rank never joins (issue 44).
+// barrier on MPI_COMM_WORLD that the failed rank never joins.
 // STARPU_MPI_DRIVER_CALL_FREQUENCY > 0 (StarPU-MPI's progress run as a driver) is not
 // supported: that mode has the application run the driver, which hetpu's runner does not.
 int starpu_initialize_for_mpi(struct starpu_conf *conf, int *, char ***)

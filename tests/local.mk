@@ -27,21 +27,12 @@ tests_unit_tests_SOURCES = \
 	tests/unit/block_cursor_test.cpp tests/unit/node_shares_test.cpp \
 	tests/unit/block_dispatcher_test.cpp \
 	tests/unit/cluster_test.cpp \
-	tests/unit/matmul_options_test.cpp \
-	tests/unit/matmul_verify_test.cpp \
-	tests/unit/matmul_report_test.cpp \
-	tests/unit/pareto_cases_test.cpp \
-	tests/unit/pareto_oracle_test.cpp \
 	tests/unit/sim_test.cpp tests/unit/cluster_sim_test.cpp \
 	tests/unit/plbhac/plbhac_solve_test.cpp \
 	tests/unit/plbhac/plbhac_equal_finish_test.cpp \
 	tests/unit/plbhac/plbhac_straggle_test.cpp \
 	tests/unit/quadratic_time_curve.h \
 	tests/unit/thrown_message.h \
-	tests/unit/curve_basis_test.cpp \
-	tests/unit/curve_select_test.cpp \
-	tests/unit/curve_online_model_test.cpp \
-	tests/unit/curve_transfer_model_test.cpp \
 	tests/unit/plbhac/plbhac_planner_test_util.h \
 	tests/unit/plbhac/plbhac_training_test.cpp \
 	tests/unit/plbhac/plbhac_steps_test.cpp \
@@ -54,10 +45,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/plbhac/plbhac_codelet_start_test.cpp \
 	tests/unit/plbhac/plbhac_options_test.cpp \
 	tests/unit/plbhac/plbhac_sim_test.cpp \
-	tests/unit/hdss/hdss_planner_test.cpp \
-	tests/unit/energy_source_test.cpp \
-	tests/unit/common/finite_number_test.cpp \
-	tests/unit/common/settings_test.cpp
+	tests/unit/hdss/hdss_planner_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/core (finite_number, for the command lines), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
@@ -106,7 +94,7 @@ EXTRA_DIST += tests/cli/settings.sh tools/update_settings_table.sh
 TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh tests/cli/mpi_owned.sh
 EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh tests/cli/mpi_owned.sh
 # Failures of one rank (no worker, bad policy, bad arguments, a different job) end the
-# whole launch with a message naming the rank, never a hang (issue 44).
+# whole launch with a message naming the rank, never a hang.
 TESTS += tests/cli/mpi_failures.sh
 EXTRA_DIST += tests/cli/mpi_failures.sh
 # A build without MPI: one task under a launcher runs, several are refused (skipped, 77,

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Robustness tests (issue 18): concurrent start-up, task priorities, bad input, the
+# Robustness tests: concurrent start-up, task priorities, bad input, the
 # checkpoint directory lock. A fragment of its own so the other local.mk files stay as they are.
 
 # Linked against StarPU only, like plain_starpu: the test puts it under the preload library.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Who used a shared GPU, and how much: the use-based GPU fraction and energy split of
-// issue 49. Several processes hold reservations on one device at once under MGB packing
+// shared devices. Several processes hold reservations on one device at once under MGB packing
 // (C. Chen, C. Porter, S. Pande, "Effective GPU Sharing Under Compiler Guidance"); the
 // accounting model (C. Di Pietrantonio, C. Harris, M. Cytowski, "Energy-based Accounting
 // Model for Heterogeneous Supercomputers") charges max(fc, fg, fm) of a node, which assumes
@@ -100,7 +100,7 @@ std::vector<double> split_energy(double joules, const std::vector<double> &weigh
 
 // One process's view of a device it shared over its own run: the device's joules measured
 // over the run times the process's mean weight while attached (its weight_s / attached_s).
-// Alone on the device, that is all of them, as before issue 49. attached_s 0: 0 J.
+// Alone on the device, that is all of them. attached_s 0: 0 J.
 double own_device_joules(double device_joules, const ShareTime &t);
 
 // The mean weight while attached, in [0, 1]: the GPU fraction of this device the process is

@@ -19,7 +19,7 @@ struct WorkerTypeUsage {
     double model_energy_j = 0;  // what the model source says, for comparison with a sensor
 };
 
-// One device shared through the MGB arbiter (issue 49): what this process used of it and
+// One device shared through the MGB arbiter: what this process used of it and
 // what it is charged for. Share-hours are time integrals (device_share.h).
 struct DeviceShareUsage {
     std::string device;          // the arbiter's key: "cuda:0000:3b:00.0", "opencl:0:1"
@@ -50,7 +50,7 @@ struct JobRecord {
     std::string energy_source;    // e.g. "rapl+model"
     std::optional<double> gco2e;  // when a grid intensity is configured
     std::vector<WorkerTypeUsage> workers;
-    // Issue 49: "use" when fg is the use-based fraction of shared devices, "allocation" when
+    // "use" when fg is the use-based fraction of shared devices, "allocation" when
     // it counts whole devices held (as before); fg_allocated is the latter either way.
     std::string gpu_share = "allocation";
     double fg_allocated = 0;

@@ -39,7 +39,7 @@ const char *schema_sql =
     " device_energy_j REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
     " PRIMARY KEY (job_id, device));";
 
-// Version 1 -> 2 (issue 49): what version 2 added, nothing else touched.
+// Version 1 -> 2 (shared-device shares): what version 2 added, nothing else touched.
 const char *migrate_1_to_2_sql =
     "ALTER TABLE jobs ADD COLUMN gpu_share TEXT NOT NULL DEFAULT 'allocation';"
     "ALTER TABLE jobs ADD COLUMN fg_allocated REAL;"

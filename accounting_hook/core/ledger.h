@@ -23,7 +23,7 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// 2 (issue 49): jobs.gpu_share and jobs.fg_allocated, table job_devices. A version-1 ledger
+// 2: jobs.gpu_share and jobs.fg_allocated, table job_devices. A version-1 ledger
 // is migrated by the first writer and read as it is by readers.
 constexpr int ledger_schema_version = 2;
 

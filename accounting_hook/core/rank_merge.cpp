@@ -113,7 +113,7 @@ JobRecord from_wire(const std::string &text)
             u.model_energy_j = w.at("model_energy_j");
             j.workers.push_back(u);
         }
-        // Issue 49's fields; absent from a rank of an older hetpu.
+        // The shared-device fields; absent from a rank of an older hetpu.
         j.gpu_share = o.value("gpu_share", std::string("allocation"));
         j.fg_allocated = o.value("fg_allocated", j.fg);
         for (const auto &d : o.value("devices", nlohmann::json::array())) {

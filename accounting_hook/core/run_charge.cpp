@@ -42,7 +42,7 @@ JobRecord charge_run(const RunInputs &in)
     j.devices = in.devices;
     if (in.charge_gpu_use && !in.slurm && !in.devices.empty() && p.gpus_per_node > 0) {
         // The GPUs held are the parts of the shared devices charged to this process (each at
-        // most 1): alone on its devices that is the allocation, as before issue 49.
+        // most 1): alone on its devices that is the allocation.
         double used = 0;
         for (const DeviceShareUsage &d : in.devices)
             used += std::clamp(d.fraction, 0.0, 1.0);

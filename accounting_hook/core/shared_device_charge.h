@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // From a process's share-time of the devices it shared through the MGB arbiter to the
-// figures its charge and ledger row carry (issue 49): the part of each device charged, its
+// figures its charge and ledger row carry: the part of each device charged, its
 // part of each device's joules, and the GPU worker types' energy made to agree with them.
 #pragma once
 

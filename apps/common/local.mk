@@ -12,6 +12,23 @@ apps_common_libhetpu_apps_common_la_SOURCES = \
 apps_common_libhetpu_apps_common_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 apps_common_libhetpu_apps_common_la_LIBADD = runtime/libhetpu_core.la
 
+# Unit tests of the apps' pure cores (matmul, grn, kmeans, apps/common): no StarPU.
+check_PROGRAMS += tests/apps_unit_tests
+tests_apps_unit_tests_SOURCES = \
+	tests/unit/apps/matmul_options_test.cpp \
+	tests/unit/apps/matmul_verify_test.cpp \
+	tests/unit/apps/matmul_report_test.cpp \
+	tests/unit/apps/app_record_test.cpp \
+	tests/unit/apps/job_signature_test.cpp \
+	tests/unit/apps/kmeans_test.cpp \
+	tests/unit/apps/kmeans_checkpoint_test.cpp \
+	tests/unit/apps/kmeans_split_test.cpp \
+	tests/unit/apps/grn_test.cpp
+tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
+tests_apps_unit_tests_LDADD = apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
+	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la $(GTEST_LIBS)
+TESTS += tests/apps_unit_tests
+
 # The GPU needs each app's codelets declare to the mgb policies (include/hetpu/gpu_needs.h),
 # asked for the way the scheduler asks, on StarPU with one CPU worker.
 check_PROGRAMS += tests/apps_gpu_needs_tests

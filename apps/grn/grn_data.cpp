@@ -15,10 +15,10 @@ namespace hetpu::grn {
 
 bool read_expression(const std::string &path, Expression &out, std::string &error)
 {
-    apps::TableFormat format;
+    TableFormat format;
     format.row_names = true;
-    apps::Table t;
-    if (!apps::read_table(path, format, t, error))
+    Table t;
+    if (!read_table(path, format, t, error))
         return false;
     if (t.cols > UINT32_MAX) {
         error = path + ": too many samples";

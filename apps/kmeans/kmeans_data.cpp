@@ -140,7 +140,7 @@ bool read_binary_header(const std::string &path, BinaryHeader &h, std::string &e
 bool read_points(const std::string &path, Points &out, std::string &error)
 {
     std::string data;
-    if (!apps::read_file(path, data, error))
+    if (!read_file(path, data, error))
         return false;
     if (data.size() >= 8 && data.compare(0, 8, kBinaryMagic) == 0) {
         const auto *p = reinterpret_cast<const unsigned char *>(data.data());
@@ -156,8 +156,8 @@ bool read_points(const std::string &path, Points &out, std::string &error)
         out = std::move(pts);
         return true;
     }
-    apps::Table t;
-    if (!apps::parse_table(data, path, apps::TableFormat{}, t, error))
+    Table t;
+    if (!parse_table(data, path, TableFormat{}, t, error))
         return false;
     out.n = t.rows;
     out.d = static_cast<uint32_t>(t.cols);

@@ -57,21 +57,6 @@ apps_kmeans_hetpu_kmeans_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAG
 apps_kmeans_hetpu_kmeans_CXXFLAGS = $(AM_CXXFLAGS) $(OPENMP_CXXFLAGS)
 apps_kmeans_hetpu_kmeans_LDADD = $(hetpu_kmeans_libs)
 
-# Unit tests of the apps' pure cores (grn, kmeans, apps/common): no StarPU.
-check_PROGRAMS += tests/apps_unit_tests
-tests_apps_unit_tests_SOURCES = \
-	tests/unit/apps/text_table_test.cpp \
-	tests/unit/apps/app_record_test.cpp \
-	tests/unit/apps/job_signature_test.cpp \
-	tests/unit/apps/kmeans_test.cpp \
-	tests/unit/apps/kmeans_checkpoint_test.cpp \
-	tests/unit/apps/kmeans_split_test.cpp \
-	tests/unit/apps/grn_test.cpp
-tests_apps_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS) $(OPENMP_CXXFLAGS) -ffp-contract=off
-tests_apps_unit_tests_LDADD = apps/kmeans/libhetpu_kmeans_core.la apps/grn/libhetpu_grn_core.la \
-	apps/matmul/libhetpu_matmul_core.la apps/common/libhetpu_apps_common.la runtime/libhetpu_core.la $(GTEST_LIBS)
-TESTS += tests/apps_unit_tests
-
 # The programs end to end on the CPU + OpenCL test node; kmeans_restart.sh kills a
 # checkpointing run with SIGKILL and checks that --restart ends with the same centroids.
 TESTS += tests/cli/kmeans_cli.sh tests/cli/grn_cli.sh tests/cli/kmeans_restart.sh

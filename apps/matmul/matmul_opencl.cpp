@@ -25,7 +25,7 @@ namespace {
 // CLBlast is not safe when two threads enter a routine at once: building a routine copies its
 // tuning database and fills its kernel cache, and two OpenCL workers doing that together
 // corrupted the heap (a crash inside clblast::Database's constructor, about one run in
-// thirty on a two-device PoCL node; upstream reports the same, CLBlast issue #486). Only the
+// thirty on a two-device PoCL node; upstream CLBlast reports the same, #486 on its tracker). Only the
 // enqueue is serialised: each worker waits for its own queue outside the lock, so the
 // devices still compute at the same time.
 std::mutex clblast_enqueue_mutex;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""MGB and its baselines as multiples of the makespan lower bound (issue 47).
+"""MGB and its baselines as multiples of the makespan lower bound.
 
     bound_eval.py HETPU OUT_DIR [--mixes 50] [--colocation mps,time-sliced]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""How far the makespan lower bound is from the best schedule found on small mixes (issue 47).
+"""How far the makespan lower bound is from the best schedule found on small mixes.
 
     small_exact.py HETPU OUT_DIR [--mixes 10] [--colocation mps]
 

@@ -125,7 +125,7 @@ def main():
 
 
 # ---------------------------------------------------------------------------------------
-# Few-PU nodes (issue 15): where most StarPU users run, one node with one CPU and one or two
+# Few-PU nodes: where most StarPU users run, one node with one CPU and one or two
 # GPUs. Unlike the paper-like machines above, the workload is given in elements of a fixed
 # cost (a CPU does 50,000 per second) and x_init is the planner's own default
 # (workload / (32 * PUs), written out so that greedy and hdss use the same first block).

@@ -61,7 +61,7 @@ public:
     virtual double seconds() const = 0;
     // Cumulative joules since open of each GPU, in the sensor's numbering (NVML's index);
     // empty when the source cannot tell GPUs apart. The accounting hook splits a shared
-    // device's own joules among the processes that used it (issue 49).
+    // device's own joules among the processes that used it.
     virtual std::vector<double> gpu_joules() { return {}; }
 };
 

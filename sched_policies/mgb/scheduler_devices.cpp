@@ -150,7 +150,7 @@ void Scheduler::register_devices()
     }
     ledger_->with_ledger([&](Ledger &ledger) {
         // Our StarPU memory limit bounds our own grants; the device's capacity is the largest
-        // limit among the live processes and shrinks back when they exit (issue 47).
+        // limit among the live processes and shrinks back when they exit.
         for (size_t d = 0; d < devices_.size(); ++d)
             ledger_index_[d] = ledger_add_device(ledger, devices_[d].key, devices_[d].spec, pid_);
     });

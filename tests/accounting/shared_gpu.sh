@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Issue 49: processes packed on one device by mgb pay for the share they used, and the shares
+# Processes packed on one device by mgb pay for the share they used, and the shares
 # add up to the device. The node: two PoCL devices charged as GPUs
 # (HETPU_ACCOUNTING_OPENCL_AS_GPU=1), every process on device 0 (STARPU_NOPENCL=1), and the
 # fake NVML library in clock mode: GPU 0 draws 100 W, GPU 1 200 W (a share measured on the
@@ -11,7 +11,7 @@
 #   - 2 and 3 processes at once: GPU share-hours sum to at most the device-hours of the
 #     interval; their joules sum to the device's joules within 1%;
 #   - the same jobs one at a time: each alone on the device, charged the whole of it, i.e.
-#     exactly what the allocation charge (before issue 49) gives;
+#     exactly what the allocation charge gives;
 #   - a SIGKILLed process: no row, and the survivors are not charged its share.
 . "$(dirname "$0")/../cli/node_env.sh"
 prog="$HETPU_BUILDDIR/tests/programs/mgb_overflow_hetpu"

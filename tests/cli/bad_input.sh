@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Bad input and faults (issue 18): each gives a non-zero exit and a message naming the
+# Bad input and faults: each gives a non-zero exit and a message naming the
 # problem, never an abort, a hang or a silent success.
 . "$(dirname "$0")/node_env.sh"
 tool="$HETPU_BUILDDIR/tools/hetpu"

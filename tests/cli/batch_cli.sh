@@ -7,7 +7,7 @@
 tool="$HETPU_BUILDDIR/tools/hetpu"
 dir=$STARPU_HOME
 
-# A program that crashes (issue 47: under dash's `sh -c` it read as "FAILED (exit 139)").
+# A program that crashes (under dash's `sh -c` it could read as "FAILED (exit 139)").
 printf '#!/bin/sh\nkill -SEGV $$\n' >"$dir/segv"
 chmod +x "$dir/segv"
 # Two jobs that wait for each other: they can only both succeed if they run at once.

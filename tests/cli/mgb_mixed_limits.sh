@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Issue 47, defect 2: processes under different STARPU_LIMIT_OPENCL_1_MEM share the 96 MiB
+# Processes under different STARPU_LIMIT_OPENCL_1_MEM share the 96 MiB
 # device through the arbiter. The one with a 16 MiB limit is held to it, and the device keeps
 # the 96 MiB of the other: before the fix it shrank to 16 MiB for both, for good.
 # Timing: process A runs 4 tasks of 8 s; B needs well under that (2 tasks, no sleep). If A

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# `hetpu mgb-sim` from the command line (issue 47): the lower bound in every run and as
+# `hetpu mgb-sim` from the command line: the lower bound in every run and as
 # `--policy bound`, the co-location models, and bad input refused with the field or option
 # named (it used to wrap --seed -1 and overflow on huge numbers).
 . "$(dirname "$0")/node_env.sh"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Failures of one rank are errors of the whole job, never hangs (issue 44, defects 1 and 3):
+# Failures of one rank are errors of the whole job, never hangs:
 # a rank that cannot start (no usable worker, an unknown policy, a bad command line) and
 # ranks given different jobs (-n, k-means's -k, --seed) each make the launch exit non-zero
 # with a message naming the rank and the reason, well before the watchdog (which would
@@ -41,7 +41,7 @@ $1"
     echo "ok: $name (rc $rc)"
 }
 
-# Defect 1: rank 2 has no worker at all; ranks 0 and 1 used to wait forever in
+# Rank 2 has no worker at all; ranks 0 and 1 used to wait forever in
 # starpu_mpi_shutdown's barrier.
 expect_failure "rank without a worker" "hetpu: rank 2 (host " "cannot start: no usable worker" -- \
     -np 2 "$rank_home" "$matmul" -n 256 : \
@@ -62,7 +62,7 @@ expect_failure "bad command line on one rank" "hetpu: rank 1 (host " "cannot sta
 expect_failure "unreadable data on one rank" "hetpu: rank 1 (host " "cannot start: its data could not be read" -- \
     -np 1 "$rank_home" "$kmeans" --generate 2000 -k 4 : -np 1 "$rank_home" "$kmeans" --input "$STARPU_HOME/none.csv" -k 4
 
-# Defect 3: the ranks must run the same job.
+# The ranks must run the same job.
 expect_failure "different -n" "hetpu: matmul: rank 2 runs a different job than rank 0: n=512 instead of n=256" -- \
     -np 2 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 512
 expect_failure "different --seed" "hetpu: matmul: rank 1 runs a different job than rank 0: seed=7 instead of seed=42" -- \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# A build without MPI (configure --without-mpi) under a launcher (issue 44, defect 2): a
+# A build without MPI (configure --without-mpi) under a launcher: a
 # one-task launch (srun -n1 sets SLURM_STEP_NUM_TASKS=1, mpirun -np 1 OMPI_COMM_WORLD_SIZE=1)
 # is a plain run; several tasks are refused with the reason and the fix instead of each
 # running the whole job alone. The launchers' variables are set by hand: without MPI there

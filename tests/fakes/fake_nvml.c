@@ -3,7 +3,7 @@
  * Two GPUs. FAKE_NVML_MODE=counter (default): each GPU's energy counter starts at 5000 mJ and
  * rises 1000 mJ per read. FAKE_NVML_MODE=power: no energy counter, constant 250 W draw.
  * FAKE_NVML_MODE=clock: the counters follow CLOCK_MONOTONIC, GPU 0 at FAKE_NVML_WATTS (default
- * 100 W) and GPU 1 at twice that, the same in every process of the node (issue 49's shared-device
+ * 100 W) and GPU 1 at twice that, the same in every process of the node (the shared-device
  * tests compare processes' shares with what the device drew between two instants). */
 #include <stdio.h>
 #include <stdlib.h>

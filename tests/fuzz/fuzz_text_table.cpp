@@ -11,11 +11,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const std::string_view text(reinterpret_cast<const char *>(data), size);
     for (bool row_names : {false, true}) {
-        hetpu::apps::TableFormat format;
+        hetpu::TableFormat format;
         format.row_names = row_names;
-        hetpu::apps::Table table;
+        hetpu::Table table;
         std::string error;
-        if (hetpu::apps::parse_table(text, "fuzz.csv", format, table, error) &&
+        if (hetpu::parse_table(text, "fuzz.csv", format, table, error) &&
             table.values.size() != table.rows * table.cols)
             __builtin_trap();  // a table whose shape does not match its values
     }

@@ -48,7 +48,7 @@ TEST(MpiLaunch, LaunchersAreRecognised)
     EXPECT_TRUE(detect({{"PMI_SIZE", "2"}}).size_known);
 }
 
-// Issue 44, defect 2: a build without MPI refused even a one-task launch (srun -n1 sets
+// A build without MPI must not refuse even a one-task launch (srun -n1 sets
 // SLURM_STEP_NUM_TASKS=1, mpirun -np 1 sets OMPI_COMM_WORLD_SIZE=1).
 TEST(LaunchDecision, OneTaskWithoutMpiRunsAsAPlainProcess)
 {
@@ -78,7 +78,7 @@ TEST(LaunchDecision, SeveralTasksWithoutMpiAreRefusedWithTheFix)
     EXPECT_NE(d.message.find("unknown number of tasks (PMIX_RANK is set)"), std::string::npos) << d.message;
 }
 
-// Issue 50, under a real Slurm: srun without --mpi (MpiDefault=none, Debian's default)
+// Seen under a real Slurm: srun without --mpi (MpiDefault=none, Debian's default)
 // starts tasks MPI cannot join (OpenMPI aborts in MPI_Init). One task is a plain run;
 // several are refused with the fix; with a PMI plugin every launch uses MPI.
 TEST(LaunchDecision, SrunWithoutPmiIsNoMpiLaunch)
@@ -100,7 +100,7 @@ TEST(LaunchDecision, SrunWithoutPmiIsNoMpiLaunch)
     EXPECT_EQ(decide_launch(detect({{"SLURM_STEP_NUM_TASKS", "1"}}), false).mode, LaunchMode::Single);
 }
 
-// Issue 44, defect 3: ranks given different options ran different jobs.
+// Ranks given different options must not run different jobs.
 TEST(JobMismatch, SameJobEverywhereIsQuiet)
 {
     EXPECT_EQ(job_mismatch_message({"matmul n=256 seed=1", "matmul n=256 seed=1"}, "matmul"), "");

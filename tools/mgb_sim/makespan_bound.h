@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A lower bound on the makespan of a job mix on one node (issue 47): no placement policy,
+// A lower bound on the makespan of a job mix on one node: no placement policy,
 // however clever, finishes the batch sooner, under the simulator's co-location model
 // (simulator.h). Policies are reported as multiples of it, which says how much of the
 // node's throughput a packing leaves on the table without knowing the optimum.

@@ -23,8 +23,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // A scenario is a batch of at most this many jobs: far beyond the paper's 128-job runs, and
 // small enough that a typo ("repeat": 1e9) is an error instead of an endless simulation.
 constexpr uint64_t kMaxJobs = 100000;
-// Ranges that keep every sum and product of the simulation exact and finite (issue 47:
-// 1e10 GiB jobs wrapped the byte counters, 1e300 s printed makespans of 1e305). A PiB of
+// Ranges that keep every sum and product of the simulation exact and finite (unchecked,
+// 1e10 GiB jobs would wrap the byte counters, 1e300 s print makespans of 1e305). A PiB of
 // device memory and a year per phase are far beyond any real job; 4096 live jobs of a PiB
 // each still sum below 2^63 bytes.
 constexpr double kMaxMemoryGiB = 1024.0 * 1024.0;  // 1 PiB

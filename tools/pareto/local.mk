@@ -15,7 +15,9 @@ tests_pareto_unit_tests_SOURCES = \
 	tests/unit/pareto/pareto_planner_test.cpp \
 	tests/unit/pareto/front_cache_test.cpp \
 	tests/unit/pareto/pareto_cli_test.cpp \
-	tests/unit/pareto/workspace_test.cpp
+	tests/unit/pareto/workspace_test.cpp \
+	tests/unit/pareto/pareto_cases_test.cpp \
+	tests/unit/pareto/pareto_oracle_test.cpp
 tests_pareto_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
 tests_pareto_unit_tests_LDADD = tools/libhetpu_pareto.la runtime/libhetpu_core.la $(GTEST_LIBS)
 

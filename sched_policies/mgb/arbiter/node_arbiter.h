@@ -31,7 +31,7 @@ public:
     static std::unique_ptr<NodeArbiter> open_existing(const std::string &name);
     // Maps the segment, creating it as open() does, without registering the process: for a
     // component that holds reservations beside the process's scheduler (the checkpoint
-    // cache, issue 45). Its destruction releases nothing (the owner releases its grants; a
+    // cache). Its destruction releases nothing (the owner releases its grants; a
     // dead process's grants are reclaimed by pid). Locks wait like open()'s. Throws as open().
     static std::unique_ptr<NodeArbiter> open_unregistered(const std::string &name);
     // Removes the segment's name (tests; processes that have it mapped keep working).

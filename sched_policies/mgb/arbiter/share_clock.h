@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The arbiter's share clock (issue 49): for every registered process and device, the time
+// The arbiter's share clock: for every registered process and device, the time
 // integrals of its share and of its charged weight (accounting_hook/core/device_share.h has
 // the rules), kept beside the Ledger in the arbiter's shared memory.
 //

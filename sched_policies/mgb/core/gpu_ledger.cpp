@@ -143,7 +143,7 @@ int choose_exact(Ledger &ledger, const PlaceRequest &request, const ProcessEntry
 // memory-feasible devices, the least loaded; strict < keeps the lowest index on ties. Compute
 // is soft: in_use_warps may exceed max_warps().
 //
-// Load is a share of each device, not a count of warps (issue 47): the warps in use once the
+// Load is a share of each device, not a count of warps (devices differ): the warps in use once the
 // task is placed there, over the device's resident-warp capacity. Comparing absolute warps
 // (the paper's G.InUseWarps) sends every job to a small GPU beside a large one, because a
 // device-filling kernel occupies fewer warps on the small one. Among identical devices the
@@ -382,7 +382,7 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
     // Devices that could never hold the task are out for every algorithm, SA and CG
     // included: the StarPU policies drop them before placing (a job larger than a V100 is
     // never sent to one while an A100 could take it), and the simulator goes through here
-    // too, so both place alike (issue 47).
+    // too, so both place alike.
     PlaceRequest request = asked;
     for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, 32); ++d)
         if (!could_ever_fit(ledger, int(d), asked))

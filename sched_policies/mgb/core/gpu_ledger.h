@@ -32,7 +32,7 @@ constexpr unsigned kMaxProcesses = 64;
 constexpr unsigned kDeviceKeyLength = 64;
 constexpr uint32_t kLedgerMagic = 0x4d474231;  // "MGB1"
 constexpr uint32_t kLedgerVersion = 4;         // bump on any layout change
-// Node-wide aging (issue 47): once another process's waiting tasks have been passed over by
+// Node-wide aging: once another process's waiting tasks have been passed over by
 // this many grants to other processes, only that process may be granted a device.
 constexpr uint32_t kNodeAgingLimit = 16;
 
@@ -83,7 +83,7 @@ struct ProcessEntry {
     uint64_t limit_bytes[kMaxDevices];     // its StarPU memory limit per device (0: not reported)
     uint64_t reserved_bytes[kMaxDevices];  // its live grants' bytes per device (derived)
     uint64_t in_use_warps[kMaxDevices];    // its live grants' warps per device (derived): the
-                                           // accounting's share of a shared device (issue 49)
+                                           // accounting's share of a shared device
     // What its oldest waiting task needs on each device where memory alone keeps it waiting
     // (compute would take it now): bytes, 0 elsewhere. A checkpoint cache holding memory there
     // reads it to give back just what unblocks the task, and nothing for a wait for compute.
@@ -107,7 +107,7 @@ void ledger_init(Ledger &ledger);  // empty, magic and version set
 // Finds the device by key, or adds it. Returns its index, -EINVAL for an empty/too long key
 // or an invalid spec, -ENOSPC when full.
 //
-// Processes may run under different STARPU_LIMIT_*_MEM (issue 47). A registered pid's
+// Processes may run under different STARPU_LIMIT_*_MEM. A registered pid's
 // spec.memory_bytes is its own limit on the device: it bounds that process's grants only.
 // The device's capacity is the largest limit among the live processes that reported one,
 // recomputed when one detaches, so a small limit never shrinks the device for the others
@@ -150,7 +150,7 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
 // Callers use it to refuse a task before it hangs StarPU.
 bool could_ever_fit(const Ledger &ledger, int device, const PlaceRequest &request);
 
-// Memory-only reservations (issue 45: a checkpoint cache's chunks on a device). A grant of
+// Memory-only reservations (a checkpoint cache's chunks on a device). A grant of
 // `bytes` on device `device` held by pid, with no compute, that is not a task (SA's "idle
 // device" and CG's per-device count do not see it; Grant::algorithm is kMemoryOnly). Returns
 // its id, or 0 when it does not fit the device's free memory (or pid's own limit there,

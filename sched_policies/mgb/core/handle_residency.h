@@ -6,8 +6,8 @@
 //
 // The first task to hold a handle on a device pays for it (its grant carries the bytes).
 // The handle stays on the device while any task there uses it, so when the payer ends
-// before the others its bytes move to the grant of a task still holding it (issue 47: with
-// 32 tasks sharing one handle, the bytes left the ledger with the first task).
+// before the others its bytes move to the grant of a task still holding it (otherwise, with
+// 32 tasks sharing one handle, the bytes would leave the ledger with the first task).
 #pragma once
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 // an idle point (profiles built by code usually are), the table points into them and copies
 // nothing; the others are copied and sorted. A dense p x (n+1) table (the paper's form) was
 // 8x larger at m = 500 sizes and n = 4,000 granules, and a process's first call paid to fault
-// its pages in (issue 51).
+// its pages in.
 #pragma once
 
 #include "sched_policies/pareto/core/pareto_profiles.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Issue 49: the share integral of a shared device (overlapping grants, processes joining and
+// The share integral of a shared device (overlapping grants, processes joining and
 // leaving, memory-bound and warp-bound shares) and the split of its energy.
 #include <gtest/gtest.h>
 

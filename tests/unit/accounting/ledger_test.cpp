@@ -77,7 +77,7 @@ TEST(LedgerPath, FollowsHetpuLedgerThenHetpuHomeThenXdgThenHome)
         };
     };
     EXPECT_EQ(default_ledger_path(env({{"HETPU_LEDGER", "/x/l.db"}, {"HOME", "/h"}})), "/x/l.db");
-    // Issue 44: setting only HETPU_HOME (a test's, a benchmark's) moves the ledger too.
+    // Setting only HETPU_HOME (a test's, a benchmark's) moves the ledger too.
     EXPECT_EQ(default_ledger_path(env({{"HETPU_HOME", "/t/home"}, {"XDG_DATA_HOME", "/d"}, {"HOME", "/h"}})),
               "/t/home/ledger.sqlite");
     EXPECT_EQ(default_ledger_path(env({{"HETPU_LEDGER", "/x/l.db"}, {"HETPU_HOME", "/t/home"}})), "/x/l.db");
@@ -266,7 +266,7 @@ TEST_F(LedgerTest, WriterKilledAtAnyInstantLeavesNoPartialJob)
     EXPECT_EQ(scalar(path, "SELECT COUNT(*) FROM job_workers WHERE job_id NOT IN (SELECT id FROM jobs)"), 0);
 }
 
-// Issue 49: per-device share rows, and a version-1 ledger (before them) stays readable and
+// Per-device share rows, and a version-1 ledger (before them) stays readable and
 // is migrated by the first writer.
 namespace {
 
@@ -281,7 +281,7 @@ JobRecord shared_job(const std::string &device, double su, double share_h, int p
     return j;
 }
 
-// The version-1 schema, as hetpu wrote it before issue 49.
+// The version-1 schema, as older hetpu wrote it (no share rows).
 const char *v1_schema =
     "CREATE TABLE jobs ( id INTEGER PRIMARY KEY AUTOINCREMENT, recorded_at TEXT NOT NULL, user TEXT NOT NULL,"
     " host TEXT NOT NULL, app TEXT NOT NULL, policy TEXT NOT NULL, partition TEXT NOT NULL,"

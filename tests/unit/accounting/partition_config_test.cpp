@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The TOML partition file: the format, defaults, and errors that name file, line, key.
+// The TOML partition file: its documented format, defaults, and errors that name file, line, key.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -77,7 +77,7 @@ TEST(RankMerge, SlurmAllocationChargedOnceByTaskZero)
     EXPECT_EQ(m.nodes, 2);
 }
 
-// Issue 50, under a real Slurm (srun --mpi=pmix -n 3 on one node): the ranks but task 0
+// Seen under a real Slurm (srun --mpi=pmix -n 3 on one node): the ranks but task 0
 // record "slurm task N (charged by task 0)"; their holdings were added to task 0's, so the
 // row said 6 cores and 9 GiB of a 2-core, 3 GiB allocation; and its SU was task 0's over
 // task 0's wall time, not the job's (the longest rank's) that the row records.

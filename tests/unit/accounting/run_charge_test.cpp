@@ -102,7 +102,7 @@ TEST(RunCharge, SummaryExplainsTheChargeAndNamesSources)
     EXPECT_EQ(format_joules(0.0021), "2.1 mJ");
 }
 
-// Issue 49: the GPU fraction of a run that shared its device through the MGB arbiter.
+// The GPU fraction of a run that shared its device through the MGB arbiter.
 namespace {
 
 RunInputs gpu_inputs()

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Issue 49: from share-time to the figures of a run's charge.
+// From share-time to the figures of a run's charge.
 #include <gtest/gtest.h>
 
 #include <stdexcept>

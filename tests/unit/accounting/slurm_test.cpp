@@ -80,7 +80,7 @@ TEST(SlurmBilling, EquivalentWeightsReproduceTheModelUnderMaxTres)
     EXPECT_DOUBLE_EQ(back.mem_per_gib, w.mem_per_gib);
 }
 
-// Issue 50, under a real Slurm 22.05: Slurm truncates the billing to an integer, and the
+// Seen under a real Slurm 22.05: Slurm truncates the billing to an integer, and the
 // weights printed to 6 digits, rounded down (Mem=0.0849616G for a 2-core, 24105 MB node),
 // billed the whole node's memory 1 instead of 2. Printed rounded up, a whole node bills the
 // model's weight, computed as Slurm does (MB x weight per GB / 1024, truncated).

@@ -37,7 +37,7 @@ TEST(SuModel, CpuPartitionWeightIsCoresPerNode) { EXPECT_DOUBLE_EQ(energy_weight
 TEST(SuModel, GpuPartitionWeightIsTdpRatioTimesCores)
 {
     EXPECT_DOUBLE_EQ(energy_weight(gpu_node()), 1600.0 / 300.0 * 36);  // Eq. 26: 192
-    Partition setonix;  // the example: 1 x 280 W CPU, 4 x 560 W GPUs, 64 cores
+    Partition setonix;  // a Setonix-like node: 1 x 280 W CPU, 4 x 560 W GPUs, 64 cores
     setonix.name = "gpu";
     setonix.cores_per_node = 64;
     setonix.mem_gib_per_node = 256;

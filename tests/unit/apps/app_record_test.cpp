@@ -45,7 +45,7 @@ TEST(AppRecord, NumbersRoundTripAndNonFiniteIsNull)
     EXPECT_EQ(j["name"], "OpenCL 0 (\"pocl\")");
 }
 
-// Issue 44: every rank has a "CPU 0" with StarPU id 0; the record's ids must still be unique.
+// Every rank has a "CPU 0" with StarPU id 0; the record's ids must still be unique.
 TEST(AppRecord, WorkerIdsAreUniqueAcrossRanks)
 {
     AppRecord r;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The job signature the ranks of an MPI launch compare (issue 44, defect 3): what the
+// The job signature the ranks of an MPI launch compare: what the
 // command line asks for, without the options that may differ per rank.
 #include <gtest/gtest.h>
 

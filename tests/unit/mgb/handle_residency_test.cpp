@@ -41,7 +41,7 @@ TEST(HandleResidency, HandleNamedTwiceByOneTaskCountsOnce)
     EXPECT_EQ(r.holders(0, A), 0u);
 }
 
-// Issue 47, defect 3: the first task to hold a shared handle pays for it; when it ends
+// The first task to hold a shared handle pays for it; when it ends
 // before the others, the next holder pays from then on (and only then).
 TEST(HandleResidency, PayerEndingFirstHandsTheBytesToAHolderStillUsingThem)
 {

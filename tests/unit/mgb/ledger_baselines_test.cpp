@@ -61,8 +61,8 @@ TEST(LedgerSingleAssignment, AllowedDevicesAndStatus)
     EXPECT_EQ(ledger_place(*l, Algorithm::SingleAssignment, r).status, PlaceStatus::WaitForResources);
     r.allowed_devices = 0;
     EXPECT_EQ(ledger_place(*l, Algorithm::SingleAssignment, r).status, PlaceStatus::NeverFits);
-    // A task no device could ever hold is refused, as the StarPU policy refuses it (issue 47:
-    // the simulator used to send it to a device, where it crashed).
+    // A task no device could ever hold is refused, as the StarPU policy refuses it (a
+    // simulator that sent it to a device would crash there).
     EXPECT_EQ(ledger_place(*l, Algorithm::SingleAssignment, request(1000, 1, 32)).status, PlaceStatus::NeverFits);
 }
 

@@ -389,7 +389,7 @@ TEST(LedgerBookkeeping, RebuildRepairsCorruptedCountersAndGrantIds)
 namespace hetpu::mgb {
 namespace {
 
-// A checkpoint cache's memory-only reservations (issue 45): memory that tasks placed by any
+// A checkpoint cache's memory-only reservations: memory that tasks placed by any
 // algorithm must fit beside, but no task: SA still sees the device idle.
 TEST(LedgerMemoryOnly, ReservesMemoryButIsNoTask)
 {
@@ -425,7 +425,7 @@ TEST(LedgerMemoryOnly, BoundedByTheProcessLimitAndReclaimedWithIt)
     EXPECT_EQ(l->devices[0].reserved_bytes, 30u);
 }
 
-// What a waiting task lacks in memory, for a checkpoint cache to give back (issue 45): only
+// What a waiting task lacks in memory, for a checkpoint cache to give back: only
 // where memory alone keeps it waiting, never for a wait for compute.
 TEST(LedgerMemoryWait, OnlyWhereMemoryAloneKeepsTheTaskWaiting)
 {

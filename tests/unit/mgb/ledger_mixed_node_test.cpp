@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Issue 47: the Ledger on a node whose processes and devices differ. Each test fails on the
-// Ledger as it was before the issue (see the defect it names).
+// The Ledger on a node whose processes and devices differ. Each test fails on the
+// Ledger without the rule it names.
 #include <gtest/gtest.h>
 
 #include "tests/unit/mgb/ledger_test_util.h"
@@ -19,7 +19,7 @@ PlaceRequest from(int32_t pid, uint64_t bytes, uint32_t blocks = 1)
 
 }  // namespace
 
-// Defect 2: a process's smaller limit bounds that process only, and the device's capacity
+// Mixed memory limits: a process's smaller limit bounds that process only, and the device's capacity
 // comes back when the process with the larger one exits (it used to keep the smallest, for
 // good, and the first process was then held to the other's limit).
 TEST(LedgerMixedNode, OwnLimitBoundsOnlyItsProcessAndCapacityFollowsTheLiveProcesses)
@@ -52,7 +52,7 @@ TEST(LedgerMixedNode, OwnLimitBoundsOnlyItsProcessAndCapacityFollowsTheLiveProce
     EXPECT_EQ(ledger_place(*l, Algorithm::LeastWarps, from(1, 90)).status, PlaceStatus::Placed);
 }
 
-// Defect 1: node-wide aging. A process whose tasks wait is passed over by at most
+// Node-wide aging. A process whose tasks wait is passed over by at most
 // kNodeAgingLimit grants to others; then only it may be granted a device (it used to wait
 // until the process that kept freeing and re-taking memory had finished all its work).
 TEST(LedgerMixedNode, WaitingProcessAgesAgainstTheOthers)
@@ -93,7 +93,7 @@ TEST(LedgerMixedNode, TwoStarvedProcessesNeverBlockEachOther)
     EXPECT_EQ(l->processes[1].bypassed, 0u);
 }
 
-// Defect 3: shared data stays counted while a task on the device still uses it.
+// Shared data stays counted while a task on the device still uses it.
 TEST(LedgerMixedNode, SharedHandleStaysReservedWhileAnyHolderRuns)
 {
     auto l = make_ledger(1, tiny_spec(96));
@@ -119,7 +119,7 @@ TEST(LedgerMixedNode, SharedHandleStaysReservedWhileAnyHolderRuns)
     EXPECT_EQ(l->devices[0].reserved_bytes, 0u);
 }
 
-// Defect 4: load is a share of each device. A 32-SM GPU beside an 8-SM one of equal memory,
+// Load is a share of each device. A 32-SM GPU beside an 8-SM one of equal memory,
 // identical device-filling tasks: they alternate (absolute warps sent three in four to the
 // small one, since a device-filling task occupies a quarter as many warps there).
 TEST(LedgerMixedNode, LeastLoadedIsAShareOfEachDevice)
@@ -137,7 +137,7 @@ TEST(LedgerMixedNode, LeastLoadedIsAShareOfEachDevice)
     EXPECT_EQ(on[1], 4u);
 }
 
-// Defect 7: SA and CG skip a device the task could never fit, as the StarPU policies do.
+// SA and CG skip a device the task could never fit, as the StarPU policies do.
 TEST(LedgerMixedNode, BaselinesSkipDevicesTooSmallForTheTask)
 {
     for (Algorithm a : {Algorithm::SingleAssignment, Algorithm::CoreToGpu}) {

@@ -143,7 +143,7 @@ TEST(NodeArbiter, OpenExistingNeedsASegmentAndDoesNotRegister)
     owner->with_ledger([](Ledger &ledger) { EXPECT_TRUE(registered(ledger, kSelf)); });
 }
 
-// The checkpoint cache's access (issue 45): it creates the segment when needed, registers
+// The checkpoint cache's access: it creates the segment when needed, registers
 // nothing, and its destruction releases nothing of the process's (the scheduler's grants
 // stay); its memory-only reservations are the process's like any grant.
 TEST(NodeArbiter, UnregisteredOpenerHoldsReservationsAndDetachesNobody)

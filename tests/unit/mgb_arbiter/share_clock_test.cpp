@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Issue 49: the arbiter's share clock integrates the Ledger between locks (times given here,
+// The arbiter's share clock integrates the Ledger between locks (times given here,
 // so nothing depends on the machine's speed) and hands the leaving process its share.
 #include <gtest/gtest.h>
 

@@ -98,7 +98,7 @@ TEST(MgbScenario, ErrorsNameTheFieldAndTheFix)
     EXPECT_THROW(hetpu::mgb_sim::load_mgb_scenario("/nonexistent/scenario.json"), ScenarioError);
 }
 
-// Issue 47, defect 6: numbers past what the simulation can hold exactly are refused with the
+// Numbers past what the simulation can hold exactly are refused with the
 // field named (1e10 GiB used to wrap the byte counters; 1e300 s printed makespans of 1e305),
 // and so is a batch of more kernel launches than a run can simulate in reasonable time.
 TEST(MgbScenario, OutOfRangeNumbersAndTooManyLaunchesAreRefused)

@@ -211,7 +211,7 @@ TEST(MgbSim, MemoryAwarePoliciesNeverCrashCgDoes)
 
 }  // namespace
 
-// Issue 47, defect 4: an H100 beside a 20-SM GPU of equal memory, 24 identical
+// An H100 beside a 20-SM GPU of equal memory, 24 identical
 // device-filling jobs. Absolute warps sent most of them to the small GPU (210 s against
 // 120 s); as a share of each device, mgb does as well as sa.
 TEST(MgbSim, UnequalDevicesAreBalancedByShare)
@@ -231,7 +231,7 @@ TEST(MgbSim, UnequalDevicesAreBalancedByShare)
     EXPECT_LE(mgb.makespan_s, sa.makespan_s);
 }
 
-// Issue 47, defect 7: simulated sa and cg skip a device the job can never fit, as the
+// Simulated sa and cg skip a device the job can never fit, as the
 // StarPU policies do: a 30 GiB job is never sent to a 16 GiB device (it used to crash there).
 TEST(MgbSim, BaselinesNeverSendAJobToADeviceTooSmallForIt)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// `hetpu pareto` without the process: argument errors, and the JSON the issue specifies
+// `hetpu pareto` without the process: argument errors, and the JSON it writes
 // checked for consistency with the profiles it came from.
 #include <gtest/gtest.h>
 

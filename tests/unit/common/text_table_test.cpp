@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-using hetpu::apps::parse_table;
-using hetpu::apps::Table;
-using hetpu::apps::TableFormat;
+using hetpu::parse_table;
+using hetpu::Table;
+using hetpu::TableFormat;
 
 TEST(TextTable, CsvWithHeaderAndComments)
 {
@@ -110,6 +110,6 @@ TEST(TextTable, ADirectoryIsNamedAsSuch)
 {
     Table t;
     std::string error;
-    EXPECT_FALSE(hetpu::apps::read_table("/", TableFormat{}, t, error));
+    EXPECT_FALSE(hetpu::read_table("/", TableFormat{}, t, error));
     EXPECT_NE(error.find("is a directory, not a file"), std::string::npos) << error;
 }
