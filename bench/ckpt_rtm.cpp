@@ -227,6 +227,59 @@ RestoreResult restore_run(const Options &o, const Workload &w, EvictionPolicy po
     return r;
 }
 
+// Restore throughput with a host cache holding cache_fraction of the data, per restore
+// order, eviction policy and hints: printed, and one JSON record each through `emit`.
+template <typename Emit> void restore_table(const Options &o, const Workload &w, Emit emit)
+{
+    std::vector<int> reverse(o.versions), sequential(o.versions), irregular(o.versions);
+    std::iota(sequential.begin(), sequential.end(), 0);
+    std::reverse_copy(sequential.begin(), sequential.end(), reverse.begin());
+    irregular = sequential;
+    std::shuffle(irregular.begin(), irregular.end(), std::mt19937(o.seed + 1));
+    struct Mode {
+        const char *name;
+        EvictionPolicy p;
+        Hints h;
+    };
+    const Mode modes[] = {{"fifo", EvictionPolicy::Fifo, Hints::None},
+                          {"score", EvictionPolicy::Score, Hints::None},
+                          {"score", EvictionPolicy::Score, Hints::One},
+                          {"score", EvictionPolicy::Score, Hints::All}};
+    struct Order {
+        const char *name;
+        const std::vector<int> *v;
+    };
+    const Order orders[] = {{"reverse", &reverse}, {"sequential", &sequential}, {"irregular", &irregular}};
+    std::printf("\nrestore throughput, host cache = %.0f%% of the data (GB/s of application wait; x = vs FIFO)\n",
+                o.cache_fraction * 100);
+    std::printf("%-11s %-7s %-6s %10s %8s %10s %12s\n", "order", "policy", "hints", "GB/s", "x FIFO", "host hit",
+                "fwd block ms");
+    for (const Order &ord : orders) {
+        double fifo_Bps = 0;
+        for (const Mode &m : modes) {
+            RestoreResult r =
+                restore_run(o, w, m.p, m.h, *ord.v, std::string("r_") + ord.name + "_" + m.name + hints_name(m.h));
+            if (m.p == EvictionPolicy::Fifo)
+                fifo_Bps = r.Bps;
+            const double hit = static_cast<double>(r.from_host) / (r.from_host + r.from_disk);
+            std::printf("%-11s %-7s %-6s %10.2f %8.2f %9.0f%% %12.2f\n", ord.name, m.name, hints_name(m.h), r.Bps / 1e9,
+                        r.Bps / fifo_Bps, hit * 100, r.forward_block_s * 1e3);
+            const hetpu::JsonRecord j = {{"bench", "ckpt_rtm"},
+                                         {"kind", "restore"},
+                                         {"order", ord.name},
+                                         {"policy", m.name},
+                                         {"hints", hints_name(m.h)},
+                                         {"restore_GBps", r.Bps / 1e9},
+                                         {"over_fifo", r.Bps / fifo_Bps},
+                                         {"host_hit_fraction", hit},
+                                         {"restore_wait_s", r.restore_s},
+                                         {"forward_block_s", r.forward_block_s},
+                                         {"cache_fraction", o.cache_fraction}};
+            emit(j);
+        }
+    }
+}
+
 }  // namespace
 
 int run(int argc, char **argv)
@@ -373,54 +426,7 @@ int run(int argc, char **argv)
     }
     std::system(("rm -rf '" + sync.local_dir + "' '" + room.local_dir + "'").c_str());
 
-    // Restore throughput with a host cache holding cache_fraction of the data.
-    std::vector<int> reverse(o.versions), sequential(o.versions), irregular(o.versions);
-    std::iota(sequential.begin(), sequential.end(), 0);
-    std::reverse_copy(sequential.begin(), sequential.end(), reverse.begin());
-    irregular = sequential;
-    std::shuffle(irregular.begin(), irregular.end(), std::mt19937(o.seed + 1));
-    struct Mode {
-        const char *name;
-        EvictionPolicy p;
-        Hints h;
-    };
-    const Mode modes[] = {{"fifo", EvictionPolicy::Fifo, Hints::None},
-                          {"score", EvictionPolicy::Score, Hints::None},
-                          {"score", EvictionPolicy::Score, Hints::One},
-                          {"score", EvictionPolicy::Score, Hints::All}};
-    struct Order {
-        const char *name;
-        const std::vector<int> *v;
-    };
-    const Order orders[] = {{"reverse", &reverse}, {"sequential", &sequential}, {"irregular", &irregular}};
-    std::printf("\nrestore throughput, host cache = %.0f%% of the data (GB/s of application wait; x = vs FIFO)\n",
-                o.cache_fraction * 100);
-    std::printf("%-11s %-7s %-6s %10s %8s %10s %12s\n", "order", "policy", "hints", "GB/s", "x FIFO", "host hit",
-                "fwd block ms");
-    for (const Order &ord : orders) {
-        double fifo_Bps = 0;
-        for (const Mode &m : modes) {
-            RestoreResult r =
-                restore_run(o, w, m.p, m.h, *ord.v, std::string("r_") + ord.name + "_" + m.name + hints_name(m.h));
-            if (m.p == EvictionPolicy::Fifo)
-                fifo_Bps = r.Bps;
-            const double hit = static_cast<double>(r.from_host) / (r.from_host + r.from_disk);
-            std::printf("%-11s %-7s %-6s %10.2f %8.2f %9.0f%% %12.2f\n", ord.name, m.name, hints_name(m.h), r.Bps / 1e9,
-                        r.Bps / fifo_Bps, hit * 100, r.forward_block_s * 1e3);
-            const hetpu::JsonRecord j = {{"bench", "ckpt_rtm"},
-                                         {"kind", "restore"},
-                                         {"order", ord.name},
-                                         {"policy", m.name},
-                                         {"hints", hints_name(m.h)},
-                                         {"restore_GBps", r.Bps / 1e9},
-                                         {"over_fifo", r.Bps / fifo_Bps},
-                                         {"host_hit_fraction", hit},
-                                         {"restore_wait_s", r.restore_s},
-                                         {"forward_block_s", r.forward_block_s},
-                                         {"cache_fraction", o.cache_fraction}};
-            emit(j);
-        }
-    }
+    restore_table(o, w, emit);
     if (json)
         std::fclose(json);
     if (own_dir)

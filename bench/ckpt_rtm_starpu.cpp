@@ -274,6 +274,98 @@ struct Mode {
     std::vector<RunResult> runs;
 };
 
+// The forward pass's blocking per checkpoint, host tier against device tier, and where the
+// device tier's captures came from: printed, and one JSON record through `emit`.
+template <typename Emit>
+void forward_report(const Plan &p, const std::vector<Mode> &modes, std::vector<double> ratios, Emit emit)
+{
+    const Options &o = p.o;
+    const double mib = 1.0 / (1 << 20);
+    std::vector<double> host_all, dev_all;
+    double host_pacing = 0, dev_pacing = 0;
+    hetpu_ckpt_stats dev{};
+    for (const Mode &m : modes)
+        for (const RunResult &r : m.runs) {
+            (m.device ? dev_all : host_all)
+                .insert((m.device ? dev_all : host_all).end(), r.blocking_s.begin(), r.blocking_s.end());
+            (m.device ? dev_pacing : host_pacing) += r.pacing_s;
+            if (m.device)
+                hetpu::bench::add_capture_stats(dev, r.forward);
+        }
+    std::sort(ratios.begin(), ratios.end());
+    const double hm = median(host_all), dm = median(dev_all);
+    std::printf("\nforward: median blocking per checkpoint: host tier %.2f ms, device tier %.2f ms: ratio %.2f "
+                "(per segment %.2f .. %.2f)\n",
+                hm * 1e3, dm * 1e3, hm / dm, ratios.front(), ratios.back());
+    std::printf("forward, device tier: %llu blocks captured from device memory, %llu from main memory; %.1f MiB "
+                "device to device, %.1f MiB to peers, %llu bytes device to host before resuming\n",
+                static_cast<unsigned long long>(dev.device_path_captures),
+                static_cast<unsigned long long>(dev.host_path_captures), dev.device_local_bytes * mib,
+                dev.device_peer_bytes * mib, static_cast<unsigned long long>(dev.device_to_host_at_capture_bytes));
+    std::printf("forward, device tier: the group copies took %.2f ms per checkpoint (the rest of the blocking is "
+                "acquisition, hand-over between threads and wake-ups)\n",
+                dev.device_capture_copy_s / static_cast<double>(dev_all.size()) * 1e3);
+    std::printf("forward: waiting for the previous version's flush, per checkpoint: host tier %.2f ms, device tier "
+                "%.2f ms\n",
+                host_pacing / static_cast<double>(host_all.size()) * 1e3,
+                dev_pacing / static_cast<double>(dev_all.size()) * 1e3);
+    emit({{"bench", "ckpt_rtm_device"},
+          {"kind", "forward"},
+          {"devices", p.workers.size()},
+          {"blocks", o.blocks},
+          {"block_kib", o.block_kib},
+          {"versions", p.versions.size()},
+          {"segments", o.segments},
+          {"host_median_s", hm},
+          {"device_median_s", dm},
+          {"ratio", hm / dm},
+          {"ratio_min", ratios.front()},
+          {"ratio_max", ratios.back()},
+          {"device_path_captures", dev.device_path_captures},
+          {"host_path_captures", dev.host_path_captures},
+          {"device_to_host_at_capture_bytes", dev.device_to_host_at_capture_bytes},
+          {"device_capture_copy_s", dev.device_capture_copy_s},
+          {"host_pacing_s", host_pacing},
+          {"device_pacing_s", dev_pacing}});
+}
+
+// The backward pass per tier and hints: restore wait, and the tier each block restore came
+// from. Returns how many restored blocks differed from the forward state.
+template <typename Emit> int backward_table(const Plan &p, const std::vector<Mode> &modes, Emit emit)
+{
+    std::printf("\nbackward (%zu restores; block restores served from each tier, summed over segments)\n",
+                p.versions.size());
+    std::printf("%-7s %-6s %16s %13s %8s %8s %8s\n", "tier", "hints", "restore wait ms", "backward ms", "device",
+                "host", "disk");
+    int mismatches = 0;
+    for (const Mode &m : modes) {
+        std::vector<double> wait, pass;
+        uint64_t from[3] = {0, 0, 0};
+        for (const RunResult &r : m.runs) {
+            wait.push_back(r.restore_s);
+            pass.push_back(r.backward_s);
+            from[0] += r.from_device / p.block_bytes();
+            from[1] += r.from_host / p.block_bytes();
+            from[2] += r.from_disk / p.block_bytes();
+            mismatches += r.mismatches;
+        }
+        std::printf("%-7s %-6s %16.1f %13.1f %8llu %8llu %8llu\n", m.tier, m.hints ? "all" : "none", median(wait) * 1e3,
+                    median(pass) * 1e3, static_cast<unsigned long long>(from[0]),
+                    static_cast<unsigned long long>(from[1]), static_cast<unsigned long long>(from[2]));
+        emit({{"bench", "ckpt_rtm_device"},
+              {"kind", "backward"},
+              {"tier", m.tier},
+              {"hints", m.hints ? "all" : "none"},
+              {"restore_wait_median_s", median(wait)},
+              {"backward_median_s", median(pass)},
+              {"block_restores_from_device", from[0]},
+              {"block_restores_from_host", from[1]},
+              {"block_restores_from_disk", from[2]},
+              {"block_restores", m.runs.size() * p.versions.size() * p.blocks.size()}});
+    }
+    return mismatches;
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -398,83 +490,9 @@ int main(int argc, char **argv)
                 "versions; caches hold %d versions (device: per device); %d segments\n",
                 p.workers.size(), o.blocks, o.block_kib, p.version_bytes() * mib, o.steps, o.every, p.versions.size(),
                 p.cached_versions, o.segments);
-    std::vector<double> host_all, dev_all;
-    double host_pacing = 0, dev_pacing = 0;
-    hetpu_ckpt_stats dev{};
-    for (const Mode &m : modes)
-        for (const RunResult &r : m.runs) {
-            (m.device ? dev_all : host_all)
-                .insert((m.device ? dev_all : host_all).end(), r.blocking_s.begin(), r.blocking_s.end());
-            (m.device ? dev_pacing : host_pacing) += r.pacing_s;
-            if (m.device)
-                hetpu::bench::add_capture_stats(dev, r.forward);
-        }
-    std::sort(ratios.begin(), ratios.end());
-    const double hm = median(host_all), dm = median(dev_all);
-    std::printf("\nforward: median blocking per checkpoint: host tier %.2f ms, device tier %.2f ms: ratio %.2f "
-                "(per segment %.2f .. %.2f)\n",
-                hm * 1e3, dm * 1e3, hm / dm, ratios.front(), ratios.back());
-    std::printf("forward, device tier: %llu blocks captured from device memory, %llu from main memory; %.1f MiB "
-                "device to device, %.1f MiB to peers, %llu bytes device to host before resuming\n",
-                static_cast<unsigned long long>(dev.device_path_captures),
-                static_cast<unsigned long long>(dev.host_path_captures), dev.device_local_bytes * mib,
-                dev.device_peer_bytes * mib, static_cast<unsigned long long>(dev.device_to_host_at_capture_bytes));
-    std::printf("forward, device tier: the group copies took %.2f ms per checkpoint (the rest of the blocking is "
-                "acquisition, hand-over between threads and wake-ups)\n",
-                dev.device_capture_copy_s / static_cast<double>(dev_all.size()) * 1e3);
-    std::printf("forward: waiting for the previous version's flush, per checkpoint: host tier %.2f ms, device tier "
-                "%.2f ms\n",
-                host_pacing / static_cast<double>(host_all.size()) * 1e3,
-                dev_pacing / static_cast<double>(dev_all.size()) * 1e3);
-    emit({{"bench", "ckpt_rtm_device"},
-          {"kind", "forward"},
-          {"devices", p.workers.size()},
-          {"blocks", o.blocks},
-          {"block_kib", o.block_kib},
-          {"versions", p.versions.size()},
-          {"segments", o.segments},
-          {"host_median_s", hm},
-          {"device_median_s", dm},
-          {"ratio", hm / dm},
-          {"ratio_min", ratios.front()},
-          {"ratio_max", ratios.back()},
-          {"device_path_captures", dev.device_path_captures},
-          {"host_path_captures", dev.host_path_captures},
-          {"device_to_host_at_capture_bytes", dev.device_to_host_at_capture_bytes},
-          {"device_capture_copy_s", dev.device_capture_copy_s},
-          {"host_pacing_s", host_pacing},
-          {"device_pacing_s", dev_pacing}});
+    forward_report(p, modes, ratios, emit);
 
-    std::printf("\nbackward (%zu restores; block restores served from each tier, summed over segments)\n",
-                p.versions.size());
-    std::printf("%-7s %-6s %16s %13s %8s %8s %8s\n", "tier", "hints", "restore wait ms", "backward ms", "device",
-                "host", "disk");
-    int mismatches = 0;
-    for (const Mode &m : modes) {
-        std::vector<double> wait, pass;
-        uint64_t from[3] = {0, 0, 0};
-        for (const RunResult &r : m.runs) {
-            wait.push_back(r.restore_s);
-            pass.push_back(r.backward_s);
-            from[0] += r.from_device / p.block_bytes();
-            from[1] += r.from_host / p.block_bytes();
-            from[2] += r.from_disk / p.block_bytes();
-            mismatches += r.mismatches;
-        }
-        std::printf("%-7s %-6s %16.1f %13.1f %8llu %8llu %8llu\n", m.tier, m.hints ? "all" : "none", median(wait) * 1e3,
-                    median(pass) * 1e3, static_cast<unsigned long long>(from[0]),
-                    static_cast<unsigned long long>(from[1]), static_cast<unsigned long long>(from[2]));
-        emit({{"bench", "ckpt_rtm_device"},
-              {"kind", "backward"},
-              {"tier", m.tier},
-              {"hints", m.hints ? "all" : "none"},
-              {"restore_wait_median_s", median(wait)},
-              {"backward_median_s", median(pass)},
-              {"block_restores_from_device", from[0]},
-              {"block_restores_from_host", from[1]},
-              {"block_restores_from_disk", from[2]},
-              {"block_restores", m.runs.size() * p.versions.size() * p.blocks.size()}});
-    }
+    const int mismatches = backward_table(p, modes, emit);
     const std::size_t checked =
         modes.size() * static_cast<std::size_t>(o.segments) * p.versions.size() * p.blocks.size();
     std::printf("\nverified: %zu restored blocks, %d differ from the forward state\n", checked, mismatches);

@@ -8,7 +8,11 @@
 # Usage: python3 bench/hetpu_startup.py [--runs N] HETPU [HETPU ...]
 #   e.g.  python3 bench/hetpu_startup.py _build/tools/hetpu /tmp/old/hetpu
 # Run installed or .libs/ binaries, not libtool's wrappers (a bash script per start).
-import argparse, os, random, statistics, subprocess, sys, tempfile, time
+import argparse, os, statistics, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
+from random_profile import write_profile as profile  # noqa: E402 (next to this script)
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--runs", type=int, default=50)
@@ -16,20 +20,6 @@ ap.add_argument("programs", nargs="+")
 args = ap.parse_args()
 
 tmp = tempfile.mkdtemp()
-
-
-def profile(path, p, m, seed):
-    rng = random.Random(seed)
-    rows, cap = ["processor,size,time_s,energy_j"], 0
-    for i in range(p):
-        a, b = 1e-3 * rng.uniform(1, 8), 0.1 * rng.uniform(1, 8)
-        sizes = sorted(rng.sample(range(1, 2 * m + 1), m))
-        cap += sizes[-1]
-        for x in sizes:
-            rows.append("cpu%d,%d,%.9g,%.9g" % (i, x, a * x * (0.6 + 0.8 * rng.random()),
-                                                b * x * (0.6 + 0.8 * rng.random())))
-    open(path, "w").write("\n".join(rows) + "\n")
-    return cap
 
 
 small, big = os.path.join(tmp, "small.csv"), os.path.join(tmp, "big.csv")

@@ -9,7 +9,7 @@ bench_matmul_overhead_LDADD = $(hetpu_matmul_libs)
 
 # HEPOPTA/HTPOPTA/HPOPTA speed for p = 2..8 processors and m = 50..500 points per profile.
 noinst_PROGRAMS += bench/pareto_speed
-bench_pareto_speed_SOURCES = bench/pareto_speed.cpp bench/pareto_legacy.cpp bench/pareto_legacy.h
+bench_pareto_speed_SOURCES = bench/pareto_speed.cpp
 bench_pareto_speed_LDADD = runtime/libhetpu_core.la
 
 # Median Ipopt block-size solve time for 2, 4 and 8 PUs (paper: ~100 ms per virtual step).

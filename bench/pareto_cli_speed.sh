@@ -8,21 +8,7 @@
 set -euo pipefail
 build=${1:-_build}; p=${2:-8}; m=${3:-500}; objective=${4:-dynamic}
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-capacity=$(python3 - "$dir/profile.csv" "$p" "$m" <<'PY'
-import random, sys
-path, p, m = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-rng = random.Random(7)
-rows, cap = ["processor,size,time_s,energy_j"], 0
-for i in range(p):
-    a, b = 1e-3 * rng.uniform(1, 8), 0.1 * rng.uniform(1, 8)
-    sizes = sorted(rng.sample(range(1, 2 * m + 1), m))
-    cap += sizes[-1]
-    for x in sizes:
-        rows.append("cpu%d,%d,%.9g,%.9g" % (i, x, a * x * (0.6 + 0.8 * rng.random()), b * x * (0.6 + 0.8 * rng.random())))
-open(path, "w").write("\n".join(rows) + "\n")
-print(cap)
-PY
-)
+capacity=$(python3 "$(dirname "$0")/random_profile.py" "$dir/profile.csv" "$p" "$m" 7)
 printf '%-5s %7s %10s\n' load n best_s
 for pct in 20 40 60 80 100; do
   n=$((capacity * pct / 100))

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Speed of the exact Pareto cores (HPOPTA, HEPOPTA, HTPOPTA) on random non-monotone
-// profiles, against the previous implementation (bench/pareto_legacy.cpp) measured in the
-// same run on the same instances. Prints a human table, then one JSON line per
-// (p, m, workload).
+// profiles. Prints a human table, then one JSON line per (p, m, workload).
+// (The implementation these cores replaced is kept at the git tag pareto-legacy-baseline.)
 //
 // Instance: processor i has m distinct sizes drawn from 1..2m granules (so sizes are
 // missing), time t(x) = a_i x (0.6 + 0.8 u) and dynamic energy e(x) = b_i x (0.6 + 0.8 u')
@@ -15,7 +14,9 @@
 // shared machine the CPU time is the steadier figure).
 // Memory is the peak of heap bytes live during one call (a counting operator new), so it
 // is the algorithm's own working set; the process's peak RSS is printed at the end.
-// Every new front is compared with the previous implementation's, figure for figure.
+// Every front is checked against HPOPTA, computed apart: its fastest point must take exactly
+// HPOPTA's optimal time (times are maxima of profile points, so equal to the bit); the exit
+// status is 1 otherwise. tests/unit/pareto checks the fronts against brute force.
 //
 // A second table sets first calls beside repeated ones: `first` is the median over
 // `reps` fresh processes (this program re-executed with --one-call) of one call's time, the
@@ -28,10 +29,8 @@
 // 90 us over ten identical calls, and stayed at 165-190 us with n varied), which no caller sees.
 //
 // Usage: pareto_speed [p:m,p:m,...] [reps]   (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200 3)
-//        pareto_speed --no-legacy [p:m,...] [reps]   (new implementation only)
 #include "common/json_line.h"
 #include "common/cli_args.h"
-#include "bench/pareto_legacy.h"
 #include "sched_policies/pareto/core/hepopta.h"
 #include "sched_policies/pareto/core/hpopta.h"
 
@@ -138,18 +137,15 @@ template <typename F> Measure measure(int reps, F &&f)
     return out;
 }
 
-bool same_front(const std::vector<hetpu::Distribution> &a, const std::vector<hetpu::Distribution> &b, bool total)
+// The front's fastest point takes HPOPTA's optimal time.
+bool fastest_is_optimal(const std::vector<hetpu::Distribution> &front, const hetpu::Distribution &optimal)
 {
-    if (a.size() != b.size())
+    if (front.empty())
         return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const double ea = total ? a[i].total_energy_j : a[i].dynamic_energy_j;
-        const double eb = total ? b[i].total_energy_j : b[i].dynamic_energy_j;
-        // Both sum energies in processor order; allow for a tie broken the other way.
-        if (a[i].time_s != b[i].time_s || std::fabs(ea - eb) > 1e-12 * std::fabs(eb))
-            return false;
-    }
-    return true;
+    double fastest = front.front().time_s;
+    for (const hetpu::Distribution &d : front)
+        fastest = std::min(fastest, d.time_s);
+    return fastest == optimal.time_s;
 }
 
 template <typename F> double median_s(int reps, F &&f)
@@ -208,139 +204,15 @@ double first_call_s(const std::string &kind, int p, int m, hetpu::Granules n, in
     return t[t.size() / 2];
 }
 
-}  // namespace
+struct Case {
+    int p, m, pct;
+    hetpu::Granules n;
+};
 
-int main(int argc, char **argv)
+// First calls beside repeated ones (see the file comment): prints the second table and
+// appends its JSON lines.
+void first_call_table(const std::vector<Case> &cases, int reps, std::vector<std::string> &json)
 {
-    bool no_legacy = false;
-    std::string config_text;
-    int reps = 3;
-    CLI::App app{"Time of the HEPOPTA, HTPOPTA and HPOPTA fronts at five workloads per (processors p, sizes m), "
-                 "against the previous implementation in the same run.",
-                 "pareto_speed"};
-    app.add_flag("--no-legacy", no_legacy, "skip the previous implementation");
-    std::vector<std::string> one;
-    app.add_option("--one-call", one, "KIND P M N: time one call in this process (hpopta|hepopta; internal)")
-        ->expected(4);
-    app.add_option("configs", config_text, "p:m,p:m,... (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200)")
-        ->check(CLI::Validator(
-            [](std::string &v) -> std::string {
-                int p = 0, m = 0, used = 0;
-                for (const char *c = v.c_str(); *c;) {
-                    if (std::sscanf(c, "%d:%d%n", &p, &m, &used) != 2 || p < 1 || m < 1)
-                        return "'" + v + "' is not a list of p:m with p, m >= 1";
-                    c += used;
-                    if (*c == ',')
-                        ++c;
-                }
-                return "";
-            },
-            "P:M,..."));
-    app.add_option("reps", reps, "repetitions per front (the best counts)")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
-    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
-        return *rc;
-    if (!one.empty())
-        return one_call(one);
-    const bool legacy = !no_legacy;
-    std::vector<std::pair<int, int>> configs{{2, 500}, {4, 500}, {8, 100}, {8, 200}, {8, 500}, {16, 100}, {16, 200}};
-    if (!config_text.empty()) {
-        configs.clear();
-        for (const char *c = config_text.c_str(); *c;) {
-            int p = 0, m = 0, used = 0;
-            std::sscanf(c, "%d:%d%n", &p, &m, &used);
-            configs.emplace_back(p, m);
-            c += used;
-            if (*c == ',')
-                ++c;
-        }
-    }
-    const double base_power_w = 50.0;
-
-    std::printf("%3s %4s %5s %6s %5s | %9s %9s %9s %8s | %9s %9s %9s %8s | %6s %6s %6s %5s\n", "p", "m", "load", "n",
-                "front", "hpopta_s", "hepopta_s", "htpopta_s", "new_MiB", "old_hp_s", "old_he_s", "old_ht_s", "old_MiB",
-                "x_hp", "x_he", "x_ht", "same");
-    std::vector<std::string> json;
-    bool all_same = true;
-    struct Case {
-        int p, m, pct;
-        hetpu::Granules n;
-    };
-    std::vector<Case> cases;
-    for (auto [p, m] : configs) {
-        const auto profs = make_profiles(p, m, seed_of(p, m));
-        hetpu::Granules capacity = 0;
-        for (const auto &prof : profs)
-            capacity += prof.points.back().size;
-        for (int pct : {10, 30, 50, 70, 90}) {
-            hetpu::Granules n = capacity * pct / 100;
-            while (n > 0) {
-                try {
-                    hetpu::hpopta(profs, n);
-                    break;
-                } catch (const hetpu::UnreachableWorkloadError &) {
-                    --n;
-                }
-            }
-            cases.push_back(Case{p, m, pct, n});
-            std::vector<hetpu::Distribution> front, tfront, old_front, old_tfront;
-            hetpu::ParetoStats st;
-            const Measure hp = measure(reps, [&] { hetpu::hpopta(profs, n); });
-            const Measure he = measure(reps, [&] { front = hetpu::hepopta(profs, n, &st); });
-            const Measure ht = measure(reps, [&] { tfront = hetpu::htpopta(profs, n, base_power_w); });
-            Measure ohp, ohe, oht;
-            bool same = true;
-            if (legacy) {
-                ohp = measure(reps, [&] { hetpu_legacy::hpopta(profs, n); });
-                ohe = measure(reps, [&] { old_front = hetpu_legacy::hepopta(profs, n); });
-                oht = measure(reps, [&] { old_tfront = hetpu_legacy::htpopta(profs, n, base_power_w); });
-                same = same_front(front, old_front, false) && same_front(tfront, old_tfront, true);
-                all_same = all_same && same;
-            }
-            const std::size_t new_bytes = std::max({hp.bytes, he.bytes, ht.bytes});
-            const std::size_t old_bytes = std::max({ohp.bytes, ohe.bytes, oht.bytes});
-            const double mib = 1024.0 * 1024.0;
-            if (legacy)
-                std::printf(
-                    "%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | %9.5f %9.4f %9.4f %8.2f | %6.1f %6.1f "
-                    "%6.1f %5s\n",
-                    p, m, pct, static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib, ohp.s, ohe.s,
-                    oht.s, old_bytes / mib, ohp.s / hp.s, ohe.s / he.s, oht.s / ht.s, same ? "yes" : "NO");
-            else
-                std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | (--no-legacy)\n", p, m, pct,
-                            static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, new_bytes / mib);
-            std::fflush(stdout);
-            json.push_back(hetpu::json_line({{"bench", "pareto_speed"},
-                                             {"p", p},
-                                             {"m", m},
-                                             {"load_pct", pct},
-                                             {"n", static_cast<long long>(n)},
-                                             {"front", front.size()},
-                                             {"total_front", tfront.size()},
-                                             {"hpopta_s", hp.s},
-                                             {"hepopta_s", he.s},
-                                             {"htpopta_s", ht.s},
-                                             {"peak_bytes", new_bytes},
-                                             {"cells", static_cast<long long>(st.cells_built)},
-                                             {"candidates", static_cast<long long>(st.candidates)},
-                                             {"table_bytes", static_cast<long long>(st.table_bytes)},
-                                             {"legacy", legacy},
-                                             {"old_hpopta_s", legacy ? ohp.s : 0.0},
-                                             {"old_hepopta_s", legacy ? ohe.s : 0.0},
-                                             {"old_htpopta_s", legacy ? oht.s : 0.0},
-                                             {"old_peak_bytes", old_bytes},
-                                             {"same_front", same},
-                                             {"cpu",
-                                              {{"hpopta_s", hp.cpu},
-                                               {"hepopta_s", he.cpu},
-                                               {"htpopta_s", ht.cpu},
-                                               {"old_hpopta_s", legacy ? ohp.cpu : 0.0},
-                                               {"old_hepopta_s", legacy ? ohe.cpu : 0.0},
-                                               {"old_htpopta_s", legacy ? oht.cpu : 0.0}}}}));
-        }
-    }
-    // First calls beside repeated ones (see the file comment).
     std::printf("\n%3s %4s %5s %6s | %9s %9s %9s %9s %6s | %9s %9s %9s %9s %6s\n", "p", "m", "load", "n", "hp_first",
                 "hp_no_ws", "hp_kept", "hp_varied", "ratio", "he_first", "he_no_ws", "he_kept", "he_varied", "ratio");
     const int rep_calls = std::max(reps, 5);
@@ -385,10 +257,112 @@ int main(int argc, char **argv)
     std::printf("(ms; first: median over %d fresh processes of their first call; no_ws, kept: median of %d calls "
                 "without / with a kept workspace; varied: kept, n one smaller each call; ratio = first / varied)\n",
                 reps, rep_calls);
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+    std::string config_text;
+    int reps = 3;
+    CLI::App app{"Time of the HEPOPTA, HTPOPTA and HPOPTA fronts at five workloads per (processors p, sizes m).",
+                 "pareto_speed"};
+    std::vector<std::string> one;
+    app.add_option("--one-call", one, "KIND P M N: time one call in this process (hpopta|hepopta; internal)")
+        ->expected(4);
+    app.add_option("configs", config_text, "p:m,p:m,... (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200)")
+        ->check(CLI::Validator(
+            [](std::string &v) -> std::string {
+                int p = 0, m = 0, used = 0;
+                for (const char *c = v.c_str(); *c;) {
+                    if (std::sscanf(c, "%d:%d%n", &p, &m, &used) != 2 || p < 1 || m < 1)
+                        return "'" + v + "' is not a list of p:m with p, m >= 1";
+                    c += used;
+                    if (*c == ',')
+                        ++c;
+                }
+                return "";
+            },
+            "P:M,..."));
+    app.add_option("reps", reps, "repetitions per front (the best counts)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    if (std::optional<int> rc = hetpu::cli::parse_args(app, argc - 1, argv + 1))
+        return *rc;
+    if (!one.empty())
+        return one_call(one);
+    std::vector<std::pair<int, int>> configs{{2, 500}, {4, 500}, {8, 100}, {8, 200}, {8, 500}, {16, 100}, {16, 200}};
+    if (!config_text.empty()) {
+        configs.clear();
+        for (const char *c = config_text.c_str(); *c;) {
+            int p = 0, m = 0, used = 0;
+            std::sscanf(c, "%d:%d%n", &p, &m, &used);
+            configs.emplace_back(p, m);
+            c += used;
+            if (*c == ',')
+                ++c;
+        }
+    }
+    const double base_power_w = 50.0;
+
+    std::printf("%3s %4s %5s %6s %5s | %9s %9s %9s %8s | %s\n", "p", "m", "load", "n", "front", "hpopta_s", "hepopta_s",
+                "htpopta_s", "MiB", "fastest=hpopta");
+    std::vector<std::string> json;
+    bool all_ok = true;
+    std::vector<Case> cases;
+    for (auto [p, m] : configs) {
+        const auto profs = make_profiles(p, m, seed_of(p, m));
+        hetpu::Granules capacity = 0;
+        for (const auto &prof : profs)
+            capacity += prof.points.back().size;
+        for (int pct : {10, 30, 50, 70, 90}) {
+            hetpu::Granules n = capacity * pct / 100;
+            while (n > 0) {
+                try {
+                    hetpu::hpopta(profs, n);
+                    break;
+                } catch (const hetpu::UnreachableWorkloadError &) {
+                    --n;
+                }
+            }
+            cases.push_back(Case{p, m, pct, n});
+            std::vector<hetpu::Distribution> front, tfront;
+            hetpu::Distribution optimal;
+            hetpu::ParetoStats st;
+            const Measure hp = measure(reps, [&] { optimal = hetpu::hpopta(profs, n); });
+            const Measure he = measure(reps, [&] { front = hetpu::hepopta(profs, n, &st); });
+            const Measure ht = measure(reps, [&] { tfront = hetpu::htpopta(profs, n, base_power_w); });
+            const bool ok = fastest_is_optimal(front, optimal) && fastest_is_optimal(tfront, optimal);
+            all_ok = all_ok && ok;
+            const std::size_t bytes = std::max({hp.bytes, he.bytes, ht.bytes});
+            const double mib = 1024.0 * 1024.0;
+            std::printf("%3d %4d %4d%% %6lld %5zu | %9.5f %9.4f %9.4f %8.2f | %s\n", p, m, pct,
+                        static_cast<long long>(n), front.size(), hp.s, he.s, ht.s, bytes / mib, ok ? "yes" : "NO");
+            std::fflush(stdout);
+            json.push_back(
+                hetpu::json_line({{"bench", "pareto_speed"},
+                                  {"p", p},
+                                  {"m", m},
+                                  {"load_pct", pct},
+                                  {"n", static_cast<long long>(n)},
+                                  {"front", front.size()},
+                                  {"total_front", tfront.size()},
+                                  {"hpopta_s", hp.s},
+                                  {"hepopta_s", he.s},
+                                  {"htpopta_s", ht.s},
+                                  {"peak_bytes", bytes},
+                                  {"cells", static_cast<long long>(st.cells_built)},
+                                  {"candidates", static_cast<long long>(st.candidates)},
+                                  {"table_bytes", static_cast<long long>(st.table_bytes)},
+                                  {"fastest_is_hpopta", ok},
+                                  {"cpu", {{"hpopta_s", hp.cpu}, {"hepopta_s", he.cpu}, {"htpopta_s", ht.cpu}}}}));
+        }
+    }
+    first_call_table(cases, reps, json);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     std::printf("process peak RSS: %.1f MiB\n", ru.ru_maxrss / 1024.0);
     for (const std::string &l : json)
         std::printf("%s\n", l.c_str());
-    return all_same ? 0 : 1;
+    return all_ok ? 0 : 1;
 }

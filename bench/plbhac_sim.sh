@@ -122,6 +122,18 @@ print(f"{len(runs)} runs; seeds per policy: {len(by[('mm_m1', 'plb-hac')])}, {le
 print()
 sizes = [("", "short input (A alone ~90 s, five machines ~12 s)"),
          ("_large", "large input, 5x (A alone ~450 s, five machines ~60 s; the paper's representative case)")]
+def mean_cells(s):
+    """The optimum's makespan, each policy's "mean ±sd" cell (over the optimum), and its mean ratio."""
+    opt = by[(s, "optimum")][0]["makespan_s"]
+    cells, rs = [], {}
+    for p in pol:
+        ms = [r["makespan_s"] for r in by[(s, p)]]
+        rs[p] = mean(ms) / opt
+        sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
+        cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
+    return opt, cells, rs
+
+
 for suffix, label in sizes:
   print(f"== {label}")
   print(f"{'app':7s} {'mach':>4s} {'optimum_s':>9s}  " + "  ".join(f"{p:>15s}" for p in pol) + f"  {NOISY:>15s}   best")
@@ -130,17 +142,11 @@ for suffix, label in sizes:
         s = f"{a}_m{n}{suffix}"
         if (s, "optimum") not in by:
             continue
-        opt = by[(s, "optimum")][0]["makespan_s"]
-        cells, rs = [], {}
-        for p in pol:
-            ms = [r["makespan_s"] for r in by[(s, p)]]
-            rs[p] = mean(ms) / opt
-            sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
-            cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
+        opt, cells, rs = mean_cells(s)
         print(f"{a:7s} {n:4d} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, NOISY):>15s}"
               f"   {min(rs, key=rs.get)}")
   print()
-print("Targets (issue): machines >= 3: plb-hac within 10% of optimum (target 5%) and better than hdss and greedy")
+print("Targets (the PLB-HAC paper): machines >= 3: plb-hac within 10% of optimum (target 5%) and better than hdss and greedy")
 for a, n, suffix in [(a, n, suffix) for suffix, _ in sizes for a in apps for n in range(3, 6)]:
         s = f"{a}_m{n}{suffix}"
         if (s, "optimum") not in by:
@@ -161,13 +167,7 @@ if others:
     for s in others:
         if (s, "optimum") not in by:
             continue
-        opt = by[(s, "optimum")][0]["makespan_s"]
-        cells, rs = [], {}
-        for p in pol:
-            ms = [r["makespan_s"] for r in by[(s, p)]]
-            rs[p] = mean(ms) / opt
-            sd = st.pstdev(ms) / opt if len(ms) > 1 else 0.0
-            cells.append(f"{rs[p]:7.3f} ±{sd:5.3f}")
+        opt, cells, rs = mean_cells(s)
         print(f"{s:26s} {opt:9.2f}  " + "  ".join(f"{c:>15s}" for c in cells) + f"  {cell(s, NOISY):>15s}"
               f"   {min(rs, key=rs.get)}")
     print()

@@ -44,3 +44,8 @@ include tools/batch/local.mk
 tools_hetpu_SOURCES += tools/settings/settings_command.cpp tools/settings/settings_command.h
 # `hetpu models list|show|clear` (tools/models/): PLB-HAC models saved across runs.
 tools_hetpu_SOURCES += tools/models/models_command.cpp tools/models/models_command.h
+
+# Rules of the source tree (no build needed): size limits, generated benchmark tables, no
+# issue-tracker numbers.
+TESTS += tests/cli/tree_rules.sh
+EXTRA_DIST += tests/cli/tree_rules.sh tools/check_code_size.py bench/update_readme_tables.sh

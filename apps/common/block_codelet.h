@@ -10,6 +10,7 @@
 #include <hetpu/gpu_needs.h>
 #include <starpu.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <vector>
@@ -28,7 +29,18 @@ struct BlockCodelet {
     // Null: StarPU's footprint (the buffers' sizes).
     uint32_t (*footprint)(struct starpu_task *) = nullptr;
     void (*gpu_needs)(struct starpu_task *, struct hetpu_gpu_needs *) = nullptr;
+    // The app's OpenCL set-up (its kernels built) and its release; null when there is none.
+    int (*opencl_init)() = nullptr;
+    void (*opencl_shutdown)() = nullptr;
 };
+
+// A kernel of one thread per item in blocks of 128 (the apps' CUDA launches), as the mgb
+// policies count it: ceil(items / 128) blocks.
+inline void one_thread_per_item(uint64_t items, struct hetpu_gpu_needs *needs)
+{
+    needs->blocks = static_cast<unsigned>(std::min<uint64_t>((items + 127) / 128, UINT_MAX));
+    needs->threads_per_block = 128;
+}
 
 // `model` and `cl` must outlive every task (they are usually statics of the app).
 inline void fill_block_codelet(struct starpu_codelet &cl, struct starpu_perfmodel &model, const BlockCodelet &b)
@@ -54,5 +66,38 @@ inline void fill_block_codelet(struct starpu_codelet &cl, struct starpu_perfmode
     if (b.gpu_needs)
         hetpu_codelet_set_gpu_needs(&cl, b.gpu_needs);
 }
+
+// An app's block codelet and its model, built on first use and torn down by shutdown(). A
+// static of the app: both must outlive every task.
+class AppBlockCodelet {
+public:
+    // Builds the codelet from `b` (after b.opencl_init, whose error it returns); later calls
+    // return 0 until shutdown().
+    int init(const BlockCodelet &b)
+    {
+        if (ready_)
+            return 0;
+        if (b.opencl_init)
+            if (int rc = b.opencl_init(); rc != 0)
+                return rc;
+        fill_block_codelet(codelet_, model_, b);
+        opencl_shutdown_ = b.opencl_shutdown;
+        ready_ = true;
+        return 0;
+    }
+    void shutdown()
+    {
+        if (ready_ && opencl_shutdown_)
+            opencl_shutdown_();
+        ready_ = false;
+    }
+    struct starpu_codelet *codelet() { return &codelet_; }
+
+private:
+    struct starpu_codelet codelet_ {};
+    struct starpu_perfmodel model_ {};
+    void (*opencl_shutdown_)() = nullptr;
+    bool ready_ = false;
+};
 
 }  // namespace hetpu::apps

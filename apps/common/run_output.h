@@ -61,6 +61,10 @@ public:
         return failed;
     }
 
+    // The run's exit status once the output is closed: `status`, or 1 when anything could not
+    // be written.
+    int finish(int status) { return close() != 0 ? 1 : status; }
+
 private:
     const char *program_;
     std::string path_;

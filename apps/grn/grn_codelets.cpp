@@ -24,9 +24,7 @@ extern "C" void hetpu_grn_cpu_block(void *buffers[], void *arg)
 
 namespace {
 
-struct starpu_perfmodel model;
-struct starpu_codelet codelet;
-bool initialised = false;
+hetpu::apps::AppBlockCodelet codelet;
 
 // Every block's buffers have the same sizes, so StarPU's default footprint would lump
 // all block sizes together: key the history on the number of subsets instead.
@@ -47,8 +45,7 @@ void block_gpu_needs(struct starpu_task *task, struct hetpu_gpu_needs *needs)
 {
     const auto *a = static_cast<const hetpu::grn::BlockArgs *>(task->cl_arg);
     const uint64_t items = static_cast<uint64_t>(a->genes) * a->lanes;
-    needs->blocks = static_cast<unsigned>(std::min<uint64_t>((items + 127) / 128, UINT_MAX));
-    needs->threads_per_block = 128;
+    hetpu::apps::one_thread_per_item(items, needs);
 }
 
 }  // namespace
@@ -57,17 +54,15 @@ namespace hetpu::grn {
 
 int codelets_init()
 {
-    if (initialised)
-        return 0;
     apps::BlockCodelet b;
     b.name = "hetpu_grn_block";
     b.cpu = hetpu_grn_cpu_block;
     b.cpu_name = "hetpu_grn_cpu_block";
     b.forkjoin = true;
 #ifdef HETPU_HAVE_OPENCL
-    if (int rc = hetpu_grn_opencl_init(); rc != 0)
-        return rc;
     b.opencl = hetpu_grn_opencl_block;
+    b.opencl_init = hetpu_grn_opencl_init;
+    b.opencl_shutdown = hetpu_grn_opencl_shutdown;
 #endif
 #ifdef HETPU_HAVE_CUDA
     b.cuda = hetpu_grn_cuda_block;
@@ -75,20 +70,11 @@ int codelets_init()
     b.modes = {STARPU_R, STARPU_R, STARPU_R, STARPU_W};  // levels, xlogx, hy; the scores
     b.footprint = block_footprint;
     b.gpu_needs = block_gpu_needs;
-    apps::fill_block_codelet(codelet, model, b);
-    initialised = true;
-    return 0;
+    return codelet.init(b);
 }
 
-void codelets_shutdown()
-{
-#ifdef HETPU_HAVE_OPENCL
-    if (initialised)
-        hetpu_grn_opencl_shutdown();
-#endif
-    initialised = false;
-}
+void codelets_shutdown() { codelet.shutdown(); }
 
-struct starpu_codelet *block_codelet() { return &codelet; }
+struct starpu_codelet *block_codelet() { return codelet.codelet(); }
 
 }  // namespace hetpu::grn

@@ -155,9 +155,7 @@ int run_all(const Options &o, const Data &data)
             }
         }
     }
-    if (output.close() != 0)
-        status = 1;
-    return status;
+    return output.finish(status);
 }
 
 }  // namespace

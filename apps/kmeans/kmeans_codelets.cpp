@@ -7,28 +7,23 @@
 #include <climits>
 
 #include "apps/common/block_codelet.h"
+#include "apps/kmeans/kmeans_buffers.h"
 #include "apps/kmeans/kmeans_kernels.h"
 #include "apps/kmeans/kmeans_lloyd.h"
 #include "config.h"
 
 extern "C" void hetpu_kmeans_cpu_assign(void *buffers[], void *arg)
 {
-    const auto *a = static_cast<const hetpu_kmeans_args *>(arg);
-    const double *x = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    const double *c = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[1]));
-    double *partial = reinterpret_cast<double *>(STARPU_VECTOR_GET_PTR(buffers[2]));
-    int32_t *labels = reinterpret_cast<int32_t *>(STARPU_VECTOR_GET_PTR(buffers[3]));
-    const uint64_t count = STARPU_VECTOR_GET_NX(buffers[3]);
+    const hetpu::kmeans::AssignBuffers b(buffers, arg);
     // A parallel (fork-join) task: as many OpenMP threads as cores StarPU gave this task
     // (1 under policies that do not combine workers).
-    hetpu::kmeans::assign_block(x, count, c, a->k, a->d, labels, partial, starpu_combined_worker_get_size());
+    hetpu::kmeans::assign_block(b.x, b.count, b.centroids, b.k, b.d, b.labels, b.partial,
+                                starpu_combined_worker_get_size());
 }
 
 namespace {
 
-struct starpu_perfmodel model;
-struct starpu_codelet codelet;
-bool initialised = false;
+hetpu::apps::AppBlockCodelet codelet;
 
 // What one assignment block asks of a GPU, for hetpu's mgb policies
 // (include/hetpu/gpu_needs.h). Its larger kernel has one work-item per point (labels), or
@@ -41,8 +36,7 @@ void assign_gpu_needs(struct starpu_task *task, struct hetpu_gpu_needs *needs)
     const uint64_t points = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 3));
     const uint64_t partial = starpu_vector_get_nx(STARPU_TASK_GET_HANDLE(task, 2));
     const uint64_t items = std::max(points, partial);
-    needs->blocks = static_cast<unsigned>(std::min<uint64_t>((items + 127) / 128, UINT_MAX));
-    needs->threads_per_block = 128;
+    hetpu::apps::one_thread_per_item(items, needs);
 }
 
 }  // namespace
@@ -51,37 +45,26 @@ namespace hetpu::kmeans {
 
 int codelets_init()
 {
-    if (initialised)
-        return 0;
     apps::BlockCodelet b;
     b.name = "hetpu_kmeans_assign";
     b.cpu = hetpu_kmeans_cpu_assign;
     b.cpu_name = "hetpu_kmeans_cpu_assign";
     b.forkjoin = true;
 #ifdef HETPU_HAVE_OPENCL
-    if (int rc = hetpu_kmeans_opencl_init(); rc != 0)
-        return rc;
     b.opencl = hetpu_kmeans_opencl_assign;
+    b.opencl_init = hetpu_kmeans_opencl_init;
+    b.opencl_shutdown = hetpu_kmeans_opencl_shutdown;
 #endif
 #ifdef HETPU_HAVE_CUDA
     b.cuda = hetpu_kmeans_cuda_assign;
 #endif
     b.modes = {STARPU_R, STARPU_R, STARPU_W, STARPU_W};  // points, centroids; partial sums, labels
     b.gpu_needs = assign_gpu_needs;
-    apps::fill_block_codelet(codelet, model, b);
-    initialised = true;
-    return 0;
+    return codelet.init(b);
 }
 
-void codelets_shutdown()
-{
-#ifdef HETPU_HAVE_OPENCL
-    if (initialised)
-        hetpu_kmeans_opencl_shutdown();
-#endif
-    initialised = false;
-}
+void codelets_shutdown() { codelet.shutdown(); }
 
-struct starpu_codelet *assign_codelet() { return &codelet; }
+struct starpu_codelet *assign_codelet() { return codelet.codelet(); }
 
 }  // namespace hetpu::kmeans

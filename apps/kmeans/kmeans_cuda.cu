@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 #include <starpu.h>
 
+#include "apps/kmeans/kmeans_buffers.h"
 #include "apps/kmeans/kmeans_kernels.h"
 
 namespace {
@@ -96,13 +97,9 @@ extern "C" int hetpu_kmeans_cuda_launch(void *stream, const double *x, uint64_t 
 #ifdef STARPU_USE_CUDA
 extern "C" void hetpu_kmeans_cuda_assign(void *buffers[], void *arg)
 {
-    const auto *a = static_cast<const hetpu_kmeans_args *>(arg);
-    const double *x = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[0]));
-    const double *c = reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[1]));
-    double *partial = reinterpret_cast<double *>(STARPU_VECTOR_GET_PTR(buffers[2]));
-    int32_t *labels = reinterpret_cast<int32_t *>(STARPU_VECTOR_GET_PTR(buffers[3]));
-    const uint64_t count = STARPU_VECTOR_GET_NX(buffers[3]);
-    int rc = hetpu_kmeans_cuda_launch(starpu_cuda_get_local_stream(), x, count, c, a->k, a->d, partial, labels);
+    const hetpu::kmeans::AssignBuffers b(buffers, arg);
+    int rc = hetpu_kmeans_cuda_launch(starpu_cuda_get_local_stream(), b.x, b.count, b.centroids, b.k, b.d, b.partial,
+                                      b.labels);
     if (rc != cudaSuccess)
         STARPU_CUDA_REPORT_ERROR(static_cast<cudaError_t>(rc));
 }

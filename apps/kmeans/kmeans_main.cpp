@@ -165,6 +165,57 @@ std::vector<int32_t> all_labels(Collective &comm, const std::vector<int32_t> &mi
     return all;
 }
 
+struct Verification {
+    apps::Verified verified = apps::Verified::NotChecked;
+    double ref_inertia = NAN;
+    uint64_t label_mismatch = 0;
+};
+
+// The run's result against the reference k-means over the same shares (every rank holding a
+// share takes part); the reporter says what differs.
+Verification verify_run(const PointShare &share, const Points &p, const LloydSettings &settings, uint64_t seed,
+                        const IterationState &state, const LloydResult &result, Collective &comm, bool reporter)
+{
+    Verification v;
+    IterationState ref;
+    LloydResult ref_result;
+    reference_kmeans(share, settings, seed, ref, ref_result, comm);
+    v.ref_inertia = ref.inertia;
+    std::vector<double> mismatch(1, 0.0);
+    for (uint64_t i = 0; i < p.n; ++i)
+        mismatch[0] += ref_result.labels[i] != result.labels[i];
+    comm.sum(mismatch);
+    v.label_mismatch = static_cast<uint64_t>(mismatch[0]);
+    const double rel = std::fabs(state.inertia - ref.inertia) / std::max(ref.inertia, 1e-300);
+    const bool ok = rel <= 1e-9 && v.label_mismatch == 0 && ref.iteration == state.iteration;
+    v.verified = ok ? apps::Verified::Passed : apps::Verified::Failed;
+    if (!ok && reporter)
+        std::fprintf(stderr,
+                     "kmeans: verification FAILED: inertia %.17g vs reference %.17g (relative %.3g), "
+                     "%llu labels differ, iterations %u vs %u\n",
+                     state.inertia, ref.inertia, rel, static_cast<unsigned long long>(v.label_mismatch),
+                     state.iteration, ref.iteration);
+    return v;
+}
+
+// --centroids and --assignments (when `labels`): nonzero, after saying why, when a file
+// cannot be written.
+int write_results(const Options &o, const std::vector<double> &centroids, uint32_t d,
+                  const std::vector<int32_t> *labels)
+{
+    int status = 0;
+    std::string error;
+    if (!o.centroids_path.empty() && !write_matrix_csv(o.centroids_path, centroids, o.k, d, "x", error)) {
+        std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+        status = 1;
+    }
+    if (labels && !write_labels(o.assignments_path, *labels, error)) {
+        std::fprintf(stderr, "kmeans: %s\n", error.c_str());
+        status = 1;
+    }
+    return status;
+}
+
 int run_all(const Options &o, const Data &data)
 {
     Points share_points;
@@ -252,31 +303,15 @@ int run_all(const Options &o, const Data &data)
 
         // The reference runs over the same shares (split: every rank takes part; otherwise
         // rank 0 alone, over all the points).
-        apps::Verified verified = apps::Verified::NotChecked;
-        double ref_inertia = NAN;
-        uint64_t label_mismatch = 0;
+        Verification check;
         if (o.verify && (split || reporter)) {
-            IterationState ref;
-            LloydResult ref_result;
-            reference_kmeans(share, settings, o.seed, ref, ref_result, comm);
-            ref_inertia = ref.inertia;
-            std::vector<double> mismatch(1, 0.0);
-            for (uint64_t i = 0; i < p.n; ++i)
-                mismatch[0] += ref_result.labels[i] != result.labels[i];
-            comm.sum(mismatch);
-            label_mismatch = static_cast<uint64_t>(mismatch[0]);
-            const double rel = std::fabs(state.inertia - ref.inertia) / std::max(ref.inertia, 1e-300);
-            const bool ok = rel <= 1e-9 && label_mismatch == 0 && ref.iteration == state.iteration;
-            verified = ok ? apps::Verified::Passed : apps::Verified::Failed;
-            if (!ok && reporter) {
-                std::fprintf(stderr,
-                             "kmeans: verification FAILED: inertia %.17g vs reference %.17g (relative %.3g), "
-                             "%llu labels differ, iterations %u vs %u\n",
-                             state.inertia, ref.inertia, rel, static_cast<unsigned long long>(label_mismatch),
-                             state.iteration, ref.iteration);
+            check = verify_run(share, p, settings, o.seed, state, result, comm, reporter);
+            if (check.verified == apps::Verified::Failed && reporter)
                 status = 1;
-            }
         }
+        const apps::Verified verified = check.verified;
+        const double ref_inertia = check.ref_inertia;
+        const uint64_t label_mismatch = check.label_mismatch;
         const bool write_assignments = rep + 1 == o.reps && !o.assignments_path.empty();
         const std::vector<int32_t> labels_all =
             write_assignments && split ? all_labels(comm, result.labels, data.n) : std::vector<int32_t>();
@@ -316,25 +351,14 @@ int run_all(const Options &o, const Data &data)
         apps::add_rank_reports(r, last_report);
         std::fputs(apps::worker_lines(r, "points").c_str(), stdout);
         output.add(apps::json_line(r));
-        if (rep + 1 == o.reps) {
-            std::string error;
-            if (!o.centroids_path.empty() &&
-                !write_matrix_csv(o.centroids_path, state.centroids, o.k, p.d, "x", error)) {
-                std::fprintf(stderr, "kmeans: %s\n", error.c_str());
-                status = 1;
-            }
-            if (write_assignments && !write_labels(o.assignments_path, split ? labels_all : result.labels, error)) {
-                std::fprintf(stderr, "kmeans: %s\n", error.c_str());
-                status = 1;
-            }
-        }
+        if (rep + 1 == o.reps &&
+            write_results(o, state.centroids, p.d, write_assignments ? &(split ? labels_all : result.labels) : nullptr))
+            status = 1;
     }
     // The last checkpoints reach the directory before StarPU stops.
     if (checkpoints.finish() != 0)
         status = 1;
-    if (output.close() != 0)
-        status = 1;
-    return status;
+    return output.finish(status);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ apps_kmeans_libhetpu_kmeans_core_la_LIBADD = apps/common/libhetpu_apps_common.la
 # StarPU glue: codelets, the per-pass job, checkpoint/restart through libhetpu_ckpt.
 noinst_LTLIBRARIES += apps/kmeans/libhetpu_kmeans.la
 apps_kmeans_libhetpu_kmeans_la_SOURCES = \
-	apps/kmeans/kmeans_codelets.cpp apps/kmeans/kmeans_codelets.h apps/kmeans/kmeans_kernels.h \
+	apps/kmeans/kmeans_codelets.cpp apps/kmeans/kmeans_codelets.h apps/kmeans/kmeans_kernels.h apps/kmeans/kmeans_buffers.h \
 	apps/kmeans/kmeans_job.cpp apps/kmeans/kmeans_job.h apps/kmeans/kmeans_mpi_collective.h \
 	apps/kmeans/kmeans_checkpoint.cpp apps/kmeans/kmeans_checkpoint.h
 apps_kmeans_libhetpu_kmeans_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS) $(STARPU_CFLAGS)
@@ -42,7 +42,8 @@ apps_kmeans_libkmeans_cuda_a_SOURCES =
 apps_kmeans_libkmeans_cuda_a_AR = $(AR) cr
 apps_kmeans_libkmeans_cuda_a_LIBADD = apps/kmeans/kmeans_cuda.$(OBJEXT)
 CLEANFILES += apps/kmeans/kmeans_cuda.$(OBJEXT)
-apps/kmeans/kmeans_cuda.$(OBJEXT): $(srcdir)/apps/kmeans/kmeans_cuda.cu $(srcdir)/apps/kmeans/kmeans_kernels.h
+apps/kmeans/kmeans_cuda.$(OBJEXT): $(srcdir)/apps/kmeans/kmeans_cuda.cu $(srcdir)/apps/kmeans/kmeans_kernels.h \
+	$(srcdir)/apps/kmeans/kmeans_buffers.h
 	@$(MKDIR_P) apps/kmeans
 	$(AM_V_GEN)$(NVCC) -Xcompiler -fPIC,-Wall,-Wextra -std=c++17 -I$(top_srcdir)/include -I$(top_srcdir) -I$(top_builddir) \
 	  $(STARPU_CFLAGS) $(CUDA_CFLAGS) -c -o $@ $(srcdir)/apps/kmeans/kmeans_cuda.cu

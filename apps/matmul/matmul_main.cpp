@@ -77,9 +77,7 @@ template <typename T> int run_all(const Options &options)
         std::fputs(summary(record, options, options.reps).c_str(), stdout);
         output.add(hetpu::apps::json_line(record));
     }
-    if (output.close() != 0)
-        status = 1;
-    return status;
+    return output.finish(status);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ workloads of its Section V-E.
 writes DIR/W1.json .. DIR/W8.json (16 and 32 jobs; 1:1, 2:1, 3:1, 5:1 large:small), the jobs
 drawn at random (seeded) from the pools below; `--nn` writes DIR/nn-{predict,generate,train,
 detect}.json instead (8 identical jobs each). The shapes are Rodinia-like, not measured:
-see bench/README.md ("MGB evaluation") for what each stands for. Kernel seconds are
+see bench/README.md ("MGB: GPU packing"). Kernel seconds are
 standalone times on a V100; on a P100 they are 1.5x longer (fewer SMs, lower clock and
 bandwidth), on an H100 0.5x. Host seconds do not change with the GPU.
 

@@ -195,6 +195,42 @@ plot %s
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
+def write_tables(args, S, f4, wait_ratio, t4a2, t4a3):
+    """tables.md: the paper's figures beside ours (also printed)."""
+    md = []
+    f2 = lambda xs: " ".join("%.2f" % x for x in xs)
+    md.append("Jobs: %s.\n" % ("rescaled to %g GPU-busy on a V100 (gen_workloads.py --gpu-busy)" % args.gpu_busy
+                                if args.gpu_busy is not None else "the shapes as tabled in gen_workloads.py"))
+    md.append("| | paper | ours |\n|---|---|---|")
+    for platform in ("2xP100", "4xV100"):
+        s = S[platform]
+        md.append("| Fig. 5 MGB / SA, %s, mean W1-W8 | %.1fx | %.2fx (per W: %s) |" % (platform, PAPER["fig5_mgb_avg"][platform], s["fig5_mgb_avg"], f2(s["fig5_mgb"])))
+        md.append("| Fig. 5 best non-crashing CG / SA, %s | (below MGB; < 1 on some W) | %.2fx (per W: %s) |" % (platform, s["fig5_cg_best_avg"], f2(s["fig5_cg_best"])))
+        md.append("| MGB / best non-crashing CG, %s | %.2fx | %.2fx |" % (platform, PAPER["fig5_mgb_over_cg"][platform], s["mgb_over_best_cg_avg"]))
+        md.append("| jobs' standalone GPU-busy share (mean), %s | ~0.3 (introduction) | %.2f |" % (platform, s["jobs_busy_mean"]))
+        md.append("| device busy %% of the makespan, SA / MGB, %s | - | %.0f / %.0f |" % (platform, s["device_busy_pct_sa"], s["device_busy_pct_mgb"]))
+        md.append("| Table III turnaround speedup, %s, W1-W8 | %s | %s |" % (platform, f2(PAPER["table3"][platform]), f2(s["table3"])))
+        for cw, vals in s["table2"].items():
+            paper = PAPER["table2"][platform].get(cw)
+            md.append("| Table II CG crashed %%, %s, %d workers (1:1 2:1 3:1 5:1) | %s | %s |" % (
+                platform, cw, " ".join("%d" % v for v in paper) if paper else "-", " ".join("%.0f" % v for v in vals)))
+        md.append("| MGB / SA by workers 6 / 10 / 16, %s (mean W1-W8) | (6 ~ 16 workers; 10 ~10%% faster on P100 W2) | %s (W2: %s) |" % (
+            platform, f2(s["sweep"][k] for k in (6, 10, 16)), f2(s["sweep_W2"][k] for k in (6, 10, 16))))
+    md.append("| Fig. 4 Alg. 3 / Alg. 2, 4xV100 | %.2fx | %.2fx (per W: %s) |" % (PAPER["fig4_avg"], S["fig4"]["avg"], f2(f4)))
+    md.append("| Alg. 2 wait for a device / Alg. 3's | 1.3x | %.1fx |" % wait_ratio)
+    md.append("| Table IV kernel slowdown %%, Alg. 2, W1-W8 (avg) | %s (1.8) | %s (%.1f) |" % (f2(PAPER["table4_alg2"]), f2(t4a2), S["table4"]["alg2_avg"]))
+    md.append("| Table IV kernel slowdown %%, Alg. 3, W1-W8 (avg) | %s (2.5) | %s (%.1f) |" % (f2(PAPER["table4_alg3"]), f2(t4a3), S["table4"]["alg3_avg"]))
+    for k in ("predict", "generate", "train", "detect"):
+        md.append("| Fig. 6 MGB / schedGPU, %s | %.1fx | %.2fx |" % (k, PAPER["nn"][k], S["nn"][k]["mgb_over_schedgpu"]))
+    md.append("| 4xH100 MGB / SA, 16 / 32 workers (mean W1-W8) | - | %.2fx / %.2fx |" % (S["4xH100"]["mgb16_avg"], S["4xH100"]["mgb32_avg"]))
+    md.append("| crashed jobs under mgb and mgb-exact, all %d runs | 0 | %d |" % (S["runs"], S["crashed_mgb_family"]))
+    md.append("| slowest 32-job simulation | - | %.4f s |" % S["max_sim_wall_s_32_jobs"])
+    with open(os.path.join(args.out, "tables.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("hetpu")
@@ -243,7 +279,6 @@ def main():
 
     thr = lambda r: r["throughput_jobs_per_hour"]
     S = {"seeds": args.seeds, "gpu_busy": args.gpu_busy, "paper": PAPER}
-    md = []
     # Fig. 5 and the CG sweep.
     for platform in ("2xP100", "4xV100"):
         sweep = PLATFORMS[platform][3]
@@ -322,36 +357,7 @@ def main():
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(S, f, indent=1)
 
-    f2 = lambda xs: " ".join("%.2f" % x for x in xs)
-    md.append("Jobs: %s.\n" % ("rescaled to %g GPU-busy on a V100 (gen_workloads.py --gpu-busy)" % args.gpu_busy
-                                if args.gpu_busy is not None else "the shapes as tabled in gen_workloads.py"))
-    md.append("| | paper | ours |\n|---|---|---|")
-    for platform in ("2xP100", "4xV100"):
-        s = S[platform]
-        md.append("| Fig. 5 MGB / SA, %s, mean W1-W8 | %.1fx | %.2fx (per W: %s) |" % (platform, PAPER["fig5_mgb_avg"][platform], s["fig5_mgb_avg"], f2(s["fig5_mgb"])))
-        md.append("| Fig. 5 best non-crashing CG / SA, %s | (below MGB; < 1 on some W) | %.2fx (per W: %s) |" % (platform, s["fig5_cg_best_avg"], f2(s["fig5_cg_best"])))
-        md.append("| MGB / best non-crashing CG, %s | %.2fx | %.2fx |" % (platform, PAPER["fig5_mgb_over_cg"][platform], s["mgb_over_best_cg_avg"]))
-        md.append("| jobs' standalone GPU-busy share (mean), %s | ~0.3 (introduction) | %.2f |" % (platform, s["jobs_busy_mean"]))
-        md.append("| device busy %% of the makespan, SA / MGB, %s | - | %.0f / %.0f |" % (platform, s["device_busy_pct_sa"], s["device_busy_pct_mgb"]))
-        md.append("| Table III turnaround speedup, %s, W1-W8 | %s | %s |" % (platform, f2(PAPER["table3"][platform]), f2(s["table3"])))
-        for cw, vals in s["table2"].items():
-            paper = PAPER["table2"][platform].get(cw)
-            md.append("| Table II CG crashed %%, %s, %d workers (1:1 2:1 3:1 5:1) | %s | %s |" % (
-                platform, cw, " ".join("%d" % v for v in paper) if paper else "-", " ".join("%.0f" % v for v in vals)))
-        md.append("| MGB / SA by workers 6 / 10 / 16, %s (mean W1-W8) | (6 ~ 16 workers; 10 ~10%% faster on P100 W2) | %s (W2: %s) |" % (
-            platform, f2(s["sweep"][k] for k in (6, 10, 16)), f2(s["sweep_W2"][k] for k in (6, 10, 16))))
-    md.append("| Fig. 4 Alg. 3 / Alg. 2, 4xV100 | %.2fx | %.2fx (per W: %s) |" % (PAPER["fig4_avg"], S["fig4"]["avg"], f2(f4)))
-    md.append("| Alg. 2 wait for a device / Alg. 3's | 1.3x | %.1fx |" % wait_ratio)
-    md.append("| Table IV kernel slowdown %%, Alg. 2, W1-W8 (avg) | %s (1.8) | %s (%.1f) |" % (f2(PAPER["table4_alg2"]), f2(t4a2), S["table4"]["alg2_avg"]))
-    md.append("| Table IV kernel slowdown %%, Alg. 3, W1-W8 (avg) | %s (2.5) | %s (%.1f) |" % (f2(PAPER["table4_alg3"]), f2(t4a3), S["table4"]["alg3_avg"]))
-    for k in ("predict", "generate", "train", "detect"):
-        md.append("| Fig. 6 MGB / schedGPU, %s | %.1fx | %.2fx |" % (k, PAPER["nn"][k], S["nn"][k]["mgb_over_schedgpu"]))
-    md.append("| 4xH100 MGB / SA, 16 / 32 workers (mean W1-W8) | - | %.2fx / %.2fx |" % (S["4xH100"]["mgb16_avg"], S["4xH100"]["mgb32_avg"]))
-    md.append("| crashed jobs under mgb and mgb-exact, all %d runs | 0 | %d |" % (S["runs"], S["crashed_mgb_family"]))
-    md.append("| slowest 32-job simulation | - | %.4f s |" % S["max_sim_wall_s_32_jobs"])
-    with open(os.path.join(args.out, "tables.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
-    print("\n".join(md))
+    write_tables(args, S, f4, wait_ratio, t4a2, t4a3)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Writes the GPU-node simulation testbed (`hetpu sim` scenarios) into OUT_DIR: the three
-apps' block costs as the H100 and H200 nodes' traces showed them (bench/README, "on real GPU
+apps' block costs as the H100 and H200 nodes' traces showed them (bench/README.md, "GPU
 nodes"), on nodes of 1 or 4 GPUs beside 8-64 CPU workers, at job lengths of about 0.1 s,
 1 s, 10 s and 100 s at the static optimum.
 

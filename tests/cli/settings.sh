@@ -1,20 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The settings module (common/settings.h) against what users read and meet:
-#  - README.md's table between its settings markers is exactly `hetpu settings --markdown`
-#    (regenerate it with tools/update_settings_table.sh after declaring a setting);
+#  - every settings table of README.md and docs/*.md (between settings markers) is what
+#    `hetpu settings --markdown` gives for it (regenerate them with
+#    tools/update_settings_table.sh after declaring a setting);
 #  - an invalid HETPU_* value fails the start of a StarPU program with a message that
-#    names the variable, whichever module reads it (here MGB's, which once warned and ran on);
-#  - HETPU_VERBOSE=0 is off (it once turned MGB's device listing on).
+#    names the variable, whichever module reads it (here MGB's);
+#  - HETPU_VERBOSE=0 is off: no start-up lines, MGB's device listing included.
 . "$(dirname "$0")/node_env.sh"
 tool="$HETPU_BUILDDIR/tools/hetpu"
-readme="${srcdir:-$(dirname "$0")/../..}/README.md"
-[ -f "$readme" ] || fail "no README.md at $readme"
-sed -n '/^<!-- settings:begin -->$/,/^<!-- settings:end -->$/p' "$readme" | sed '1d;$d' >"$STARPU_HOME/readme_table"
-[ -s "$STARPU_HOME/readme_table" ] || fail "README.md has no table between <!-- settings:begin --> and <!-- settings:end -->"
-"$tool" settings --markdown >"$STARPU_HOME/module_table" || fail "hetpu settings --markdown"
-diff -u "$STARPU_HOME/readme_table" "$STARPU_HOME/module_table" >&2 ||
-    fail "README.md's settings table differs from common/settings.cpp: run tools/update_settings_table.sh"
+top="${srcdir:-$(dirname "$0")/../..}"
+[ -f "$top/README.md" ] || fail "no README.md at $top"
+grep -q '^<!-- settings:begin -->$' "$top/README.md" || fail "README.md has no table between settings markers"
+for doc in docs/mgb.md docs/policies.md; do
+    grep -q '^<!-- settings:begin HETPU_' "$top/$doc" || fail "$doc has no generated settings table"
+done
+sh "$top/tools/update_settings_table.sh" --check "$HETPU_BUILDDIR" ||
+    fail "a settings table differs from common/settings.cpp: run tools/update_settings_table.sh"
 
 # Every declared setting is listed by `hetpu settings`, with the value the environment gives.
 HETPU_PLBHAC_TAIL=0.6 "$tool" settings >"$STARPU_HOME/listing" || fail "hetpu settings"

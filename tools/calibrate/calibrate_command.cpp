@@ -121,6 +121,86 @@ double idle_power(energy::EnergySource &src, energy::Device d)
     return (j1 - j0) / std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Per size: the samples of every processor, and whether it is finished.
+struct Point {
+    uint64_t x = 0;
+    std::vector<SampleSeries> times, energies;
+    std::vector<std::string> sources;
+    double busy_sum = 0;
+    unsigned reps = 0;
+    bool warm = false, done = false;
+};
+
+// Prints every size's means and writes the profile CSV (with P_S for HTPOPTA and how the
+// energy was measured) to `path`.
+int write_profiles(const Options &options, const std::string &path, const std::vector<Point> &points,
+                   const std::vector<std::string> &names, const std::vector<energy::WorkerType> &types,
+                   energy::EnergySelection &energy, const energy::PowerModel &model, const double idle_w[2],
+                   bool ocl_on_cpu)
+{
+    std::vector<std::string> comments;
+    std::vector<ProfileRow> rows;
+    for (const Point &pt : points) {
+        std::printf("%s size %llu (%u reps):", options.app.c_str(), static_cast<unsigned long long>(pt.x), pt.reps);
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            ProfileRow r{names[i],
+                         pt.x,
+                         pt.times[i].mean(),
+                         pt.energies[i].mean(),
+                         pt.sources[i],
+                         pt.reps,
+                         pt.times[i].relative_half_width(options.rule.confidence),
+                         pt.energies[i].relative_half_width(options.rule.confidence)};
+            const bool precise = pt.times[i].precise(options.rule) && pt.energies[i].precise(options.rule);
+            std::printf("  %s %.4g s ±%.1f%% %.4g J ±%.1f%% (%s)%s", names[i].c_str(), r.time_s, 100 * r.time_rel_ci,
+                        r.energy_j, 100 * r.energy_rel_ci, r.energy_source.c_str(), precise ? "" : " IMPRECISE");
+            rows.push_back(r);
+        }
+        std::printf("\n");
+    }
+    std::fflush(stdout);
+
+    // P_S for HTPOPTA: the sensors' idle power, or the model's idle power of the workers.
+    double base_power = 0;
+    for (energy::Device d : {energy::Device::cpu, energy::Device::gpu}) {
+        energy::EnergySource *src = energy.for_device(d);
+        if (src && src->measured())
+            base_power += idle_w[static_cast<int>(d)];
+        else if (src)
+            for (energy::WorkerType t : types)
+                if (energy::device_of(t, ocl_on_cpu) == d)
+                    base_power += model.of(t).idle_w;
+    }
+    std::string srcs;
+    for (const auto &s : energy.sources)
+        srcs += (srcs.empty() ? "" : ", ") + s->name() + (s->measured() ? " (sensor)" : " (model estimate, no sensor)");
+    char line[256];
+    std::snprintf(line, sizeof line, "hetpu calibrate --app %s --dim %llu, precision %.3g at %.0f%% confidence",
+                  options.app.c_str(), static_cast<unsigned long long>(options.dim), options.rule.precision,
+                  100 * options.rule.confidence);
+    comments.push_back(line);
+    comments.push_back(options.app == "matmul" ? "size = columns of B and C (m = k = dim), double precision"
+                                               : "size = rows of length dim, complex double, forward FFT");
+    comments.push_back("energy sources: " + srcs);
+    bool any_model = false;
+    for (const auto &src : energy.sources)
+        any_model |= !src->measured();
+    if (any_model) {
+        std::snprintf(line, sizeof line, "model_power_w cpu=%g/%g opencl=%g/%g cuda=%g/%g (active/idle per worker)",
+                      model.cpu_core.active_w, model.cpu_core.idle_w, model.opencl.active_w, model.opencl.idle_w,
+                      model.cuda.active_w, model.cuda.idle_w);
+        comments.push_back(line);
+    }
+    try {
+        write_file_atomically(path, format_profile_csv(comments, base_power, rows));
+    } catch (const std::runtime_error &e) {
+        std::fprintf(stderr, "hetpu calibrate: %s\n", e.what());
+        return 1;
+    }
+    std::printf("profiles: %s (%zu points, P_S %.1f W)\n", path.c_str(), rows.size(), base_power);
+    return 0;
+}
+
 int run_calibration(const Options &options)
 {
     const std::string path = options.output.empty() ? profile_path(hetpu_home(), options.app) : options.output;
@@ -144,7 +224,6 @@ int run_calibration(const Options &options)
                           : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const energy::PowerModel model = energy::PowerModel::from_tdp(options.cpu_tdp_w, cores, options.gpu_tdp_w);
     energy::EnergySelection energy = energy::open_energy_sources(model, nullptr, ocl_on_cpu);
-    std::vector<std::string> comments;
     for (const std::string &note : energy.notes)
         std::printf("energy: %s\n", note.c_str());
     double idle_w[2] = {0, 0};
@@ -168,15 +247,6 @@ int run_calibration(const Options &options)
     std::vector<energy::WorkerType> types;
     static hetpu_divisible_report report;  // large: not on the stack
 
-    // Per size: the samples of every processor, and whether it is finished.
-    struct Point {
-        uint64_t x = 0;
-        std::vector<SampleSeries> times, energies;
-        std::vector<std::string> sources;
-        double busy_sum = 0;
-        unsigned reps = 0;
-        bool warm = false, done = false;
-    };
     std::vector<Point> points;
     for (uint64_t x : options.sizes)
         points.push_back(Point{x, {}, {}, {}, 0, 0, false, false});
@@ -263,66 +333,7 @@ int run_calibration(const Options &options)
         }
     }
 
-    std::vector<ProfileRow> rows;
-    for (const Point &pt : points) {
-        std::printf("%s size %llu (%u reps):", options.app.c_str(), static_cast<unsigned long long>(pt.x), pt.reps);
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            ProfileRow r{names[i],
-                         pt.x,
-                         pt.times[i].mean(),
-                         pt.energies[i].mean(),
-                         pt.sources[i],
-                         pt.reps,
-                         pt.times[i].relative_half_width(options.rule.confidence),
-                         pt.energies[i].relative_half_width(options.rule.confidence)};
-            const bool precise = pt.times[i].precise(options.rule) && pt.energies[i].precise(options.rule);
-            std::printf("  %s %.4g s ±%.1f%% %.4g J ±%.1f%% (%s)%s", names[i].c_str(), r.time_s, 100 * r.time_rel_ci,
-                        r.energy_j, 100 * r.energy_rel_ci, r.energy_source.c_str(), precise ? "" : " IMPRECISE");
-            rows.push_back(r);
-        }
-        std::printf("\n");
-    }
-    std::fflush(stdout);
-
-    // P_S for HTPOPTA: the sensors' idle power, or the model's idle power of the workers.
-    double base_power = 0;
-    for (energy::Device d : {energy::Device::cpu, energy::Device::gpu}) {
-        energy::EnergySource *src = energy.for_device(d);
-        if (src && src->measured())
-            base_power += idle_w[static_cast<int>(d)];
-        else if (src)
-            for (energy::WorkerType t : types)
-                if (energy::device_of(t, ocl_on_cpu) == d)
-                    base_power += model.of(t).idle_w;
-    }
-    std::string srcs;
-    for (const auto &s : energy.sources)
-        srcs += (srcs.empty() ? "" : ", ") + s->name() + (s->measured() ? " (sensor)" : " (model estimate, no sensor)");
-    char line[256];
-    std::snprintf(line, sizeof line, "hetpu calibrate --app %s --dim %llu, precision %.3g at %.0f%% confidence",
-                  options.app.c_str(), static_cast<unsigned long long>(options.dim), options.rule.precision,
-                  100 * options.rule.confidence);
-    comments.push_back(line);
-    comments.push_back(options.app == "matmul" ? "size = columns of B and C (m = k = dim), double precision"
-                                               : "size = rows of length dim, complex double, forward FFT");
-    comments.push_back("energy sources: " + srcs);
-    bool any_model = false;
-    for (const auto &src : energy.sources)
-        any_model |= !src->measured();
-    if (any_model) {
-        std::snprintf(line, sizeof line, "model_power_w cpu=%g/%g opencl=%g/%g cuda=%g/%g (active/idle per worker)",
-                      model.cpu_core.active_w, model.cpu_core.idle_w, model.opencl.active_w, model.opencl.idle_w,
-                      model.cuda.active_w, model.cuda.idle_w);
-        comments.push_back(line);
-    }
-    try {
-        write_file_atomically(path, format_profile_csv(comments, base_power, rows));
-    } catch (const std::runtime_error &e) {
-        std::fprintf(stderr, "hetpu calibrate: %s\n", e.what());
-        return 1;
-    }
-    std::printf("profiles: %s (%zu points, P_S %.1f W)\n", path.c_str(), rows.size(), base_power);
-    return 0;
+    return write_profiles(options, path, points, names, types, energy, model, idle_w, ocl_on_cpu);
 }
 
 }  // namespace

@@ -23,4 +23,4 @@ tests_pareto_unit_tests_LDADD = tools/libhetpu_pareto.la runtime/libhetpu_core.l
 
 TESTS += tests/pareto_unit_tests tests/cli/pareto_cli.sh tests/cli/hepopta_cli.sh
 EXTRA_DIST += tests/cli/pareto_cli.sh tests/cli/hepopta_cli.sh
-EXTRA_DIST += bench/pareto_real.sh bench/pareto_cli_speed.sh bench/hetpu_startup.py
+EXTRA_DIST += bench/pareto_real.sh bench/pareto_cli_speed.sh bench/hetpu_startup.py bench/random_profile.py

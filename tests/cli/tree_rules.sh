@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Rules of the source tree that need no build: the size limits (tools/check_code_size.py:
+# files outside tests/ under 600 lines, functions under 150), the benchmark tables kept in
+# bench/README.md equal to the recorded outputs they are generated from
+# (bench/update_readme_tables.sh --check), and no issue-tracker numbers in the sources.
+top="${srcdir:-$(dirname "$0")/../..}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
+python3 "$top/tools/check_code_size.py" "$top" || fail "size limits (see above)"
+sh "$top/bench/update_readme_tables.sh" --check || fail "bench/README.md's tables are stale (see above)"
+# "issue 49", "Issue #12": numbers of a tracker outside the repository mean nothing to a reader.
+if grep -rniE --include='*.cpp' --include='*.h' --include='*.c' --include='*.cu' --include='*.py' \
+    --include='*.sh' --include='*.mk' --include='*.am' --include='*.ac' --include='*.md' \
+    'issues? ?#?[0-9]' "$top" --exclude-dir='_*' --exclude-dir=.git --exclude-dir=results \
+    --exclude=tree_rules.sh; then
+    fail "issue numbers in the sources (above): say what the code does or why instead"
+fi
+echo "tree rules: ok"
