@@ -108,7 +108,7 @@ int main(int argc, char **argv)
         {"batch", "run a file of shell commands N at a time (timeouts, exit status, throughput)",
          hetpu::batch::batch_command},
         {"models", "PLB-HAC models saved across runs: list, show, clear", hetpu::models_cli::models_command},
-        {"settings", "every HETPU_* setting: value, accepted values, default (--markdown: the README's table)",
+        {"settings", "every HETPU_* setting: value, accepted values, default (--markdown: the table the docs show)",
          hetpu::settings_cli::settings_command},
     };
     return hetpu::cli::run_subcommand("hetpu",
