@@ -24,11 +24,9 @@ struct AssignBuffers {
           centroids(reinterpret_cast<const double *>(STARPU_VECTOR_GET_PTR(buffers[1]))),
           partial(reinterpret_cast<double *>(STARPU_VECTOR_GET_PTR(buffers[2]))),
           labels(reinterpret_cast<int32_t *>(STARPU_VECTOR_GET_PTR(buffers[3]))),
-          count(STARPU_VECTOR_GET_NX(buffers[3])),
-          k(static_cast<const hetpu_kmeans_args *>(arg)->k),
+          count(STARPU_VECTOR_GET_NX(buffers[3])), k(static_cast<const hetpu_kmeans_args *>(arg)->k),
           d(static_cast<const hetpu_kmeans_args *>(arg)->d)
-    {
-    }
+    {}
 };
 
 }  // namespace hetpu::kmeans

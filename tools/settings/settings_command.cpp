@@ -14,7 +14,8 @@ int settings_command(int argc, char **argv)
     CLI::App app{"Every HETPU_* setting: its value in this environment, what it accepts, its default.",
                  "hetpu settings"};
     bool markdown = false, check = false;
-    app.add_flag("--markdown", markdown, "print the Markdown table of settings the docs show (tools/update_settings_table.sh) instead");
+    app.add_flag("--markdown", markdown,
+                 "print the Markdown table of settings the docs show (tools/update_settings_table.sh) instead");
     app.add_flag("--check", check, "check the values set in this environment; exit 1 naming the first invalid one");
     if (std::optional<int> rc = cli::parse_args(app, argc, argv))
         return *rc;
