@@ -48,6 +48,13 @@ public:
             json_error_ = append_line(json_, json_line);
     }
 
+    // A repetition's human summary on stdout, then its JSON line.
+    void add(const std::string &summary, const std::string &json_line)
+    {
+        std::fputs(summary.c_str(), stdout);
+        add(json_line);
+    }
+
     // Flushes and closes the file and stdout. Returns 1 when anything could not be written
     // (said on stderr), else 0.
     int close()

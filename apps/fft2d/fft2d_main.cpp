@@ -63,8 +63,7 @@ int run_all(const Options &options)
         }
         hetpu::apps::AppRecord record = hetpu::apps::record_of("fft2d", report, rep, verified);
         add_problem(record, options);
-        std::fputs(summary(record, options, options.reps).c_str(), stdout);
-        output.add(hetpu::apps::json_line(record));
+        output.add(summary(record, options, options.reps), hetpu::apps::json_line(record));
     }
     return output.finish(status);
 }

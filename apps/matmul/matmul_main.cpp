@@ -74,8 +74,7 @@ template <typename T> int run_all(const Options &options)
         hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", report, rep, verified);
         add_problem(record, options);
         hetpu::apps::add_rank_reports(record, report);
-        std::fputs(summary(record, options, options.reps).c_str(), stdout);
-        output.add(hetpu::apps::json_line(record));
+        output.add(summary(record, options, options.reps), hetpu::apps::json_line(record));
     }
     return output.finish(status);
 }
