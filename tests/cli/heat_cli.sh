@@ -46,7 +46,7 @@ cmp -s "$d/opencl.bin" "$d/cpu.bin" || fail "the OpenCL and CPU codelets' final 
 # shellcheck disable=SC2086
 STARPU_NOPENCL=0 STARPU_NCPU=2 "$heat" $grid --checkpoint-every 10 --checkpoint-dir "$d/ck" --json "$d/host.jsonl" \
   >"$d/out" 2>&1 || { cat "$d/out" >&2; fail "checkpointing CPU run"; }
-STARPU_NOPENCL=0 STARPU_NCPU=2 "$heat" --rows 97 --cols 61 --blocks 5 --seed 3 --iterations 55 --verify --restart \
+STARPU_NOPENCL=0 STARPU_NCPU=2 "$heat" --rows 97 --cols 61 --blocks 5 --seed 3 --iterations 55 --verify --restart --checkpoint-every 10 \
   --checkpoint-dir "$d/ck" --json "$d/host_restart.jsonl" >"$d/out" 2>&1 || { cat "$d/out" >&2; fail "CPU restart"; }
 
 python3 - "$d" <<'PY' || fail "JSON lines"
