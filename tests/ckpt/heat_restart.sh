@@ -17,9 +17,14 @@
 # An automake SKIP (77) when StarPU has no accelerator with hetpu's kernels.
 HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
+# node_env.sh sets the CPU + OpenCL test node's workers: a CUDA run keeps the caller's.
+caller_ncuda=${STARPU_NCUDA-} caller_nopencl=${STARPU_NOPENCL-} caller_ncpu=${STARPU_NCPU-}
 . "$(dirname "$0")/../cli/node_env.sh"
 if [ "${HEAT_NODE:-pocl}" = pocl ]; then
   export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=2 STARPU_NCPU=1 STARPU_NCUDA=0
+else
+  export STARPU_NOPENCL="${caller_nopencl:-0}" STARPU_NCPU="${caller_ncpu:-1}"
+  if [ -n "$caller_ncuda" ]; then export STARPU_NCUDA="$caller_ncuda"; else unset STARPU_NCUDA; fi
 fi
 # The tiers alone: the device caches take no reservations in the MGB arbiter (the killed
 # run's would otherwise be reclaimed, with a message, by the next run).
