@@ -17,7 +17,8 @@
 #          run verified (bench/plbhac_node_limit.sh does the runs).
 #   ckpt   the checkpoint device tier against the host tier (bench/ckpt_device: application
 #          blocking per checkpoint of device-resident data, device to device vs device to host;
-#          bench/ckpt_rtm_device: the RTM-like workload with its blocks computed on the GPUs).
+#          bench/ckpt_rtm_device: the RTM-like workload with its blocks computed on the GPUs;
+#          tests/ckpt/heat_restart.sh: hetpu-heat killed and restarted from device-tier checkpoints).
 #   mgb    MGB batches on the real device (bench/mgb/real_batch.sh), when it has a CUDA mode.
 # Usage: bench/gpu_node.sh [--dry-run] [OUT_DIR]
 #   --dry-run  prints every command instead of running it.
@@ -130,6 +131,10 @@ ckpt_phase() {
     cmd make -C "$build" -j"$jobs" tests/ckpt/ckpt_cuda_tests
     cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 HETPU_BUILDDIR="$build" \
       sh "$top/tests/ckpt/device_cuda.sh" || return 1
+    # hetpu-heat, its blocks on the GPUs (CUDA codelets): killed with SIGKILL after two
+    # checkpoints, restarted, byte-exact, every capture from device memory.
+    cmd env STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SILENT=1 HETPU_BUILDDIR="$build" HEAT_NODE=cuda \
+      sh "$top/tests/ckpt/heat_restart.sh" || return 1
     return $rc
   fi
 }

@@ -29,7 +29,7 @@ PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 export PKG_CONFIG_PATH
 pkg-config --exists hetpu-ckpt || fail "pkg-config cannot resolve hetpu-ckpt: $(pkg-config --print-errors hetpu-ckpt 2>&1)"
 
-for app in hetpu hetpu-matmul hetpu-grn hetpu-kmeans hetpu-fft2d; do
+for app in hetpu hetpu-matmul hetpu-grn hetpu-kmeans hetpu-fft2d hetpu-heat; do
     [ -x "$destdir$bindir/$app" ] || fail "$bindir/$app not installed"
 done
 
