@@ -148,6 +148,8 @@ void Engine::start()
         if (!config_.host_incremental_init)
             std::memset(host_base_, 0, cap);
     }
+    if (!config_.remote_dir.empty())
+        catch_up_remote();
     try {
         for (int i = 0; i < config_.flush_threads; ++i)
             threads_.emplace_back(&Engine::flush_loop, this);
