@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # The remote tier catches up after a crash. A writer whose remote tier is throttled to
 # 64 KiB/s (remote copies lag behind the local tier) is killed with SIGKILL while a remote
-# copy is under way and the local tier holds versions the remote one lacks; a new process on
-# the same directories must then copy the newest of them to the remote tier, remove the
-# killed copy's region files (no manifest), and leave each tier within versions_to_keep (3).
-# Every wait is on files the writer leaves, never on a fixed delay.
+# copy is under way and the local tier holds more versions the remote one lacks than
+# versions_to_keep (3). A new process on the same directories must then copy the newest of
+# them to the remote tier, remove the killed copy's region files (no manifest), and leave
+# each tier holding exactly the newest 3 versions. Every wait is on files the writer leaves,
+# never on a fixed delay.
 set -euo pipefail
 bin=${HETPU_BUILDDIR:-.}/tests/ckpt/crash_writer
 rounds=4 keep=3
@@ -26,9 +27,9 @@ for i in $(seq 1 "$rounds"); do
   "$bin" write-slow-remote "$dir" 2>"$dir/writer.err" &
   pid=$!
   tries=0
-  # Kill once a remote copy is under way and at least two complete local versions wait for
-  # theirs: the state the crash must not lose.
-  until [ -n "$(remote_orphans)" ] && [ "$(missing_remote | wc -l)" -ge 2 ]; do
+  # Kill once a remote copy is under way and more complete local versions wait for theirs
+  # than the tiers keep: the state the crash must not lose, and more than retention allows.
+  until [ -n "$(remote_orphans)" ] && [ "$(missing_remote | wc -l)" -ge $((keep + 3)) ]; do
     kill -0 "$pid" 2>/dev/null || { echo "FAIL: the writer exited:"; cat "$dir/writer.err"; exit 1; }
     tries=$((tries + 1))
     [ "$tries" -lt 30000 ] || { kill -9 "$pid"; echo "FAIL: no remote copy under way in round $i"; exit 1; }
