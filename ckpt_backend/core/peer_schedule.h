@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Checkpoint load balancing across the memory nodes of one machine (seed slides 15-17, 46,
-// 49, 60-61, MASCOTS'21).
+// 49, 60-61; A. Maurya, B. Nicolae, M. M. Rafique, T. Tonellot and F. Cappello, "Towards
+// Efficient I/O Scheduling for Collaborative Multi-Level Checkpointing", MASCOTS 2021).
 //
 // Each device i must write a checkpoint larger than its free cache: the remainder r_i goes
 // elsewhere. Devices with spare cache s_j accept data over direct links (bandwidth bw_ij) and
