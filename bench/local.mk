@@ -71,6 +71,10 @@ EXTRA_DIST += bench/accounting_packing.sh
 noinst_PROGRAMS += bench/ckpt_peer
 bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
 bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
+# The peer schedule's worst time and heap over bandwidth ratios 1 to 1e12, 2 to 16 devices.
+noinst_PROGRAMS += bench/ckpt_peer_schedule_speed
+bench_ckpt_peer_schedule_speed_SOURCES = bench/ckpt_peer_schedule_speed.cpp
+bench_ckpt_peer_schedule_speed_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
 EXTRA_DIST += bench/ckpt_plot.sh
 
 # MGB evaluation (`./run bench mgb`): scripts only, driving tools/hetpu (mgb-sim, batch).

@@ -80,6 +80,9 @@ for suite in "${suites[@]}"; do
       bash "$top/bench/ckpt_plot.sh" "$out/ckpt_rtm.jsonl" "$out/ckpt_rtm_restore.png"
       echo "== ckpt_peer: peer balancing across 8 simulated GPUs"
       "$build/bench/ckpt_peer" --json "$out/ckpt_peer.jsonl" | tee "$out/ckpt_peer.txt"
+      echo "== ckpt_peer_schedule_speed: the peer schedule's worst time and heap, bandwidth ratios 1 to 1e12"
+      "$build/bench/ckpt_peer_schedule_speed" --json "$out/ckpt_peer_schedule_speed.jsonl" |
+        tee "$out/ckpt_peer_schedule_speed.txt"
       echo "== ckpt_device: device cache tier vs host tier, two PoCL OpenCL devices"
       BUILD_DIR="$build" bash "$top/bench/ckpt_device.sh" --json "$out/ckpt_device.jsonl" | tee "$out/ckpt_device.txt"
       echo "== ckpt_rtm_device: the RTM-like workload with its blocks on two PoCL OpenCL devices"

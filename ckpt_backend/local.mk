@@ -25,6 +25,7 @@ tests_ckpt_unit_tests_SOURCES = \
 	tests/unit/ckpt/region_state_test.cpp \
 	tests/unit/ckpt/eviction_test.cpp \
 	tests/unit/ckpt/peer_schedule_test.cpp \
+	tests/unit/ckpt/peer_schedule_ratio_test.cpp \
 	tests/unit/ckpt/device_cache_test.cpp \
 	tests/unit/ckpt/cache_shrink_test.cpp \
 	tests/unit/ckpt/cache_pressure_test.cpp \
@@ -40,7 +41,8 @@ ckpt_backend_libhetpu_ckpt_engine_la_SOURCES = \
 	ckpt_backend/engine/config.cpp ckpt_backend/engine/config.h \
 	ckpt_backend/engine/engine.cpp ckpt_backend/engine/engine.h \
 	ckpt_backend/engine/engine_tiers.cpp ckpt_backend/engine/engine_restore.cpp \
-	ckpt_backend/engine/engine_device.cpp ckpt_backend/engine/device_memory.h
+	ckpt_backend/engine/engine_device.cpp ckpt_backend/engine/engine_device_restore.cpp \
+	ckpt_backend/engine/device_memory.h
 ckpt_backend_libhetpu_ckpt_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS)
 ckpt_backend_libhetpu_ckpt_engine_la_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 ckpt_backend_libhetpu_ckpt_engine_la_LIBADD = ckpt_backend/libhetpu_ckpt_core.la $(TOML_LIBS) -lpthread
@@ -131,7 +133,7 @@ check_PROGRAMS += tests/ckpt/crash_writer
 tests_ckpt_crash_writer_SOURCES = tests/ckpt/crash_writer.cpp
 tests_ckpt_crash_writer_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 tests_ckpt_crash_writer_LDADD = libhetpu_ckpt.la $(STARPU_LIBS)
-TESTS += tests/ckpt/crash.sh tests/ckpt/crash_device.sh
-EXTRA_DIST += tests/ckpt/crash.sh tests/ckpt/crash_device.sh
+TESTS += tests/ckpt/crash.sh tests/ckpt/crash_device.sh tests/ckpt/crash_remote.sh
+EXTRA_DIST += tests/ckpt/crash.sh tests/ckpt/crash_device.sh tests/ckpt/crash_remote.sh
 pkgconfig_DATA += hetpu-ckpt.pc
 EXTRA_DIST += hetpu-ckpt.pc.in

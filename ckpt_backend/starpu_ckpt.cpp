@@ -75,18 +75,6 @@ int fail(int rc, const std::string &msg)
     return rc;
 }
 
-// Contiguous size of a handle's data in main memory, or 0 when the layout is not one block.
-size_t contiguous_size(starpu_data_handle_t h)
-{
-    switch (starpu_data_get_interface_id(h)) {
-    case STARPU_VECTOR_INTERFACE_ID:
-    case STARPU_VARIABLE_INTERFACE_ID: return starpu_data_get_size(h);
-    case STARPU_MATRIX_INTERFACE_ID:
-        return starpu_matrix_get_local_ld(h) == starpu_matrix_get_nx(h) ? starpu_data_get_size(h) : 0;
-    default: return 0;
-    }
-}
-
 void on_acquired(void *arg)
 {
     // Runs in a StarPU thread: queue and return.
@@ -94,26 +82,6 @@ void on_acquired(void *arg)
     std::lock_guard<std::mutex> lock(b->mu);
     b->ready.push_back(static_cast<CaptureJob *>(arg));
     b->cv.notify_all();
-}
-
-// The driver buffer (cl_mem or device pointer) and byte offset of a handle's copy on `node`.
-void device_buffer(starpu_data_handle_t h, unsigned node, hetpu::ckpt::DeviceSource *out)
-{
-    void *iface = starpu_data_get_interface_on_node(h, node);
-    switch (starpu_data_get_interface_id(h)) {
-    case STARPU_VECTOR_INTERFACE_ID:
-        out->base = static_cast<starpu_vector_interface *>(iface)->dev_handle;
-        out->offset = static_cast<starpu_vector_interface *>(iface)->offset;
-        break;
-    case STARPU_VARIABLE_INTERFACE_ID:
-        out->base = static_cast<starpu_variable_interface *>(iface)->dev_handle;
-        out->offset = static_cast<starpu_variable_interface *>(iface)->offset;
-        break;
-    default:
-        out->base = static_cast<starpu_matrix_interface *>(iface)->dev_handle;
-        out->offset = static_cast<starpu_matrix_interface *>(iface)->offset;
-        break;
-    }
 }
 
 // Where a device-tier job's valid copy is: main memory (0), or a device (1, with *source).
@@ -127,7 +95,7 @@ int locate(Backend *b, const CaptureJob &job, hetpu::ckpt::DeviceSource *source)
             continue;
         source->index = job.index;
         source->device = device;
-        device_buffer(job.handle, node, source);
+        hetpu::ckpt::device_buffer(job.handle, node, &source->base, &source->offset);
         return 1;
     }
     return -1;
@@ -325,7 +293,7 @@ int hetpu_ckpt_protect(const char *region, starpu_data_handle_t handle)
     HETPU_CKPT_GUARD_BEGIN
     if (!handle)
         return fail(-EINVAL, "hetpu_ckpt_protect: handle is NULL");
-    if (contiguous_size(handle) == 0)
+    if (hetpu::ckpt::contiguous_size(handle) == 0)
         return fail(-ENOTSUP, std::string("hetpu_ckpt_protect '") + (region ? region : "?") +
                                   "': only vector, variable and unpadded matrix handles can be protected");
     return protect(region, handle, nullptr, 0);
@@ -366,7 +334,7 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
         return fail(-EINVAL, "checkpoint name is NULL");
     std::vector<RegionSpec> specs;
     for (const Protected &p : g->regions)
-        specs.push_back({p.region, p.handle ? contiguous_size(p.handle) : p.size});
+        specs.push_back({p.region, p.handle ? hetpu::ckpt::contiguous_size(p.handle) : p.size});
     g->engine->begin(name, version, specs);
     std::shared_ptr<GroupCapture> group;
     if (g->engine->device_tier()) {
@@ -455,7 +423,7 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
         if (k == stored.size())
             return fail(-ENOENT,
                         "version " + std::to_string(version) + " of '" + name + "' has no region '" + p.region + "'");
-        const size_t size = p.handle ? contiguous_size(p.handle) : p.size;
+        const size_t size = p.handle ? hetpu::ckpt::contiguous_size(p.handle) : p.size;
         if (stored[k].size != size)
             return fail(-EINVAL, "region '" + p.region + "' is " + std::to_string(size) + " bytes, version " +
                                      std::to_string(version) + " holds " + std::to_string(stored[k].size));
@@ -483,7 +451,7 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
                                 "starpu_data_acquire_on_node(W) failed on region '" + p.region + "'");
                 hetpu::ckpt::DeviceSource where{};
                 try {
-                    device_buffer(p.handle, static_cast<unsigned>(node), &where);
+                    hetpu::ckpt::device_buffer(p.handle, static_cast<unsigned>(node), &where.base, &where.offset);
                     g->engine->restore_to_device(name, version, index_of[i],
                                                  {static_cast<int>(device), where.base, where.offset},
                                                  stored[index_of[i]].size);

@@ -259,6 +259,36 @@ bool cache_capable(enum starpu_node_kind kind)
 
 }  // namespace
 
+std::size_t contiguous_size(starpu_data_handle_t h)
+{
+    switch (starpu_data_get_interface_id(h)) {
+    case STARPU_VECTOR_INTERFACE_ID:
+    case STARPU_VARIABLE_INTERFACE_ID: return starpu_data_get_size(h);
+    case STARPU_MATRIX_INTERFACE_ID:
+        return starpu_matrix_get_local_ld(h) == starpu_matrix_get_nx(h) ? starpu_data_get_size(h) : 0;
+    default: return 0;
+    }
+}
+
+void device_buffer(starpu_data_handle_t h, unsigned node, std::uintptr_t *base, std::uint64_t *offset)
+{
+    void *iface = starpu_data_get_interface_on_node(h, node);
+    switch (starpu_data_get_interface_id(h)) {
+    case STARPU_VECTOR_INTERFACE_ID:
+        *base = static_cast<starpu_vector_interface *>(iface)->dev_handle;
+        *offset = static_cast<starpu_vector_interface *>(iface)->offset;
+        break;
+    case STARPU_VARIABLE_INTERFACE_ID:
+        *base = static_cast<starpu_variable_interface *>(iface)->dev_handle;
+        *offset = static_cast<starpu_variable_interface *>(iface)->offset;
+        break;
+    default:
+        *base = static_cast<starpu_matrix_interface *>(iface)->dev_handle;
+        *offset = static_cast<starpu_matrix_interface *>(iface)->offset;
+        break;
+    }
+}
+
 std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *nodes, std::uint64_t headroom)
 {
     nodes->clear();
@@ -267,7 +297,19 @@ std::unique_ptr<DeviceMemory> make_starpu_device_memory(std::vector<unsigned> *n
             nodes->push_back(node);
     if (nodes->empty())
         return nullptr;
-    return std::make_unique<StarpuDeviceMemory>(*nodes, headroom);
+    auto devices = std::make_unique<StarpuDeviceMemory>(*nodes, headroom);
+    // The cache takes only chunks that leave the headroom free: a headroom as large as the
+    // device would leave it no memory at all, with nothing to say why.
+    for (std::size_t d = 0; d < nodes->size(); ++d) {
+        const std::uint64_t total = devices->device_bytes(d);
+        if (total > 0 && headroom >= total)
+            throw Error(-EINVAL, "[device] headroom (" + std::to_string(headroom) +
+                                     " bytes) is not below the memory of StarPU memory node " +
+                                     std::to_string((*nodes)[d]) + " (" + std::to_string(total) +
+                                     " bytes): the device cache would get no memory there; set headroom below the "
+                                     "device's memory, or leave it out (default: one chunk)");
+    }
+    return devices;
 }
 
 }  // namespace hetpu::ckpt

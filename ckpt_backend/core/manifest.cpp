@@ -5,10 +5,13 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <algorithm>
+#include <set>
 #include <sstream>
+#include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -288,6 +291,83 @@ std::optional<std::int64_t> latest_complete(const std::string &dir, const std::s
             return *it;
     }
     return std::nullopt;
+}
+
+namespace {
+
+// Splits "<name>.v<version>.manifest" or "<name>.v<version>.<index>.dat"; false for any
+// other file name (temporaries start with '.').
+bool parse_tier_file(const std::string &f, std::string *name, std::int64_t *version, bool *is_manifest)
+{
+    if (f.empty() || f[0] == '.')
+        return false;
+    std::string stem;
+    const std::string manifest = ".manifest", data = ".dat";
+    auto ends_with = [&f](const std::string &tail) {
+        return f.size() > tail.size() && f.compare(f.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends_with(manifest)) {
+        stem = f.substr(0, f.size() - manifest.size());
+        *is_manifest = true;
+    } else if (ends_with(data)) {
+        stem = f.substr(0, f.size() - data.size());
+        const std::size_t dot = stem.rfind('.');
+        if (dot == std::string::npos || dot + 1 == stem.size() ||
+            stem.find_first_not_of("0123456789", dot + 1) != std::string::npos)
+            return false;
+        stem.resize(dot);
+        *is_manifest = false;
+    } else {
+        return false;
+    }
+    const std::size_t v = stem.rfind(".v");
+    if (v == std::string::npos || v == 0)
+        return false;
+    const std::size_t digits = v + 2 + (v + 2 < stem.size() && stem[v + 2] == '-');  // versions may be negative
+    if (digits == stem.size() || stem.find_first_not_of("0123456789", digits) != std::string::npos ||
+        stem.size() - digits > 18)
+        return false;
+    *name = stem.substr(0, v);
+    *version = std::strtoll(stem.c_str() + v + 2, nullptr, 10);
+    return true;
+}
+
+template <typename F> void for_each_tier_file(const std::string &dir, F f)
+{
+    DIR *d = ::opendir(dir.c_str());
+    if (!d)
+        return;
+    while (struct dirent *e = ::readdir(d)) {
+        std::string name;
+        std::int64_t version = 0;
+        bool is_manifest = false;
+        if (parse_tier_file(e->d_name, &name, &version, &is_manifest))
+            f(name, version, is_manifest);
+    }
+    ::closedir(d);
+}
+
+}  // namespace
+
+std::vector<std::string> checkpoint_names(const std::string &dir)
+{
+    std::set<std::string> names;
+    for_each_tier_file(dir, [&](const std::string &name, std::int64_t, bool) { names.insert(name); });
+    return {names.begin(), names.end()};
+}
+
+std::vector<std::int64_t> orphan_versions(const std::string &dir, const std::string &name)
+{
+    std::set<std::int64_t> with_data;
+    for_each_tier_file(dir, [&](const std::string &n, std::int64_t v, bool is_manifest) {
+        if (n == name && !is_manifest)
+            with_data.insert(v);
+    });
+    std::vector<std::int64_t> orphans;
+    for (std::int64_t v : with_data)
+        if (!try_read_manifest(dir, name, v))
+            orphans.push_back(v);
+    return orphans;
 }
 
 void remove_version(const std::string &dir, const std::string &name, std::int64_t version)

@@ -60,6 +60,11 @@ void read_region(const std::string &dir, const Manifest &m, std::size_t index, v
 // sizes, ascending. verify_data also re-reads every file and checks its checksum.
 std::vector<std::int64_t> complete_versions(const std::string &dir, const std::string &name, bool verify_data);
 std::optional<std::int64_t> latest_complete(const std::string &dir, const std::string &name, bool verify_data);
+// Checkpoint names with a manifest or a region file in dir (whatever their state).
+std::vector<std::string> checkpoint_names(const std::string &dir);
+// Versions of `name` with region files in dir but no intact manifest: what a crash between
+// the data and the manifest leaves (never complete, never read), ascending.
+std::vector<std::int64_t> orphan_versions(const std::string &dir, const std::string &name);
 // Removes a version: the manifest first (the version stops existing atomically), then its
 // data files; also sweeps temporary files left by a crash. Throws Error.
 void remove_version(const std::string &dir, const std::string &name, std::int64_t version);

@@ -23,6 +23,10 @@ void validate(const PeerProblem &p)
         fail("host_bw needs one entry per device");
     if (p.link_bw.size() != n)
         fail("link_bw needs one row per device");
+    std::uint64_t total = 0;
+    for (std::uint64_t r : p.remainder)
+        if (__builtin_add_overflow(total, r, &total) || total > (std::uint64_t{1} << 60))
+            fail("the remainders sum to more than 2^60 bytes");
     for (std::size_t i = 0; i < n; ++i) {
         if (p.link_bw[i].size() != n)
             fail("link_bw row " + std::to_string(i) + " is not n wide");
@@ -102,8 +106,11 @@ std::uint64_t total_remainder(const PeerProblem &p)
 // k / bw * bw landing just below k).
 std::int64_t byte_cap(double bw, double T)
 {
-    double x = bw * T;
-    return static_cast<std::int64_t>(std::floor(x + 1e-9 * std::max(1.0, x)));
+    // Beyond 2^61 bytes a link is never the limit (the remainders sum to less): capping
+    // keeps the capacity, and the max-flow's sums, within 64 bits at any bandwidth ratio.
+    constexpr double kUnlimited = static_cast<double>(std::int64_t{1} << 61);
+    const double x = bw * T;
+    return static_cast<std::int64_t>(std::min(kUnlimited, std::floor(x + 1e-9 * std::max(1.0, x))));
 }
 
 // Integer max-flow at time T; fills transfers when everything ships.
@@ -124,6 +131,37 @@ bool ships_all(const PeerProblem &p, double T, std::vector<Transfer> *out)
         }
     }
     return true;
+}
+
+// Bandwidths of the links that may carry data (from a device with a remainder).
+std::vector<double> sending_bandwidths(const PeerProblem &p)
+{
+    std::vector<double> bws;
+    const std::size_t n = p.remainder.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        if (p.remainder[i] == 0)
+            continue;
+        if (p.host_bw[i] > 0)
+            bws.push_back(p.host_bw[i]);
+        for (std::size_t j = 0; j < n; ++j)
+            if (p.link_bw[i][j] > 0)
+                bws.push_back(p.link_bw[i][j]);
+    }
+    return bws;
+}
+
+// The bisection stops when this few whole-byte times lie between its bounds; the search
+// that follows lists at most kMaxCandidates of them (bounded memory at any ratio).
+constexpr double kFewByteTimes = 64;
+constexpr std::size_t kMaxCandidates = 4096;
+
+// How many times k / bw (k whole, over every link) lie in (lo, up].
+double byte_times_between(const std::vector<double> &bws, double lo, double up)
+{
+    double count = 0;
+    for (double bw : bws)
+        count += std::floor(bw * up) - std::floor(bw * lo);
+    return count;
 }
 
 }  // namespace
@@ -160,9 +198,12 @@ double min_time_continuous(const PeerProblem &p)
         }
         if (b <= 0)
             return INFINITY;  // this cut does not grow with time: capacity is short
-        double next = (F - a) / b;
-        if (!(next > T))
-            next = std::nextafter(T, INFINITY);  // rounding stall guard
+        const double next = (F - a) / b;
+        // In exact arithmetic Newton stops on the cut that binds at T; in doubles that cut's
+        // flow may miss F by a rounding error, and the step then barely moves: T is the
+        // optimum to within that rounding.
+        if (!(next > T * (1 + 1e-12)))
+            return std::max(T, next);
         T = next;
     }
     return T;
@@ -178,41 +219,46 @@ PeerSchedule schedule_min_time_max_flow(const PeerProblem &p)
         s.feasible = true;
         return s;
     }
-    // Candidate whole-byte times: k / bw_e within one byte-time of the slowest link above T*.
-    double min_bw = INFINITY;
-    std::vector<double> bws;
-    const std::size_t n = p.remainder.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (p.remainder[i] == 0)
-            continue;
-        if (p.host_bw[i] > 0)
-            bws.push_back(p.host_bw[i]);
-        for (std::size_t j = 0; j < n; ++j)
-            if (p.link_bw[i][j] > 0)
-                bws.push_back(p.link_bw[i][j]);
+    // The whole-byte optimum is the smallest time k / bw_e (a link's byte count changes only
+    // there) at which the integer max-flow ships everything; t_star + one byte-time of the
+    // slowest link is feasible (every capacity is then at least its continuous value at
+    // t_star). Between the two there may be up to (fastest / slowest bandwidth) such times,
+    // 1e12 at extreme ratios: they are never listed. Feasibility is monotone in T and the
+    // times of each link are evenly spaced, so halving the interval halves every link's count;
+    // bisection on T stops once only a few remain, and those are then searched one by one.
+    std::vector<double> bws = sending_bandwidths(p);
+    const double min_bw = *std::min_element(bws.begin(), bws.end());
+    double lo = t_star, up = t_star + 1.0 / min_bw;
+    if (ships_all(p, lo, nullptr))
+        up = lo;
+    for (int widen = 0; widen < 64 && !ships_all(p, up, nullptr); ++widen)
+        up += (up - lo) + 1.0 / min_bw;  // t_star's rounding: never seen, bounded anyway
+    for (int step = 0; step < 200 && byte_times_between(bws, lo, up) > kFewByteTimes; ++step) {
+        const double mid = lo + (up - lo) / 2;
+        if (!(mid > lo && mid < up))
+            break;  // the interval is one double wide
+        (ships_all(p, mid, nullptr) ? up : lo) = mid;
     }
-    for (double bw : bws)
-        min_bw = std::min(min_bw, bw);
-    const double hi = t_star + 1.0 / min_bw;
-    std::vector<double> candidates;
-    for (double bw : bws) {
-        double k0 = std::ceil(bw * t_star * (1 - 1e-12)), k1 = std::floor(bw * hi * (1 + 1e-12));
-        for (double k = std::max(k0, 1.0); k <= k1; k += 1)
-            candidates.push_back(k / bw);
-    }
-    candidates.push_back(hi);
+    std::vector<double> candidates{up};
+    if (up > lo)
+        for (double bw : bws) {
+            double k = std::floor(bw * lo) + 1;
+            for (std::size_t listed = 0; listed < kMaxCandidates && candidates.size() < kMaxCandidates && k / bw < up;
+                 ++listed, k += 1)
+                if (k / bw > lo)
+                    candidates.push_back(k / bw);
+        }
     std::sort(candidates.begin(), candidates.end());
-    std::size_t lo = 0, up = candidates.size() - 1;
-    while (!ships_all(p, candidates[up], nullptr) && up + 1 < candidates.size())
-        ++up;  // safety
-    while (lo < up) {
-        std::size_t mid = (lo + up) / 2;
+    std::size_t first = 0, last = candidates.size() - 1;  // candidates[last] ships everything
+    while (first < last) {
+        const std::size_t mid = (first + last) / 2;
         if (ships_all(p, candidates[mid], nullptr))
-            up = mid;
+            last = mid;
         else
-            lo = mid + 1;
+            first = mid + 1;
     }
-    s.feasible = ships_all(p, candidates[up], &s.transfers);
+    up = candidates[last];
+    s.feasible = ships_all(p, up, &s.transfers);
     s.time = bottleneck_time(p, s.transfers);
     return s;
 }

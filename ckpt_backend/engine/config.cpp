@@ -154,6 +154,7 @@ const char *const kTopKeys[] = {
     "versions_to_keep", "checksums", "flush_threads", "eviction", "prefetch", "host", "local", "remote", "device"};
 const char *const kHostKeys[] = {"size", "incremental_init"};
 const char *const kDirKeys[] = {"path", "capacity", "drop_page_cache"};
+const char *const kRemoteKeys[] = {"path", "capacity", "drop_page_cache", "bandwidth"};
 const char *const kDeviceKeys[] = {"size", "chunk", "slot", "peer_schedule", "headroom", "regrow_after"};
 
 template <std::size_t N> bool known(const std::string &k, const char *const (&keys)[N])
@@ -194,6 +195,12 @@ void device_section(Reader &r, DeviceTierConfig *d)
     if (d->slot_bytes == 0 || d->chunk_bytes == 0 || d->chunk_bytes % d->slot_bytes != 0)
         r.fail((chunk ? r.where(*chunk) : r.origin) + ": device.chunk (" + std::to_string(d->chunk_bytes) +
                " bytes) must be a non-zero multiple of device.slot (" + std::to_string(d->slot_bytes) + " bytes)");
+    // A cache smaller than one chunk is one chunk of its size: an explicit larger chunk would
+    // be ignored without a word.
+    if (chunk && d->fraction == 0 && d->bytes > 0 && d->chunk_bytes > d->bytes)
+        r.fail(r.where(*chunk) + ": device.chunk (" + std::to_string(d->chunk_bytes) +
+               " bytes) is larger than device.size (" + std::to_string(d->bytes) +
+               " bytes): the cache grows by whole chunks; set chunk to at most the size");
     d->headroom_bytes = d->chunk_bytes;
     r.size("device", "headroom", &d->headroom_bytes);
     r.seconds("device", "regrow_after", 0, 3600, &d->regrow_after_s);
@@ -233,6 +240,7 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
                 std::string sub(sk.str());
                 bool ok = key == "host"     ? known(sub, kHostKeys)
                           : key == "device" ? known(sub, kDeviceKeys)
+                          : key == "remote" ? known(sub, kRemoteKeys)
                                             : known(sub, kDirKeys);
                 if (!ok)
                     r.fail(r.where(sv) + ": unknown key '" + key + "." + sub + "'");
@@ -258,6 +266,7 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
     r.boolean("local", "drop_page_cache", &c.drop_page_cache);
     r.string("remote", "path", &c.remote_dir);
     r.size("remote", "capacity", &c.remote_capacity);
+    r.size("remote", "bandwidth", &c.remote_bandwidth);
     device_section(r, &c.device);
     if (c.local_dir.empty())
         r.fail(origin + ": [local] path is required (the node-local checkpoint directory)");

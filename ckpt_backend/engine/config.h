@@ -17,6 +17,8 @@
 //   drop_page_cache = false     # after fsync, so reads really hit the device
 //   [remote]                    # remote / parallel file system tier (optional)
 //   path = "/pfs/ckpt"
+//   bandwidth = "0"             # simulated write bandwidth in bytes/s, 0 = the file system's
+//                               # (a slow parallel file system in tests and benchmarks)
 //   [device]                    # device cache tier, one per accelerator memory node (optional)
 //   size = "64MiB"              # per device, or "25%" of the device's memory; 0 = no tier
 //   chunk = "16MiB"             # allocated one at a time while the application runs
@@ -70,6 +72,7 @@ struct EngineConfig {
     bool drop_page_cache = false;
     std::string remote_dir;
     std::uint64_t remote_capacity = 0;
+    std::uint64_t remote_bandwidth = 0;  // bytes/s, 0: unthrottled
     DeviceTierConfig device;
 };
 

@@ -148,6 +148,8 @@ void Engine::start()
         if (!config_.host_incremental_init)
             std::memset(host_base_, 0, cap);
     }
+    if (!config_.remote_dir.empty())
+        catch_up_remote();
     try {
         for (int i = 0; i < config_.flush_threads; ++i)
             threads_.emplace_back(&Engine::flush_loop, this);
@@ -344,6 +346,10 @@ void Engine::begin(const std::string &name, std::int64_t version, const std::vec
     if (it != versions_.end() && it->second.declared_in_memory)
         throw Error(-EEXIST, "checkpoint '" + name + "' version " + std::to_string(version) +
                                  " was already taken in this run (use a new version number)");
+    if (it != versions_.end() && it->second.remote_queued && !it->second.remote_complete && !it->second.error)
+        throw Error(-EBUSY, "checkpoint '" + name + "' version " + std::to_string(version) +
+                                " of an earlier run is being copied to the remote tier; wait for it "
+                                "(hetpu_ckpt_wait REMOTE) or use a new version number");
     if (it != versions_.end()) {
         // Re-taking a version known from an earlier run: drop its cached (prefetched) copies.
         for (long long off : it->second.host_offset) {

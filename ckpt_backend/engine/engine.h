@@ -148,6 +148,7 @@ private:
         bool declared_in_memory = true;  // false: known from a disk manifest only
         bool checksums = true;           // the region records carry checksums
         bool local_complete = false, remote_complete = false;
+        bool remote_queued = false;  // known from disk, queued at start for its remote copy
         int error = 0;
         std::string error_message;
     };
@@ -196,6 +197,13 @@ private:
     void region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v);
     bool on_remote_or_done(const std::string &name, std::int64_t version);
     void apply_retention(const std::string &dir, const std::string &name);
+    // At start, for every checkpoint name in the local directory: removes region files
+    // without a manifest (a crash between data and manifest) on both disk tiers, queues the
+    // versions complete locally but not remotely that the remote retention would keep,
+    // newest first, and applies retention.
+    void catch_up_remote();
+    // Sleeps so that `bytes` written since `since` stay within [remote] bandwidth.
+    void throttle_remote(std::uint64_t bytes, std::chrono::steady_clock::time_point since) const;
     void record_error_locked(Version &v, const Error &e);
 
     void step_aside_for_captures();

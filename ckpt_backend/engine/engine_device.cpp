@@ -19,6 +19,58 @@
 
 namespace hetpu::ckpt {
 
+namespace {
+
+struct GroupCopy {
+    DeviceAddress src, dst;
+    std::uint64_t bytes;
+};
+
+// Runs a group's copies with every source device copying at once, as the peer schedule
+// assumes (each device's own queue or stream carries its outgoing copies): one thread per
+// source device beyond the first, which the calling thread takes. Returns the first error.
+std::optional<Error> copy_on_every_device(DeviceMemory &devices, const std::vector<GroupCopy> &copies, std::size_t n)
+{
+    std::vector<std::vector<const GroupCopy *>> by_device(n);
+    for (const GroupCopy &c : copies)
+        by_device[static_cast<std::size_t>(c.src.device)].push_back(&c);
+    std::vector<std::optional<Error>> errors(n);
+    auto copy_from = [&](std::size_t d) {
+        try {
+            for (const GroupCopy *c : by_device[d])
+                devices.copy(c->src, c->dst, c->bytes);
+        } catch (const Error &e) {
+            errors[d] = e;
+        } catch (const std::exception &e) {
+            errors[d] = Error(-EIO, std::string("device copy: ") + e.what());
+        }
+    };
+    std::vector<std::thread> helpers;
+    std::size_t mine = n;
+    for (std::size_t d = 0; d < n; ++d) {
+        if (by_device[d].empty())
+            continue;
+        if (mine == n)
+            mine = d;
+        else
+            try {
+                helpers.emplace_back(copy_from, d);
+            } catch (const std::system_error &) {
+                copy_from(d);  // no thread to spare: this device copies after the others
+            }
+    }
+    if (mine < n)
+        copy_from(mine);
+    for (std::thread &t : helpers)
+        t.join();
+    for (const std::optional<Error> &e : errors)
+        if (e)
+            return e;
+    return std::nullopt;
+}
+
+}  // namespace
+
 void Engine::start_devices()
 {
     const std::size_t n = devices_->device_count();
@@ -239,7 +291,7 @@ std::vector<Engine::SegmentAddress> Engine::addresses_locked(const DeviceCopy &c
     };
     for (const DeviceSegment &seg : copy.segments) {
         if (seg.device == kHostMemory) {
-            add({{kHostMemory, reinterpret_cast<std::uintptr_t>(copy.host_part.get() + seg.region_offset), 0},
+            add({{kHostMemory, reinterpret_cast<std::uintptr_t>(copy.host_part.get()), seg.region_offset},
                  seg.region_offset,
                  seg.bytes});
         } else {
@@ -256,7 +308,7 @@ void Engine::read_device_copy(const std::vector<SegmentAddress> &segments, char 
 {
     for (const SegmentAddress &s : segments) {
         if (s.where.device == kHostMemory)
-            std::memcpy(dst + s.region_offset, reinterpret_cast<const char *>(s.where.base), s.bytes);
+            std::memcpy(dst + s.region_offset, reinterpret_cast<const char *>(s.where.base) + s.where.offset, s.bytes);
         else
             devices_->copy(s.where, {kHostMemory, reinterpret_cast<std::uintptr_t>(dst + s.region_offset), 0}, s.bytes);
     }
@@ -347,11 +399,7 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
         c.order = ++next_device_order_;
         c.pins = 1;
     }
-    struct Copy {
-        DeviceAddress src, dst;
-        std::uint64_t bytes;
-    };
-    std::vector<Copy> copies;
+    std::vector<GroupCopy> copies;
     for (const Piece &p : placement.pieces) {
         const DeviceSource &s = sources[p.region];
         DeviceCopy &c = device_copies_[keys[p.region]];
@@ -366,13 +414,15 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
         const DeviceAddress src{static_cast<int>(s.device), s.base, s.offset + p.region_offset};
         DeviceAddress dst =
             seg.device == kHostMemory
-                ? DeviceAddress{kHostMemory, reinterpret_cast<std::uintptr_t>(c.host_part.get() + p.region_offset), 0}
+                // One base per host part, the position as the offset: adjacent host-bound
+                // pieces then merge into one read below.
+                ? DeviceAddress{kHostMemory, reinterpret_cast<std::uintptr_t>(c.host_part.get()), p.region_offset}
                 : DeviceAddress{seg.device, device_chunks_[static_cast<std::size_t>(p.to)][seg.slot.chunk],
                                 device_caches_[static_cast<std::size_t>(p.to)].offset_of(seg.slot)};
         // Adjacent slots (a fresh cache hands them out in order) make one copy: a driver
         // command costs far more than its bytes at slot sizes (measured on PoCL: 16 commands
         // of 1 MiB take several times one of 16 MiB).
-        Copy *last = copies.empty() ? nullptr : &copies.back();
+        GroupCopy *last = copies.empty() ? nullptr : &copies.back();
         if (last && last->src.device == src.device && last->src.base == src.base &&
             last->src.offset + last->bytes == src.offset && last->dst.device == dst.device &&
             last->dst.base == dst.base && last->dst.offset + last->bytes == dst.offset)
@@ -388,45 +438,8 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
     }
     ++active_copies_;  // flushes step aside while the application waits for this
     lock.unlock();
-    // All devices copy at once, as the schedule assumes (each device's own queue or stream
-    // carries its outgoing copies): one thread per source device beyond the first.
-    std::vector<std::vector<const Copy *>> by_device(n);
-    for (const Copy &c : copies)
-        by_device[static_cast<std::size_t>(c.src.device)].push_back(&c);
-    std::vector<std::optional<Error>> errors(n);
-    auto copy_from = [&](std::size_t d) {
-        try {
-            for (const Copy *c : by_device[d])
-                devices_->copy(c->src, c->dst, c->bytes);
-        } catch (const Error &e) {
-            errors[d] = e;
-        } catch (const std::exception &e) {
-            errors[d] = Error(-EIO, std::string("device copy: ") + e.what());
-        }
-    };
     const auto copy_start = std::chrono::steady_clock::now();
-    std::vector<std::thread> helpers;
-    std::size_t mine = n;
-    for (std::size_t d = 0; d < n; ++d) {
-        if (by_device[d].empty())
-            continue;
-        if (mine == n)
-            mine = d;  // the calling thread takes the first device
-        else
-            try {
-                helpers.emplace_back(copy_from, d);
-            } catch (const std::system_error &) {
-                copy_from(d);  // no thread to spare: this device copies after the others
-            }
-    }
-    if (mine < n)
-        copy_from(mine);
-    for (std::thread &t : helpers)
-        t.join();
-    std::optional<Error> failed;
-    for (const std::optional<Error> &e : errors)
-        if (e && !failed)
-            failed = e;
+    const std::optional<Error> failed = copy_on_every_device(*devices_, copies, n);
     lock.lock();
     stats_.device_capture_copy_s +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - copy_start).count();
@@ -514,174 +527,6 @@ void Engine::device_flush_loop()
         lock.unlock();
         notify_state();
         lock.lock();
-    }
-}
-
-bool Engine::restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst, std::uint64_t size)
-{
-    auto it = device_copies_.find(rk);
-    while (it != device_copies_.end() && !it->second.ready && it->second.on_host) {
-        wait_state(lock);  // being prefetched: wait for it rather than read the disk too
-        it = device_copies_.find(rk);
-    }
-    if (it == device_copies_.end() || !it->second.ready)
-        return false;
-    ++it->second.pins;
-    const std::vector<SegmentAddress> segments = addresses_locked(it->second);
-    lock.unlock();
-    std::optional<Error> failed;
-    try {
-        read_device_copy(segments, static_cast<char *>(dst));
-    } catch (const Error &e) {
-        failed = e;
-    }
-    lock.lock();
-    --device_copies_.find(rk)->second.pins;
-    if (failed)
-        throw *failed;
-    stats_.restored_from_device_bytes += size;
-    return true;
-}
-
-void Engine::restore_to_device(const std::string &name, std::int64_t version, std::size_t index,
-                               const DeviceAddress &dst, std::uint64_t dst_size)
-{
-    if (!device_tier() || dst.device < 0 || static_cast<std::size_t>(dst.device) >= device_caches_.size())
-        throw Error(-EINVAL, "restore_to_device: no device " + std::to_string(dst.device));
-    const Key key{name, version};
-    std::unique_lock<std::mutex> lock(mu_);
-    Version *v = find_locked(key, true);
-    if (!v)
-        throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
-    if (index >= v->regions.size() || v->regions[index].size != dst_size)
-        throw Error(-EINVAL, "restore_to_device: region " + std::to_string(index) + " of version " +
-                                 std::to_string(version) + " does not match the destination");
-    if (index < v->regions.size())
-        region_home_[v->regions[index].region] = static_cast<std::size_t>(dst.device);
-    auto it = device_copies_.find({key, index});
-    while (it != device_copies_.end() && !it->second.ready && it->second.on_host) {
-        wait_state(lock);  // being prefetched
-        it = device_copies_.find({key, index});
-    }
-    if (it != device_copies_.end() && it->second.ready) {
-        ++it->second.pins;
-        const std::vector<SegmentAddress> segments = addresses_locked(it->second);
-        lock.unlock();
-        std::optional<Error> failed;
-        try {
-            for (const SegmentAddress &s : segments)
-                devices_->copy(s.where, {dst.device, dst.base, dst.offset + s.region_offset}, s.bytes);
-        } catch (const Error &e) {
-            failed = e;
-        }
-        lock.lock();
-        --device_copies_.find({key, index})->second.pins;
-        if (failed)
-            throw *failed;
-        stats_.restored_from_device_bytes += dst_size;
-        stats_.restored_into_device_bytes += dst_size;
-        consume_hint_locked(key, index);
-        lock.unlock();
-        notify_state();
-        return;
-    }
-    lock.unlock();
-    std::unique_ptr<char[]> staging(new char[dst_size]);
-    restore(name, version, index, staging.get(), dst_size);
-    devices_->copy({kHostMemory, reinterpret_cast<std::uintptr_t>(staging.get()), 0}, dst, dst_size);
-    lock.lock();
-    stats_.restored_into_device_bytes += dst_size;
-}
-
-// Restore hints reach the device tier: the first hinted region (in rank order) that has a
-// home device (where it was captured from or last restored into) and no device copy is read
-// back into that device's cache, from the host cache when it is there, else from disk
-// (checksums verified). Room comes from free slots and from evictable device copies that are
-// not needed before it (no hint, or a later one); never from unflushed captures.
-void Engine::device_prefetch_loop()
-{
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-        if (stopping_)
-            return;
-        std::size_t device = 0;
-        const HintedRegion next = next_hinted_region_locked([&](const Key &key, Version &v, std::size_t i) {
-            auto home = region_home_.find(v.regions[i].region);
-            if (home == region_home_.end() || device_copies_.count({key, i}))
-                return false;
-            const DeviceCache &c = device_caches_[home->second];
-            if (c.slots_for(v.regions[i].size) > c.total_slots())
-                return false;  // can never fit that cache
-            const long long off = v.host_offset[i];
-            const bool in_host = off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
-            if (!in_host && !v.local_complete && !v.remote_complete)
-                return false;  // not readable yet
-            device = home->second;
-            return true;
-        });
-        const Key target = next.key;
-        const std::size_t target_index = next.index, target_rank = next.rank;
-        if (target_rank == kNoHint) {
-            device_prefetch_cv_.wait(lock);
-            continue;
-        }
-        Version &v = versions_.at(target);
-        const std::uint64_t size = v.regions[target_index].size;
-        DeviceCache &cache = device_caches_[device];
-        const std::size_t need = static_cast<std::size_t>(cache.slots_for(size));
-        // Room without evicting anything needed as soon as the target or sooner.
-        if (!make_device_room_locked(device, need, target_rank + 1)) {
-            device_prefetch_cv_.wait(lock);  // everything on the device is needed sooner
-            continue;
-        }
-        const RegionKey rk{target, target_index};
-        DeviceCopy &copy = device_copies_[rk];
-        copy.order = ++next_device_order_;
-        copy.on_host = true;  // a copy of data the host tier or a disk holds
-        copy.pins = 1;
-        for (std::uint64_t at = 0; at < size; at += cache.slot_bytes())
-            copy.segments.push_back(
-                {static_cast<int>(device), cache.take(), at, std::min<std::uint64_t>(cache.slot_bytes(), size - at)});
-        const std::vector<SegmentAddress> segments = addresses_locked(copy);
-        // Source: the host cache (pinned while read), else the disk.
-        const long long off = v.host_offset[target_index];
-        const bool from_host = off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
-        if (from_host)
-            ++cached_.at(static_cast<std::size_t>(off)).pins;
-        const Manifest one = manifest_of(target, v);
-        const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
-        ++active_prefetches_;
-        lock.unlock();
-        bool failed = false;
-        try {
-            std::unique_ptr<char[]> staging;
-            const char *src = from_host ? host_base_ + off : nullptr;
-            if (!from_host) {
-                staging.reset(new char[size]);
-                read_region(dir, one, target_index, staging.get());
-                src = staging.get();
-            }
-            for (const SegmentAddress &s : segments)
-                devices_->copy({kHostMemory, reinterpret_cast<std::uintptr_t>(src + s.region_offset), 0}, s.where,
-                               s.bytes);
-        } catch (const std::exception &) {
-            failed = true;
-        }
-        --active_prefetches_;
-        lock.lock();
-        if (from_host)
-            --cached_.at(static_cast<std::size_t>(off)).pins;
-        auto it = device_copies_.find(rk);
-        if (failed) {
-            // Unreadable: drop it and its hint; the restore reads the disk itself and reports it.
-            free_device_copy_locked(it);
-            drop_hint_locked(target);
-        } else {
-            it->second.pins = 0;
-            it->second.ready = true;
-            stats_.device_prefetched_bytes += size;
-        }
-        cv_.notify_all();  // a restore may be waiting for this copy
     }
 }
 

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <dirent.h>
 #include <fcntl.h>
@@ -72,7 +73,7 @@ bool Engine::on_remote_or_done(const std::string &name, std::int64_t version)
     {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = versions_.find(Key(name, version));
-        if (it != versions_.end() && it->second.declared_in_memory)
+        if (it != versions_.end() && (it->second.declared_in_memory || it->second.remote_queued))
             return it->second.remote_complete || it->second.error != 0;
     }
     const std::vector<std::int64_t> remote = complete_versions(config_.remote_dir, name, false);
@@ -99,6 +100,49 @@ void Engine::apply_retention(const std::string &dir, const std::string &name)
             // Retention is housekeeping: the version is pruned again on the next pass.
         }
     }
+}
+
+void Engine::catch_up_remote()
+{
+    const std::size_t keep = static_cast<std::size_t>(std::max(config_.versions_to_keep, 0));
+    for (const std::string &name : checkpoint_names(config_.local_dir)) {
+        for (const std::string &dir : {config_.local_dir, config_.remote_dir})
+            for (std::int64_t orphan : orphan_versions(dir, name)) {
+                try {
+                    remove_version(dir, name, orphan);
+                } catch (const Error &) {
+                    // Housekeeping: an orphan left here is retried at the next start.
+                }
+            }
+        const std::vector<std::int64_t> local = complete_versions(config_.local_dir, name, false);
+        const std::vector<std::int64_t> remote = complete_versions(config_.remote_dir, name, false);
+        // What the remote tier keeps once caught up: the newest versions over both tiers.
+        std::vector<std::int64_t> both;
+        std::set_union(local.begin(), local.end(), remote.begin(), remote.end(), std::back_inserter(both));
+        const std::int64_t oldest_kept = keep == 0 || both.size() <= keep ? INT64_MIN : both[both.size() - keep];
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            for (auto v = local.rbegin(); v != local.rend() && *v >= oldest_kept; ++v) {
+                if (std::binary_search(remote.begin(), remote.end(), *v))
+                    continue;
+                Version *known = find_locked({name, *v}, true);
+                if (!known)
+                    continue;  // removed since the scan
+                known->remote_queued = true;
+                remote_queue_.push_back({name, *v});
+            }
+        }
+        apply_retention(config_.remote_dir, name);
+        apply_retention(config_.local_dir, name);
+    }
+}
+
+void Engine::throttle_remote(std::uint64_t bytes, std::chrono::steady_clock::time_point since) const
+{
+    if (config_.remote_bandwidth == 0)
+        return;
+    const std::chrono::duration<double> due(static_cast<double>(bytes) / static_cast<double>(config_.remote_bandwidth));
+    std::this_thread::sleep_until(since + std::chrono::duration_cast<std::chrono::steady_clock::duration>(due));
 }
 
 void Engine::flush_loop()
@@ -166,10 +210,13 @@ void Engine::remote_loop()
         std::optional<Error> failed;
         try {
             std::vector<char> buf;
+            const auto started = std::chrono::steady_clock::now();
+            std::uint64_t copied = 0;
             for (std::size_t i = 0; i < m.regions.size(); ++i) {
                 buf.resize(m.regions[i].size);
                 read_region(config_.local_dir, m, i, buf.data());
                 write_file_durably(config_.remote_dir, m.regions[i].file, buf.data(), buf.size(), remote_opts_);
+                throttle_remote(copied += buf.size(), started);
             }
             write_manifest(config_.remote_dir, m, remote_opts_);
         } catch (const Error &e) {

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -248,6 +249,26 @@ TEST_F(CkptDevice, CacheStaysWithinTheDeviceMemoryLimit)
     for (unsigned node : opencl_nodes)
         EXPECT_EQ(starpu_memory_get_available(node), starpu_memory_get_total(node))
             << "cache chunks handed back to StarPU";
+}
+
+// A headroom the device cannot leave free would give the cache no memory: init refuses it,
+// naming the setting and the device's memory, and the next init with a sane one works.
+TEST_F(CkptDevice, HeadroomAsLargeAsTheDeviceIsAnError)
+{
+    const starpu_ssize_t total = starpu_memory_get_total(opencl_nodes[0]);
+    ASSERT_GT(total, 0);
+    ASSERT_LE(total, 64 << 20) << "run through device_tier.sh (STARPU_LIMIT_OPENCL_<n>_MEM)";
+    EXPECT_EQ(hetpu_ckpt_init_from_string(config("size = \"1MiB\"\nchunk = \"1MiB\"\nheadroom = \"1GiB\"\n").c_str()),
+              -EINVAL);
+    const std::string err = hetpu_ckpt_last_error();
+    EXPECT_NE(err.find("[device] headroom (1073741824 bytes) is not below the memory of StarPU memory node"),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find(std::to_string(total) + " bytes"), std::string::npos) << err;
+    ASSERT_EQ(hetpu_ckpt_init_from_string(config("size = \"1MiB\"\nchunk = \"1MiB\"\nheadroom = \"2MiB\"\n").c_str()),
+              0)
+        << hetpu_ckpt_last_error();
+    ASSERT_EQ(hetpu_ckpt_finalize(), 0);
 }
 
 // A backward pass over device-resident data: the device cache holds 2 of 4 versions; with the

@@ -8,6 +8,10 @@
 //                            before each checkpoint, captured by the device cache tier
 //   crash_writer verify DIR  latest() must be >= the acked version and restore it with
 //                            verified checksums and exactly the contents the writer generated
+//   crash_writer write-slow-remote DIR   as write, with the remote tier throttled to 64 KiB/s
+//                            (remote copies lag behind the local tier, as on a slow PFS)
+//   crash_writer catch-up DIR   starts on DIR's tiers and finalizes: the start queues the
+//                            versions the remote tier lacks, finalize waits for their copies
 #include <hetpu/ckpt.h>
 
 #include <cerrno>
@@ -43,10 +47,10 @@ int die(const char *what)
     return 1;
 }
 
-std::string config(const std::string &dir, bool device)
+std::string config(const std::string &dir, bool device, bool slow_remote = false)
 {
     return "versions_to_keep = 3\n[host]\nsize = \"256KiB\"\n[local]\npath = \"" + dir +
-           "/local\"\n[remote]\npath = \"" + dir + "/remote\"\n" +
+           "/local\"\n[remote]\npath = \"" + dir + "/remote\"\n" + (slow_remote ? "bandwidth = \"64KiB\"\n" : "") +
            (device ? "[device]\nsize = \"256KiB\"\nchunk = \"128KiB\"\nslot = \"32KiB\"\n" : "");
 }
 
@@ -121,13 +125,19 @@ int restore_and_check(int64_t v)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3 ||
-        (std::strcmp(argv[1], "write") && std::strcmp(argv[1], "write-device") && std::strcmp(argv[1], "verify"))) {
-        std::fprintf(stderr, "usage: crash_writer write|write-device|verify DIR\n");
+    const std::string mode = argc == 3 ? argv[1] : "";
+    if (mode != "write" && mode != "write-device" && mode != "write-slow-remote" && mode != "verify" &&
+        mode != "catch-up") {
+        std::fprintf(stderr, "usage: crash_writer write|write-device|write-slow-remote|verify|catch-up DIR\n");
         return 2;
     }
     const std::string dir = argv[2];
-    const bool device = !std::strcmp(argv[1], "write-device");
+    const bool device = mode == "write-device";
+    if (mode == "catch-up") {
+        if (hetpu_ckpt_init_from_string(config(dir, false).c_str()))
+            return die("init");
+        return hetpu_ckpt_finalize() ? die("finalize") : 0;
+    }
     std::vector<unsigned> opencl;
     if (device) {
         if (starpu_init(nullptr))
@@ -144,13 +154,13 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (hetpu_ckpt_init_from_string(config(dir, device).c_str()))
+    if (hetpu_ckpt_init_from_string(config(dir, device, mode == "write-slow-remote").c_str()))
         return die("init");
     int64_t latest = -1;
     const int have = hetpu_ckpt_latest("state", &latest);
     if (have && have != -ENOENT)
         return die("latest");
-    if (!std::strcmp(argv[1], "verify")) {
+    if (mode == "verify") {
         const int64_t acked = read_acked(dir);
         if (have == -ENOENT) {
             if (acked >= 0) {

@@ -19,6 +19,7 @@ deps() {
     case $1 in
         fuzz_scenario) echo "tools/sim/scenario.cpp tools/sim/simulated_unit.cpp" ;;
         fuzz_ckpt_config) echo "ckpt_backend/engine/config.cpp" ;;
+        fuzz_peer_schedule) echo "ckpt_backend/core/peer_schedule.cpp" ;;
         fuzz_text_table) echo "common/text_table.cpp" ;;
         fuzz_profile_csv) echo "sched_policies/pareto/core/profile_csv.cpp sched_policies/pareto/core/pareto_profiles.cpp" ;;
         fuzz_accounting_config) echo "accounting_hook/core/partition_config.cpp accounting_hook/core/partition.cpp accounting_hook/core/benchmark_csv.cpp accounting_hook/core/slurm_billing.cpp accounting_hook/core/su_model.cpp" ;;

@@ -172,6 +172,19 @@ TEST(CkptConfig, DeviceSection)
     std::tie(rc, err) =
         config_error(local + "[device]\nsize = \"1MiB\"\nchunk = \"100KiB\"\nslot = \"64KiB\"\n", "d.toml");
     EXPECT_EQ(err, "d.toml:5: device.chunk (102400 bytes) must be a non-zero multiple of device.slot (65536 bytes)");
+    // A chunk larger than the whole cache would be ignored (the cache is then one chunk of its
+    // size): said, not accepted. Without an explicit chunk, a small size is one chunk.
+    std::tie(rc, err) =
+        config_error(local + "[device]\nsize = \"1MiB\"\nchunk = \"4MiB\"\nslot = \"64KiB\"\n", "i.toml");
+    EXPECT_EQ(rc, -EINVAL);
+    EXPECT_EQ(err, "i.toml:5: device.chunk (4194304 bytes) is larger than device.size (1048576 bytes): the cache "
+                   "grows by whole chunks; set chunk to at most the size");
+    EXPECT_EQ(parse_config(local + "[device]\nsize = \"1MiB\"\n", "a.toml").device.bytes, 1u << 20);
+    // The remote tier's simulated bandwidth; the local tier has none.
+    EXPECT_EQ(parse_config(local + "[remote]\npath = \"/r\"\nbandwidth = \"64KiB\"\n", "a.toml").remote_bandwidth,
+              64u << 10);
+    std::tie(rc, err) = config_error("[local]\npath = \"/tmp\"\nbandwidth = \"1MiB\"\n", "j.toml");
+    EXPECT_EQ(err, "j.toml:3: unknown key 'local.bandwidth'");
     std::tie(rc, err) = config_error(local + "[device]\nsize = \"1MiB\"\nheadroom = \"2 apples\"\n", "g.toml");
     EXPECT_NE(err.find("g.toml:5"), std::string::npos) << err;
     EXPECT_NE(err.find("device.headroom"), std::string::npos) << err;

@@ -271,6 +271,34 @@ TEST_F(EngineDevice, FullDeviceSendsItsRemainderPerThePeerSchedule)
     }
 }
 
+// The host-bound pieces of an overflowing region are consecutive bytes on both sides: they
+// are read from the device as one copy, not one per slot (11 reads of 64 KiB here).
+TEST_F(EngineDevice, HostBoundPiecesOfARegionAreReadAsOneCopy)
+{
+    auto *fake = new FakeDevices(1, 1 << 20);
+    auto e = make(fake);
+    ASSERT_EQ(e->device_free_slots(0), 8u);
+    std::vector<std::vector<char>> buffers{pattern(19 * kSlot, 6)};
+    const auto expected = buffers;
+    take(*e, 1, buffers, {0});
+    EXPECT_EQ(e->stats().device_to_host_at_capture_bytes, 11 * kSlot);
+    // The device flush reads the kept slots later, one copy per 128 KiB chunk: only the
+    // capture reads 64 KiB pieces or the whole host-bound range.
+    std::size_t range_reads = 0, slot_reads = 0;
+    for (const CopyRecord &c : fake->log())
+        if (c.from == 0 && c.to == kHostMemory) {
+            range_reads += c.bytes == 11 * kSlot;
+            slot_reads += c.bytes == kSlot;
+        }
+    EXPECT_EQ(range_reads, 1u);
+    EXPECT_EQ(slot_reads, 0u);
+    std::memset(buffers[0].data(), 0, buffers[0].size());
+    e->wait("app", 1, Tier::Local);
+    std::vector<char> back(expected[0].size());
+    e->restore("app", 1, 0, back.data(), back.size());
+    EXPECT_EQ(back, expected[0]);
+}
+
 // Without a host cache the device flush writes through to disk; a restore then reads the
 // device copy (the fastest tier holding it), byte-exact.
 TEST_F(EngineDevice, RestoreReadsTheDeviceCopy)

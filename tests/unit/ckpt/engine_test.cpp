@@ -175,6 +175,43 @@ TEST_F(EngineTest, RemoteTierAndRetention)
     expect_restores(*e, 5, {5000});
 }
 
+// The state a crash during remote copies leaves: versions 1-6 complete locally, only 1 and 2
+// remote, and region files of a remote copy without its manifest. The next engine on the same
+// directories removes the orphan files, copies the newest versions the remote tier keeps
+// (6, 5, 4; 3 would be dropped at once), and each tier ends with exactly those.
+TEST_F(EngineTest, RemoteTierCatchesUpAfterACrash)
+{
+    {
+        auto e = make();  // no remote tier: everything stays local
+        for (int v = 1; v <= 6; ++v)
+            take(*e, v, {5000, 300});
+        ASSERT_NO_THROW(e->drain());
+    }
+    for (int v = 1; v <= 2; ++v)
+        for (const std::string f : {".0.dat", ".1.dat", ".manifest"})
+            ASSERT_EQ(std::system(("cp '" + local + "/app.v" + std::to_string(v) + f + "' '" + remote + "'").c_str()),
+                      0);
+    ASSERT_EQ(std::system(("cp '" + local + "/app.v5.0.dat' '" + remote + "/app.v5.0.dat'").c_str()), 0);
+    ASSERT_EQ(std::system(("cp '" + local + "/app.v6.0.dat' '" + remote + "/app.v9.0.dat'").c_str()), 0);
+    EXPECT_EQ(orphan_versions(remote, "app"), (std::vector<std::int64_t>{5, 9}));
+    config.remote_dir = remote;
+    config.versions_to_keep = 3;
+    {
+        auto e = make();
+        EXPECT_EQ(orphan_versions(remote, "app"), (std::vector<std::int64_t>{})) << "removed at start";
+        ASSERT_NO_THROW(e->wait("app", 4, Tier::Remote));
+        ASSERT_NO_THROW(e->drain());
+    }
+    EXPECT_EQ(complete_versions(remote, "app", true), (std::vector<std::int64_t>{4, 5, 6}));
+    EXPECT_EQ(complete_versions(local, "app", true), (std::vector<std::int64_t>{4, 5, 6}));
+    EXPECT_EQ(orphan_versions(remote, "app"), (std::vector<std::int64_t>{}));
+    // The remote copies are whole: with the local disk gone, every kept version restores.
+    std::system(("rm -f '" + local + "'/*").c_str());
+    auto e = make();
+    for (int v = 4; v <= 6; ++v)
+        expect_restores(*e, v, {5000, 300});
+}
+
 TEST_F(EngineTest, FullDiskFailsTheNewVersionOnly)
 {
     config.local_capacity = 30000;  // simulated: the test runs without a small file system
