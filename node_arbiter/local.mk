@@ -52,3 +52,7 @@ tests_node_arbiter_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la no
 
 TESTS += tests/node_arbiter_tests tests/cli/mgb_status.sh
 EXTRA_DIST += tests/cli/mgb_status.sh
+
+# No code linked into two of hetpu's shared libraries (one arbiter per process).
+TESTS += tests/cli/linked_once.sh
+EXTRA_DIST += tests/cli/linked_once.sh
