@@ -3,12 +3,6 @@
 # Appends to libhetpu_la_* (runtime/local.mk) and tools_hetpu_LDADD (tools/local.mk), so it
 # must stay included after those two in Makefile.am.
 
-# The share integral and energy split of shared devices: no dependency at all, so
-# the MGB arbiter (sched_policies/mgb/arbiter) integrates its grants with the same rules.
-noinst_LTLIBRARIES += accounting_hook/libhetpu_device_share.la
-accounting_hook_libhetpu_device_share_la_SOURCES = \
-	accounting_hook/core/device_share.cpp accounting_hook/core/device_share.h
-
 # Pure cores: the SU model, comparison models, Slurm billing and allocation, the TOML
 # partition config, energy attribution, the SQLite ledger. No StarPU.
 noinst_LTLIBRARIES += accounting_hook/libhetpu_accounting_core.la
@@ -27,8 +21,8 @@ accounting_hook_libhetpu_accounting_core_la_SOURCES = \
 	accounting_hook/core/rank_merge.cpp accounting_hook/core/rank_merge.h \
 	accounting_hook/core/shared_device_charge.cpp accounting_hook/core/shared_device_charge.h
 accounting_hook_libhetpu_accounting_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS) $(SQLITE_CFLAGS) $(JSON_CFLAGS)
-# device_share.la is not added here: the arbiter's library carries it into libhetpu and
-# tools/hetpu, and a convenience library in two others is linked twice.
+# The share integral and energy split of shared devices (node_arbiter/core/device_share) come
+# from node_arbiter: libhetpu links its shared library, tools/hetpu its pure core.
 accounting_hook_libhetpu_accounting_core_la_LIBADD = $(TOML_LIBS) $(SQLITE_LIBS)
 
 EXTRA_DIST += accounting_hook/examples/table1_system.toml accounting_hook/examples/nvidia_benchmarks.csv
@@ -45,11 +39,10 @@ tests_accounting_accounting_unit_tests_SOURCES = \
 	tests/unit/accounting/run_charge_test.cpp \
 	tests/unit/accounting/ledger_test.cpp \
 	tests/unit/accounting/rank_merge_test.cpp \
-	tests/unit/accounting/device_share_test.cpp \
 	tests/unit/accounting/shared_device_charge_test.cpp
 tests_accounting_accounting_unit_tests_CPPFLAGS = $(AM_CPPFLAGS) $(SQLITE_CFLAGS)
 tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la accounting_hook/libhetpu_device_share.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
+tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la node_arbiter/libhetpu_node_arbiter_core.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
 TESTS += tests/accounting/accounting_unit_tests
 
 # StarPU glue, inside libhetpu (runtime/init.cpp wraps the resolved policy with it).

@@ -8,8 +8,8 @@
 
 #include "accounting_hook/core/shared_device_charge.h"
 #include "common/settings.h"
-#include "sched_policies/mgb/arbiter/share_clock.h"
-#include "sched_policies/mgb/device_discovery.h"
+#include "node_arbiter/share_clock.h"
+#include "node_arbiter/device_discovery.h"
 
 namespace hetpu::accounting {
 

@@ -49,17 +49,15 @@ ckpt_backend_libhetpu_ckpt_engine_la_LIBADD = ckpt_backend/libhetpu_ckpt_core.la
 
 # libhetpu_ckpt: the public C API (include/hetpu/ckpt.h) over StarPU.
 lib_LTLIBRARIES += libhetpu_ckpt.la
-# The device cache reserves its chunks with the MGB arbiter: the arbiter and its core come
-# from their convenience library, and the MGB device discovery (its device keys) and the
-# settings reader are compiled in here too, so that libhetpu_ckpt needs no libhetpu (whose
-# copies, when both are loaded, are the same code).
+# The device cache reserves its chunks with the node arbiter (node_arbiter/: its device
+# keys, ledger and shared segment), the shared library libhetpu links too, so that
+# libhetpu_ckpt needs no libhetpu and a process that loads both has one arbiter.
 libhetpu_ckpt_la_SOURCES = ckpt_backend/starpu_ckpt.cpp ckpt_backend/starpu_disk_tier.cpp \
 	ckpt_backend/starpu_device_memory.cpp ckpt_backend/starpu_device_memory.h \
-	ckpt_backend/starpu_cache_arbiter.cpp ckpt_backend/starpu_cache_arbiter.h \
-	sched_policies/mgb/device_discovery.cpp common/settings.cpp common/finite_number.cpp
+	ckpt_backend/starpu_cache_arbiter.cpp ckpt_backend/starpu_cache_arbiter.h
 libhetpu_ckpt_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_ckpt_la_CXXFLAGS = $(AM_CXXFLAGS) -pthread
-libhetpu_ckpt_la_LIBADD = ckpt_backend/libhetpu_ckpt_engine.la sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la \
+libhetpu_ckpt_la_LIBADD = ckpt_backend/libhetpu_ckpt_engine.la node_arbiter/libhetpu_node_arbiter.la \
 	$(STARPU_LIBS) $(OPENCL_LIBS)
 libhetpu_ckpt_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 if HETPU_CUDA
@@ -111,7 +109,7 @@ tests_ckpt_ckpt_pressure_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h
 tests_ckpt_ckpt_pressure_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 tests_ckpt_ckpt_pressure_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-tests_ckpt_ckpt_pressure_tests_LDADD = libhetpu_ckpt.la libhetpu.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
+tests_ckpt_ckpt_pressure_tests_LDADD = libhetpu_ckpt.la libhetpu.la node_arbiter/libhetpu_node_arbiter.la $(STARPU_LIBS) $(OPENCL_LIBS) $(GTEST_LIBS)
 TESTS += tests/ckpt/device_pressure.sh
 EXTRA_DIST += tests/ckpt/device_pressure.sh
 

@@ -2,8 +2,8 @@
 #include "ckpt_backend/starpu_cache_arbiter.h"
 
 #include "ckpt_backend/core/cache_pressure.h"
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
-#include "sched_policies/mgb/device_discovery.h"
+#include "node_arbiter/node_arbiter.h"
+#include "node_arbiter/device_discovery.h"
 
 #include <unistd.h>
 

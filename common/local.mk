@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # common/: generic helpers any folder may include (pure C++, no StarPU): number parsing,
-# text tables, JSON lines, input files, gnuplot, the command-line helper. Compiled into
-# runtime/libhetpu_core.la with the pure cores.
-hetpu_common_sources = \
+# text tables, JSON lines, input files, gnuplot, the command-line helper, the settings.
+# A shared library: libhetpu, libhetpu_ckpt and node_arbiter's library all use it, and a
+# process that loads several of them has one copy (one settings table). Internal: no public
+# header. Programs get it through runtime/libhetpu_core.la.
+lib_LTLIBRARIES += common/libhetpu_common.la
+common_libhetpu_common_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+common_libhetpu_common_la_SOURCES = \
 	common/trim.h common/input_file.h common/json_line.h common/cli_args.h \
 	common/settings.cpp common/settings.h \
 	common/finite_number.cpp common/finite_number.h \

@@ -8,10 +8,10 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
 	runtime/core/cluster.cpp runtime/core/cluster.h \
 	runtime/core/node_shares.cpp runtime/core/node_shares.h \
-	$(hetpu_common_sources) $(hetpu_core_sources)
+	$(hetpu_core_sources)
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
-runtime_libhetpu_core_la_LIBADD = $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
+runtime_libhetpu_core_la_LIBADD = common/libhetpu_common.la $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
 
 # libhetpu: StarPU glue + policies. Shared only: policies register themselves from static
 # initializers, which a static archive would silently drop.

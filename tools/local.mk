@@ -31,10 +31,10 @@ tools_hetpu_starpu_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 tools_hetpu_starpu_LDADD = tools/libhetpu_calibrate.la \
 	apps/matmul/libhetpu_matmul.la apps/fft2d/libhetpu_fft2d.la $(hetpu_matmul_libs) $(hetpu_fft2d_libs) \
 	runtime/libhetpu_core.la
-# `hetpu mgb status|reset` (tools/mgb/): reads the node-wide MGB arbiter's segment.
+# `hetpu mgb status|reset` (tools/mgb/): reads the node-wide arbiter's segment (node_arbiter/).
 tools_hetpu_SOURCES += tools/mgb/mgb_command.cpp tools/mgb/mgb_command.h
 tools_hetpu_CPPFLAGS += $(JSON_CFLAGS)
-tools_hetpu_LDADD += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la
+tools_hetpu_LDADD += sched_policies/mgb/core/libhetpu_mgb_core.la node_arbiter/libhetpu_node_arbiter_core.la
 
 include tools/pareto/local.mk
 include tools/calibrate/local.mk

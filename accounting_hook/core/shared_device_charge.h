@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "accounting_hook/core/device_share.h"
+#include "node_arbiter/core/device_share.h"
 #include "accounting_hook/core/job_record.h"
 
 namespace hetpu::accounting {

@@ -1,18 +1,17 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # MGB's StarPU policies (mgb, mgb-exact, sa, cg): thin glue over sched_policies/mgb/core,
-# the needs API (include/hetpu/gpu_needs.h) and device discovery.
+# the needs API (include/hetpu/gpu_needs.h), and the node arbiter (node_arbiter/: device
+# discovery, the device ledger, the node-wide arbiter).
 libhetpu_la_SOURCES += \
 	sched_policies/mgb/mgb_scheduler.cpp sched_policies/mgb/mgb_scheduler.h \
 	sched_policies/mgb/scheduler.h sched_policies/mgb/scheduler_devices.cpp sched_policies/mgb/scheduler_queue.cpp \
-	sched_policies/mgb/device_discovery.cpp sched_policies/mgb/device_discovery.h \
 	sched_policies/mgb/gpu_needs_registry.cpp sched_policies/mgb/gpu_needs_registry.h \
 	sched_policies/mgb/mgb.cpp \
 	sched_policies/mgb/mgb_exact.cpp \
 	sched_policies/mgb/sa.cpp \
 	sched_policies/mgb/cg.cpp
 libhetpu_la_CPPFLAGS += $(JSON_CFLAGS)
-# The arbiter library carries the core.
-libhetpu_la_LIBADD += sched_policies/mgb/arbiter/libhetpu_mgb_arbiter.la $(OPENCL_LIBS)
+libhetpu_la_LIBADD += sched_policies/mgb/core/libhetpu_mgb_core.la node_arbiter/libhetpu_node_arbiter.la $(OPENCL_LIBS)
 hetpuinclude_HEADERS += include/hetpu/gpu_needs.h
 
 # The overflow program: an ordinary StarPU program (preload tests) and the same source

@@ -21,13 +21,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sched_policies/mgb/arbiter/grant_trace.h"
-#include "sched_policies/mgb/arbiter/ledger_access.h"
+#include "node_arbiter/grant_trace.h"
+#include "node_arbiter/ledger_access.h"
 #include "sched_policies/mgb/core/completion_watch.h"
 #include "sched_policies/mgb/core/gpu_ledger.h"
 #include "sched_policies/mgb/core/handle_residency.h"
 #include "sched_policies/mgb/core/wait_queue.h"
-#include "sched_policies/mgb/device_discovery.h"
+#include "node_arbiter/device_discovery.h"
 #include "sched_policies/mgb/gpu_needs_registry.h"
 
 namespace hetpu::mgb::detail {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/settings.h"
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "node_arbiter/node_arbiter.h"
 
 namespace hetpu::mgb::detail {
 

@@ -14,7 +14,7 @@
 #include <hetpu/ckpt.h>
 #include <hetpu/hetpu.h>
 
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "node_arbiter/node_arbiter.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@ if [ ! -f "$cuda/include/cuda_runtime.h" ]; then
 fi
 starpu_cflags=$(pkg-config --cflags starpu-1.4 2>/dev/null || pkg-config --cflags starpu-1.3) || {
     echo "FAIL: no StarPU pkg-config file" >&2; exit 1; }
-for f in sched_policies/mgb/device_discovery.cpp sched_policies/mgb/mgb_scheduler.cpp; do
+for f in node_arbiter/device_discovery.cpp sched_policies/mgb/mgb_scheduler.cpp; do
     # shellcheck disable=SC2086
     ${CXX:-g++} -std=c++17 -Wall -Wextra -Werror -fsyntax-only -DSTARPU_USE_CUDA -I"$cuda/include" \
         -I"$src" -I"$src/include" -I"$HETPU_BUILDDIR" $starpu_cflags "$src/$f" || { echo "FAIL: $f with CUDA" >&2; exit 1; }

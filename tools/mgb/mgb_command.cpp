@@ -20,7 +20,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "node_arbiter/node_arbiter.h"
 #include "common/cli_args.h"
 #include "sched_policies/mgb/core/gpu_ledger.h"
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# MGB's pure core (no StarPU): device specs and presets, task footprints, the Ledger with
-# Alg. 2, Alg. 3, SA and CG, and the wait queue. Unit-tested without StarPU.
+# MGB's pure core (no StarPU): task footprints, the placement algorithms (Alg. 2, Alg. 3,
+# SA and CG) over the node's device ledger (node_arbiter/core), and the wait queue.
+# Unit-tested without StarPU. Whoever links it links node_arbiter too (libhetpu_node_arbiter
+# for a library, its pure core for a program): it carries no copy of it.
 noinst_LTLIBRARIES += sched_policies/mgb/core/libhetpu_mgb_core.la
 sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES = \
-	sched_policies/mgb/core/gpu_spec.cpp sched_policies/mgb/core/gpu_spec.h \
 	sched_policies/mgb/core/task_needs.cpp sched_policies/mgb/core/task_needs.h \
 	sched_policies/mgb/core/gpu_ledger.cpp sched_policies/mgb/core/gpu_ledger.h \
 	sched_policies/mgb/core/wait_queue.cpp sched_policies/mgb/core/wait_queue.h
@@ -11,7 +12,6 @@ sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES = \
 check_PROGRAMS += tests/mgb_core_tests
 tests_mgb_core_tests_SOURCES = \
 	tests/unit/mgb/ledger_test_util.h \
-	tests/unit/mgb/gpu_spec_test.cpp \
 	tests/unit/mgb/task_needs_test.cpp \
 	tests/unit/mgb/ledger_exact_test.cpp \
 	tests/unit/mgb/ledger_least_warps_test.cpp \
@@ -20,7 +20,7 @@ tests_mgb_core_tests_SOURCES = \
 	tests/unit/mgb/wait_queue_test.cpp \
 	tests/unit/mgb/ledger_mixed_node_test.cpp
 tests_mgb_core_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la $(GTEST_LIBS)
+tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la node_arbiter/libhetpu_node_arbiter_core.la $(GTEST_LIBS)
 TESTS += tests/mgb_core_tests
 
 # Per-device data residency of one process's tasks (the needs API's "a handle counts once").

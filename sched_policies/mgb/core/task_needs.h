@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "sched_policies/mgb/core/gpu_spec.h"
+#include "node_arbiter/core/gpu_spec.h"
 
 namespace hetpu::mgb {
 

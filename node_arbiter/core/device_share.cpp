@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Share integral and energy split of shared devices (see device_share.h for the rules).
-#include "accounting_hook/core/device_share.h"
+#include "node_arbiter/core/device_share.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sched_policies/mgb/core/gpu_spec.h"
+#include "node_arbiter/core/gpu_spec.h"
 
 namespace hetpu::mgb {
 

@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "tests/unit/mgb_arbiter/arbiter_test_util.h"
-#include "sched_policies/mgb/arbiter/share_clock.h"
+#include "tests/unit/node_arbiter/arbiter_test_util.h"
+#include "node_arbiter/share_clock.h"
 
 using namespace hetpu::mgb;
 using namespace hetpu::mgb::test;

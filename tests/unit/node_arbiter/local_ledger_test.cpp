@@ -6,8 +6,8 @@
 #include <thread>
 #include <vector>
 
-#include "sched_policies/mgb/arbiter/ledger_access.h"
-#include "tests/unit/mgb_arbiter/arbiter_test_util.h"
+#include "node_arbiter/ledger_access.h"
+#include "tests/unit/node_arbiter/arbiter_test_util.h"
 
 namespace hetpu::mgb {
 namespace {

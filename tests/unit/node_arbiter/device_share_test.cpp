@@ -8,7 +8,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "accounting_hook/core/device_share.h"
+#include "node_arbiter/core/device_share.h"
 #include "tests/unit/thrown_message.h"
 
 using namespace hetpu::accounting;

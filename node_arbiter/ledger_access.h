@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "sched_policies/mgb/core/gpu_ledger.h"
+#include "node_arbiter/core/device_ledger.h"
 
 namespace hetpu::mgb {
 

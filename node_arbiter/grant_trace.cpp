@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The arbiter's JSON-lines trace (see grant_trace.h).
 #include "common/settings.h"
-#include "sched_policies/mgb/arbiter/grant_trace.h"
+#include "node_arbiter/grant_trace.h"
 
 #include <fcntl.h>
 #include <time.h>

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-#include "sched_policies/mgb/core/gpu_ledger.h"
+#include "node_arbiter/core/device_ledger.h"
 
 namespace hetpu::mgb {
 

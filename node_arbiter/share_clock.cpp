@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The arbiter's share clock (see share_clock.h). Runs under the arbiter's lock on every
 // grant and release: fixed arrays, no allocation, 16 devices x 64 processes at most.
-#include "sched_policies/mgb/arbiter/share_clock.h"
+#include "node_arbiter/share_clock.h"
 
 #include <algorithm>
 #include <cstring>
 #include <mutex>
 
-#include "accounting_hook/core/device_share.h"
+#include "node_arbiter/core/device_share.h"
 
 namespace hetpu::mgb {
 

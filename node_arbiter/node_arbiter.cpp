@@ -14,8 +14,8 @@
 //   release them; every locker therefore checks the registered pids (kill(pid, 0)) and
 //   reclaims the dead ones.
 #include "common/settings.h"
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
-#include "sched_policies/mgb/arbiter/share_clock.h"
+#include "node_arbiter/node_arbiter.h"
+#include "node_arbiter/share_clock.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "sched_policies/mgb/arbiter/ledger_access.h"
+#include "node_arbiter/ledger_access.h"
 
 namespace hetpu::mgb {
 

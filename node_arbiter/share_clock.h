@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The arbiter's share clock: for every registered process and device, the time
-// integrals of its share and of its charged weight (accounting_hook/core/device_share.h has
+// integrals of its share and of its charged weight (node_arbiter/core/device_share.h has
 // the rules), kept beside the Ledger in the arbiter's shared memory.
 //
 // The Ledger changes only under the arbiter's lock, so it is piecewise constant between two
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "sched_policies/mgb/core/gpu_ledger.h"
+#include "node_arbiter/core/device_ledger.h"
 
 namespace hetpu::mgb {
 

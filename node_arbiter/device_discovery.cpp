@@ -3,7 +3,7 @@
 // its compute units as SMs, CUDA's usual per-SM limits (64 warps of 32, 32 blocks), and its
 // local memory per compute unit as shared memory: the same order of magnitude as the GPUs
 // the algorithms were designed for, so the balance between devices stays meaningful.
-#include "sched_policies/mgb/device_discovery.h"
+#include "node_arbiter/device_discovery.h"
 
 #include <algorithm>
 #include <cstdio>

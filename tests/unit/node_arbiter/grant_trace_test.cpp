@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sched_policies/mgb/arbiter/grant_trace.h"
-#include "tests/unit/mgb_arbiter/arbiter_test_util.h"
+#include "node_arbiter/grant_trace.h"
+#include "tests/unit/node_arbiter/arbiter_test_util.h"
 #include "tests/unit/thrown_message.h"
 
 namespace hetpu::mgb {

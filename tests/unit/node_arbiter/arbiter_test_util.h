@@ -13,7 +13,7 @@
 #include <cstdio>
 #include <string>
 
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
+#include "node_arbiter/node_arbiter.h"
 #include "sched_policies/mgb/core/gpu_ledger.h"
 
 namespace hetpu::mgb::test {

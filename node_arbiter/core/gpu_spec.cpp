@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "sched_policies/mgb/core/gpu_spec.h"
+#include "node_arbiter/core/gpu_spec.h"
 
 #include <algorithm>
 #include <cctype>

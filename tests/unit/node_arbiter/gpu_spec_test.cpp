@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <gtest/gtest.h>
 
-#include "sched_policies/mgb/core/gpu_spec.h"
+#include "node_arbiter/core/gpu_spec.h"
 #include "tests/unit/thrown_message.h"
 
 namespace hetpu::mgb {

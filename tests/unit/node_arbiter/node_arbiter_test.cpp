@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sched_policies/mgb/arbiter/node_arbiter.h"
-#include "tests/unit/mgb_arbiter/arbiter_test_util.h"
+#include "node_arbiter/node_arbiter.h"
+#include "tests/unit/node_arbiter/arbiter_test_util.h"
 #include "tests/unit/thrown_message.h"
 
 namespace hetpu::mgb {

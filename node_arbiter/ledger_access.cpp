@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The process-local Ledger: a std::mutex around a heap-allocated Ledger (about a third of a
 // megabyte, too large for the stack of whoever constructs the policy).
-#include "sched_policies/mgb/arbiter/ledger_access.h"
+#include "node_arbiter/ledger_access.h"
 
 #include <cstdio>
 #include <exception>
