@@ -15,9 +15,9 @@ std::vector<RegisteredPolicy> &registry()
 }
 }  // namespace
 
-void register_policy(struct starpu_sched_policy *policy, PlannerFactory make_planner)
+void register_policy(struct starpu_sched_policy *policy, RegisteredPlannerFactory make_planner)
 {
-    registry().push_back({policy, make_planner});
+    registry().push_back({policy, std::move(make_planner)});
 }
 
 const std::vector<RegisteredPolicy> &registered_policies() { return registry(); }

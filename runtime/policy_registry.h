@@ -5,12 +5,15 @@
 //   HETPU_REGISTER_POLICY(greedy_policy, nullptr);
 //
 // A policy that chooses block sizes for divisible jobs passes a PlannerFactory instead of
-// nullptr. Self-registration needs libhetpu to be a shared library (it is): a static
+// nullptr: the load-balancing policies are registered so from sched_policies/planner_catalog.h
+// (sched_policies/load_balancing.cpp). Self-registration needs libhetpu to be a shared library (it is): a static
 // archive would drop the policy objects nobody references.
 #pragma once
 
 #include <starpu.h>
 
+#include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -19,12 +22,16 @@
 
 namespace hetpu {
 
+// A PlannerFactory, or any callable of its signature (one bound to a catalog entry).
+using RegisteredPlannerFactory =
+    std::function<std::unique_ptr<BlockPlanner>(const std::vector<PlannerWorker> &, const BlockRules &)>;
+
 struct RegisteredPolicy {
     struct starpu_sched_policy *policy;
-    PlannerFactory make_planner;  // nullptr: divisible jobs run with fixed blocks
+    RegisteredPlannerFactory make_planner;  // empty: divisible jobs run with fixed blocks
 };
 
-void register_policy(struct starpu_sched_policy *policy, PlannerFactory make_planner);
+void register_policy(struct starpu_sched_policy *policy, RegisteredPlannerFactory make_planner);
 const std::vector<RegisteredPolicy> &registered_policies();
 const RegisteredPolicy *find_registered_policy(std::string_view name);
 // A registered policy by its struct, also when StarPU was started with it directly.

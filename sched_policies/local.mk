@@ -1,11 +1,21 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# One file per policy; each registers itself with HETPU_REGISTER_POLICY. Each family
-# (plbhac/, hdss/, pareto/, mgb/) has its own folder and local.mk; what they share is here.
+# Each family (plbhac/, hdss/, pareto/, mgb/) has its own folder and local.mk; what they
+# share is here. The load-balancing policies are listed once, in planner_catalog.cpp, and
+# load_balancing.cpp registers each with StarPU; mgb's register themselves.
 hetpu_policy_sources = \
 	sched_policies/central_queue.cpp sched_policies/central_queue.h \
-	sched_policies/greedy.cpp
+	sched_policies/load_balancing.cpp
 # Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
-hetpu_core_sources =
+hetpu_core_sources = \
+	sched_policies/planner_catalog.cpp sched_policies/planner_catalog.h \
+	sched_policies/node_planner.cpp sched_policies/node_planner.h
+
+# The load-balancing policies' unit tests: the catalog's here, each family appends its own.
+check_PROGRAMS += tests/planner_unit_tests
+TESTS += tests/planner_unit_tests
+tests_planner_unit_tests_SOURCES = tests/unit/planner_catalog_test.cpp
+tests_planner_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
+tests_planner_unit_tests_LDADD = tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 include sched_policies/plbhac/local.mk
 include sched_policies/hdss/local.mk

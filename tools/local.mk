@@ -8,9 +8,12 @@ tools_libhetpu_sim_la_SOURCES = \
 	tools/sim/optimum.cpp tools/sim/optimum.h \
 	tools/sim/simulator.cpp tools/sim/simulator.h \
 	tools/sim/static_planner.h \
+	tools/sim/scenario_profiles.cpp tools/sim/scenario_profiles.h \
+	tools/sim/sim_baselines.cpp tools/sim/sim_baselines.h \
 	tools/sim/sim_command.cpp tools/sim/sim_command.h \
 	tools/sim/cluster_scenario.cpp tools/sim/cluster_scenario.h \
 	tools/sim/cluster_sim.cpp tools/sim/cluster_sim.h \
+	tools/sim/cluster_parts.cpp tools/sim/cluster_parts.h \
 	tools/sim/cluster_command.cpp tools/sim/cluster_command.h
 tools_libhetpu_sim_la_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
 

@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions. The policies (StarPU
-# glue) and their pure cores, the latter compiled into runtime/libhetpu_core.la.
-hetpu_policy_sources += \
-	sched_policies/pareto/pareto_policy.cpp sched_policies/pareto/pareto_policy.h \
-	sched_policies/pareto/hepopta.cpp \
-	sched_policies/pareto/htpopta.cpp
+# HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions. Their pure cores,
+# compiled into runtime/libhetpu_core.la; hepopta and htpopta are registered in
+# sched_policies/planner_catalog.cpp.
 hetpu_core_sources += \
 	sched_policies/pareto/core/pareto_profiles.cpp sched_policies/pareto/core/pareto_profiles.h \
 	sched_policies/pareto/core/profile_table.cpp sched_policies/pareto/core/profile_table.h \
@@ -23,4 +20,5 @@ hetpu_core_sources += \
 	sched_policies/pareto/core/load_balanced.cpp sched_policies/pareto/core/load_balanced.h \
 	sched_policies/pareto/core/front_metrics.cpp sched_policies/pareto/core/front_metrics.h \
 	sched_policies/pareto/core/tradeoff.cpp sched_policies/pareto/core/tradeoff.h \
-	sched_policies/pareto/core/pareto_planner.cpp sched_policies/pareto/core/pareto_planner.h
+	sched_policies/pareto/core/pareto_planner.cpp sched_policies/pareto/core/pareto_planner.h \
+	sched_policies/pareto/core/pareto_family.cpp sched_policies/pareto/core/pareto_family.h

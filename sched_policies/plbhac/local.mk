@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# PLB-HAC: the policy (StarPU glue) and its planner's pure core (no StarPU), the latter
-# compiled into runtime/libhetpu_core.la.
-hetpu_policy_sources += sched_policies/plbhac/plbhac.cpp
+# PLB-HAC: its planner's pure core (no StarPU), compiled into runtime/libhetpu_core.la and
+# registered in sched_policies/planner_catalog.cpp.
 hetpu_core_sources += \
 	sched_policies/plbhac/core/plbhac_time_curve.h \
 	sched_policies/plbhac/core/plbhac_makespan_nlp.cpp sched_policies/plbhac/core/plbhac_makespan_nlp.h \
@@ -24,6 +23,8 @@ hetpu_core_sources += \
 	sched_policies/plbhac/core/plbhac_warm_start.cpp sched_policies/plbhac/core/plbhac_warm_start.h \
 	sched_policies/plbhac/core/plbhac_codelet_start.cpp sched_policies/plbhac/core/plbhac_codelet_start.h \
 	sched_policies/plbhac/core/plbhac_planner.cpp sched_policies/plbhac/core/plbhac_planner.h \
-	sched_policies/plbhac/core/plbhac_model_store.cpp sched_policies/plbhac/core/plbhac_model_store.h
+	sched_policies/plbhac/core/plbhac_model_store.cpp sched_policies/plbhac/core/plbhac_model_store.h \
+	sched_policies/plbhac/core/plbhac_model_shelf.cpp sched_policies/plbhac/core/plbhac_model_shelf.h \
+	sched_policies/plbhac/core/plbhac_family.cpp sched_policies/plbhac/core/plbhac_family.h
 # PLB-HAC's persisted models are JSON files (plbhac_model_store.cpp).
 runtime_libhetpu_core_la_CPPFLAGS += $(JSON_CFLAGS)

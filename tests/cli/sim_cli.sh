@@ -49,7 +49,7 @@ grep -q "sizes must increase" "$dir/err" || fail "bad scenario message: $(cat "$
 if "$tool" sim --scenario "$dir/missing.json" --policy greedy 2>"$dir/err"; then fail "missing file accepted"; fi
 grep -q "cannot read" "$dir/err" || fail "missing file message"
 if "$tool" sim --scenario "$dir/scenario.json" --policy nope 2>"$dir/err"; then fail "unknown policy accepted"; fi
-grep -q -- "--policy: nope not in {plb-hac,hdss,greedy,optimum,optimum-noisy,best-single-kind}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
+grep -q -- "--policy: nope not in {greedy,plb-hac,hdss,hepopta,htpopta,optimum,optimum-noisy,best-single-kind}" "$dir/err" || fail "unknown policy message: $(cat "$dir/err")"
 "$tool" sim --scenario="$dir/scenario.json" --policy=greedy --seed=3 --json >"$dir/eq.json" || fail "--name=value rejected"
 "$tool" sim --help | grep -q -- "--no-planning-time" || fail "--help lists no options"
 # A first run on a node StarPU calibrated: no training, every unit priced from the start.
@@ -66,4 +66,29 @@ if "$tool" sim --scenario "$dir/scenario.json" --policy hdss --starpu-calibrated
     fail "--starpu-calibrated accepted for hdss"
 fi
 grep -q -- "--starpu-calibrated is for --policy plb-hac" "$dir/err" || fail "--starpu-calibrated message: $(cat "$dir/err")"
+# hepopta and htpopta plan from what a calibration would measure on the units: one block per
+# unit they use, the whole job covered; least energy (the GPU's 0.002 s per 512 elements at
+# 1 W against the CPU's 0.02 s) puts it all on the GPU, the fastest point uses both units.
+for p in hepopta htpopta; do
+    HETPU_TRADEOFF=time "$tool" sim --scenario "$dir/scenario.json" --policy $p --seed 3 --json >"$dir/$p-time.json" \
+        2>"$dir/err" || fail "$p run: $(cat "$dir/err")"
+    grep -q "source the scenario's unit curves" "$dir/err" || fail "$p did not say its plan: $(cat "$dir/err")"
+done
+HETPU_TRADEOFF=energy "$tool" sim --scenario "$dir/scenario.json" --policy hepopta --seed 3 --json \
+    >"$dir/hepopta-energy.json" 2>/dev/null || fail "hepopta energy run"
+python3 - "$dir/hepopta-time.json" "$dir/htpopta-time.json" "$dir/hepopta-energy.json" <<'PY' || fail "hepopta/htpopta output is wrong (see above)"
+import json, sys
+t, tt, e = (json.load(open(p)) for p in sys.argv[1:4])
+for r, policy in ((t, "hepopta"), (tt, "htpopta"), (e, "hepopta")):
+    assert r["policy"] == policy, r
+    assert sum(u["elements"] for u in r["units"]) == 20000, r
+    assert r["blocks"] == sum(1 for u in r["units"] if u["elements"] > 0), r
+assert all(u["elements"] > 0 for u in t["units"]), t
+assert {u["name"]: u["elements"] for u in e["units"]} == {"A.gpu0": 20000, "A.cpu": 0}, e
+assert t["makespan_s"] < e["makespan_s"], (t, e)
+PY
+if "$tool" sim --scenario "$dir/scenario.json" --policy hdss --plan-trace "$dir/pt" 2>"$dir/err"; then
+    fail "--plan-trace accepted for hdss"
+fi
+grep -q -- "--plan-trace is for --policy plb-hac" "$dir/err" || fail "--plan-trace message: $(cat "$dir/err")"
 echo "hetpu sim: ok"

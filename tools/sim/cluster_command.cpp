@@ -9,9 +9,9 @@
 #include "common/cli_args.h"
 #include "common/json_line.h"
 #include "common/settings.h"
-#include "sched_policies/hdss/core/hdss_planner.h"
-#include "sched_policies/plbhac/core/plbhac_planner.h"
+#include "sched_policies/planner_catalog.h"
 #include "tools/sim/cluster_sim.h"
+#include "tools/sim/scenario_profiles.h"
 
 namespace hetpu::sim {
 
@@ -25,6 +25,56 @@ struct Args {
     bool known_rates = false;
 };
 
+std::vector<std::string> policy_names()
+{
+    std::vector<std::string> names;
+    for (const PlannerPolicy &p : planner_policies())
+        names.push_back(p.name);
+    return names;
+}
+
+// The profiles a calibration would measure on these PUs for this share (scenario_profiles.h).
+std::shared_ptr<const CalibratedProfiles>
+profiles_of(const ClusterScenario &cluster, const std::vector<PlannerWorker> &workers, const BlockRules &rules)
+{
+    Scenario s;
+    s.workload = rules.total;
+    s.granule = rules.granule;
+    for (const PlannerWorker &w : workers)
+        for (const ClusterNode &n : cluster.nodes)
+            for (const UnitSpec &u : n.units)
+                if (u.name == w.name)
+                    s.units.push_back(u);
+    return scenario_profiles(s);
+}
+
+// Builds the policy's planner for a node's PUs (or all of them); throws std::invalid_argument
+// when the family refuses (it said why).
+PlannerMaker planner_maker(const PlannerPolicy &policy, const ClusterScenario &cluster)
+{
+    return [&policy, &cluster](const std::vector<PlannerWorker> &workers,
+                               const BlockRules &rules) -> std::unique_ptr<BlockPlanner> {
+        if (!policy.make) {
+            BlockRules job = rules;
+            job.total = cluster.workload;  // fixed blocks keep the job's size, whatever the share
+            return std::make_unique<FixedBlockPlanner>(
+                choose_fixed_block(job, cluster.x_init, static_cast<unsigned>(workers.size())));
+        }
+        PlannerContext context;
+        context.policy = policy.name;
+        context.say = [name = policy.name](const std::string &line) {
+            std::fprintf(stderr, "hetpu cluster-sim: %s: %s\n", name.c_str(), line.c_str());
+        };
+        context.x_init = cluster.x_init;
+        if (policy.uses & kUsesProfiles)
+            context.profiles = profiles_of(cluster, workers, rules);
+        std::unique_ptr<BlockPlanner> planner = policy.make(context, workers, rules);
+        if (!planner)
+            throw std::invalid_argument("no " + policy.name + " planner (see above)");
+        return planner;
+    };
+}
+
 }  // namespace
 
 int cluster_sim_command(int argc, char **argv)
@@ -37,10 +87,13 @@ int cluster_sim_command(int argc, char **argv)
     app.add_option("--cluster", a.cluster, "the cluster (node types, nodes, links, the job)")
         ->required()
         ->type_name("FILE");
-    app.add_option("--policy", a.policy, "the planner: plb-hac (reads HETPU_PLBHAC_*), hdss or greedy")
+    app.add_option("--policy", a.policy,
+                   "the load-balancing policy, " + planner_policy_names(0, ", ") +
+                       " (each reads its HETPU_* settings; the first block is the cluster's x_init unless a setting "
+                       "names one)")
         ->required()
         ->type_name("NAME")
-        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy"}));
+        ->check(CLI::IsMember(policy_names()));
     app.add_option("--mode", a.mode, "central or per-node")
         ->required()
         ->type_name("MODE")
@@ -60,29 +113,7 @@ int cluster_sim_command(int argc, char **argv)
         std::fprintf(stderr, "hetpu cluster-sim: %s\n", e.what());
         return 1;
     }
-    PlbhacOptions plb;
-    plb.x_init = cluster.x_init;
-    try {
-        plbhac_options_from_env(plb, process_env);
-    } catch (const PlbhacInputError &e) {
-        std::fprintf(stderr, "hetpu cluster-sim: %s\n", e.what());
-        return 2;
-    }
-    const uint64_t job_total = cluster.workload;
-    PlannerMaker make = [&](const std::vector<PlannerWorker> &workers,
-                            const BlockRules &rules) -> std::unique_ptr<BlockPlanner> {
-        if (a.policy == "plb-hac")
-            return std::make_unique<PlbhacPlanner>(workers, rules, plb);
-        if (a.policy == "hdss") {
-            HdssOptions h;
-            h.x_init = cluster.x_init;
-            return std::make_unique<HdssPlanner>(workers, rules, h);
-        }
-        BlockRules job = rules;
-        job.total = job_total;  // fixed blocks keep the job's size, whatever the share
-        return std::make_unique<FixedBlockPlanner>(
-            choose_fixed_block(job, cluster.x_init, static_cast<unsigned>(workers.size())));
-    };
+    const PlannerMaker make = planner_maker(*find_planner_policy(a.policy), cluster);
     ClusterOptions options;
     options.seed = a.seed;
     options.charge_planning_time = a.planning_time;

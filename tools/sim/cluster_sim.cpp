@@ -11,126 +11,14 @@
 
 #include "runtime/core/block_dispatcher.h"
 #include "runtime/core/node_shares.h"
+#include "tools/sim/cluster_parts.h"
 #include "tools/sim/simulated_unit.h"
 
 namespace hetpu::sim {
 
 namespace {
 
-// Elements a unit finishes by time t when it starts at 0 (noise-free, at the slowdown in
-// force from the start).
-uint64_t elements_by(const SimulatedUnit &u, double t, uint64_t cap)
-{
-    const double factor = u.factor_at(0);
-    if (u.nominal_cost(1).total() * factor > t)
-        return 0;
-    uint64_t lo = 1, hi = cap;
-    while (lo < hi) {
-        const uint64_t mid = lo + (hi - lo + 1) / 2;
-        if (u.nominal_cost(mid).total() * factor <= t)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
-double bound_of(const std::vector<SimulatedUnit> &units, uint64_t workload)
-{
-    double lo = 0, hi = 1;
-    auto enough = [&](double t) {
-        uint64_t sum = 0;
-        for (const SimulatedUnit &u : units)
-            if ((sum += elements_by(u, t, workload)) >= workload)
-                return true;
-        return false;
-    };
-    while (!enough(hi))
-        hi *= 2;
-    for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i)
-        (enough((lo + hi) / 2) ? hi : lo) = (lo + hi) / 2;
-    return hi;
-}
-
-struct FifoLink {
-    Link spec;
-    double free = 0;
-};
-
-// Data of `bytes` over link a and then b (FIFO both, the slower one's bandwidth), from t:
-// when it arrives.
-double send(double t, double bytes, FifoLink &a, FifoLink *b)
-{
-    double bw = a.spec.bytes_per_s, start = std::max(t, a.free), latency = a.spec.latency_s;
-    if (b) {
-        bw = std::min(bw, b->spec.bytes_per_s);
-        start = std::max(start, b->free);
-        latency += b->spec.latency_s;
-    }
-    const double end = start + bytes / bw;
-    a.free = end;
-    if (b)
-        b->free = end;
-    return end + latency;
-}
-
-enum class Kind { BlockEnd, Complete, Report, Decide, Give, Take, Returned, Fail, Detect, Reread };
-
-struct Event {
-    double at;
-    uint64_t seq;
-    Kind kind;
-    int domain = -1;  // the dispatcher (0 under central; the node under per-node)
-    int unit = -1;    // local unit of the domain
-    Assignment block;
-    BlockDone done;
-    uint64_t move = 0;
-    Block range;
-    bool operator>(const Event &o) const { return at != o.at ? at > o.at : seq > o.seq; }
-};
-
-struct Queued {
-    Assignment block;
-    double handed;
-    double ready;  // its inputs are where it runs (< 0: not sent yet, a pool block)
-};
-
-// A dispatcher and its planner over some units: all PUs (central) or one node's.
-struct Domain {
-    int node = -1;         // per-node: the node; central: -1
-    std::vector<int> pus;  // local unit -> global PU
-    std::unique_ptr<BlockPlanner> planner;
-    std::unique_ptr<BlockDispatcher> dispatcher;
-    std::vector<std::deque<Queued>> queues;
-    std::deque<Queued> pool;
-    std::vector<bool> busy;
-    double planner_free = 0;
-    // Per-node bookkeeping.
-    bool failed = false;
-    bool reporting = false;  // a periodic report is scheduled
-    uint64_t done = 0, handed = 0;
-    std::vector<Block> owned;  // its share and what it took over from failed nodes
-    struct Borrowed {
-        int from;
-        Block range;
-        uint64_t home = 0;
-    };
-    std::map<uint64_t, Borrowed> borrowed;
-    unsigned incoming = 0;          // moves and re-reads on their way here
-    std::vector<double> unit_rate;  // per local unit: elements per second of its last block
-    // The node's speed: its units' on their last blocks, once every unit has run one (a
-    // partial sum would make a node look slower than it is); 0 until then.
-    double rate() const
-    {
-        double r = 0;
-        for (double u : unit_rate) {
-            if (u <= 0)
-                return 0;
-            r += u;
-        }
-        return r;
-    }
-};
+using namespace cluster_parts;
 
 class ClusterSimulation {
 public:
@@ -236,7 +124,7 @@ private:
                 for (int u : pus[n])
                     mine.push_back(units_[static_cast<size_t>(u)]);
                 // What a previous run measured: the node's nominal throughput.
-                nodes[n].rate = static_cast<double>(rules_.total) / bound_of(mine, rules_.total);
+                nodes[n].rate = static_cast<double>(rules_.total) / nominal_bound(mine, rules_.total);
             }
         }
         std::vector<Block> shares;
@@ -625,59 +513,26 @@ private:
             lost.push_back(b.range);  // its owner's results never come: computed again
         f.borrowed.clear();
         std::vector<int> live;
-        double total_rate = 0;
+        std::vector<double> rates;
         for (size_t n = 0; n < domains_.size(); ++n)
             if (!domains_[n].failed && !state_[n].failed && state_[n].pus > 0) {
                 live.push_back(static_cast<int>(n));
-                total_rate += std::max(state_[n].rate, 1e-9);
+                rates.push_back(state_[n].rate);
             }
         if (live.empty())
             throw std::invalid_argument("every node failed: the job cannot end");
-        // Lost ranges, cut in proportion to the live nodes' rates; each reads its part's
-        // inputs again over its own link.
-        uint64_t lost_total = 0;
-        for (const Block &b : lost)
-            lost_total += b.count;
-        size_t li = 0;
-        uint64_t given = 0, quota = 0;
-        auto quota_of = [&](size_t i) {
-            return static_cast<uint64_t>(static_cast<double>(lost_total) *
-                                         std::max(state_[static_cast<size_t>(live[i])].rate, 1e-9) / total_rate);
-        };
-        quota = quota_of(0);
-        for (const Block &b : lost) {
-            uint64_t off = b.offset, left = b.count;
-            while (left > 0) {
-                uint64_t take = li + 1 == live.size() ? left : std::min(left, quota > given ? quota - given : 0);
-                take = take / rules_.granule * rules_.granule;
-                if (take < rules_.min_block || left - take < rules_.min_block)
-                    take = li + 1 == live.size() || take == 0 ? left : take;
-                if (take == 0) {
-                    ++li;
-                    given = 0;
-                    quota = quota_of(li);
-                    continue;
-                }
-                const int n = live[li];
-                Domain &d = domains_[static_cast<size_t>(n)];
-                const double bytes = c_.bytes_in * static_cast<double>(take);
-                result_.moved_bytes += bytes;
-                if (n == 0)
-                    result_.rank0_bytes += bytes;
-                result_.redone_elements += take;
-                ++d.incoming;
-                Event r;
-                r.range = {off, take};
-                push(send(e.at, bytes, links_[static_cast<size_t>(n)], nullptr), Kind::Reread, n, r);
-                off += take;
-                left -= take;
-                given += take;
-                if (given >= quota && li + 1 < live.size()) {
-                    ++li;
-                    given = 0;
-                    quota = quota_of(li);
-                }
-            }
+        // Each live node reads its part's inputs again over its own link.
+        for (const auto &[n, range] : share_lost(lost, live, rates, rules_)) {
+            Domain &d = domains_[static_cast<size_t>(n)];
+            const double bytes = c_.bytes_in * static_cast<double>(range.count);
+            result_.moved_bytes += bytes;
+            if (n == 0)
+                result_.rank0_bytes += bytes;
+            result_.redone_elements += range.count;
+            ++d.incoming;
+            Event r;
+            r.range = range;
+            push(send(e.at, bytes, links_[static_cast<size_t>(n)], nullptr), Kind::Reread, n, r);
         }
     }
 
@@ -709,16 +564,6 @@ private:
 };
 
 }  // namespace
-
-double cluster_bound(const ClusterScenario &cluster)
-{
-    // A lower bound: slowdowns that start later and failures are left out.
-    std::vector<SimulatedUnit> units;
-    for (const ClusterNode &n : cluster.nodes)
-        for (const UnitSpec &u : n.units)
-            units.emplace_back(u);
-    return bound_of(units, cluster.workload);
-}
 
 ClusterResult simulate_cluster(const ClusterScenario &cluster, ClusterMode mode, const PlannerMaker &make_planner,
                                const ClusterOptions &options)

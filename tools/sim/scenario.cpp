@@ -125,6 +125,11 @@ UnitSpec parse_unit(const json &u, size_t index)
         if (spec.stall_probability < 0 || spec.stall_probability > 1 || spec.stall_s < 0)
             fail(where + ".stall", "probability must be in [0, 1] and seconds >= 0");
     }
+    if (u.contains("power_w")) {
+        spec.power_w = number(u["power_w"], where + ".power_w");
+        if (spec.power_w < 0)
+            fail(where + ".power_w", "watts must not be negative");
+    }
     if (u.contains("slowdown")) {
         spec.slowdown = pairs(u["slowdown"], where + ".slowdown");
         for (size_t i = 0; i < spec.slowdown.size(); ++i) {
@@ -173,6 +178,11 @@ Scenario parse_tree(const std::string &json_text)
     if (s.x_init > s.workload)
         fail("x_init", "larger than the workload");
     s.min_block = count(root, "min_block", 0, false);
+    if (root.contains("base_power_w")) {
+        s.base_power_w = number(root["base_power_w"], "base_power_w");
+        if (s.base_power_w < 0)
+            fail("base_power_w", "watts must not be negative");
+    }
     if (!root.contains("units") || !root["units"].is_array() || root["units"].empty())
         fail("units", "missing or empty (an array of processing units)");
     for (size_t i = 0; i < root["units"].size(); ++i)

@@ -1,28 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tools/sim/sim_command.h"
 
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "common/json_line.h"
 #include "common/cli_args.h"
+#include "common/json_line.h"
 #include "common/settings.h"
-#include "sched_policies/hdss/core/hdss_planner.h"
-#include "sched_policies/plbhac/core/plbhac_codelet_start.h"
-#include "sched_policies/plbhac/core/plbhac_model_store.h"
-#include "sched_policies/plbhac/core/plbhac_planner.h"
-#include "tools/sim/optimum.h"
-#include "tools/sim/static_planner.h"
+#include "sched_policies/planner_catalog.h"
+#include "tools/sim/scenario_profiles.h"
+#include "tools/sim/sim_baselines.h"
+#include "tools/sim/simulated_unit.h"
 #include "tools/sim/simulator.h"
 
 namespace hetpu::sim {
@@ -38,31 +31,65 @@ struct Args {
     bool planning_time = true;
 };
 
+// The catalog's load-balancing policies, then the simulator's baselines.
+std::vector<std::string> policy_names()
+{
+    std::vector<std::string> names;
+    for (const PlannerPolicy &p : planner_policies())
+        names.push_back(p.name);
+    for (const std::string &b : baseline_names())
+        names.push_back(b);
+    return names;
+}
+
+// Names of the catalog's policies without a planner (fixed blocks).
+std::string fixed_block_policies()
+{
+    std::string names;
+    for (const PlannerPolicy &p : planner_policies())
+        if (!p.make)
+            names += (names.empty() ? "" : ", ") + p.name;
+    return names;
+}
+
+std::string policy_help()
+{
+    return "a load-balancing policy: " + planner_policy_names(0, ", ") +
+           " (each reads its HETPU_* settings; the first block is the scenario's x_init unless a setting names one; " +
+           fixed_block_policies() + ": fixed blocks of --block, the first idle unit takes the next; " +
+           planner_policy_names(kUsesProfiles, " and ") +
+           ": from the profiles a calibration would measure on the scenario's units), or a baseline: " +
+           baselines_help();
+}
+
+// "--option is for --policy a or b", from the policies that use what the option sets.
+std::string only_for(const char *option, unsigned uses)
+{
+    return std::string(option) + " is for --policy " + planner_policy_names(uses, " or ");
+}
+
 void describe_options(CLI::App &app, Args &a)
 {
     app.description("Simulate a block-planning policy on the machine a JSON scenario describes.");
     app.add_option("--scenario", a.scenario, "the scenario (units, time curves, transfers, noise)")
         ->required()
         ->type_name("FILE");
-    app.add_option("--policy", a.policy,
-                   "plb-hac, hdss, greedy (fixed blocks, first idle unit takes the next), optimum (best static "
-                   "distribution, exact at granule resolution, noise-free) or optimum-noisy (that distribution, one "
-                   "block per unit, run with the seed's noise and the slowdowns), best-single-kind (the optimum over "
-                   "the one unit kind that finishes first alone, the others idle, run noisy as optimum-noisy); plb-hac "
-                   "reads HETPU_PLBHAC_*, its x_init and hdss's are the scenario's")
+    app.add_option("--policy", a.policy, policy_help())
         ->required()
         ->type_name("NAME")
-        ->check(CLI::IsMember({"plb-hac", "hdss", "greedy", "optimum", "optimum-noisy", "best-single-kind"}));
+        ->check(CLI::IsMember(policy_names()));
     app.add_option("--seed", a.seed, "noise seed")->check(CLI::NonNegativeNumber);
     app.add_option("--block", a.block,
-                   "greedy's block size in elements (default: the scenario's x_init, else workload / (4 * units))")
+                   "the block size in elements of " + fixed_block_policies() +
+                       " (default: the scenario's x_init, else workload / (4 * units))")
         ->check(CLI::PositiveNumber);
     app.add_flag("--json", a.json, "one JSON object instead of the human summary");
     app.add_option("--trace", a.trace, "write one JSON line per block (unit, offset, size, start, end)")
         ->type_name("FILE");
     app.add_option("--plan-trace", a.plan_trace,
-                   "plb-hac only: one JSON line per completed block with its phase, virtual step, predicted and "
-                   "measured seconds (the same records as HETPU_TRACE)")
+                   planner_policy_names(kUsesTrace, ", ") +
+                       " only: one JSON line per completed block with its phase, virtual step, predicted and measured "
+                       "seconds (the same records as HETPU_TRACE)")
         ->type_name("FILE");
     app.add_flag("!--no-planning-time", a.planning_time,
                  "do not charge the planner's measured time to the units (charged, it delays the unit whose completion "
@@ -70,35 +97,40 @@ void describe_options(CLI::App &app, Args &a)
                  "but for the unit's own refits). It is wall time: run with OPENBLAS_NUM_THREADS=1, as the bench "
                  "scripts do, or OpenBLAS's threads spinning after it loads share the planner's core");
     app.add_option("--models", a.models,
-                   "plb-hac only: read the models of this scenario from DIR/plbhac-models (as HETPU_HOME; job = "
-                   "the scenario's file name, host \"sim\") and start from them; save the run's models there")
+                   planner_policy_names(kUsesModels, ", ") +
+                       " only: read the models of this scenario from DIR (as HETPU_HOME; job = the scenario's file "
+                       "name, host \"sim\") and start from them; save the run's models there")
         ->type_name("DIR");
     app.add_flag("--starpu-calibrated", a.starpu_calibrated,
-                 "plb-hac only: a first run on a node StarPU has calibrated (after dmda runs): with no saved models, "
-                 "start from every unit's mean execution time of the fixed block (workload / (4 x units)) and of "
-                 "the remainder, as StarPU's history model of the codelet holds them");
+                 planner_policy_names(kUsesCodeletModel, ", ") +
+                     " only: a first run on a node StarPU has calibrated (after dmda runs): with no saved models, "
+                     "start from every unit's mean execution time of the fixed block (workload / (4 x units)) and of "
+                     "the remainder, as StarPU's history model of the codelet holds them");
 }
 
-// What CLI11 cannot say: options that only one policy takes. Throws CLI::ValidationError.
+// What CLI11 cannot say: options that only some policies take. Throws CLI::ValidationError.
 void check_args(const Args &a)
 {
-    if (!a.plan_trace.empty() && a.policy != "plb-hac")
-        throw CLI::ValidationError("--plan-trace is for --policy plb-hac");
-    if (!a.models.empty() && a.policy != "plb-hac")
-        throw CLI::ValidationError("--models is for --policy plb-hac");
-    if (a.starpu_calibrated && a.policy != "plb-hac")
-        throw CLI::ValidationError("--starpu-calibrated is for --policy plb-hac");
+    const PlannerPolicy *p = find_planner_policy(a.policy);
+    const unsigned uses = p ? p->uses : 0;
+    if (!a.plan_trace.empty() && !(uses & kUsesTrace))
+        throw CLI::ValidationError(only_for("--plan-trace", kUsesTrace));
+    if (!a.models.empty() && !(uses & kUsesModels))
+        throw CLI::ValidationError(only_for("--models", kUsesModels));
+    if (a.starpu_calibrated && !(uses & kUsesCodeletModel))
+        throw CLI::ValidationError(only_for("--starpu-calibrated", kUsesCodeletModel));
 }
 
-// plb-hac only: how long its training took and whether it started from saved models.
-struct PlbhacFacts {
+// A planner that learns online (LearningPlanner): how long its training took and whether it
+// started from saved models.
+struct LearningFacts {
     bool known = false;
     double training_s = 0;
     bool warm_started = false;
     unsigned solve_failures = 0;
 };
 
-std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const PlbhacFacts &plb)
+std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const LearningFacts &plb)
 {
     JsonRecord j = {{"tool", "hetpu sim"}, {"scenario", a.scenario},    {"policy", r.policy},
                     {"seed", a.seed},      {"workload", s.workload},    {"makespan_s", r.makespan_s},
@@ -138,6 +170,95 @@ void print_summary(const SimResult &r, const Scenario &s)
                     r.makespan_s > 0 ? 100.0 * u.idle_s / r.makespan_s : 0.0);
 }
 
+// Writes the plan's trace lines to `path` (--plan-trace): the file is truncated once.
+std::function<void(const std::string &)> plan_trace_to(const std::string &path)
+{
+    auto out = std::make_shared<std::ofstream>(path);
+    if (!*out)
+        return nullptr;
+    return [out](const std::string &line) { *out << line << '\n'; };
+}
+
+// The context the simulated machine gives a planner family (planner_catalog.h).
+PlannerContext sim_context(const PlannerPolicy &policy, const Args &a, const Scenario &scenario)
+{
+    PlannerContext context;
+    context.policy = policy.name;
+    context.say = [name = policy.name](const std::string &line) {
+        std::fprintf(stderr, "hetpu sim: %s: %s\n", name.c_str(), line.c_str());
+    };
+    context.x_init = scenario.x_init;
+    context.models_home = a.models;
+    context.host = "sim";
+    if (policy.uses & kUsesProfiles)
+        context.profiles = scenario_profiles(scenario);
+    return context;
+}
+
+// Runs a policy of the catalog; the exit status on failure (said on stderr), else 0.
+int run_policy(const PlannerPolicy &policy, const Args &a, const Scenario &scenario, SimResult &result,
+               LearningFacts &facts)
+{
+    const SimOptions options{a.seed, a.planning_time, !a.trace.empty()};
+    BlockRules rules = block_rules(scenario);
+    if (!policy.make) {
+        uint64_t fixed = 0;
+        try {
+            fixed = choose_fixed_block(rules, a.block ? a.block : scenario.x_init,
+                                       static_cast<unsigned>(scenario.units.size()));
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "hetpu sim: %s\n", e.what());
+            return 2;
+        }
+        FixedBlockPlanner planner(fixed);
+        result = simulate(scenario, planner, options);
+        result.policy = policy.name;
+        return 0;
+    }
+    rules.job_name = std::filesystem::path(a.scenario).stem().string();  // names the saved models
+    if (a.starpu_calibrated) {
+        // What the StarPU runner gets from StarPU (codelet_estimate.h): execution times only,
+        // the mean over StarPU's samples, at the sizes dmda ran.
+        const uint64_t fixed = choose_fixed_block(rules, 0, static_cast<unsigned>(scenario.units.size()));
+        rules.calibrated_sizes = {fixed, rules.total % fixed};
+        auto units = std::make_shared<std::vector<SimulatedUnit>>(scenario.units.begin(), scenario.units.end());
+        rules.codelet_expected_s = [units](int worker, uint64_t x) {
+            return units->at(static_cast<size_t>(worker)).exec_time(static_cast<double>(x));
+        };
+    }
+    PlannerContext context = sim_context(policy, a, scenario);
+    if (!a.plan_trace.empty() && !(context.trace = plan_trace_to(a.plan_trace))) {
+        std::fprintf(stderr, "hetpu sim: cannot write the plan trace to '%s'\n", a.plan_trace.c_str());
+        return 1;
+    }
+    std::unique_ptr<BlockPlanner> planner = policy.make(context, planner_workers(scenario), rules);
+    if (!planner)
+        return 2;
+    result = simulate(scenario, *planner, options);
+    result.policy = policy.name;
+    if (const auto *learning = dynamic_cast<const LearningPlanner *>(planner.get()))
+        facts = {true, learning->training_s(), learning->warm_started(), learning->solve_failures()};
+    planner.reset();  // hands on what it learnt (saved models)
+    return 0;
+}
+
+bool write_trace(const std::string &path, const SimResult &result, const Scenario &scenario)
+{
+    std::ofstream trace(path);
+    if (!trace)
+        return false;
+    for (const auto &b : result.trace) {
+        trace << json_line({{"policy", result.policy},
+                            {"unit", scenario.units[b.unit].name},
+                            {"offset", b.offset},
+                            {"size", b.count},
+                            {"start_s", b.start_s},
+                            {"end_s", b.end_s}})
+              << '\n';
+    }
+    return true;
+}
+
 }  // namespace
 
 int sim_command(int argc, char **argv)
@@ -161,168 +282,30 @@ int sim_command(int argc, char **argv)
         return 1;
     }
 
-    std::vector<SimulatedUnit> units(scenario.units.begin(), scenario.units.end());
     SimResult result;
-    PlbhacFacts plb_facts;
-    if (a.policy == "optimum" || a.policy == "optimum-noisy") {
-        try {
-            check_optimum_job(units.size(), scenario.workload, scenario.granule);
-        } catch (const std::invalid_argument &e) {
-            std::fprintf(stderr, "hetpu sim: --policy %s: %s\n", a.policy.c_str(), e.what());
-            return 2;
-        }
-        const StaticDistribution best = optimum_distribution(units, scenario.workload, scenario.granule);
-        if (a.policy == "optimum") {
-            result = simulate_static(scenario, best, "optimum");
-        } else {
-            StaticPlanner planner("optimum-noisy", best.blocks);
-            result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
-        }
-    } else if (a.policy == "best-single-kind") {
-        // What a user gets by running on the fastest kind of unit alone (the GPU alone):
-        // the exact optimum over that kind's units, every other unit idle.
-        std::map<std::string, std::vector<size_t>> kinds;
-        for (size_t i = 0; i < units.size(); ++i)
-            kinds[scenario.units[i].unit_class].push_back(i);
-        std::vector<uint64_t> blocks;
-        double best_s = std::numeric_limits<double>::infinity();
-        std::string best_kind;
-        try {
-            for (const auto &[kind, members] : kinds) {
-                std::vector<SimulatedUnit> subset;
-                for (size_t i : members)
-                    subset.push_back(units[i]);
-                check_optimum_job(subset.size(), scenario.workload, scenario.granule);
-                const StaticDistribution d = optimum_distribution(subset, scenario.workload, scenario.granule);
-                if (d.makespan_s < best_s) {
-                    best_s = d.makespan_s;
-                    best_kind = kind;
-                    blocks.assign(units.size(), 0);
-                    for (size_t j = 0; j < members.size(); ++j)
-                        blocks[members[j]] = d.blocks[j];
-                }
-            }
-        } catch (const std::invalid_argument &e) {
-            std::fprintf(stderr, "hetpu sim: --policy %s: %s\n", a.policy.c_str(), e.what());
-            return 2;
-        }
-        StaticPlanner planner("best-single-kind:" + best_kind, blocks);
-        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
-    } else if (a.policy == "greedy") {
-        uint64_t block = a.block ? a.block : scenario.x_init;
-        BlockRules rules = block_rules(scenario);
-        uint64_t fixed = 0;
-        try {
-            fixed = choose_fixed_block(rules, block, static_cast<unsigned>(units.size()));
-        } catch (const std::invalid_argument &e) {
-            std::fprintf(stderr, "hetpu sim: %s\n", e.what());
-            return 2;
-        }
-        FixedBlockPlanner planner(fixed);
-        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
-        result.policy = "greedy";
-    } else if (a.policy == "plb-hac") {
-        PlbhacOptions options;
-        options.x_init = scenario.x_init;
-        try {
-            plbhac_options_from_env(options, process_env);
-        } catch (const PlbhacInputError &e) {
-            std::fprintf(stderr, "hetpu sim: %s\n", e.what());
-            return 2;
-        }
-        // Saved models: the same store and key shape as the StarPU glue (plbhac.cpp).
-        const PlbhacModelKey key = plbhac_model_key(std::filesystem::path(a.scenario).stem().string(),
-                                                    scenario.workload, "sim", planner_workers(scenario));
-        const std::string models_path = a.models.empty() ? "" : plbhac_model_path(a.models, key);
-        unsigned runs = 0;
-        if (!a.models.empty()) {
-            if (models_path.empty()) {
-                std::fprintf(stderr, "hetpu sim: the scenario's file name cannot name a models file\n");
-                return 2;
-            }
-            options.memory = std::make_shared<PlbhacMemory>();
-            std::string warning;
-            if (auto f = load_plbhac_models(models_path, key, warning)) {
-                options.memory->pus = f->memory.pus;
-                runs = f->runs;
-            } else if (!warning.empty()) {
-                std::fprintf(stderr, "hetpu sim: %s\n", warning.c_str());
-            }
-            options.on_learnt = [&](const PlbhacMemory &m) {
-                PlbhacModelFile f{key, runs + 1, static_cast<double>(std::time(nullptr)), m};
-                try {
-                    save_plbhac_models(models_path, f);
-                } catch (const std::exception &e) {
-                    std::fprintf(stderr, "hetpu sim: models not saved: %s\n", e.what());
-                }
-            };
-        }
-        BlockRules rules = block_rules(scenario);
-        if (a.starpu_calibrated) {
-            // What plbhac.cpp gets from StarPU (codelet_estimate.h): execution times only, the
-            // mean over StarPU's samples, at the sizes dmda ran.
-            const uint64_t fixed = choose_fixed_block(rules, 0, static_cast<unsigned>(units.size()));
-            rules.calibrated_sizes = {fixed, rules.total % fixed};
-            rules.codelet_expected_s = [&units](int worker, uint64_t x) {
-                return units.at(static_cast<size_t>(worker)).exec_time(static_cast<double>(x));
-            };
-            if (!options.memory)
-                options.memory = std::make_shared<PlbhacMemory>();
-            if (options.memory->pus.empty())
-                plbhac_memory_from_codelet_model(planner_workers(scenario), rules, *options.memory);
-        }
-        auto planner_ptr = std::make_unique<PlbhacPlanner>(planner_workers(scenario), rules, options);
-        PlbhacPlanner &planner = *planner_ptr;
-        std::ofstream plan_trace;
-        if (!a.plan_trace.empty()) {
-            plan_trace.open(a.plan_trace);
-            if (!plan_trace) {
-                std::fprintf(stderr, "hetpu sim: cannot write the plan trace to '%s'\n", a.plan_trace.c_str());
-                return 1;
-            }
-            planner.on_trace = [&plan_trace](const PlbhacTraceRecord &r) {
-                plan_trace << plbhac_trace_json(r) << '\n';
-            };
-        }
-        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
-        plb_facts = {true, planner.training_s(), planner.warm_started(), planner.solve_failures()};
-        planner_ptr.reset();  // saves the models (on_learnt)
-    } else if (a.policy == "hdss") {
-        HdssOptions options;
-        options.x_init = scenario.x_init;
-        HdssPlanner planner(planner_workers(scenario), block_rules(scenario), options);
-        result = simulate(scenario, planner, {a.seed, a.planning_time, !a.trace.empty()});
+    LearningFacts facts;
+    if (const PlannerPolicy *policy = find_planner_policy(a.policy)) {
+        if (int rc = run_policy(*policy, a, scenario, result, facts))
+            return rc;
     } else {
-        std::fprintf(
-            stderr,
-            "hetpu sim: unknown policy '%s' (known: plb-hac, hdss, greedy, optimum, optimum-noisy, best-single-kind)\n",
-            a.policy.c_str());
-        return 2;
+        try {
+            result = run_baseline(a.policy, scenario, {a.seed, a.planning_time, !a.trace.empty()});
+        } catch (const std::invalid_argument &e) {
+            std::fprintf(stderr, "hetpu sim: --policy %s: %s\n", a.policy.c_str(), e.what());
+            return 2;
+        }
     }
-
-    if (!a.trace.empty()) {
-        std::ofstream trace(a.trace);
-        if (!trace) {
-            std::fprintf(stderr, "hetpu sim: cannot write the trace to '%s'\n", a.trace.c_str());
-            return 1;
-        }
-        for (const auto &b : result.trace) {
-            trace << json_line({{"policy", result.policy},
-                                {"unit", scenario.units[b.unit].name},
-                                {"offset", b.offset},
-                                {"size", b.count},
-                                {"start_s", b.start_s},
-                                {"end_s", b.end_s}})
-                  << '\n';
-        }
+    if (!a.trace.empty() && !write_trace(a.trace, result, scenario)) {
+        std::fprintf(stderr, "hetpu sim: cannot write the trace to '%s'\n", a.trace.c_str());
+        return 1;
     }
     if (a.json)
-        std::printf("%s\n", result_json(result, a, scenario, plb_facts).c_str());
+        std::printf("%s\n", result_json(result, a, scenario, facts).c_str());
     else {
         print_summary(result, scenario);
-        if (plb_facts.known)
-            std::printf("  plb-hac training: %.4f s%s\n", plb_facts.training_s,
-                        plb_facts.warm_started ? " (started from saved models)" : "");
+        if (facts.known)
+            std::printf("  %s training: %.4f s%s\n", result.policy.c_str(), facts.training_s,
+                        facts.warm_started ? " (started from saved models)" : "");
     }
     return 0;
 }

@@ -81,4 +81,18 @@ void HdssPlanner::block_done(const BlockDone &done)
     }
 }
 
+std::unique_ptr<BlockPlanner> make_hdss_family(const PlannerContext &context, const std::vector<PlannerWorker> &workers,
+                                               const BlockRules &rules)
+{
+    HdssOptions options;
+    options.x_init = context.x_init;
+    try {
+        options.x_init = Settings(context.env).whole("HETPU_HDSS_XINIT").value_or(options.x_init);
+    } catch (const SettingError &e) {
+        context.report(e.what());
+        return nullptr;
+    }
+    return std::make_unique<HdssPlanner>(workers, rules, options);
+}
+
 }  // namespace hetpu

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/core/block_planner.h"
+#include "sched_policies/planner_catalog.h"
 
 namespace hetpu {
 
@@ -64,5 +65,10 @@ private:
 // time = latency + size / throughput; falls back to total size / total time when the fit
 // is degenerate (one distinct size, or a non-positive slope).
 double least_squares_throughput(const std::vector<double> &sizes, const std::vector<double> &times);
+
+// hdss's planner family (planner_catalog.h): the first adaptive block from HETPU_HDSS_XINIT,
+// else the context's, else total / (64 * PUs).
+std::unique_ptr<BlockPlanner> make_hdss_family(const PlannerContext &context, const std::vector<PlannerWorker> &workers,
+                                               const BlockRules &rules);
 
 }  // namespace hetpu

@@ -27,6 +27,7 @@
 
 #include "runtime/core/block_planner.h"
 #include "runtime/core/planner_extensions.h"
+#include "sched_policies/planner_catalog.h"
 #include "sched_policies/plbhac/core/plbhac_latency.h"
 #include "sched_policies/plbhac/core/plbhac_options.h"
 #include "sched_policies/plbhac/core/plbhac_state.h"
@@ -35,7 +36,7 @@
 
 namespace hetpu {
 
-class PlbhacPlanner final : public BlockPlanner, public PlannerExtensions {
+class PlbhacPlanner final : public BlockPlanner, public PlannerExtensions, public LearningPlanner {
 public:
     PlbhacPlanner(std::vector<PlannerWorker> workers, const BlockRules &rules, const PlbhacOptions &options);
     ~PlbhacPlanner() override;  // hands on what was learnt (PlbhacOptions::memory, on_learnt)
@@ -53,15 +54,15 @@ public:
 
     // Introspection (tests, reports).
     bool training() const { return !s_.trained; }
-    bool warm_started() const { return s_.warm_started; }
+    bool warm_started() const override { return s_.warm_started; }
     // Seconds from the start of the job to the end of the training synchronisation (0 for
     // a warm start; the latest completion so far while still training).
-    double training_s() const { return s_.trained ? s_.training_end_s : s_.now_s; }
+    double training_s() const override { return s_.trained ? s_.training_end_s : s_.now_s; }
     unsigned solved_step() const { return s_.solved_step; }
     const std::vector<double> &solve_times_s() const { return s_.solve_times; }
     uint64_t current_block(int worker) const;
     uint64_t x_init() const { return s_.x_init; }
-    unsigned solve_failures() const { return s_.solve_failures; }
+    unsigned solve_failures() const override { return s_.solve_failures; }
     unsigned refits_applied() const { return s_.refits_applied; }  // block_done_refitted's refits taken as run
     // Final solves whose plan the straggle hedge changed (plbhac_hedge_final's search, or a
     // later final solve with the k it chose).

@@ -97,154 +97,143 @@ void validate(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolv
     }
 }
 
-}  // namespace
-
-const char *plbhac_outcome_name(PlbhacOutcome o)
+// The PUs that can help: without those busy past the time the best single PU (its queue
+// counted) would take for all of W, or past the optimum of the PUs that start sooner.
+std::vector<std::size_t> first_active(const std::vector<SumCurve> &total, const std::vector<PlbhacPu> &pus,
+                                      std::int64_t W, PlbhacSolution &sol)
 {
-    switch (o) {
-    case PlbhacOutcome::Active: return "active";
-    case PlbhacOutcome::NoGain: return "no_gain";
-    case PlbhacOutcome::BelowMinimum: return "below_minimum";
-    case PlbhacOutcome::RoundedToZero: return "rounded_to_zero";
+    const std::size_t n = pus.size();
+    // A PU busy for longer than the whole of W would take on the best single PU (its
+    // queue counted) cannot help: any split that gives it work ends later. Left in, its
+    // ready time pins the makespan whatever the others get, the optimum is flat in
+    // their shares, and Ipopt wanders to its iteration limit (seen in simulation: a CPU
+    // still running a 3 s training block at the final solve of 0.5 s blocks).
+    double alone = std::numeric_limits<double>::infinity();
+    for (std::size_t p = 0; p < n; ++p)
+        alone = std::min(alone, total[p].eval(static_cast<double>(W)).value);
+    std::vector<std::size_t> active;
+    for (std::size_t p = 0; p < n; ++p) {
+        if (pus[p].ready_s > 0 && total[p].eval(1.0).value >= alone)
+            sol.outcome[p] = PlbhacOutcome::NoGain;
+        else
+            active.push_back(p);
     }
-    return "unknown";
+    if (active.empty()) {  // only with flat curves (T(1) == T(W)): keep the best one
+        std::size_t best = 0;
+        for (std::size_t p = 1; p < n; ++p)
+            if (total[p].eval(static_cast<double>(W)).value < total[best].eval(static_cast<double>(W)).value)
+                best = p;
+        sol.outcome[best] = PlbhacOutcome::Active;
+        active.push_back(best);
+    }
+    // Likewise, but counting what the others can do together: a PU whose empty block
+    // ends after the PUs that start sooner have finished everything gets nothing at the
+    // optimum. Dropping those one per pass (step 2 below) costs a solve per PU when many
+    // are busy past the end, as in a final re-share of a large cluster; this finds them
+    // all in one go, and step 2 still catches what it leaves.
+    if (active.size() > 1) {
+        std::vector<const TimeCurve *> curves;
+        for (std::size_t p : active)
+            curves.push_back(&total[p]);
+        const std::vector<bool> empty = empty_at_optimum(curves, static_cast<double>(W));
+        std::vector<std::size_t> keep;
+        for (std::size_t i = 0; i < active.size(); ++i) {
+            if (empty[i])
+                sol.outcome[active[i]] = PlbhacOutcome::NoGain;
+            else
+                keep.push_back(active[i]);
+        }
+        active = std::move(keep);
+    }
+    return active;
 }
 
-PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolveOptions &opt)
-{
-    const auto t0 = std::chrono::steady_clock::now();
-    validate(pus, W, opt);
-
+// The passes of one solve (plbhac_solve): solve the active PUs, drop those that cannot help
+// or stay below their minimum, bring back those that may help again, until none changes.
+// Each pass removes at least one PU, brings back PUs that were never brought back before, or
+// stops, so there are at most 2n passes. Dropped PUs are re-solved rather than their share
+// spread proportionally over the others: with non-linear curves a proportional spread would
+// break the equal finish times that are the point of the method, and a solve costs about a
+// millisecond.
+struct Passes {
+    const std::vector<PlbhacPu> &pus;
+    const std::int64_t W;
+    const PlbhacSolveOptions &opt;
+    const std::vector<SumCurve> &total;
+    const std::vector<double> &min_eff;
+    PlbhacSolution &sol;
+    std::vector<std::size_t> &active;
     const std::size_t n = pus.size();
-    std::vector<SumCurve> total;
-    total.reserve(n);
-    for (const PlbhacPu &pu : pus)
-        total.emplace_back(pu.exec, pu.transfer, pu.ready_s);
+    // Whether each PU's curve rises (increasing), sampled once per solve, not once per pass:
+    // a final solve of 16 PUs may take a dozen passes.
+    std::vector<signed char> rises = std::vector<signed char>(n, -1);
+    std::vector<bool> readmitted = std::vector<bool>(n, false);
 
-    PlbhacSolution sol;
-    sol.blocks.assign(n, 0);
-    sol.finish_s.assign(n, 0.0);
-    sol.shares.assign(n, 0.0);
-    sol.outcome.assign(n, PlbhacOutcome::Active);
-    sol.ipopt_status_name = ipopt_status_name(0);
+    bool all_rise(const std::vector<std::size_t> &set)
+    {
+        for (std::size_t p : set) {
+            if (rises[p] < 0)
+                rises[p] = increasing({&total[p]}, static_cast<double>(W)) ? 1 : 0;
+            if (!rises[p])
+                return false;
+        }
+        return true;
+    }
 
-    if (W > 0) {
-        // A minimum that is not a multiple of the granule could never be met exactly; round it
-        // up so that "share >= minimum" survives the flooring in round_to_granule.
-        std::vector<double> min_eff(n);
-        for (std::size_t p = 0; p < n; ++p)
-            min_eff[p] = static_cast<double>((pus[p].min_block + opt.granule - 1) / opt.granule * opt.granule);
+    MakespanNlpResult solve_for(const std::vector<std::size_t> &set)
+    {
+        std::vector<const TimeCurve *> curves;
+        for (std::size_t p : set)
+            curves.push_back(&total[p]);
+        const bool many = curves.size() >= opt.equal_finish_from_pus;
+        MakespanNlpResult r;
+        bool answered = false;
+        if (many || (opt.solver == PlbhacSolver::Auto && all_rise(set))) {
+            r = solve_makespan_equal_finish(curves, static_cast<double>(W));
+            answered = r.converged || many;
+            r.iterations = 0;  // Ipopt's: none
+        }
+        if (!answered)
+            r = solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
+        // Ipopt may stop at a merely "acceptable" point, and when the PUs' queues reach far
+        // past the work left the problem is nearly flat there: seen in simulation, a
+        // final re-share of 0.1 s of work behind 2.2 s queues ended after 171 iterations
+        // with one CPU given 1.2 s of it, the others under 0.1 s (makespan 3.46 s where
+        // about 2.2 s was possible), and the passes below then drop the PUs left with
+        // nothing. The equal-finish search is exact for increasing curves and costs
+        // microseconds at these sizes, so it checks every Ipopt answer and its own is
+        // kept when it ends sooner or Ipopt failed (Ipopt's stays for curves the search
+        // cannot invert).
+        if (!answered) {
+            MakespanNlpResult e = solve_makespan_equal_finish(curves, static_cast<double>(W));
+            if (e.converged && (!r.converged || e.makespan_s < r.makespan_s * (1 - 1e-9))) {
+                e.iterations = r.iterations;  // Ipopt's, spent before the search's answer was kept
+                e.ipopt_status_name = r.ipopt_status_name + "+Equal_Finish_Search";
+                r = std::move(e);
+            }
+        }
+        return r;
+    }
 
-        // A PU busy for longer than the whole of W would take on the best single PU (its
-        // queue counted) cannot help: any split that gives it work ends later. Left in, its
-        // ready time pins the makespan whatever the others get, the optimum is flat in
-        // their shares, and Ipopt wanders to its iteration limit (seen in simulation: a CPU
-        // still running a 3 s training block at the final solve of 0.5 s blocks).
-        double alone = std::numeric_limits<double>::infinity();
-        for (std::size_t p = 0; p < n; ++p)
-            alone = std::min(alone, total[p].eval(static_cast<double>(W)).value);
-        std::vector<std::size_t> active;
+    // PUs left out for starting after the end may start before it once PUs below their
+    // minimum have gone (the others' end rises): each such PU gets one more chance, so
+    // the passes still end.
+    bool readmit(double makespan_s)
+    {
+        bool any = false;
         for (std::size_t p = 0; p < n; ++p) {
-            if (pus[p].ready_s > 0 && total[p].eval(1.0).value >= alone)
-                sol.outcome[p] = PlbhacOutcome::NoGain;
-            else
+            if (sol.outcome[p] == PlbhacOutcome::NoGain && !readmitted[p] && total[p].eval(1.0).value < makespan_s) {
+                sol.outcome[p] = PlbhacOutcome::Active;
+                readmitted[p] = true;
                 active.push_back(p);
-        }
-        if (active.empty()) {  // only with flat curves (T(1) == T(W)): keep the best one
-            std::size_t best = 0;
-            for (std::size_t p = 1; p < n; ++p)
-                if (total[p].eval(static_cast<double>(W)).value < total[best].eval(static_cast<double>(W)).value)
-                    best = p;
-            sol.outcome[best] = PlbhacOutcome::Active;
-            active.push_back(best);
-        }
-        // Likewise, but counting what the others can do together: a PU whose empty block
-        // ends after the PUs that start sooner have finished everything gets nothing at the
-        // optimum. Dropping those one per pass (step 2 below) costs a solve per PU when many
-        // are busy past the end, as in a final re-share of a large cluster; this finds them
-        // all in one go, and step 2 still catches what it leaves.
-        if (active.size() > 1) {
-            std::vector<const TimeCurve *> curves;
-            for (std::size_t p : active)
-                curves.push_back(&total[p]);
-            const std::vector<bool> empty = empty_at_optimum(curves, static_cast<double>(W));
-            std::vector<std::size_t> keep;
-            for (std::size_t i = 0; i < active.size(); ++i) {
-                if (empty[i])
-                    sol.outcome[active[i]] = PlbhacOutcome::NoGain;
-                else
-                    keep.push_back(active[i]);
+                any = true;
             }
-            active = std::move(keep);
         }
+        return any;
+    }
 
-        // Each pass removes at least one PU, brings back PUs that were never brought back
-        // before, or stops, so there are at most 2n passes. Dropped
-        // PUs are re-solved rather than their share spread proportionally over the others:
-        // with non-linear curves a proportional spread would break the equal finish times
-        // that are the point of the method, and a solve costs about a millisecond.
-        // Whether each PU's curve rises (increasing), sampled once per solve, not once per
-        // pass: a final solve of 16 PUs may take a dozen passes.
-        std::vector<signed char> rises(n, -1);
-        std::vector<bool> readmitted(n, false);
-        auto all_rise = [&](const std::vector<std::size_t> &set) {
-            for (std::size_t p : set) {
-                if (rises[p] < 0)
-                    rises[p] = increasing({&total[p]}, static_cast<double>(W)) ? 1 : 0;
-                if (!rises[p])
-                    return false;
-            }
-            return true;
-        };
-        auto solve_for = [&](const std::vector<std::size_t> &set) {
-            std::vector<const TimeCurve *> curves;
-            for (std::size_t p : set)
-                curves.push_back(&total[p]);
-            const bool many = curves.size() >= opt.equal_finish_from_pus;
-            MakespanNlpResult r;
-            bool answered = false;
-            if (many || (opt.solver == PlbhacSolver::Auto && all_rise(set))) {
-                r = solve_makespan_equal_finish(curves, static_cast<double>(W));
-                answered = r.converged || many;
-                r.iterations = 0;  // Ipopt's: none
-            }
-            if (!answered)
-                r = solve_makespan_nlp(curves, static_cast<double>(W), opt.nlp);
-            // Ipopt may stop at a merely "acceptable" point, and when the PUs' queues reach far
-            // past the work left the problem is nearly flat there: seen in simulation, a
-            // final re-share of 0.1 s of work behind 2.2 s queues ended after 171 iterations
-            // with one CPU given 1.2 s of it, the others under 0.1 s (makespan 3.46 s where
-            // about 2.2 s was possible), and the passes below then drop the PUs left with
-            // nothing. The equal-finish search is exact for increasing curves and costs
-            // microseconds at these sizes, so it checks every Ipopt answer and its own is
-            // kept when it ends sooner or Ipopt failed (Ipopt's stays for curves the search
-            // cannot invert).
-            if (!answered) {
-                MakespanNlpResult e = solve_makespan_equal_finish(curves, static_cast<double>(W));
-                if (e.converged && (!r.converged || e.makespan_s < r.makespan_s * (1 - 1e-9))) {
-                    e.iterations = r.iterations;  // Ipopt's, spent before the search's answer was kept
-                    e.ipopt_status_name = r.ipopt_status_name + "+Equal_Finish_Search";
-                    r = std::move(e);
-                }
-            }
-            return r;
-        };
-        // PUs left out for starting after the end may start before it once PUs below their
-        // minimum have gone (the others' end rises): each such PU gets one more chance, so
-        // the passes still end.
-        auto readmit = [&](double makespan_s) {
-            bool any = false;
-            for (std::size_t p = 0; p < n; ++p) {
-                if (sol.outcome[p] == PlbhacOutcome::NoGain && !readmitted[p] &&
-                    total[p].eval(1.0).value < makespan_s) {
-                    sol.outcome[p] = PlbhacOutcome::Active;
-                    readmitted[p] = true;
-                    active.push_back(p);
-                    any = true;
-                }
-            }
-            return any;
-        };
+    void run()
+    {
         for (;;) {
             MakespanNlpResult r = solve_for(active);
             if (active.size() > 1)
@@ -339,6 +328,49 @@ PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, co
                                         [&](std::size_t p) { return sol.outcome[p] != PlbhacOutcome::Active; }),
                          active.end());
         }
+    }
+};
+
+}  // namespace
+
+const char *plbhac_outcome_name(PlbhacOutcome o)
+{
+    switch (o) {
+    case PlbhacOutcome::Active: return "active";
+    case PlbhacOutcome::NoGain: return "no_gain";
+    case PlbhacOutcome::BelowMinimum: return "below_minimum";
+    case PlbhacOutcome::RoundedToZero: return "rounded_to_zero";
+    }
+    return "unknown";
+}
+
+PlbhacSolution plbhac_solve(const std::vector<PlbhacPu> &pus, std::int64_t W, const PlbhacSolveOptions &opt)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    validate(pus, W, opt);
+
+    const std::size_t n = pus.size();
+    std::vector<SumCurve> total;
+    total.reserve(n);
+    for (const PlbhacPu &pu : pus)
+        total.emplace_back(pu.exec, pu.transfer, pu.ready_s);
+
+    PlbhacSolution sol;
+    sol.blocks.assign(n, 0);
+    sol.finish_s.assign(n, 0.0);
+    sol.shares.assign(n, 0.0);
+    sol.outcome.assign(n, PlbhacOutcome::Active);
+    sol.ipopt_status_name = ipopt_status_name(0);
+
+    if (W > 0) {
+        // A minimum that is not a multiple of the granule could never be met exactly; round it
+        // up so that "share >= minimum" survives the flooring in round_to_granule.
+        std::vector<double> min_eff(n);
+        for (std::size_t p = 0; p < n; ++p)
+            min_eff[p] = static_cast<double>((pus[p].min_block + opt.granule - 1) / opt.granule * opt.granule);
+
+        std::vector<std::size_t> active = first_active(total, pus, W, sol);
+        Passes{pus, W, opt, total, min_eff, sol, active}.run();
         for (std::size_t p = 0; p < n; ++p)
             if (sol.outcome[p] != PlbhacOutcome::Active)
                 sol.shares[p] = 0.0;
