@@ -413,6 +413,7 @@ void run_started(const char *policy_name)
         }
         choose_partition(s, gpus);
         open_energy(s);
+        read_shared_device_energy(s.accelerators, s.energy->for_device(energy::Device::gpu));
         g_run_generation.fetch_add(1, std::memory_order_relaxed);
         s.started = std::chrono::steady_clock::now();
         s.started_ticks = ticks();
@@ -438,6 +439,7 @@ void run_finished()
     } catch (const std::exception &e) {
         warn(std::string(e.what()) + " — this run is not charged");
     }
+    stop_reading_shared_device_energy();  // before its source goes
     s.energy.reset();
     s.model = nullptr;
 }
@@ -447,6 +449,7 @@ void run_abandoned()
     RunState &s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
     s.active = false;
+    stop_reading_shared_device_energy();
     s.energy.reset();
     s.model = nullptr;
 }

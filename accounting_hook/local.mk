@@ -16,6 +16,7 @@ accounting_hook_libhetpu_accounting_core_la_SOURCES = \
 	accounting_hook/core/partition_config.cpp accounting_hook/core/partition_config.h \
 	accounting_hook/core/energy_attribution.cpp accounting_hook/core/energy_attribution.h \
 	accounting_hook/core/job_record.h \
+	accounting_hook/core/job_json.cpp accounting_hook/core/job_json.h \
 	accounting_hook/core/run_charge.cpp accounting_hook/core/run_charge.h \
 	accounting_hook/core/ledger.cpp accounting_hook/core/ledger.h \
 	accounting_hook/core/rank_merge.cpp accounting_hook/core/rank_merge.h \

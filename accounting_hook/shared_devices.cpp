@@ -4,7 +4,9 @@
 #include <starpu.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <optional>
+#include <utility>
 
 #include "accounting_hook/core/shared_device_charge.h"
 #include "common/settings.h"
@@ -39,9 +41,32 @@ std::vector<AcceleratorKey> run_accelerators(bool opencl_on_cpu)
     return out;
 }
 
+void read_shared_device_energy(const std::vector<AcceleratorKey> &accelerators, energy::EnergySource *gpu_source)
+{
+    std::vector<std::pair<std::string, int>> gpus;  // arbiter key, sensor index
+    for (const AcceleratorKey &a : accelerators)
+        if (a.gpu && a.devid >= 0)
+            gpus.emplace_back(a.key, a.devid);
+    if (!gpu_source || gpus.empty() || !std::isfinite(gpu_source->gpu_counter_j(gpus.front().second))) {
+        mgb::set_device_energy_reader({});
+        return;
+    }
+    mgb::set_device_energy_reader([gpus = std::move(gpus), gpu_source](const char *key) -> std::optional<double> {
+        for (const auto &[k, index] : gpus)
+            if (k == key) {
+                const double j = gpu_source->gpu_counter_j(index);
+                return std::isfinite(j) ? std::optional<double>(j) : std::nullopt;
+            }
+        return std::nullopt;
+    });
+}
+
+void stop_reading_shared_device_energy() { mgb::set_device_energy_reader({}); }
+
 void apply_device_shares(RunInputs &in, const std::vector<AcceleratorKey> &accelerators,
                          energy::EnergySource *gpu_source, bool opencl_on_cpu, void (*warn)(const std::string &))
 {
+    stop_reading_shared_device_energy();  // the arbiter is closed: its last split is in the snapshot
     const std::optional<mgb::ShareSnapshot> own = mgb::own_share();
     mgb::remember_own_share(std::nullopt);  // charged once: a later session of this process starts afresh
     if (!own || own->pid != int32_t(getpid()) || own->devices.empty())
@@ -68,6 +93,9 @@ void apply_device_shares(RunInputs &in, const std::vector<AcceleratorKey> &accel
         s.key = d.key;
         s.peers = int(d.peers);
         s.time = {d.attached_s, d.share_s, d.weight_s};
+        s.split = {d.joules, d.from_j, d.to_j, d.segments};
+        if (s.split.segments > 0)
+            s.source = gpu_source ? gpu_source->name() : "none";
         if (acc->devid >= 0 && size_t(acc->devid) < per_gpu.size()) {
             s.joules = per_gpu[size_t(acc->devid)];
             s.source = gpu_source->name();
@@ -76,7 +104,7 @@ void apply_device_shares(RunInputs &in, const std::vector<AcceleratorKey> &accel
     }
     if (shared.empty())
         return;
-    in.devices = device_usages(shared, pooled, pooled_source);
+    in.devices = device_usages(shared, pooled, pooled_source, gpu_source ? gpu_source->seconds() : in.wall_s);
     move_gpu_energy_to_devices(in.workers, gpu_types, in.devices);
     try {
         in.charge_gpu_use = charge_gpu_by_use(Settings().choice("HETPU_ACCOUNTING_GPU_SHARE"), true);

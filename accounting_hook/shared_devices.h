@@ -21,6 +21,13 @@ struct AcceleratorKey {
 // At run start (StarPU running): the run's accelerators.
 std::vector<AcceleratorKey> run_accelerators(bool opencl_on_cpu);
 
+// Once the energy sources are open: every arbiter lock this process takes reads the energy
+// counters of the run's GPUs (when the GPU source has per-GPU counters), so that the
+// sharers of a device split the same readings of it (share_clock.h). The source must
+// outlive the reader: apply_device_shares or stop_reading_shared_device_energy removes it.
+void read_shared_device_energy(const std::vector<AcceleratorKey> &accelerators, energy::EnergySource *gpu_source);
+void stop_reading_shared_device_energy();
+
 // At run end (after the scheduler left the arbiter): fills in.devices and
 // in.charge_gpu_use, and sets the GPU worker types' energy to this process's part of each
 // device. Nothing when the run shared no GPU through the node-wide arbiter. `gpu_source`

@@ -44,7 +44,7 @@ namespace {
 constexpr uint32_t kSegmentMagic = 0x48415242;  // "HARB": hetpu arbiter
 // Bump on any change of the header below (the Ledger has its own kLedgerVersion, checked
 // too, so a Ledger change alone need not bump this).
-constexpr uint32_t kSegmentVersion = 2;  // 2: the share clock
+constexpr uint32_t kSegmentVersion = 3;  // 2: the share clock; 3: its device energy readings
 constexpr long kReadyWaitMs = 5000;
 constexpr time_t kReaderLockWaitS = 3;  // open_existing's lock: see with_ledger
 // A full scan (every grant's pid, not only the registered processes) at most this often:

@@ -4,6 +4,7 @@
 #include "node_arbiter/share_clock.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -38,7 +39,68 @@ bool attached(const ProcessEntry &p, unsigned d)
     return p.limit_bytes[d] > 0 || p.reserved_bytes[d] > 0 || p.in_use_warps[d] > 0;
 }
 
+std::mutex reader_mutex;
+DeviceEnergyReader &energy_reader()
+{
+    static auto *reader = new DeviceEnergyReader;  // never destroyed: arbiters close from atexit
+    return *reader;
+}
+
+// The segment of device d since its last reading, split among the accounts by their
+// weight-seconds in it (device_share.h), then `counter_j` becomes the last reading.
+void split_device_energy(ShareClock &clock, unsigned d, uint64_t now_ns, double counter_j)
+{
+    if (clock.reading_ns[d] != 0 && now_ns <= clock.reading_ns[d])
+        return;  // the same instant: the next reading closes the segment
+    ShareAccount *who[kMaxProcesses];
+    double weight_s[kMaxProcesses], parts[kMaxProcesses];
+    size_t n = 0;
+    for (ShareAccount &a : clock.accounts)
+        if (a.pid != 0 && a.segment_weight_s[d] > 0) {
+            who[n] = &a;
+            weight_s[n++] = a.segment_weight_s[d];
+        }
+    if (clock.reading_ns[d] != 0 &&
+        counter_j >= clock.reading_j[d]) {  // below: the counter was reset; nothing to split
+        accounting::split_segment_energy(counter_j - clock.reading_j[d], double(now_ns - clock.reading_ns[d]) * 1e-9,
+                                         weight_s, n, parts);
+        for (size_t i = 0; i < n; ++i) {
+            who[i]->joules[d] += parts[i];
+            if (who[i]->segments[d]++ == 0)
+                who[i]->from_j[d] = clock.reading_j[d];
+            who[i]->to_j[d] = counter_j;
+        }
+    }
+    for (size_t i = 0; i < n; ++i)
+        who[i]->segment_weight_s[d] = 0;
+    clock.reading_ns[d] = now_ns;
+    clock.reading_j[d] = counter_j;
+}
+
+void read_device_energy(ShareClock &clock, const Ledger &ledger, uint64_t now_ns)
+{
+    std::lock_guard<std::mutex> lock(reader_mutex);
+    const DeviceEnergyReader &reader = energy_reader();
+    if (!reader || now_ns == 0)
+        return;
+    char key[kDeviceKeyLength + 1];
+    for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, kMaxDevices); ++d) {
+        const size_t len = strnlen(ledger.devices[d].key, kDeviceKeyLength);
+        std::memcpy(key, ledger.devices[d].key, len);
+        key[len] = '\0';
+        const std::optional<double> j = reader(key);
+        if (j && std::isfinite(*j))
+            split_device_energy(clock, d, now_ns, *j);
+    }
+}
+
 }  // namespace
+
+void set_device_energy_reader(DeviceEnergyReader reader)
+{
+    std::lock_guard<std::mutex> lock(reader_mutex);
+    energy_reader() = std::move(reader);
+}
 
 void share_clock_advance(ShareClock &clock, const Ledger &ledger, uint64_t now_ns)
 {
@@ -66,6 +128,7 @@ void share_clock_advance(ShareClock &clock, const Ledger &ledger, uint64_t now_n
                 a->attached_s[d] += dt;
                 a->share_s[d] += weights[i].share * dt;
                 a->weight_s[d] += weights[i].weight * dt;
+                a->segment_weight_s[d] += weights[i].weight * dt;
                 a->peers[d] = std::max<uint32_t>(a->peers[d], uint32_t(n - 1));
             }
         }
@@ -85,6 +148,7 @@ void share_clock_advance(ShareClock &clock, const Ledger &ledger, uint64_t now_n
     for (const ProcessEntry &p : ledger.processes)
         if (p.pid > 0)
             account_for(clock, p.pid);
+    read_device_energy(clock, ledger, clock.last_ns);
 }
 
 std::optional<ShareSnapshot> share_clock_snapshot(const ShareClock &clock, const Ledger &ledger, int32_t pid)
@@ -110,6 +174,10 @@ std::optional<ShareSnapshot> share_clock_snapshot(const ShareClock &clock, const
         dev.attached_s = a->attached_s[d];
         dev.share_s = a->share_s[d];
         dev.weight_s = a->weight_s[d];
+        dev.joules = a->joules[d];
+        dev.from_j = a->from_j[d];
+        dev.to_j = a->to_j[d];
+        dev.segments = a->segments[d];
         s.devices.push_back(std::move(dev));
     }
     return s;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <type_traits>
 #include <string>
@@ -27,18 +28,39 @@ struct ShareAccount {
     double attached_s[kMaxDevices];  // time attached (reported the device, or held on it)
     double share_s[kMaxDevices];     // integral of max(bytes / capacity, warps / warp capacity)
     double weight_s[kMaxDevices];    // integral of the charged weight
+    // Its part of each device's energy, split at the counter readings (device_share.h's
+    // ShareEnergy): weight-seconds since the device's last reading, joules so far, and the
+    // counter at the start of its first charged segment and at the end of its last.
+    double segment_weight_s[kMaxDevices];
+    double joules[kMaxDevices], from_j[kMaxDevices], to_j[kMaxDevices];
+    uint32_t segments[kMaxDevices];
 };
 
 struct ShareClock {
     uint64_t last_ns;  // CLOCK_MONOTONIC of the last advance (node-wide); 0: not started
     ShareAccount accounts[kMaxProcesses];
+    uint64_t reading_ns[kMaxDevices];  // when each device's energy counter was last read (0: never)
+    double reading_j[kMaxDevices];     // what it read
 };
 static_assert(std::is_trivially_copyable_v<ShareClock>, "the clock lives in shared memory");
 
 // Integrates [last_ns, now_ns) with `ledger` as it stood over that interval (call it before
 // changing the Ledger), then gives every registered process an account and frees the
 // accounts of processes no longer registered. The first call only starts the clock.
+// With a reader installed (below), it then reads each device's energy counter and splits
+// the segment since the device's last reading among the accounts: the sharers' parts add up
+// to the device's joules over their charged intervals, for any overlap pattern. A process
+// leaving the arbiter is split up to its own last lock; a killed one up to the lock that
+// reclaims it (its part is nobody's: it leaves no ledger row).
 void share_clock_advance(ShareClock &clock, const Ledger &ledger, uint64_t now_ns);
+
+// A device's energy counter by the arbiter's device key: cumulative joules, the same in
+// every process of the node (NVML's per-GPU counter); nullopt when this process cannot read
+// that device's counter. Called under the arbiter's lock, on every advance of this process.
+using DeviceEnergyReader = std::function<std::optional<double>(const char *key)>;
+// Installs this process's reader (an empty one removes it). Thread-safe; returns once no
+// advance is still calling the previous one.
+void set_device_energy_reader(DeviceEnergyReader reader);
 
 // A process's share-time per device, as the accounting hook reads it.
 struct ShareSnapshot {
@@ -47,6 +69,8 @@ struct ShareSnapshot {
         uint64_t capacity = 0;
         uint32_t peers = 0;  // most other processes attached at once (0: it had the device alone)
         double attached_s = 0, share_s = 0, weight_s = 0;
+        double joules = 0, from_j = 0, to_j = 0;  // its part of the device's energy (segments > 0)
+        uint32_t segments = 0;
     };
     int32_t pid = 0;
     std::string policy;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "accounting_hook/core/energy_attribution.h"
 
+#include <algorithm>
+
 namespace hetpu::accounting {
 
 namespace {
 
 using energy::Device;
 
-// Joules of `d` per unit of busy time of the types on `d`, or per worker when nothing was
-// busy (a run that never executed a task still drew its share).
+// What the users of one device add up to.
 struct DeviceSplit {
     double busy = 0;
     int workers = 0;
@@ -16,12 +17,17 @@ struct DeviceSplit {
 
 double share(const BusyByType &b, const DeviceSplit &split, double joules)
 {
-    if (split.busy > 0)
-        return energy::busy_share(joules, b.busy_s, split.busy);
-    return split.workers > 0 ? joules * b.workers / split.workers : 0;
+    return busy_time_part(joules, b.busy_s, b.workers, split.busy, split.workers);
 }
 
 }  // namespace
+
+double busy_time_part(double joules, double busy_s, int workers, double device_busy_s, int device_workers)
+{
+    if (device_busy_s > 0)
+        return energy::busy_share(joules, busy_s, device_busy_s);
+    return device_workers > 0 ? joules * workers / device_workers : 0;
+}
 
 std::vector<WorkerTypeUsage> attribute_energy(const std::vector<BusyByType> &busy, energy::EnergySource *cpu_source,
                                               energy::EnergySource *gpu_source, energy::EnergySource *model,
@@ -61,6 +67,35 @@ std::vector<WorkerTypeUsage> attribute_energy(const std::vector<BusyByType> &bus
         u.energy_j = share(b, split[i], joules[i]);
         u.model_energy_j = share(b, split[i], model_joules[i]);
         out.push_back(u);
+    }
+    return out;
+}
+
+std::vector<ProcessorEnergy> attribute_repetition_energy(const std::vector<ProcessorRun> &runs,
+                                                         const std::vector<DeviceReading> &readings, double elapsed_s,
+                                                         const energy::PowerModel &model, bool opencl_on_cpu)
+{
+    std::vector<ProcessorEnergy> out(runs.size(), ProcessorEnergy{0, "none"});
+    for (const DeviceReading &r : readings) {
+        std::vector<std::size_t> on_device;
+        double busy_total = 0;
+        for (std::size_t i = 0; i < runs.size(); ++i)
+            if (energy::device_of(runs[i].type, opencl_on_cpu) == r.device) {
+                on_device.push_back(i);
+                busy_total += runs[i].busy_s;
+            }
+        if (!r.measured) {
+            for (std::size_t i : on_device) {
+                const energy::WorkerPower &p = model.of(runs[i].type);
+                out[i] = {std::max(0.0, p.active_w - p.idle_w) * runs[i].busy_s, r.source};
+            }
+            continue;
+        }
+        const double dynamic =
+            std::max(0.0, energy::dynamic_joules(r.joules_before, r.joules_after, r.idle_w, elapsed_s));
+        // A repetition where nothing was busy ran no block: nothing to attribute (no workers).
+        for (std::size_t i : on_device)
+            out[i] = {busy_time_part(dynamic, runs[i].busy_s, 0, busy_total, 0), r.source};
     }
     return out;
 }

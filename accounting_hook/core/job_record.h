@@ -28,14 +28,19 @@ struct DeviceShareUsage {
     double used_share_h = 0;     // integral of max(memory share, warp share)
     double share_h = 0;          // integral of the charged weight (use + its part of the idle rest)
     double fraction = 0;         // share_h / attached_h: the part of the device charged
-    double device_energy_j = 0;  // the whole device over the run, as measured
-    double energy_j = 0;         // this process's part: device_energy_j x fraction
+    double device_energy_j = 0;  // the whole device over the interval this part covers, as measured
+    double energy_j = 0;         // this process's part of it (shared_device_charge.h)
     std::string energy_source;   // "nvml", "model", ...
+    // The device's energy counter at the start and end of that interval, when the part was
+    // split at the counter's readings (device_share.h's ShareEnergy); absent otherwise.
+    std::optional<double> device_from_j, device_to_j;
 };
 
 struct JobRecord {
     long long id = 0;         // set by the ledger
     std::string recorded_at;  // UTC, ISO 8601 ("2026-11-21T23:59:00Z"); set by the ledger if empty
+    std::string started_at;   // the same form, to the second below; the ledger sets it from
+                              // the wall time if empty (from recorded_at when that is given)
     std::string user, host, app, policy;
     std::string partition;
     std::string fraction_source;  // "slurm" (allocation) or "process" (workers + peak RSS)

@@ -3,12 +3,15 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include <unistd.h>
 
@@ -27,16 +30,18 @@ const char *schema_sql =
     " fc REAL NOT NULL, fg REAL NOT NULL, fm REAL NOT NULL, weight REAL NOT NULL,"
     " wall_s REAL NOT NULL, su REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
     " gco2e REAL, worker_rows INTEGER NOT NULL,"
-    " gpu_share TEXT NOT NULL DEFAULT 'allocation', fg_allocated REAL);"
+    " gpu_share TEXT NOT NULL DEFAULT 'allocation', fg_allocated REAL, started_at TEXT);"
     "CREATE TABLE IF NOT EXISTS job_workers ("
     " job_id INTEGER NOT NULL REFERENCES jobs(id), worker_type TEXT NOT NULL, workers INTEGER NOT NULL,"
     " tasks INTEGER NOT NULL, busy_s REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
     " model_energy_j REAL NOT NULL, PRIMARY KEY (job_id, worker_type));"
     "CREATE INDEX IF NOT EXISTS jobs_recorded_at ON jobs(recorded_at);"
+    "CREATE INDEX IF NOT EXISTS jobs_started_at ON jobs(started_at);"
     "CREATE TABLE IF NOT EXISTS job_devices ("
     " job_id INTEGER NOT NULL REFERENCES jobs(id), device TEXT NOT NULL, peers INTEGER NOT NULL,"
     " attached_h REAL NOT NULL, used_share_h REAL NOT NULL, share_h REAL NOT NULL, fraction REAL NOT NULL,"
     " device_energy_j REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
+    " device_from_j REAL, device_to_j REAL,"
     " PRIMARY KEY (job_id, device));";
 
 // Version 1 -> 2 (shared-device shares): what version 2 added, nothing else touched.
@@ -48,6 +53,23 @@ const char *migrate_1_to_2_sql =
     " attached_h REAL NOT NULL, used_share_h REAL NOT NULL, share_h REAL NOT NULL, fraction REAL NOT NULL,"
     " device_energy_j REAL NOT NULL, energy_j REAL NOT NULL, energy_source TEXT NOT NULL,"
     " PRIMARY KEY (job_id, device));";
+
+// Version 2 -> 3: when each run started (what --since filters on; older rows get their end
+// time less their wall time, to the second), and the device counter interval of a part split
+// at the counter's readings.
+const char *migrate_2_to_3_sql =
+    "ALTER TABLE jobs ADD COLUMN started_at TEXT;"
+    "UPDATE jobs SET started_at = strftime('%Y-%m-%dT%H:%M:%SZ', julianday(recorded_at) - wall_s / 86400.0);"
+    "CREATE INDEX IF NOT EXISTS jobs_started_at ON jobs(started_at);"
+    "ALTER TABLE job_devices ADD COLUMN device_from_j REAL;"
+    "ALTER TABLE job_devices ADD COLUMN device_to_j REAL;";
+
+// The start of a run, in the ledger's form: what --since compares with. A ledger too old to
+// store it (read as it is) has the end time less the wall time instead.
+std::string started_at_column(int version)
+{
+    return version >= 3 ? "started_at" : "strftime('%Y-%m-%dT%H:%M:%SZ', julianday(recorded_at) - wall_s / 86400.0)";
+}
 
 // SQLite refused a lock without waiting (see Ledger::Ledger); the failed step can be retried.
 class LedgerBusy : public LedgerError {
@@ -157,15 +179,28 @@ std::string default_ledger_path(const std::function<const char *(const char *)> 
     return std::string(home && *home ? home : ".") + "/.local/share/hetpu/ledger.sqlite";
 }
 
-std::string utc_now_iso()
+namespace {
+std::string utc_iso(std::time_t t)
 {
-    std::time_t now = std::time(nullptr);
     std::tm tm{};
-    gmtime_r(&now, &tm);
+    gmtime_r(&t, &tm);
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
 }
+}  // namespace
+
+std::string utc_now_iso() { return utc_iso(std::time(nullptr)); }
+
+namespace {
+// A run's start from its wall time, to the second below (a run that started within the
+// second --since names is on or after it).
+std::string utc_iso_seconds_ago(double seconds)
+{
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    return utc_iso(static_cast<std::time_t>(std::floor(now - std::max(0.0, seconds))));
+}
+}  // namespace
 
 std::string normalise_since(const std::string &since)
 {
@@ -252,8 +287,11 @@ void Ledger::migrate()
         }
         if (version == 1) {
             exec(migrate_1_to_2_sql);
-            exec("PRAGMA user_version=2");
+            version = 2;
         }
+        if (version == 2)
+            exec(migrate_2_to_3_sql);
+        exec(("PRAGMA user_version=" + std::to_string(ledger_schema_version)).c_str());
         exec("COMMIT");
     } catch (...) {
         sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
@@ -330,6 +368,8 @@ void Ledger::fail(const std::string &what) const { throw LedgerError("ledger " +
 
 long long Ledger::record(JobRecord job)
 {
+    if (job.started_at.empty() && job.recorded_at.empty())
+        job.started_at = utc_iso_seconds_ago(job.wall_s);
     if (job.recorded_at.empty())
         job.recorded_at = utc_now_iso();
     try {
@@ -343,8 +383,9 @@ long long Ledger::record(JobRecord job)
             Statement s(
                 db_, "INSERT INTO jobs (recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id,"
                      " nodes, cores, gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, "
-                     "worker_rows, gpu_share, fg_allocated)"
-                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                     "worker_rows, gpu_share, fg_allocated, started_at)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                     " COALESCE(?25, strftime('%Y-%m-%dT%H:%M:%SZ', julianday(?1) - ?17 / 86400.0)))");
             s.bind(1, job.recorded_at).bind(2, job.user).bind(3, job.host).bind(4, job.app).bind(5, job.policy);
             s.bind(6, job.partition).bind(7, job.fraction_source).bind(8, job.slurm_job_id);
             s.bind(9, static_cast<long long>(job.nodes)).bind(10, job.cores).bind(11, job.gpus).bind(12, job.mem_gib);
@@ -356,6 +397,10 @@ long long Ledger::record(JobRecord job)
                 s.bind_null(21);
             s.bind(22, static_cast<long long>(job.workers.size()));
             s.bind(23, job.gpu_share).bind(24, job.fg_allocated);
+            if (job.started_at.empty())
+                s.bind_null(25);  // a record that came with its end time: start = end - wall
+            else
+                s.bind(25, job.started_at);
             s.step();
             id = sqlite3_last_insert_rowid(db_);
         }
@@ -369,12 +414,19 @@ long long Ledger::record(JobRecord job)
             w.step();
         }
         Statement d(db_, "INSERT INTO job_devices (job_id, device, peers, attached_h, used_share_h, share_h, fraction,"
-                         " device_energy_j, energy_j, energy_source) VALUES (?,?,?,?,?,?,?,?,?,?)");
+                         " device_energy_j, energy_j, energy_source, device_from_j, device_to_j)"
+                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
         for (const DeviceShareUsage &u : job.devices) {
             d.reset();
             d.bind(1, id).bind(2, u.device).bind(3, static_cast<long long>(u.peers)).bind(4, u.attached_h);
             d.bind(5, u.used_share_h).bind(6, u.share_h).bind(7, u.fraction).bind(8, u.device_energy_j);
             d.bind(9, u.energy_j).bind(10, u.energy_source);
+            for (const auto &[column, value] : {std::pair{11, u.device_from_j}, std::pair{12, u.device_to_j}}) {
+                if (value)
+                    d.bind(column, *value);
+                else
+                    d.bind_null(column);
+            }
             d.step();
         }
         exec("COMMIT");
@@ -394,8 +446,8 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
             db_,
             ("SELECT id, recorded_at, user, host, app, policy, partition, fraction_source, slurm_job_id, nodes, cores,"
              " gpus, mem_gib, fc, fg, fm, weight, wall_s, su, energy_j, energy_source, gco2e, " +
-             std::string(version_ >= 2 ? "gpu_share, fg_allocated" : "'allocation', NULL") +
-             " FROM jobs WHERE recorded_at >= ? ORDER BY id")
+             std::string(version_ >= 2 ? "gpu_share, fg_allocated" : "'allocation', NULL") + ", " +
+             started_at_column(version_) + " FROM jobs WHERE " + started_at_column(version_) + " >= ? ORDER BY id")
                 .c_str());
         s.bind(1, from);
         while (s.step()) {
@@ -412,6 +464,7 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
                 j.gco2e = s.real(21);
             j.gpu_share = s.text(22);
             j.fg_allocated = s.is_null(23) ? j.fg : s.real(23);  // version 1: fg was the allocation
+            j.started_at = s.text(24);
             out.push_back(std::move(j));
         }
         for (JobRecord &j : out) {
@@ -430,8 +483,11 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
             }
             if (version_ < 2)
                 continue;  // an old ledger read as it is: no device rows
-            Statement d(db_, "SELECT device, peers, attached_h, used_share_h, share_h, fraction, device_energy_j,"
-                             " energy_j, energy_source FROM job_devices WHERE job_id = ? ORDER BY device");
+            Statement d(db_, ("SELECT device, peers, attached_h, used_share_h, share_h, fraction, device_energy_j,"
+                              " energy_j, energy_source, " +
+                              std::string(version_ >= 3 ? "device_from_j, device_to_j" : "NULL, NULL") +
+                              " FROM job_devices WHERE job_id = ? ORDER BY device")
+                                 .c_str());
             d.bind(1, j.id);
             while (d.step()) {
                 DeviceShareUsage u;
@@ -439,6 +495,10 @@ std::vector<JobRecord> Ledger::jobs(const std::string &since) const
                 u.peers = static_cast<int>(d.integer(1));
                 u.attached_h = d.real(2), u.used_share_h = d.real(3), u.share_h = d.real(4), u.fraction = d.real(5);
                 u.device_energy_j = d.real(6), u.energy_j = d.real(7), u.energy_source = d.text(8);
+                if (!d.is_null(9) && !d.is_null(10)) {
+                    u.device_from_j = d.real(9);
+                    u.device_to_j = d.real(10);
+                }
                 j.devices.push_back(u);
             }
         }
@@ -456,8 +516,8 @@ std::vector<LedgerTotals> Ledger::totals(const std::string &by, const std::strin
     // `by` is one of three fixed column names, never user text.
     const std::string sql = "SELECT " + by +
                             ", COUNT(*), SUM(su), SUM(energy_j), TOTAL(gco2e), SUM(wall_s) FROM jobs"
-                            " WHERE recorded_at >= ? GROUP BY " +
-                            by + " ORDER BY SUM(su) DESC, " + by;
+                            " WHERE " +
+                            started_at_column(version_) + " >= ? GROUP BY " + by + " ORDER BY SUM(su) DESC, " + by;
     std::vector<LedgerTotals> out;
     try {
         Statement s(db_, sql.c_str());
@@ -478,13 +538,14 @@ std::vector<DeviceTotals> Ledger::device_totals(const std::string &since) const
         return out;  // an old ledger has no device rows
     try {
         // Each job's SU goes to its devices in proportion to their share-hours.
-        Statement s(db_, "SELECT d.device, COUNT(*), SUM(d.peers > 0), SUM(d.share_h), SUM(d.used_share_h),"
-                         " SUM(d.energy_j),"
-                         " TOTAL(j.su * CASE WHEN t.h > 0 THEN d.share_h / t.h ELSE 0 END)"
-                         " FROM job_devices d JOIN jobs j ON j.id = d.job_id"
-                         " JOIN (SELECT job_id, SUM(share_h) AS h FROM job_devices GROUP BY job_id) t"
-                         " ON t.job_id = d.job_id"
-                         " WHERE j.recorded_at >= ? GROUP BY d.device ORDER BY d.device");
+        const std::string sql = "SELECT d.device, COUNT(*), SUM(d.peers > 0), SUM(d.share_h), SUM(d.used_share_h),"
+                                " SUM(d.energy_j),"
+                                " TOTAL(j.su * CASE WHEN t.h > 0 THEN d.share_h / t.h ELSE 0 END)"
+                                " FROM job_devices d JOIN jobs j ON j.id = d.job_id"
+                                " JOIN (SELECT job_id, SUM(share_h) AS h FROM job_devices GROUP BY job_id) t"
+                                " ON t.job_id = d.job_id WHERE " +
+                                started_at_column(version_) + " >= ? GROUP BY d.device ORDER BY d.device";
+        Statement s(db_, sql.c_str());
         s.bind(1, from);
         while (s.step())
             out.push_back({s.text(0), s.integer(1), s.integer(2), s.real(3), s.real(4), s.real(5), s.real(6)});

@@ -23,9 +23,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// 2: jobs.gpu_share and jobs.fg_allocated, table job_devices. A version-1 ledger
-// is migrated by the first writer and read as it is by readers.
-constexpr int ledger_schema_version = 2;
+// 2: jobs.gpu_share and jobs.fg_allocated, table job_devices. 3: jobs.started_at,
+// job_devices.device_from_j and device_to_j. An older ledger is migrated by the first writer
+// and read as it is by readers.
+constexpr int ledger_schema_version = 3;
 
 // $HETPU_LEDGER, else $HETPU_HOME/ledger.sqlite, else $XDG_DATA_HOME/hetpu/ledger.sqlite,
 // else $HOME/.local/share/hetpu/ledger.sqlite.
@@ -58,7 +59,7 @@ public:
     // Stores the job and its worker rows in one transaction; returns the job id.
     long long record(JobRecord job);
 
-    // Jobs recorded at or after `since` (ISO date or date-time, "" = all), oldest first,
+    // Jobs that started at or after `since` (ISO date or date-time, "" = all), oldest first,
     // with their worker rows.
     std::vector<JobRecord> jobs(const std::string &since = "") const;
     // Totals grouped by "user", "partition" or "app" (largest SU first).

@@ -129,8 +129,15 @@ std::string format_summary(const JobRecord &j, const Partition &p, const std::st
     std::snprintf(line, sizeof line, "; wall %.3f s\n", j.wall_s);
     s += line;
     if (!j.devices.empty()) {
-        std::snprintf(line, sizeof line, "  GPU fraction charged: %s (allocated %.4g, used %.4g)\n",
-                      j.gpu_share == "use" ? "used share of shared devices" : "allocation", j.fg_allocated, j.fg);
+        if (j.gpu_share == "use")
+            std::snprintf(line, sizeof line,
+                          "  GPU fraction charged: used share of shared devices (allocated %.4g, used %.4g)\n",
+                          j.fg_allocated, j.fg);
+        else
+            std::snprintf(line, sizeof line,
+                          "  GPU fraction charged: allocation %.4g (the whole devices held; the shares below are "
+                          "not charged)\n",
+                          j.fg);
         s += line;
         for (const DeviceShareUsage &d : j.devices) {
             std::snprintf(line, sizeof line,
@@ -145,6 +152,25 @@ std::string format_summary(const JobRecord &j, const Partition &p, const std::st
         }
     }
     s += "  ledger: " + ledger_note + "\n";
+    return s;
+}
+
+std::string shared_devices_line(const JobRecord &j)
+{
+    char part[256];
+    if (j.gpu_share == "use")
+        std::snprintf(part, sizeof part, "GPU charged by use: fg %.4g (allocated %.4g): ", j.fg, j.fg_allocated);
+    else
+        std::snprintf(part, sizeof part,
+                      "GPU charged by allocation: fg %.4g (the whole devices held); not charged: ", j.fg);
+    std::string s = part;
+    for (size_t i = 0; i < j.devices.size(); ++i) {
+        const DeviceShareUsage &u = j.devices[i];
+        std::snprintf(part, sizeof part, "%s%s x%.3g (%.4g share-h, %s%s)", i == 0 ? "" : "; ", u.device.c_str(),
+                      u.fraction, u.share_h, format_joules(u.energy_j).c_str(),
+                      u.peers > 0 ? (", shared with " + std::to_string(u.peers)).c_str() : ", alone");
+        s += part;
+    }
     return s;
 }
 

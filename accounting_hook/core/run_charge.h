@@ -39,6 +39,12 @@ JobRecord charge_run(const RunInputs &in);
 // is "recorded as job 12 in FILE" or "NOT recorded: reason".
 std::string format_summary(const JobRecord &job, const Partition &p, const std::string &ledger_note);
 
+// What `hetpu su report` prints under a run whose devices went through the node-wide
+// arbiter: the GPU fraction it was charged, then each device's part ("opencl:0:0 x0.49
+// (0.0012 share-h, 246 J, shared with 2)"). Charged by allocation, the parts are its use,
+// and the line says they were not charged.
+std::string shared_devices_line(const JobRecord &job);
+
 // "1.23 kJ", "456 J", "7.8 mJ"...
 std::string format_joules(double j);
 

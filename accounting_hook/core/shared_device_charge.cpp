@@ -7,11 +7,11 @@
 namespace hetpu::accounting {
 
 std::vector<DeviceShareUsage> device_usages(const std::vector<SharedDevice> &devices, double pooled_gpu_joules,
-                                            const std::string &pooled_source)
+                                            const std::string &pooled_source, double measured_s)
 {
     size_t pooled = 0;
     for (const SharedDevice &d : devices)
-        pooled += d.joules ? 0 : 1;
+        pooled += d.joules || d.split.segments > 0 ? 0 : 1;
     std::vector<DeviceShareUsage> out;
     for (const SharedDevice &d : devices) {
         DeviceShareUsage u;
@@ -21,6 +21,15 @@ std::vector<DeviceShareUsage> device_usages(const std::vector<SharedDevice> &dev
         u.used_share_h = d.time.share_s / 3600.0;
         u.share_h = d.time.weight_s / 3600.0;
         u.fraction = mean_weight(d.time);
+        if (d.split.segments > 0) {
+            u.device_energy_j = d.split.to_j - d.split.from_j;
+            u.energy_j = d.split.joules;
+            u.device_from_j = d.split.from_j;
+            u.device_to_j = d.split.to_j;
+            u.energy_source = d.source;
+            out.push_back(std::move(u));
+            continue;
+        }
         if (d.joules) {
             u.device_energy_j = *d.joules;
             u.energy_source = d.source;
@@ -28,7 +37,7 @@ std::vector<DeviceShareUsage> device_usages(const std::vector<SharedDevice> &dev
             u.device_energy_j = pooled > 0 ? pooled_gpu_joules / double(pooled) : 0.0;
             u.energy_source = pooled_source;
         }
-        u.energy_j = own_device_joules(u.device_energy_j, d.time);
+        u.energy_j = own_device_joules(u.device_energy_j, measured_s, d.time);
         out.push_back(std::move(u));
     }
     return out;

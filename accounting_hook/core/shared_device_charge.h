@@ -17,14 +17,19 @@ struct SharedDevice {
     std::string key;
     int peers = 0;
     ShareTime time;                // seconds
+    ShareEnergy split;             // its part, split at the device counter's readings (segments 0: none)
     std::optional<double> joules;  // the device's own joules over the run, when the sensor tells devices apart
-    std::string source;            // the sensor or model that measured it
+    std::string source;            // the sensor or model that measured it (the split's counter included)
 };
 
-// One DeviceShareUsage per device. A device without its own joules gets an equal part of
-// `pooled_gpu_joules` (what the GPU source measured for all of this run's GPUs).
+// One DeviceShareUsage per device. A device split at its counter's readings is charged its
+// part of them, and its device_energy_j is the device's joules over the charged interval.
+// Otherwise its part is its weight-seconds at the device's mean power over the
+// `measured_s` seconds its joules cover (weight 0 outside the arbiter); a device without
+// its own joules gets an equal part of `pooled_gpu_joules` (what the GPU source measured
+// for all of this run's GPUs).
 std::vector<DeviceShareUsage> device_usages(const std::vector<SharedDevice> &devices, double pooled_gpu_joules,
-                                            const std::string &pooled_source);
+                                            const std::string &pooled_source, double measured_s);
 
 // Sets the energy of the GPU worker types (`gpu_types`: their names, e.g. "cuda") to this
 // process's parts of the devices, split among those types in proportion to what they had

@@ -42,6 +42,17 @@ void device_weights(uint64_t capacity, uint64_t warp_capacity, const DeviceHold 
     }
 }
 
+void split_segment_energy(double delta_j, double segment_s, const double *weight_s, size_t n, double *out)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i)
+        sum += weight_s[i];
+    // Filled (to rounding): divide by the sum itself, so the parts add up to delta_j exactly.
+    const double whole = sum >= segment_s * (1 - 1e-9) ? sum : segment_s;
+    for (size_t i = 0; i < n; ++i)
+        out[i] = whole > 0 ? delta_j * (weight_s[i] / whole) : 0.0;
+}
+
 // ---- ShareIntegrator --------------------------------------------------------------------
 
 void ShareIntegrator::add_device(const std::string &key, uint64_t capacity, uint64_t warp_capacity)
@@ -110,6 +121,7 @@ void ShareIntegrator::advance(double t)
             who[i]->time.attached_s += dt;
             who[i]->time.share_s += w[i].share * dt;
             who[i]->time.weight_s += w[i].weight * dt;
+            who[i]->segment_weight_s += w[i].weight * dt;
         }
     }
 }
@@ -149,6 +161,46 @@ void ShareIntegrator::release(double t, int32_t pid, const std::string &key, uin
     advance(t);
     h.hold.bytes -= bytes;
     h.hold.warps -= warps;
+}
+
+void ShareIntegrator::reading(double t, const std::string &key, double counter_j)
+{
+    Device &d = device(key);
+    if (!std::isfinite(counter_j))
+        throw std::invalid_argument("share integrator: the energy reading of " + key + " is not a finite number");
+    advance(t);
+    std::vector<Holder *> who;
+    std::vector<double> weight_s;
+    for (auto &[pid, h] : d.holders)
+        if (h.segment_weight_s > 0) {
+            who.push_back(&h);
+            weight_s.push_back(h.segment_weight_s);
+        }
+    if (d.has_reading && counter_j >= d.reading_j && t > d.reading_t) {
+        std::vector<double> parts(who.size());
+        split_segment_energy(counter_j - d.reading_j, t - d.reading_t, weight_s.data(), who.size(), parts.data());
+        for (size_t i = 0; i < who.size(); ++i) {
+            ShareEnergy &e = who[i]->energy;
+            e.joules += parts[i];
+            if (e.segments++ == 0)
+                e.from_j = d.reading_j;
+            e.to_j = counter_j;
+        }
+    }
+    for (Holder *h : who)
+        h->segment_weight_s = 0;
+    d.has_reading = true;
+    d.reading_t = t;
+    d.reading_j = counter_j;
+}
+
+ShareEnergy ShareIntegrator::energy_of(int32_t pid, const std::string &key) const
+{
+    auto d = devices_.find(key);
+    if (d == devices_.end())
+        return {};
+    auto h = d->second.holders.find(pid);
+    return h == d->second.holders.end() ? ShareEnergy{} : h->second.energy;
 }
 
 ShareTime ShareIntegrator::of(int32_t pid, const std::string &key) const
@@ -193,6 +245,11 @@ double mean_weight(const ShareTime &t)
     return std::clamp(t.weight_s / t.attached_s, 0.0, 1.0);
 }
 
-double own_device_joules(double device_joules, const ShareTime &t) { return device_joules * mean_weight(t); }
+double own_device_joules(double device_joules, double measured_s, const ShareTime &t)
+{
+    if (!(measured_s > 0))
+        return 0;
+    return device_joules * std::clamp(t.weight_s / measured_s, 0.0, 1.0);
+}
 
 }  // namespace hetpu::accounting

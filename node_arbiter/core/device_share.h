@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Who used a shared GPU, and how much: the use-based GPU fraction and energy split of
-// shared devices. Several processes hold reservations on one device at once under MGB packing
+// Who used a shared GPU, and how much: the use-based GPU fraction and energy split. Several processes hold reservations on one device at once under MGB packing
 // (C. Chen, C. Porter, S. Pande, "Effective GPU Sharing Under Compiler Guidance"); the
 // accounting model (C. Di Pietrantonio, C. Harris, M. Cytowski, "Energy-based Accounting
 // Model for Heterogeneous Supercomputers") charges max(fc, fg, fm) of a node, which assumes
@@ -52,6 +51,28 @@ struct ShareTime {
     double weight_s = 0;    // integral of its weight (what it is charged: share + its part of idle)
 };
 
+// Per process, per device: its part of the device's energy, split at the readings of the
+// device's own energy counter (the same counter in every process of the node, e.g. NVML's).
+// Between two consecutive readings (a segment) the device's joules go to the processes in
+// proportion to their weight-seconds in it; weight is 0 outside the arbiter. The weights of
+// the attached processes sum to 1 at every instant, so a segment during which some process
+// was attached throughout is split whole: all processes' parts add up to the device's
+// joules over the union of their charged intervals, whatever the power did and however the
+// processes overlapped.
+struct ShareEnergy {
+    double joules = 0;      // its part
+    double from_j = 0;      // the counter at the start of the first segment it was charged in...
+    double to_j = 0;        // ...and at the end of the last: its interval, in the counter's units
+    uint32_t segments = 0;  // segments it was charged in (0: no split; from_j and to_j mean nothing)
+};
+
+// One segment of `segment_s` seconds over which the device's counter rose by `delta_j`:
+// out[i] is the part of the process with weight_s[i] weight-seconds in it. The parts sum to
+// delta_j when the weight-seconds fill the segment (someone attached throughout; rounding
+// forgiven to 1e-9), and to delta_j x their sum / segment_s otherwise (the device's power
+// taken as uniform over a segment that was partly nobody's). No allocation.
+void split_segment_energy(double delta_j, double segment_s, const double *weight_s, size_t n, double *out);
+
 // Integrates the weights over a log of grants and releases (times in seconds, non-decreasing).
 // The state between two events is what the events before say; nothing is sampled. A process
 // dying is a detach at the moment its death is noticed (the arbiter's reclaim): its grants
@@ -70,9 +91,14 @@ public:
     void grant(double t, int32_t pid, const std::string &device, uint64_t bytes, uint64_t warps);
     void release(double t, int32_t pid, const std::string &device, uint64_t bytes, uint64_t warps);
     void advance(double t);
+    // The device's energy counter read at t (joules, cumulative): the segment since its last
+    // reading is split among the processes (ShareEnergy). A reading below the last one (a
+    // counter reset) splits nothing and starts afresh.
+    void reading(double t, const std::string &device, double counter_j);
 
-    ShareTime of(int32_t pid, const std::string &device) const;  // zeros when never seen
-    double device_attached_s(const std::string &device) const;   // time any process was attached
+    ShareTime of(int32_t pid, const std::string &device) const;           // zeros when never seen
+    ShareEnergy energy_of(int32_t pid, const std::string &device) const;  // zeros when never seen
+    double device_attached_s(const std::string &device) const;            // time any process was attached
     double now() const { return now_; }
 
 private:
@@ -80,11 +106,15 @@ private:
         bool attached = false;
         DeviceHold hold;
         ShareTime time;
+        double segment_weight_s = 0;  // since the device's last reading
+        ShareEnergy energy;
     };
     struct Device {
         uint64_t capacity = 0, warp_capacity = 0;
         std::map<int32_t, Holder> holders;
         double any_attached_s = 0;
+        bool has_reading = false;
+        double reading_t = 0, reading_j = 0;
     };
     Device &device(const std::string &key);
     Holder &attached_holder(const std::string &key, int32_t pid);
@@ -98,10 +128,12 @@ private:
 // negative or non-finite weight or joules, or no weights.
 std::vector<double> split_energy(double joules, const std::vector<double> &weight_s);
 
-// One process's view of a device it shared over its own run: the device's joules measured
-// over the run times the process's mean weight while attached (its weight_s / attached_s).
-// Alone on the device, that is all of them. attached_s 0: 0 J.
-double own_device_joules(double device_joules, const ShareTime &t);
+// One process's part of a device when only its own run's reading is known (no split at
+// shared counter readings: a sensor that cannot tell GPUs apart, the model): the device's
+// mean power over the `measured_s` seconds its joules cover, times the process's
+// weight-seconds (weight 0 outside the arbiter). Alone and attached all along, that is all
+// of them. At most device_joules; measured_s 0: 0 J.
+double own_device_joules(double device_joules, double measured_s, const ShareTime &t);
 
 // The mean weight while attached, in [0, 1]: the GPU fraction of this device the process is
 // charged (1 for a process alone on it). attached_s 0: 0.

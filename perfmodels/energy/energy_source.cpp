@@ -2,6 +2,7 @@
 #include "common/settings.h"
 #include "perfmodels/energy/energy_source.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -65,6 +66,12 @@ EnergySource *EnergySelection::for_device(Device d) const
         if (s->covers(d))
             return s.get();
     return nullptr;
+}
+
+double EnergySource::gpu_counter_j(int index)
+{
+    (void)index;
+    return std::nan("");
 }
 
 double dynamic_joules(double joules_before, double joules_after, double idle_w, double seconds)

@@ -63,6 +63,10 @@ public:
     // empty when the source cannot tell GPUs apart. The accounting hook splits a shared
     // device's own joules among the processes that used it.
     virtual std::vector<double> gpu_joules() { return {}; }
+    // GPU `index`'s own energy counter in joules, in the sensor's numbering: the same reading
+    // in every process of the node (not since open), so processes sharing the GPU can split
+    // the same segments of it. NaN when the source has no such counter for that GPU.
+    virtual double gpu_counter_j(int index);
 };
 
 // Chooses sources: HETPU_ENERGY=rapl|nvml|model forces one (an unavailable sensor is an error

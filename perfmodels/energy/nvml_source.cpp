@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace hetpu::energy {
@@ -142,6 +143,16 @@ std::vector<double> NvmlSource::gpu_joules()
         out.push_back(j);
     }
     return out;
+}
+
+double NvmlSource::gpu_counter_j(int index)
+{
+    std::lock_guard<std::mutex> lock(mutex_);
+    unsigned long long mj = 0;
+    if (index < 0 || size_t(index) >= gpus_.size() || !gpus_[size_t(index)].has_counter ||
+        api_->total_energy(gpus_[size_t(index)].handle, &mj) != 0)
+        return std::nan("");
+    return static_cast<double>(mj) * 1e-3;
 }
 
 double NvmlSource::seconds() const

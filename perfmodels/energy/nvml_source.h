@@ -32,6 +32,7 @@ public:
     void add_busy(WorkerType, double) override {}
     double seconds() const override;
     std::vector<double> gpu_joules() override;
+    double gpu_counter_j(int index) override;
 
     int gpu_count() const { return static_cast<int>(gpus_.size()); }
     // How many GPUs fell back to integrating power (no energy counter).

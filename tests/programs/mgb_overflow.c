@@ -5,9 +5,11 @@
  * StarPU's policies, through the preload library (this build: StarPU only) and through
  * hetpu_init() (built with -DWITH_HETPU, which also declares the tasks' launch sizes).
  *
- *   mgb_overflow [--tasks N] [--mib M] [--cpu] [--sleep-ms T]
+ *   mgb_overflow [--tasks N] [--mib M] [--cpu] [--sleep-ms T] [--hold-until FILE]
  *
- * --cpu gives the codelet a CPU implementation too. Every element must end at 1. */
+ * --cpu gives the codelet a CPU implementation too. --hold-until: each task, its work done,
+ * waits until FILE exists (2 minutes at most), so a test can keep several processes' grants
+ * on a device at once without depending on timing. Every element must end at 1. */
 #include <starpu.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,19 @@
 #endif
 
 static unsigned sleep_ms = 0;
+static const char *hold_until = NULL;
+
+static void hold(void)
+{
+    usleep(sleep_ms * 1000);
+    for (unsigned waited_ms = 0; hold_until && access(hold_until, F_OK) != 0; waited_ms += 10) {
+        if (waited_ms >= 120000) {
+            fprintf(stderr, "mgb_overflow: %s did not appear within 2 minutes; going on\n", hold_until);
+            return;
+        }
+        usleep(10000);
+    }
+}
 
 static void add_one_cpu(void *buffers[], void *arg)
 {
@@ -28,7 +43,7 @@ static void add_one_cpu(void *buffers[], void *arg)
     unsigned n = STARPU_VECTOR_GET_NX(buffers[0]);
     for (unsigned i = 0; i < n; i++)
         x[i] += 1.0f;
-    usleep(sleep_ms * 1000);
+    hold();
 }
 
 #ifdef STARPU_USE_OPENCL
@@ -59,7 +74,7 @@ static void add_one_opencl(void *buffers[], void *arg)
     clWaitForEvents(1, &event);
     clReleaseEvent(event);
     starpu_opencl_release_kernel(kernel);
-    usleep(sleep_ms * 1000);
+    hold();
 }
 #endif
 
@@ -93,10 +108,12 @@ int main(int argc, char **argv)
             mib = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--sleep-ms") && i + 1 < argc)
             sleep_ms = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--hold-until") && i + 1 < argc)
+            hold_until = argv[++i];
         else if (!strcmp(argv[i], "--cpu"))
             cpu = 1;
         else {
-            fprintf(stderr, "usage: %s [--tasks N] [--mib M] [--cpu] [--sleep-ms T]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--tasks N] [--mib M] [--cpu] [--sleep-ms T] [--hold-until FILE]\n", argv[0]);
             return 2;
         }
     }

@@ -20,6 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "accounting_hook/core/energy_attribution.h"
 #include "apps/fft2d/fft2d_codelets.h"
 #include "apps/fft2d/fft2d_job.h"
 #include "apps/matmul/matmul_codelets.h"
@@ -31,12 +32,16 @@
 #include "sched_policies/pareto/core/pareto_planner.h"
 #include "sched_policies/pareto/core/profile_store.h"
 #include "tools/calibrate/calibrate_options.h"
-#include "tools/calibrate/energy_attribution.h"
 #include "tools/calibrate/profile_writer.h"
 
 namespace hetpu::calibrate {
 
 namespace {
+
+using accounting::attribute_repetition_energy;
+using accounting::DeviceReading;
+using accounting::ProcessorEnergy;
+using accounting::ProcessorRun;
 
 // Each eligible worker gets total / workers elements, once: the calibration's placement.
 std::unique_ptr<BlockPlanner> equal_share_planner(const std::vector<PlannerWorker> &workers, const BlockRules &rules)

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# `hetpu calibrate` (tools/calibrate/): pure cores (statistics, energy attribution, options,
-# CSV writer) and the StarPU glue driving the apps' codelets.
+# `hetpu calibrate` (tools/calibrate/): pure cores (statistics, options, CSV writer; the
+# energy attribution is the accounting core's) and the StarPU glue driving the apps' codelets.
 noinst_LTLIBRARIES += tools/libhetpu_calibrate_core.la
 tools_libhetpu_calibrate_core_la_SOURCES = \
 	tools/calibrate/sample_stats.cpp tools/calibrate/sample_stats.h \
-	tools/calibrate/energy_attribution.cpp tools/calibrate/energy_attribution.h \
 	tools/calibrate/calibrate_options.cpp tools/calibrate/calibrate_options.h \
 	tools/calibrate/profile_writer.cpp tools/calibrate/profile_writer.h
 tools_libhetpu_calibrate_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(GSL_CFLAGS)

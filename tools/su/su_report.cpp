@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "accounting_hook/core/job_json.h"
 #include "accounting_hook/core/ledger.h"
 #include "common/settings.h"
 #include "accounting_hook/core/run_charge.h"
@@ -17,66 +18,6 @@ namespace hetpu::su {
 namespace {
 
 using namespace hetpu::accounting;
-
-nlohmann::json job_json(const JobRecord &j)
-{
-    nlohmann::json w = nlohmann::json::array();
-    for (const WorkerTypeUsage &u : j.workers)
-        w.push_back({{"type", u.worker_type},
-                     {"workers", u.workers},
-                     {"tasks", u.tasks},
-                     {"busy_s", u.busy_s},
-                     {"energy_j", u.energy_j},
-                     {"energy_source", u.energy_source},
-                     {"model_energy_j", u.model_energy_j}});
-    nlohmann::json r = {{"id", j.id},
-                        {"recorded_at", j.recorded_at},
-                        {"user", j.user},
-                        {"host", j.host},
-                        {"app", j.app},
-                        {"policy", j.policy},
-                        {"partition", j.partition},
-                        {"fraction_source", j.fraction_source},
-                        {"slurm_job_id", j.slurm_job_id},
-                        {"nodes", j.nodes},
-                        {"fractions", {{"cores", j.fc}, {"gpus", j.fg}, {"memory", j.fm}}},
-                        {"rate", j.weight},
-                        {"wall_s", j.wall_s},
-                        {"su", j.su},
-                        {"energy_j", j.energy_j},
-                        {"energy_source", j.energy_source},
-                        {"workers", w}};
-    r["gco2e"] = j.gco2e ? nlohmann::json(*j.gco2e) : nlohmann::json(nullptr);
-    r["gpu_share"] = j.gpu_share;
-    r["fg_allocated"] = j.fg_allocated;
-    nlohmann::json d = nlohmann::json::array();
-    for (const DeviceShareUsage &u : j.devices)
-        d.push_back({{"device", u.device},
-                     {"peers", u.peers},
-                     {"attached_h", u.attached_h},
-                     {"used_share_h", u.used_share_h},
-                     {"share_h", u.share_h},
-                     {"fraction", u.fraction},
-                     {"device_energy_j", u.device_energy_j},
-                     {"energy_j", u.energy_j},
-                     {"energy_source", u.energy_source}});
-    r["devices"] = d;
-    return r;
-}
-
-// "  devices: opencl:0:0 0.5 of it, shared with 1" for a job that went through the arbiter.
-std::string devices_line(const JobRecord &j)
-{
-    std::string s;
-    for (const DeviceShareUsage &u : j.devices) {
-        char part[256];
-        std::snprintf(part, sizeof part, "%s%s x%.3g (%.4g share-h, %s%s)", s.empty() ? "" : "; ", u.device.c_str(),
-                      u.fraction, u.share_h, format_joules(u.energy_j).c_str(),
-                      u.peers > 0 ? (", shared with " + std::to_string(u.peers)).c_str() : ", alone");
-        s += part;
-    }
-    return s;
-}
 
 int device_report(const Ledger &ledger, const std::string &since, bool json, const std::string &path)
 {
@@ -161,14 +102,14 @@ int report_command(int argc, char **argv)
     for (const JobRecord &j : jobs) {
         total_su += j.su;
         if (json) {
-            std::printf("%s\n", job_json(j).dump().c_str());
+            std::printf("%s\n", job_to_json(j).dump().c_str());
             continue;
         }
         std::printf("%5lld %-20s %-10s %-14s %-8s %-10s %10.3f %12.6g  %s [%s]\n", j.id, j.recorded_at.c_str(),
                     j.user.c_str(), j.app.c_str(), j.policy.c_str(), j.partition.c_str(), j.wall_s, j.su,
                     format_joules(j.energy_j).c_str(), j.energy_source.c_str());
         if (!j.devices.empty())
-            std::printf("      GPU charged by %s: %s\n", j.gpu_share.c_str(), devices_line(j).c_str());
+            std::printf("      %s\n", shared_devices_line(j).c_str());
     }
     if (!json)
         std::printf("%zu job%s, %.6g SU (%s)\n", jobs.size(), jobs.size() == 1 ? "" : "s", total_su, path.c_str());

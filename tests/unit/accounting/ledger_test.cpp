@@ -135,6 +135,37 @@ TEST_F(LedgerTest, TotalsByUserPartitionAppAndSince)
     EXPECT_EQ(normalise_since("2026-11-21 10:05:07Z"), "2026-11-21T10:05:07Z");
 }
 
+TEST_F(LedgerTest, SinceFiltersOnWhenTheRunStartedNotWhenItEnded)
+{
+    Ledger l(path);
+    JobRecord before = job("bob", "long", 5);  // started 09:00, ended 11:00
+    before.recorded_at = "2026-11-21T11:00:00Z";
+    before.wall_s = 7200;
+    l.record(before);
+    JobRecord at = job("ada", "short", 1);  // started exactly at 10:00
+    at.recorded_at = "2026-11-21T10:30:00Z";
+    at.wall_s = 1800;
+    l.record(at);
+    JobRecord given = job("eve", "given", 2);  // a record with its own start
+    given.started_at = "2026-11-21T10:15:00Z";
+    given.recorded_at = "2026-11-21T12:00:00Z";
+    l.record(given);
+    const std::vector<JobRecord> jobs = l.jobs("2026-11-21T10:00");
+    ASSERT_EQ(jobs.size(), 2u);  // the 09:00 run ended after 10:00 but started before it
+    EXPECT_EQ(jobs[0].app, "short");
+    EXPECT_EQ(jobs[0].started_at, "2026-11-21T10:00:00Z");
+    EXPECT_EQ(jobs[1].started_at, "2026-11-21T10:15:00Z");
+    EXPECT_EQ(l.totals("user", "2026-11-21T10:00").size(), 2u);
+    EXPECT_EQ(l.jobs("2026-11-21T10:00:01").size(), 1u);
+    EXPECT_EQ(l.jobs("2026-11-21T09:00").size(), 3u);
+    // A run recorded now starts its wall time ago.
+    JobRecord now = job("ada", "now", 1);
+    now.wall_s = 3 * 86400;
+    l.record(now);
+    const std::string three_days_ago = l.jobs().back().started_at;
+    EXPECT_LT(three_days_ago, utc_now_iso().substr(0, 10));
+}
+
 TEST_F(LedgerTest, CorruptLedgerIsAClearError)
 {
     fs::create_directories(fs::path(path).parent_path());
@@ -277,7 +308,7 @@ JobRecord shared_job(const std::string &device, double su, double share_h, int p
     j.gpu_share = "use";
     j.fg_allocated = 0.5;
     j.fg = 0.25;
-    j.devices = {{device, peers, 1.0, 0.2, share_h, share_h, 3600, 1800 * share_h, "nvml"}};
+    j.devices = {{device, peers, 1.0, 0.2, share_h, share_h, 3600, 1800 * share_h, "nvml", std::nullopt, std::nullopt}};
     return j;
 }
 
@@ -303,7 +334,10 @@ TEST_F(LedgerTest, DeviceSharesRoundTripAndTotalByDevice)
     Ledger l(path);
     l.record(shared_job("opencl:0:0", 2.0, 0.5, 1));
     l.record(shared_job("opencl:0:0", 1.0, 0.25, 2));
-    l.record(shared_job("opencl:0:1", 4.0, 1.0, 0));
+    JobRecord split = shared_job("opencl:0:1", 4.0, 1.0, 0);
+    split.devices[0].device_from_j = 5000.5;  // split at the counter's readings
+    split.devices[0].device_to_j = 8600.5;
+    l.record(split);
     l.record(job("ada", "plain", 1.0));
     const std::vector<JobRecord> jobs = l.jobs();
     ASSERT_EQ(jobs.size(), 4u);
@@ -314,6 +348,10 @@ TEST_F(LedgerTest, DeviceSharesRoundTripAndTotalByDevice)
     EXPECT_EQ(jobs[0].devices[0].peers, 1);
     EXPECT_DOUBLE_EQ(jobs[0].devices[0].share_h, 0.5);
     EXPECT_EQ(jobs[0].devices[0].energy_source, "nvml");
+    EXPECT_FALSE(jobs[0].devices[0].device_from_j);
+    ASSERT_TRUE(jobs[2].devices[0].device_from_j && jobs[2].devices[0].device_to_j);
+    EXPECT_DOUBLE_EQ(*jobs[2].devices[0].device_from_j, 5000.5);
+    EXPECT_DOUBLE_EQ(*jobs[2].devices[0].device_to_j, 8600.5);
     EXPECT_TRUE(jobs[3].devices.empty());
     EXPECT_EQ(jobs[3].gpu_share, "allocation");
     const std::vector<DeviceTotals> t = l.device_totals();
@@ -349,12 +387,14 @@ TEST_F(LedgerTest, AVersionOneLedgerIsReadAsItIsAndMigratedByAWriter)
         EXPECT_EQ(writer.schema_version(), ledger_schema_version);
         writer.record(shared_job("cuda:0000:3b:00.0", 1.0, 0.5, 1));
     }
-    EXPECT_EQ(scalar(path, "PRAGMA user_version"), 2);
+    EXPECT_EQ(scalar(path, "PRAGMA user_version"), ledger_schema_version);
     const Ledger reader(path, true);
     const std::vector<JobRecord> jobs = reader.jobs();
     ASSERT_EQ(jobs.size(), 2u);
     EXPECT_EQ(jobs[0].app, "old");  // the old row survived the migration
     EXPECT_DOUBLE_EQ(jobs[0].su, 2.5);
+    EXPECT_EQ(jobs[0].started_at, "2026-10-31T23:59:50Z");  // its end less its 10 s
+    EXPECT_EQ(reader.jobs("2026-11-01").size(), 1u);        // the new one only
     ASSERT_EQ(jobs[1].devices.size(), 1u);
     EXPECT_EQ(reader.integrity_check(), "ok");
 }

@@ -149,6 +149,26 @@ TEST(RunCharge, SharedDeviceChargedByUseOrByAllocation)
     EXPECT_NE(s.find("shared with up to 2 other(s)"), std::string::npos) << s;
     EXPECT_NE(s.find("energy 300 J of 900 J [nvml]"), std::string::npos) << s;
     EXPECT_NE(s.find("idle time split by reservation"), std::string::npos) << s;
+    const std::string a = format_summary(alloc, in.partition, "recorded");
+    EXPECT_NE(a.find("GPU fraction charged: allocation 0.5 (the whole devices held; the shares below are not charged)"),
+              std::string::npos)
+        << a;
+}
+
+TEST(RunCharge, TheReportLineSaysWhatFractionWasCharged)
+{
+    RunInputs in = gpu_inputs();
+    in.charge_gpu_use = true;
+    const std::string use = shared_devices_line(charge_run(in));
+    EXPECT_EQ(use,
+              "GPU charged by use: fg 0.1667 (allocated 0.5): cuda:0000:3b:00.0 x0.333 (0.1667 share-h, 300 J, shared "
+              "with 2)");
+    in.charge_gpu_use = false;
+    // Charged fg 0.5 (one whole GPU of two): the device's x0.333 is its use, not the charge.
+    const std::string alloc = shared_devices_line(charge_run(in));
+    EXPECT_EQ(alloc,
+              "GPU charged by allocation: fg 0.5 (the whole devices held); not charged: cuda:0000:3b:00.0 x0.333 "
+              "(0.1667 share-h, 300 J, shared with 2)");
 }
 
 TEST(RunCharge, AloneOnItsDeviceTheUseIsTheAllocation)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // hetpu calibrate's pure cores: the stopping rule against hand-computed Student-t
-// intervals, energy attribution for the model and for a sensor, options, and the CSV
-// (read back by the profile reader).
+// intervals, options, and the CSV (read back by the profile reader).
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -14,7 +13,6 @@
 
 #include "sched_policies/pareto/core/profile_csv.h"
 #include "tools/calibrate/calibrate_options.h"
-#include "tools/calibrate/energy_attribution.h"
 #include "tools/calibrate/profile_writer.h"
 #include "tools/calibrate/sample_stats.h"
 #include "tests/unit/thrown_message.h"
@@ -67,37 +65,6 @@ TEST(SampleStats, StopsWhenAllPreciseAfterMinRepsOrAtMaxReps)
         steady.add(1.0);
     }
     EXPECT_TRUE(should_stop({&steady, &noisy}, rule));  // max_reps reached
-}
-
-TEST(EnergyAttribution, ModelChargesEachProcessorItsOwnBusyTime)
-{
-    const energy::PowerModel model = energy::PowerModel::from_tdp(100, 4, 200);  // core 25 W, idle 7.5 W
-    std::vector<ProcessorRun> runs = {
-        {energy::WorkerType::cpu, 2.0}, {energy::WorkerType::opencl, 1.0}, {energy::WorkerType::cuda, 0.5}};
-    std::vector<DeviceReading> readings = {{energy::Device::cpu, "model", false, 0, 0, 0},
-                                           {energy::Device::gpu, "model", false, 0, 0, 0}};
-    auto e = attribute_repetition_energy(runs, readings, 3.0, model, true);
-    EXPECT_DOUBLE_EQ(e[0].dynamic_j, 17.5 * 2.0);
-    EXPECT_DOUBLE_EQ(e[1].dynamic_j, 17.5 * 1.0);
-    EXPECT_DOUBLE_EQ(e[2].dynamic_j, 170.0 * 0.5);
-    EXPECT_EQ(e[0].source, "model");
-}
-
-TEST(EnergyAttribution, SensorDynamicEnergyIsSplitByBusyTime)
-{
-    const energy::PowerModel model = energy::PowerModel::from_tdp(100, 4, 200);
-    std::vector<ProcessorRun> runs = {
-        {energy::WorkerType::cpu, 3.0}, {energy::WorkerType::opencl, 1.0}, {energy::WorkerType::cuda, 1.0}};
-    // CPU package: 500 J over 4 s with 50 W idle -> 300 J dynamic, 3:1 between cpu and PoCL.
-    std::vector<DeviceReading> readings = {{energy::Device::cpu, "rapl", true, 1000, 1500, 50}};
-    auto e = attribute_repetition_energy(runs, readings, 4.0, model, true);
-    EXPECT_DOUBLE_EQ(e[0].dynamic_j, 225.0);
-    EXPECT_DOUBLE_EQ(e[1].dynamic_j, 75.0);
-    EXPECT_EQ(e[0].source, "rapl");
-    EXPECT_EQ(e[2].source, "none");  // no reading covers the GPU
-    // Idle-dominated noise never gives negative energy.
-    readings[0].joules_after = 1100;
-    EXPECT_EQ(attribute_repetition_energy(runs, readings, 4.0, model, true)[0].dynamic_j, 0.0);
 }
 
 TEST(CalibrateOptions, SizesRangesAndErrors)

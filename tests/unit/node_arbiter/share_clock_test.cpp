@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "tests/unit/node_arbiter/arbiter_test_util.h"
 #include "node_arbiter/share_clock.h"
@@ -98,4 +100,41 @@ TEST(ShareClock, TheLeavingProcessKeepsItsShareForTheAccountingHook)
     // A new session starts from nothing.
     auto again = NodeArbiter::open(name.str(), "mgb");
     EXPECT_FALSE(own_share().has_value());
+}
+
+TEST(ShareClock, EveryAdvanceReadsTheCounterAndTheSharersPartsAddUpToIt)
+{
+    Fixture f;
+    Ledger &l = *f.ledger;
+    double counter = 7000;  // joules; the test moves it as the device would
+    set_device_energy_reader([&counter](const char *key) -> std::optional<double> {
+        return std::string(key) == "test:0" ? std::optional<double>(counter) : std::nullopt;
+    });
+    ASSERT_EQ(ledger_attach_process(l, 301, "mgb"), 0);
+    ASSERT_EQ(ledger_attach_process(l, 302, "mgb"), 0);
+    share_clock_advance(*f.clock, l, 1 * kSec);
+    ASSERT_NE(place_on(l, "test:0", uint64_t(1) << 28, 301), 0u);  // 301 from 1 s
+    counter += 500;
+    share_clock_advance(*f.clock, l, 2 * kSec);  // the first reading of test:0: only a start
+    counter += 300;                              // 301 alone: all of it
+    share_clock_advance(*f.clock, l, 3 * kSec);
+    ASSERT_NE(place_on(l, "test:0", uint64_t(3) << 28, 302), 0u);  // 302 from 3 s, three times as much
+    counter += 1000;                                               // a power peak while both hold
+    share_clock_advance(*f.clock, l, 5 * kSec);
+    ledger_reclaim_dead(l, [](int32_t pid) { return pid != 302; });  // 302 killed, noticed at 5 s
+    counter += 100;
+    share_clock_advance(*f.clock, l, 6 * kSec);
+    set_device_energy_reader({});
+    counter += 9999;  // no reader: nothing is split
+    share_clock_advance(*f.clock, l, 7 * kSec);
+    const auto a = device_of(*f.clock, l, 301);
+    // 301: 300 alone, a quarter of 1000 (weights 0.25 / 0.75 by reservation), 100 alone.
+    EXPECT_NEAR(a.joules, 300 + 250 + 100, 1e-9);
+    EXPECT_EQ(a.segments, 3u);
+    EXPECT_DOUBLE_EQ(a.from_j, 7500);
+    EXPECT_DOUBLE_EQ(a.to_j, 8900);
+    // 302's 750 J was its own: killed, it leaves no row, and 301 is not charged it. All
+    // parts together make up the device's 1400 J from 301's first reading to its last.
+    EXPECT_FALSE(share_clock_snapshot(*f.clock, l, 302).has_value());
+    EXPECT_NEAR(a.joules + 750, a.to_j - a.from_j, 1e-9);
 }
