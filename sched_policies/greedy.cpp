@@ -6,7 +6,7 @@
 // the job's default) and go through the central queue like any other task: the first idle
 // worker that can run a block takes it. That also makes greedy a sound policy for
 // unmodified StarPU programs under the preload library.
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/central_queue.h"
 
 namespace {

@@ -23,10 +23,6 @@ SH_LOG_COMPILER = timeout 900
 check_PROGRAMS += tests/unit_tests tests/integration_tests tests/programs/plain_starpu
 
 tests_unit_tests_SOURCES = \
-	tests/unit/policy_catalog_test.cpp \
-	tests/unit/block_cursor_test.cpp tests/unit/node_shares_test.cpp \
-	tests/unit/block_dispatcher_test.cpp \
-	tests/unit/cluster_test.cpp \
 	tests/unit/matmul_options_test.cpp \
 	tests/unit/matmul_verify_test.cpp \
 	tests/unit/matmul_report_test.cpp \
@@ -59,7 +55,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/common/finite_number_test.cpp \
 	tests/unit/common/settings_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-# The app cores use runtime/core (finite_number, for the command lines), so they come first.
+# The app cores use runtime/libhetpu_core.la (finite_number, for the command lines), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 tests_integration_tests_SOURCES = \

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "common/settings.h"
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/hdss/core/hdss_planner.h"
 

@@ -3,7 +3,7 @@
 // Pareto front of (execution time, dynamic energy) computed by HEPOPTA from the
 // job's calibrated profiles; HETPU_TRADEOFF picks the point (pareto_policy.cpp). Ordinary
 // tasks are placed as under plb-hac (central_queue.h).
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/pareto/pareto_policy.h"
 

@@ -2,7 +2,7 @@
 // htpopta: like hepopta, with the front of (execution time, total energy = dynamic +
 // P_S x time) computed by HTPOPTA; P_S from HETPU_BASE_POWER or the profile's
 // base_power_w (pareto_policy.cpp).
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/pareto/pareto_policy.h"
 

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions. The policies (StarPU
 # glue) and their pure cores, the latter compiled into runtime/libhetpu_core.la.
-hetpu_policy_sources += \
+libhetpu_la_SOURCES += \
 	sched_policies/pareto/pareto_policy.cpp sched_policies/pareto/pareto_policy.h \
 	sched_policies/pareto/hepopta.cpp \
 	sched_policies/pareto/htpopta.cpp
-hetpu_core_sources += \
+runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/pareto/core/pareto_profiles.cpp sched_policies/pareto/core/pareto_profiles.h \
 	sched_policies/pareto/core/profile_table.cpp sched_policies/pareto/core/profile_table.h \
 	sched_policies/pareto/core/pareto_workspace.cpp sched_policies/pareto/core/pareto_workspace.h \

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/pareto/core/pareto_front.h"
 
 namespace hetpu {

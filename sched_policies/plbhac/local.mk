@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # PLB-HAC: the policy (StarPU glue) and its planner's pure core (no StarPU), the latter
-# compiled into runtime/libhetpu_core.la.
-hetpu_policy_sources += sched_policies/plbhac/plbhac.cpp
-hetpu_core_sources += \
+# compiled into runtime/libhetpu_core.la from here.
+libhetpu_la_SOURCES += sched_policies/plbhac/plbhac.cpp
+runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/plbhac/core/plbhac_time_curve.h \
 	sched_policies/plbhac/core/plbhac_makespan_nlp.cpp sched_policies/plbhac/core/plbhac_makespan_nlp.h \
 	sched_policies/plbhac/core/plbhac_equal_finish.cpp sched_policies/plbhac/core/plbhac_equal_finish.h \

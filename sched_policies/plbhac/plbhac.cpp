@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "common/settings.h"
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/plbhac/core/plbhac_codelet_start.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"

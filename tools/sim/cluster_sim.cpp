@@ -9,8 +9,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "runtime/core/block_dispatcher.h"
-#include "runtime/core/node_shares.h"
+#include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/mpi/core/node_shares.h"
 #include "tools/sim/simulated_unit.h"
 
 namespace hetpu::sim {

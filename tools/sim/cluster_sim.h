@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "tools/sim/cluster_scenario.h"
 
 namespace hetpu::sim {

@@ -8,7 +8,7 @@
 #include <queue>
 #include <random>
 
-#include "runtime/core/block_dispatcher.h"
+#include "runtime/divisible/core/block_dispatcher.h"
 #include "tools/sim/simulated_unit.h"
 
 namespace hetpu::sim {
