@@ -10,6 +10,10 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/divisible/core/block_dispatcher.cpp runtime/divisible/core/block_dispatcher.h \
 	runtime/mpi/core/cluster.cpp runtime/mpi/core/cluster.h \
 	runtime/mpi/core/node_shares.cpp runtime/mpi/core/node_shares.h \
+	runtime/mpi/core/owned_messages.h \
+	runtime/mpi/core/share_coordinator.cpp runtime/mpi/core/share_coordinator.h \
+	runtime/mpi/core/progress_reports.cpp runtime/mpi/core/progress_reports.h \
+	runtime/mpi/core/range_moves.cpp runtime/mpi/core/range_moves.h \
 	$(hetpu_common_sources)
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
@@ -29,12 +33,16 @@ libhetpu_la_SOURCES += \
 	runtime/divisible/block_run.cpp runtime/divisible/block_run.h \
 	runtime/divisible/codelet_estimate.cpp runtime/divisible/codelet_estimate.h \
 	runtime/divisible/local_run.cpp runtime/divisible/workers_paused.h
-# mpi/: scale-out; the central runner (mpi_run) and the per-node one (mpi_owned_run),
-# compiled in every build (empty without StarPU-MPI).
+# mpi/: scale-out; the central runner (mpi_run) and the per-node one (mpi_owned_run, with
+# its roles owned_*), compiled in every build (empty without StarPU-MPI).
 libhetpu_la_SOURCES += \
 	runtime/mpi/mpi.cpp runtime/mpi/mpi_state.h \
 	runtime/mpi/mpi_run.cpp runtime/mpi/mpi_run.h \
 	runtime/mpi/mpi_owned_run.cpp runtime/mpi/mpi_owned_run.h \
+	runtime/mpi/owned_context.h runtime/mpi/owned_rank.cpp runtime/mpi/owned_rank.h \
+	runtime/mpi/owned_lender.cpp runtime/mpi/owned_lender.h \
+	runtime/mpi/owned_borrower.cpp runtime/mpi/owned_borrower.h \
+	runtime/mpi/owned_coordinator.cpp runtime/mpi/owned_coordinator.h \
 	runtime/mpi/node_rates.cpp runtime/mpi/node_rates.h \
 	runtime/mpi/mpi_block_data.cpp runtime/mpi/mpi_block_data.h \
 	runtime/mpi/mpi_rank_report.cpp runtime/mpi/mpi_rank_report.h
@@ -78,7 +86,10 @@ tests_runtime_unit_tests_SOURCES = \
 	tests/unit/runtime/divisible/core/block_cursor_test.cpp \
 	tests/unit/runtime/divisible/core/block_dispatcher_test.cpp \
 	tests/unit/runtime/mpi/core/cluster_test.cpp \
-	tests/unit/runtime/mpi/core/node_shares_test.cpp
+	tests/unit/runtime/mpi/core/node_shares_test.cpp \
+	tests/unit/runtime/mpi/core/share_coordinator_test.cpp \
+	tests/unit/runtime/mpi/core/progress_reports_test.cpp \
+	tests/unit/runtime/mpi/core/range_moves_test.cpp
 tests_runtime_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_runtime_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/runtime_unit_tests
