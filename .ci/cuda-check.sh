@@ -5,7 +5,7 @@
 # series; this builds Debian's StarPU 1.4.10 source package (from sid, deb-src only) with
 # CUDA into a cache, then hetpu against it with warnings as errors, then the whole make check
 # (the tests that need a CUDA device skip). One StarPU build covers both the 1.4 API
-# (runtime/starpu_compat.h, STARPU_SCHED_LIB) and hetpu's CUDA paths.
+# (runtime/start/starpu_compat.h, STARPU_SCHED_LIB) and hetpu's CUDA paths.
 # Usage: .ci/cuda-check.sh TOP_SRCDIR JOBS [--starpu-only]
 #   --starpu-only  only the cached StarPU build; its prefix is the last line of the output
 #                  (bench/gpu_node.sh builds hetpu against it on a borrowed GPU machine).

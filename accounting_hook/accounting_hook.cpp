@@ -36,9 +36,9 @@
 #include "accounting_hook/shared_devices.h"
 #include "common/finite_number.h"
 #include "common/settings.h"
-#include "runtime/mpi_gather.h"
-#include "runtime/opencl_on_cpu.h"
-#include "runtime/run_observer.h"
+#include "runtime/mpi/mpi_gather.h"
+#include "runtime/start/opencl_on_cpu.h"
+#include "runtime/start/run_observer.h"
 #include "perfmodels/energy/energy_source.h"
 
 namespace hetpu::accounting {
@@ -458,7 +458,7 @@ void run_abandoned()
 
 namespace {
 
-// The runtime calls the hook through its run observer (runtime/run_observer.h).
+// The runtime calls the hook through its run observer (runtime/start/run_observer.h).
 const hetpu::RunObserver accounting_observer = {&hetpu::accounting::accounting_enabled, &hetpu::accounting::wrap_policy,
                                                 &hetpu::accounting::run_started, &hetpu::accounting::run_finished,
                                                 &hetpu::accounting::run_abandoned};

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The accounting hook: StarPU glue between hetpu's policy resolution (runtime/init.cpp, which
-// calls it as its RunObserver, runtime/run_observer.h) and the pure accounting core. Every StarPU run started through hetpu_init() or the preload
+// The accounting hook: StarPU glue between hetpu's policy resolution (runtime/start/init.cpp, which
+// calls it as its RunObserver, runtime/start/run_observer.h) and the pure accounting core. Every StarPU run started through hetpu_init() or the preload
 // library is charged: the resolved policy (hetpu's or a StarPU built-in) is copied with its
 // pre/post_exec_hook wrapped, per-worker busy time is counted in the hot path, and at
 // shutdown the run is charged, summarised on stderr and written to the ledger.

@@ -46,7 +46,7 @@ tests_accounting_accounting_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_accounting_accounting_unit_tests_LDADD = accounting_hook/libhetpu_accounting_core.la node_arbiter/libhetpu_node_arbiter_core.la runtime/libhetpu_core.la $(SQLITE_LIBS) $(GTEST_LIBS)
 TESTS += tests/accounting/accounting_unit_tests
 
-# StarPU glue, inside libhetpu (runtime/init.cpp wraps the resolved policy with it).
+# StarPU glue, inside libhetpu (runtime/start/init.cpp wraps the resolved policy with it).
 libhetpu_la_SOURCES += \
 	accounting_hook/accounting_hook.cpp accounting_hook/accounting_hook.h \
 	accounting_hook/local_node.cpp accounting_hook/local_node.h \

@@ -25,7 +25,7 @@ extern "C" {
 #include <unistd.h>
 #include <vector>
 
-#include "runtime/starpu_compat.h"
+#include "runtime/start/starpu_compat.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # perfmodels: the online time models (core/: curve fitting and selection, transfer model)
 # and the energy sources (energy/: RAPL, NVML, model), all in the pure core library.
-hetpu_core_sources += \
+runtime_libhetpu_core_la_SOURCES += \
 	perfmodels/core/curve_basis.cpp perfmodels/core/curve_basis.h \
 	perfmodels/core/curve_fit.cpp perfmodels/core/curve_fit.h \
 	perfmodels/core/curve_select.cpp perfmodels/core/curve_select.h \
@@ -9,7 +9,7 @@ hetpu_core_sources += \
 	perfmodels/core/observation_log.cpp perfmodels/core/observation_log.h \
 	perfmodels/core/online_model.cpp perfmodels/core/online_model.h \
 	perfmodels/core/transfer_model.cpp perfmodels/core/transfer_model.h
-hetpu_core_sources += \
+runtime_libhetpu_core_la_SOURCES += \
 	perfmodels/energy/energy_source.cpp perfmodels/energy/energy_source.h \
 	perfmodels/energy/counter_accumulator.cpp perfmodels/energy/counter_accumulator.h \
 	perfmodels/energy/periodic_sampler.cpp perfmodels/energy/periodic_sampler.h \

@@ -1,14 +1,19 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Pure C++ cores: never include starpu.h, unit-tested without StarPU.
+# The policy families (sched_policies/<family>/local.mk), perfmodels and common add their
+# own pure cores to this library.
 noinst_LTLIBRARIES += runtime/libhetpu_core.la
 runtime_libhetpu_core_la_SOURCES = \
-	runtime/core/policy_catalog.cpp runtime/core/policy_catalog.h \
-	runtime/core/block_cursor.cpp runtime/core/block_cursor.h \
-	runtime/core/block_planner.h runtime/core/planner_extensions.h \
-	runtime/core/block_dispatcher.cpp runtime/core/block_dispatcher.h \
-	runtime/core/cluster.cpp runtime/core/cluster.h \
-	runtime/core/node_shares.cpp runtime/core/node_shares.h \
-	$(hetpu_core_sources)
+	runtime/start/core/policy_catalog.cpp runtime/start/core/policy_catalog.h \
+	runtime/divisible/core/block_cursor.cpp runtime/divisible/core/block_cursor.h \
+	runtime/divisible/core/block_planner.h runtime/divisible/core/planner_extensions.h \
+	runtime/divisible/core/block_dispatcher.cpp runtime/divisible/core/block_dispatcher.h \
+	runtime/mpi/core/cluster.cpp runtime/mpi/core/cluster.h \
+	runtime/mpi/core/node_shares.cpp runtime/mpi/core/node_shares.h \
+	runtime/mpi/core/owned_messages.h \
+	runtime/mpi/core/share_coordinator.cpp runtime/mpi/core/share_coordinator.h \
+	runtime/mpi/core/progress_reports.cpp runtime/mpi/core/progress_reports.h \
+	runtime/mpi/core/range_moves.cpp runtime/mpi/core/range_moves.h
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
 runtime_libhetpu_core_la_LIBADD = common/libhetpu_common.la $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
@@ -16,17 +21,30 @@ runtime_libhetpu_core_la_LIBADD = common/libhetpu_common.la $(IPOPT_LIBS) $(GSL_
 # libhetpu: StarPU glue + policies. Shared only: policies register themselves from static
 # initializers, which a static archive would silently drop.
 lib_LTLIBRARIES += libhetpu.la
+# start/: hetpu_init(), the preload library's and STARPU_SCHED_LIB's entries, the policies.
 libhetpu_la_SOURCES = \
-	runtime/init.cpp runtime/starpu_start.h runtime/run_observer.h \
-	runtime/policy_registry.cpp runtime/policy_registry.h \
-	runtime/block_run.cpp runtime/block_run.h runtime/codelet_estimate.cpp runtime/codelet_estimate.h runtime/local_run.cpp runtime/mpi_run.cpp runtime/mpi_run.h \
-	runtime/mpi_owned_run.cpp runtime/mpi_owned_run.h runtime/node_rates.cpp runtime/node_rates.h runtime/mpi_block_data.cpp runtime/mpi_block_data.h \
-	runtime/mpi_rank_report.cpp runtime/mpi_rank_report.h \
-	runtime/workers_paused.h \
-	runtime/mpi.cpp runtime/mpi_state.h \
-	runtime/opencl_on_cpu.cpp runtime/opencl_on_cpu.h \
-	runtime/sched_lib_exports.cpp runtime/starpu_compat.h \
-	$(hetpu_policy_sources)
+	runtime/start/init.cpp runtime/start/starpu_start.h runtime/start/run_observer.h \
+	runtime/start/policy_registry.cpp runtime/start/policy_registry.h \
+	runtime/start/opencl_on_cpu.cpp runtime/start/opencl_on_cpu.h \
+	runtime/start/sched_lib_exports.cpp runtime/start/starpu_compat.h
+# divisible/: the single-process runner and what the multi-rank runners share with it.
+libhetpu_la_SOURCES += \
+	runtime/divisible/block_run.cpp runtime/divisible/block_run.h \
+	runtime/divisible/codelet_estimate.cpp runtime/divisible/codelet_estimate.h \
+	runtime/divisible/local_run.cpp runtime/divisible/workers_paused.h
+# mpi/: scale-out; the central runner (mpi_run) and the per-node one (mpi_owned_run, with
+# its roles owned_*), compiled in every build (empty without StarPU-MPI).
+libhetpu_la_SOURCES += \
+	runtime/mpi/mpi.cpp runtime/mpi/mpi_state.h \
+	runtime/mpi/mpi_run.cpp runtime/mpi/mpi_run.h \
+	runtime/mpi/mpi_owned_run.cpp runtime/mpi/mpi_owned_run.h \
+	runtime/mpi/owned_context.h runtime/mpi/owned_rank.cpp runtime/mpi/owned_rank.h \
+	runtime/mpi/owned_lender.cpp runtime/mpi/owned_lender.h \
+	runtime/mpi/owned_borrower.cpp runtime/mpi/owned_borrower.h \
+	runtime/mpi/owned_coordinator.cpp runtime/mpi/owned_coordinator.h \
+	runtime/mpi/node_rates.cpp runtime/mpi/node_rates.h \
+	runtime/mpi/mpi_block_data.cpp runtime/mpi/mpi_block_data.h \
+	runtime/mpi/mpi_rank_report.cpp runtime/mpi/mpi_rank_report.h
 libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 # MPI comes first: Ipopt's sequential MUMPS exports stub MPI_Init/MPI_Comm_rank/MPI_Finalize,
 # and whichever library comes first in the loader's search order wins; MPI must.
@@ -46,7 +64,7 @@ hetpuinclude_HEADERS = include/hetpu/hetpu.h include/hetpu/divisible.h include/h
 
 # LD_PRELOAD=libhetpu-preload.so puts unmodified StarPU programs under hetpu policies.
 lib_LTLIBRARIES += libhetpu-preload.la
-libhetpu_preload_la_SOURCES = runtime/preload.cpp
+libhetpu_preload_la_SOURCES = runtime/start/preload.cpp
 libhetpu_preload_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 libhetpu_preload_la_LIBADD = libhetpu.la $(STARPU_LIBS) $(LIBS)
 libhetpu_preload_la_LDFLAGS = -module -avoid-version -no-undefined
@@ -58,4 +76,19 @@ endif
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = hetpu.pc
 EXTRA_DIST += hetpu.pc.in
-noinst_HEADERS += runtime/mpi_gather.h
+noinst_HEADERS += runtime/mpi/mpi_gather.h
+
+# The runtime's pure cores, without StarPU or MPI (tests/unit/runtime/ mirrors runtime/).
+check_PROGRAMS += tests/runtime_unit_tests
+tests_runtime_unit_tests_SOURCES = \
+	tests/unit/runtime/start/core/policy_catalog_test.cpp \
+	tests/unit/runtime/divisible/core/block_cursor_test.cpp \
+	tests/unit/runtime/divisible/core/block_dispatcher_test.cpp \
+	tests/unit/runtime/mpi/core/cluster_test.cpp \
+	tests/unit/runtime/mpi/core/node_shares_test.cpp \
+	tests/unit/runtime/mpi/core/share_coordinator_test.cpp \
+	tests/unit/runtime/mpi/core/progress_reports_test.cpp \
+	tests/unit/runtime/mpi/core/range_moves_test.cpp
+tests_runtime_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
+tests_runtime_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
+TESTS += tests/runtime_unit_tests

@@ -7,7 +7,7 @@
 // make greedy a sound policy for unmodified StarPU programs under the preload library.
 #include <deque>
 
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/central_queue.h"
 #include "sched_policies/node_planner.h"
 #include "sched_policies/planner_catalog.h"

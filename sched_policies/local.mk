@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Each family (plbhac/, hdss/, pareto/, mgb/) has its own folder and local.mk; what they
-# share is here. The load-balancing policies are listed once, in planner_catalog.cpp, and
-# load_balancing.cpp registers each with StarPU; mgb's register themselves.
-hetpu_policy_sources = \
+# Each family (plbhac/, hdss/, pareto/, mgb/) has its own folder and local.mk, which adds its
+# StarPU glue to libhetpu.la and its pure core (no StarPU) to runtime/libhetpu_core.la; what
+# they share is here. The load-balancing policies are listed once, in planner_catalog.cpp,
+# and load_balancing.cpp registers each with StarPU; mgb's register themselves.
+libhetpu_la_SOURCES += \
 	sched_policies/central_queue.cpp sched_policies/central_queue.h \
 	sched_policies/load_balancing.cpp
-# Pure cores of the policies (no StarPU), compiled into runtime/libhetpu_core.la.
-hetpu_core_sources = \
+runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/planner_catalog.cpp sched_policies/planner_catalog.h \
 	sched_policies/node_planner.cpp sched_policies/node_planner.h
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "common/settings.h"
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 
 namespace hetpu {
 

@@ -23,10 +23,6 @@ SH_LOG_COMPILER = timeout 900
 check_PROGRAMS += tests/unit_tests tests/integration_tests tests/programs/plain_starpu
 
 tests_unit_tests_SOURCES = \
-	tests/unit/policy_catalog_test.cpp \
-	tests/unit/block_cursor_test.cpp tests/unit/node_shares_test.cpp \
-	tests/unit/block_dispatcher_test.cpp \
-	tests/unit/cluster_test.cpp \
 	tests/unit/sim_test.cpp tests/unit/cluster_sim_test.cpp \
 	tests/unit/plbhac/plbhac_solve_test.cpp \
 	tests/unit/plbhac/plbhac_equal_finish_test.cpp \
@@ -47,7 +43,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/plbhac/plbhac_sim_test.cpp \
 	tests/unit/hdss/hdss_planner_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
-# The app cores use runtime/core (finite_number, for the command lines), so they come first.
+# The app cores use runtime/libhetpu_core.la (finite_number, for the command lines), so they come first.
 tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.la runtime/libhetpu_core.la $(GTEST_LIBS)
 
 tests_integration_tests_SOURCES = \

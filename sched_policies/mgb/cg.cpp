@@ -3,7 +3,7 @@
 // at most HETPU_CG_RATIO (default 2) at a time on each, blind to memory: co-located tasks
 // may together exceed a device (the paper's crashes; under StarPU, eviction stalls). Like
 // every hetpu policy it still never sends a task to a device that could not hold it alone.
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/mgb/mgb_scheduler.h"
 
 namespace {

@@ -3,7 +3,7 @@
 // with the erratum in docs/design.md, "MGB Algorithm 3 least-loaded GPU (erratum)"): memory is a hard constraint, compute a soft one; an
 // accelerator task goes to the memory-feasible device with the fewest warps in use. The
 // paper's choice for throughput (1.21x Alg. 2 on its 4xV100 mixes).
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/mgb/mgb_scheduler.h"
 
 namespace {

@@ -2,7 +2,7 @@
 // mgb-exact: MGB's Alg. 2: emulates the hardware's round-robin placement of thread blocks on
 // SMs; memory and compute are both hard constraints, so co-located kernels never
 // oversubscribe a device (least kernel slowdown), at the price of tasks waiting longer.
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/mgb/mgb_scheduler.h"
 
 namespace {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // sa: single assignment, the MGB paper's memory-safe baseline: a device runs one
 // accelerator task at a time and the first idle device takes the next one.
-#include "runtime/policy_registry.h"
+#include "runtime/start/policy_registry.h"
 #include "sched_policies/mgb/mgb_scheduler.h"
 
 namespace {

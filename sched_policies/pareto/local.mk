@@ -2,7 +2,7 @@
 # HEPOPTA / HTPOPTA / HPOPTA: exact time/energy Pareto distributions. Their pure cores,
 # compiled into runtime/libhetpu_core.la; hepopta and htpopta are registered in
 # sched_policies/planner_catalog.cpp.
-hetpu_core_sources += \
+runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/pareto/core/pareto_profiles.cpp sched_policies/pareto/core/pareto_profiles.h \
 	sched_policies/pareto/core/profile_table.cpp sched_policies/pareto/core/profile_table.h \
 	sched_policies/pareto/core/pareto_workspace.cpp sched_policies/pareto/core/pareto_workspace.h \

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # PLB-HAC: its planner's pure core (no StarPU), compiled into runtime/libhetpu_core.la and
 # registered in sched_policies/planner_catalog.cpp.
-hetpu_core_sources += \
+runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/plbhac/core/plbhac_time_curve.h \
 	sched_policies/plbhac/core/plbhac_makespan_nlp.cpp sched_policies/plbhac/core/plbhac_makespan_nlp.h \
 	sched_policies/plbhac/core/plbhac_equal_finish.cpp sched_policies/plbhac/core/plbhac_equal_finish.h \

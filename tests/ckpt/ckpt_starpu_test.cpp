@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-#include "runtime/starpu_compat.h"
+#include "runtime/start/starpu_compat.h"
 #include "tests/integration/add_one_codelet.h"
 
 namespace {
@@ -122,7 +122,7 @@ TEST_F(CkptStarpu, DiskTierIsAnOutOfCoreMemoryNode)
     ASSERT_GE(node, 0) << "starpu_disk_register: " << node;
     EXPECT_EQ(hetpu_ckpt_register_disk_node((dir + "/missing").c_str(), 64 << 20), -ENOENT);
     // The bus model: StarPU 1.3 takes the tier's measured bandwidth, 1.4 gives a third-party
-    // disk backend no way to record one (runtime/starpu_compat.h), so it predicts none.
+    // disk backend no way to record one (runtime/start/starpu_compat.h), so it predicts none.
     const double bandwidth = starpu_transfer_bandwidth(static_cast<unsigned>(node), STARPU_MAIN_RAM);
     if (HETPU_STARPU_RECORDS_DISK_BANDWIDTH)
         EXPECT_GT(bandwidth, 0.0) << "StarPU 1.3 should hold the disk tier's measured bandwidth";

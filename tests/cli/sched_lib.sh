@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # StarPU 1.4's own route to a hetpu policy: STARPU_SCHED_LIB=libhetpu.so STARPU_SCHED=<name>
 # makes StarPU dlopen libhetpu and ask its starpu_get_sched_lib_policy() for the name
-# (runtime/sched_lib_exports.cpp). No hetpu_init(), no preload library: the unmodified
+# (runtime/start/sched_lib_exports.cpp). No hetpu_init(), no preload library: the unmodified
 # program (linked against StarPU only) prints the policy StarPU runs, so a silent fallback
 # to StarPU's default policy fails the test. StarPU 1.3 has no STARPU_SCHED_LIB: skipped.
 . "$(dirname "$0")/node_env.sh"

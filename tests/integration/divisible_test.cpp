@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/core/planner_extensions.h"
-#include "runtime/policy_registry.h"
+#include "runtime/divisible/core/planner_extensions.h"
+#include "runtime/start/policy_registry.h"
 #include "tests/integration/add_one_codelet.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/starpu_compat.h"
+#include "runtime/start/starpu_compat.h"
 #include "tests/integration/add_one_codelet.h"
 
 namespace {

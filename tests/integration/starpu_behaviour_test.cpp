@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/starpu_compat.h"
+#include "runtime/start/starpu_compat.h"
 
 namespace {
 
@@ -86,7 +86,7 @@ TEST(StarpuBehaviour, GlobalDeviceMemoryLimitWinsOverPerDevice)
     starpu_shutdown();
 }
 
-// WorkersPausedForSubmission (runtime/workers_paused.h): a paused worker starts no new task
+// WorkersPausedForSubmission (runtime/divisible/workers_paused.h): a paused worker starts no new task
 // until starpu_resume, so blocks submitted while paused start together.
 TEST(StarpuBehaviour, PausedWorkersStartNoTaskUntilResumed)
 {
@@ -112,7 +112,7 @@ TEST(StarpuBehaviour, PausedWorkersStartNoTaskUntilResumed)
     starpu_shutdown();
 }
 
-// hetpu_init resolves STARPU_SCHED itself and hides it from StarPU (runtime/init.cpp),
+// hetpu_init resolves STARPU_SCHED itself and hides it from StarPU (runtime/start/init.cpp),
 // because a name StarPU knows beats conf.sched_policy, and an unknown one falls back to it.
 // The running context holds a copy of the policy: hetpu reads its name, never its address.
 TEST(StarpuBehaviour, PolicySelectionByConfAndEnvironment)

@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "runtime/core/planner_extensions.h"
+#include "runtime/divisible/core/planner_extensions.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/scenario.h"
 #include "tools/sim/simulated_unit.h"

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/core/block_dispatcher.h"
+#include "runtime/divisible/core/block_dispatcher.h"
 #include "tools/sim/cluster_scenario.h"
 #include "tools/sim/simulated_unit.h"
 

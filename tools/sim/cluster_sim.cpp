@@ -9,8 +9,8 @@
 #include <random>
 #include <stdexcept>
 
-#include "runtime/core/block_dispatcher.h"
-#include "runtime/core/node_shares.h"
+#include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/mpi/core/node_shares.h"
 #include "tools/sim/cluster_parts.h"
 #include "tools/sim/simulated_unit.h"
 
@@ -343,7 +343,7 @@ private:
         Event e;
         e.block.offset = d.dispatcher->remaining();
         e.block.count = work_left(d.handed - e.block.offset, d.done, d.rate(), t);
-        e.done.exec_s = d.rate();  // as the runner reports it (runtime/mpi_owned_run.cpp)
+        e.done.exec_s = d.rate();  // as the runner reports it (runtime/mpi/mpi_owned_run.cpp)
         e.done.transfer_s = static_cast<double>(d.done);
         e.move = idle(d) ? 1 : 0;
         push(t + links_[static_cast<size_t>(node)].spec.latency_s + rank0_.spec.latency_s, Kind::Decide, node, e);

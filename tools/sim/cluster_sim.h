@@ -4,11 +4,11 @@
 // so data that crosses them queue behind each other.
 //
 //   - central: one planner over every PU of every node (the relay runner,
-//     runtime/mpi_run.cpp): a block for a PU off node 0 has its inputs sent from rank 0
+//     runtime/mpi/mpi_run.cpp): a block for a PU off node 0 has its inputs sent from rank 0
 //     (rank 0's link, then the node's) and its results sent back the same way.
 //   - per-node: a planner per node over its own PUs and its own share
-//     (runtime/mpi_owned_run.cpp); the coordinator hears node-level progress reports and
-//     moves unstarted tails between nodes (runtime/core/node_shares.h), their data over
+//     (runtime/mpi/mpi_owned_run.cpp); the coordinator hears node-level progress reports and
+//     moves unstarted tails between nodes (runtime/mpi/core/node_shares.h), their data over
 //     the two nodes' links only. A failed node's work (its whole share: its results die
 //     with it) is re-shared among the live nodes, which read its inputs again (charged as
 //     the data crossing their own link).
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "tools/sim/cluster_scenario.h"
 
 namespace hetpu::sim {

@@ -8,7 +8,7 @@
 #include <queue>
 #include <random>
 
-#include "runtime/core/block_dispatcher.h"
+#include "runtime/divisible/core/block_dispatcher.h"
 #include "tools/sim/simulated_unit.h"
 
 namespace hetpu::sim {
@@ -105,7 +105,7 @@ public:
                 continue;
             }
             // The rest of a completion's planning runs under one lock (the StarPU glue's
-            // run mutex, runtime/block_run.cpp): a completion that comes while the
+            // run mutex, runtime/divisible/block_run.cpp): a completion that comes while the
             // planner is busy with another waits for it, and the unit with it.
             std::vector<Assignment> next;
             const double callback = std::max(e.at, planner_free_);

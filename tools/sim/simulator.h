@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "tools/sim/optimum.h"
 #include "tools/sim/scenario.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 
 namespace hetpu::sim {
 

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/planner_catalog.h"
 
 namespace hetpu {

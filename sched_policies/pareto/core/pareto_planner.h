@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/pareto/core/front_cache.h"
 #include "sched_policies/pareto/core/pareto_front.h"
 #include "sched_policies/pareto/core/profile_csv.h"

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/plbhac/core/plbhac_warm_start.h"
 
 namespace hetpu {

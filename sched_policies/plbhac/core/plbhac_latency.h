@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "runtime/core/block_planner.h"
-#include "runtime/core/planner_extensions.h"
+#include "runtime/divisible/core/block_planner.h"
+#include "runtime/divisible/core/planner_extensions.h"
 
 namespace hetpu {
 

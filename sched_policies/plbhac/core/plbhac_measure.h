@@ -12,7 +12,7 @@
 
 #include "perfmodels/core/online_model.h"
 #include "perfmodels/core/transfer_model.h"
-#include "runtime/core/planner_extensions.h"
+#include "runtime/divisible/core/planner_extensions.h"
 #include "sched_policies/plbhac/core/plbhac_state.h"
 #include "sched_policies/plbhac/core/plbhac_trace.h"
 

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 
 namespace hetpu {

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
-#include "runtime/core/planner_extensions.h"
+#include "runtime/divisible/core/block_planner.h"
+#include "runtime/divisible/core/planner_extensions.h"
 #include "sched_policies/planner_catalog.h"
 #include "sched_policies/plbhac/core/plbhac_latency.h"
 #include "sched_policies/plbhac/core/plbhac_options.h"

@@ -13,7 +13,7 @@
 
 #include "perfmodels/core/online_model.h"
 #include "perfmodels/core/transfer_model.h"
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/plbhac/core/plbhac_latency.h"
 
 namespace hetpu {

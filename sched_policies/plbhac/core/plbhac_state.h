@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/core/block_planner.h"
+#include "runtime/divisible/core/block_planner.h"
 #include "sched_policies/plbhac/core/plbhac_options.h"
 #include "sched_policies/plbhac/core/plbhac_pu.h"
 #include "sched_policies/plbhac/core/plbhac_straggle.h"

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "runtime/core/block_dispatcher.h"
+#include "runtime/divisible/core/block_dispatcher.h"
 #include "sched_policies/pareto/core/pareto_planner.h"
 #include "tests/unit/thrown_message.h"
 

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What the single-process and the multi-rank divisible runners share (runtime/divisible/local_run.cpp,
+// runtime/mpi/mpi_run.cpp): the run's state, block submission and completion, the job's
+// planner, the start of a run and its report. StarPU glue only: every decision lives in
+// runtime/divisible/core/block_dispatcher.cpp and the planners.
+#pragma once
+
+#include <hetpu/divisible.h>
+#include <starpu.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/mpi/core/cluster.h"
+
+namespace hetpu {
+
+class WorkersPausedForSubmission;
+
+struct WorkerTotals {
+    unsigned blocks = 0;
+    uint64_t elements = 0;
+    double busy_s = 0;
+    double transfer_s = 0;
+    double last_rate = 0;  // elements per second of its last block (execution + transfer)
+};
+
+struct Run {
+    const hetpu_divisible_job *job = nullptr;
+    double t0_us = 0;  // starpu_timing_now() at the first submission
+    std::unique_ptr<BlockPlanner> planner;
+    std::unique_ptr<BlockDispatcher> dispatcher;
+
+    std::mutex mutex;  // guards everything below
+    std::condition_variable changed;
+    int error = 0;
+    unsigned busy_callbacks = 0;
+    unsigned pending_writebacks = 0;
+    unsigned blocks_done = 0;
+    uint64_t elements_done = 0;
+    std::vector<WorkerTotals> totals = std::vector<WorkerTotals>(STARPU_NMAXWORKERS);
+
+    // Multi-rank runs only (empty/unused in a single process). Assignments then carry
+    // global PU ids (indices into pus); totals are indexed by global PU id too.
+    std::vector<ClusterPu> pus;
+    std::vector<int> global_of_local;  // this rank's worker id -> global PU id
+    bool planner_places = true;        // false: PerPuPlanner, the rank's policy places blocks
+    std::vector<Assignment> outbox;    // blocks for other ranks, sent by the main thread
+    std::vector<uint64_t> arrived;     // remote blocks whose results are home (by seq)
+    // Per-node multi-rank runs: blocks whose results are back in main memory, for the
+    // runner to send borrowed ranges' results to their owners (filled only when set).
+    bool track_homes = false;
+    std::vector<Block> homes;
+};
+
+double seconds_between(const struct timespec &a, const struct timespec &b);
+
+// Records the first error, abandons the block and stops the dispatcher (no more blocks).
+void fail(Run &run, const Assignment &a, int error);
+
+// Warns once per process when StarPU's submission caps could abort a completion callback.
+void warn_of_submission_throttle(const char *label);
+
+// starpu_task_destroy() refuses tasks marked for automatic destruction, which
+// starpu_task_create() tasks are; one that was never submitted must be freed by hand.
+void discard_unsubmitted(struct starpu_task *task);
+
+// Builds and submits the tasks of `assignments` (blocks of other ranks go to run.outbox).
+// Called without run.mutex held: submission enters the policy's push_task. `paused`: the
+// workers held off while a job's first blocks are submitted (nullptr: none held).
+void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPausedForSubmission *paused = nullptr);
+
+// Workers able to run the job's codelet (all workers when the job names none).
+std::vector<PlannerWorker> eligible_workers(const hetpu_divisible_job &job);
+
+// The job's planner: the policy's own (plb-hac, hdss, ...), else fixed blocks of
+// HETPU_BLOCK or the job's default size. `workers` are the PUs the planner sees.
+int make_job_planner(const hetpu_divisible_job &job, const std::vector<PlannerWorker> &workers, const BlockRules &rules,
+                     const char *label, std::unique_ptr<BlockPlanner> &planner, uint64_t &fixed_block);
+
+// The start both runners share, once run.planner and run.dispatcher are set: profiling on
+// (block timings come from it), the clock started, the dispatcher's first blocks submitted
+// with the workers held off until all are queued. Returns the start (starpu_timing_now()).
+double start_run(Run &run);
+
+// Waits until every block has finished and every result is back in place.
+void wait_until_done(Run &run);
+
+void fill_report_header(hetpu_divisible_report &report, const Run &run, double makespan_s, uint64_t fixed_block,
+                        int ranks);
+
+// The run's status at its end: its first error, or -EIO (said) when the planner's blocks
+// did not cover the job.
+int run_status(const Run &run, const BlockRules &rules, const char *label);
+
+}  // namespace hetpu

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The bookkeeping of a divisible run: which blocks to submit now, and to which worker,
+// so that every element is processed exactly once and every worker always has a block
+// queued behind the one it is running. Pure C++; the StarPU glue turns the returned
+// assignments into tasks and reports completions back. Not thread-safe: the glue
+// serializes calls.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/divisible/core/block_cursor.h"
+#include "runtime/divisible/core/block_planner.h"
+#include "runtime/divisible/core/planner_extensions.h"
+
+namespace hetpu {
+
+struct Assignment {
+    uint64_t offset = 0;
+    uint64_t count = 0;
+    int worker = -1;  // -1: let the StarPU policy place it
+};
+
+class BlockDispatcher {
+public:
+    // Blocks kept in flight per worker: one running, one queued behind it.
+    static constexpr unsigned kDepth = 2;
+
+    BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids);
+    // Only the range `share` of the job (a rank's share on a multi-rank run).
+    BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids, Block share);
+
+    // The first wave of blocks.
+    std::vector<Assignment> start();
+
+    // A block finished on done.worker; returns the blocks to submit in its place.
+    // `refit`: what prepare_refit() gave for it, run since (may be null).
+    std::vector<Assignment> complete(const BlockDone &done, PuRefit *refit = nullptr);
+
+    // The planner's prepare_refit() for a finished block, before complete() (see
+    // PlannerExtensions::prepare_refit); null when the planner has none.
+    std::unique_ptr<PuRefit> prepare_refit(const BlockDone &done);
+
+    // A block could not be submitted: forget it so finished() can become true. Its
+    // elements are not processed; the run is reported as failed by the glue.
+    void abandon(const Assignment &a);
+
+    bool finished() const { return in_flight_ == 0 && (cursor_.exhausted() || stopped_); }
+    // Stop generating blocks (after an error); blocks in flight still complete.
+    void stop() { stopped_ = true; }
+
+    // Re-sharing across ranks: a range of another rank's share to run here first (returns
+    // the blocks to submit now, as start() does), and the unstarted tail of what is left
+    // here handed to another rank (BlockCursor::take_tail; count 0: nothing left).
+    std::vector<Assignment> add_range(uint64_t offset, uint64_t count);
+    Block take_tail(uint64_t wanted) { return cursor_.take_tail(wanted); }
+    Block back() const { return cursor_.back(); }
+    void put_back(const Block &b) { cursor_.add_back(b.offset, b.count); }
+
+    uint64_t remaining() const { return cursor_.remaining(); }
+    const BlockRules &rules() const { return cursor_.rules(); }
+    unsigned in_flight() const { return in_flight_; }
+    // True when a planner declined every worker and the remainder was forced onto one.
+    bool forced_remainder() const { return forced_; }
+
+private:
+    void refill_pool(std::vector<Assignment> &out);
+    void refill_worker(int worker, std::vector<Assignment> &out);
+    void ensure_progress(int worker, std::vector<Assignment> &out);
+    bool emit(uint64_t wanted, int worker, std::vector<Assignment> &out);
+
+    BlockCursor cursor_;
+    BlockPlanner &planner_;
+    std::vector<int> workers_;
+    std::unordered_map<int, unsigned> worker_in_flight_;  // looked up for every worker at every completion
+    unsigned in_flight_ = 0;
+    bool stopped_ = false;
+    bool forced_ = false;
+};
+
+}  // namespace hetpu
