@@ -39,6 +39,7 @@ TESTS += tests/ckpt_unit_tests
 noinst_LTLIBRARIES += ckpt_backend/libhetpu_ckpt_engine.la
 ckpt_backend_libhetpu_ckpt_engine_la_SOURCES = \
 	ckpt_backend/engine/config.cpp ckpt_backend/engine/config.h \
+	ckpt_backend/engine/disk_tier.cpp ckpt_backend/engine/disk_tier.h \
 	ckpt_backend/engine/engine.cpp ckpt_backend/engine/engine.h \
 	ckpt_backend/engine/engine_tiers.cpp ckpt_backend/engine/engine_restore.cpp \
 	ckpt_backend/engine/engine_device.cpp ckpt_backend/engine/engine_device_restore.cpp \
@@ -70,6 +71,7 @@ hetpuinclude_HEADERS += include/hetpu/ckpt.h
 check_PROGRAMS += tests/ckpt_engine_tests
 tests_ckpt_engine_tests_SOURCES = \
 	tests/unit/ckpt/config_test.cpp \
+	tests/unit/ckpt/disk_tier_test.cpp \
 	tests/unit/ckpt/engine_test.cpp \
 	tests/unit/ckpt/engine_device_test.cpp
 tests_ckpt_engine_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) -pthread

@@ -25,76 +25,6 @@ namespace {
 
 constexpr std::size_t kArenaAlignment = 4096;
 
-void check_dir(const std::string &dir, const char *what)
-{
-    struct stat st;
-    if (::stat(dir.c_str(), &st) != 0) {
-        int err = errno;
-        throw Error(-err, std::string(what) + " directory '" + dir + "': " + std::strerror(err) +
-                              " (create it or fix the path in the config)");
-    }
-    if (!S_ISDIR(st.st_mode))
-        throw Error(-ENOTDIR, std::string(what) + " path '" + dir + "' is not a directory");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-        int err = errno;
-        throw Error(-err, std::string(what) + " directory '" + dir + "' is not writable: " + std::strerror(err));
-    }
-}
-
-// Temporary files of a writer that died (the pid in their name is gone) are garbage: the
-// rename that would have published them never happened.
-void sweep_dead_temporaries(const std::string &dir)
-{
-    DIR *d = ::opendir(dir.c_str());
-    if (!d)
-        return;
-    while (struct dirent *e = ::readdir(d)) {
-        const std::string f = e->d_name;
-        const std::size_t at = f.rfind(".tmp.");
-        if (f.empty() || f[0] != '.' || at == std::string::npos)
-            continue;
-        const long pid = std::strtol(f.c_str() + at + 5, nullptr, 10);
-        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
-            ::unlinkat(::dirfd(d), f.c_str(), 0);
-    }
-    ::closedir(d);
-}
-
-// One run per checkpoint directory: a second process sweeping, renaming and pruning the
-// same versions corrupted the first one's (seen: "cannot rename into place"). An flock on a
-// file inside the directory is held for the engine's life; the kernel drops it when the
-// process dies, so a crash never leaves the directory locked. The file holds the holder's
-// PID for the refusal message.
-int lock_directory(const std::string &dir)
-{
-    const std::string path = dir + "/.hetpu-ckpt.lock";
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        const int err = errno;
-        throw Error(-err, "cannot create the lock file '" + path + "': " + std::strerror(err));
-    }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        const int err = errno;
-        char buf[32] = {};
-        const ssize_t n = err == EWOULDBLOCK ? ::pread(fd, buf, sizeof buf - 1, 0) : 0;
-        ::close(fd);
-        if (err != EWOULDBLOCK)
-            throw Error(-err, "cannot lock '" + path + "': " + std::strerror(err));
-        const long pid = n > 0 ? std::strtol(buf, nullptr, 10) : 0;
-        // A PID is missing only in the instant between the holder's lock and its write.
-        throw Error(-EBUSY, "checkpoint directory '" + dir + "' is in use by " +
-                                (pid > 0 ? "process " + std::to_string(pid) : std::string("another process")) +
-                                " (it holds " + path +
-                                "): give each run its own directory, or wait for that run to end");
-    }
-    const std::string pid = std::to_string(::getpid()) + "\n";
-    // Best effort: the lock protects the directory whether or not the PID lands.
-    const bool pid_written =
-        ::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) == static_cast<ssize_t>(pid.size());
-    (void)pid_written;
-    return fd;
-}
-
 // Flush and touch threads run at a lower priority than the application: when the
 // application thread wakes up to copy a checkpoint in, it preempts a flush instead of
 // waiting for the flush's time slice (measured: 3-6 ms tails on a loaded 2-core node
@@ -107,11 +37,17 @@ Engine::Engine(const EngineConfig &config) : config_(config)
     // Concurrency control (seed, HiPC'22, applied to flushes): a flush steps aside between
     // 256 KiB chunks while the application is copying a checkpoint in, so the copy that blocks
     // the application gets the memory bandwidth.
-    local_opts_.between_chunks = [this] { step_aside_for_captures(); };
-    local_opts_.drop_page_cache = config.drop_page_cache;
-    local_opts_.simulated_capacity = config.local_capacity;
-    remote_opts_.drop_page_cache = config.drop_page_cache;
-    remote_opts_.simulated_capacity = config.remote_capacity;
+    WriteOptions local;
+    local.between_chunks = [this] { step_aside_for_captures(); };
+    local.drop_page_cache = config.drop_page_cache;
+    local.simulated_capacity = config.local_capacity;
+    disks_.push_back(std::make_unique<DiskTier>("local tier", config.local_dir, local, 0));
+    if (!config.remote_dir.empty()) {
+        WriteOptions remote;
+        remote.drop_page_cache = config.drop_page_cache;
+        remote.simulated_capacity = config.remote_capacity;
+        disks_.push_back(std::make_unique<DiskTier>("remote tier", config.remote_dir, remote, config.remote_bandwidth));
+    }
 }
 
 std::unique_ptr<Engine> Engine::create(const EngineConfig &config, std::unique_ptr<DeviceMemory> devices)
@@ -125,14 +61,8 @@ std::unique_ptr<Engine> Engine::create(const EngineConfig &config, std::unique_p
 
 void Engine::start()
 {
-    check_dir(config_.local_dir, "local tier");
-    if (!config_.remote_dir.empty())
-        check_dir(config_.remote_dir, "remote tier");
-    // Before the sweep: another live run's temporaries are not ours to judge.
-    dir_lock_fd_ = lock_directory(config_.local_dir);
-    sweep_dead_temporaries(config_.local_dir);
-    if (!config_.remote_dir.empty())
-        sweep_dead_temporaries(config_.remote_dir);
+    for (std::size_t i = 0; i < disks_.size(); ++i)
+        disks_[i]->open(i == 0);  // one run per node-local directory
     if (config_.host_bytes > 0) {
         const std::size_t cap = (config_.host_bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
         void *p = ::mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -148,14 +78,14 @@ void Engine::start()
         if (!config_.host_incremental_init)
             std::memset(host_base_, 0, cap);
     }
-    if (!config_.remote_dir.empty())
-        catch_up_remote();
+    for (std::size_t tier = 1; tier < disks_.size(); ++tier)
+        catch_up(tier);
     try {
         for (int i = 0; i < config_.flush_threads; ++i)
             threads_.emplace_back(&Engine::flush_loop, this);
-        if (!config_.remote_dir.empty())
+        for (std::size_t tier = 1; tier < disks_.size(); ++tier)
             for (int i = 0; i < config_.flush_threads; ++i)
-                threads_.emplace_back(&Engine::remote_loop, this);
+                threads_.emplace_back(&Engine::copy_loop, this, tier);
         if (arena_ && config_.prefetch)
             threads_.emplace_back(&Engine::prefetch_loop, this);
         if (arena_ && config_.host_incremental_init)
@@ -170,9 +100,7 @@ void Engine::start()
 
 Engine::~Engine()
 {
-    stop();
-    if (dir_lock_fd_ >= 0)
-        ::close(dir_lock_fd_);  // releases the directory for the next run
+    stop();  // the local tier's DiskTier releases the directory afterwards
 }
 
 void Engine::stop()
@@ -181,7 +109,7 @@ void Engine::stop()
         std::unique_lock<std::mutex> lock(mu_);
         // Flushes finish first: the data was promised durable.
         while (!(device_flush_queue_.empty() && device_flushes_in_flight_ == 0 && flush_queue_.empty() &&
-                 flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+                 flushes_in_flight_ == 0 && disk_copies_idle_locked()))
             wait_state(lock);
         stopping_ = true;
     }
@@ -190,7 +118,8 @@ void Engine::stop()
     device_memory_cv_.notify_all();
     device_prefetch_cv_.notify_all();
     flush_cv_.notify_all();
-    remote_cv_.notify_all();
+    for (auto &disk : disks_)
+        disk->wake.notify_all();
     prefetch_cv_.notify_all();
     for (std::thread &t : threads_)
         t.join();
@@ -240,14 +169,15 @@ Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk)
         return &it->second;
     if (!load_from_disk)
         return nullptr;
-    // Known only on disk (written by an earlier run): take the local manifest, else remote.
-    std::optional<Manifest> found = try_read_manifest(config_.local_dir, key.first, key.second);
-    const bool local = found.has_value();
-    if (!local && !config_.remote_dir.empty())
-        found = try_read_manifest(config_.remote_dir, key.first, key.second);
+    // Known only on disk (written by an earlier run): take the first tier's manifest that exists.
+    std::optional<Manifest> found;
+    std::size_t tier = 0;
+    for (; tier < disks_.size() && !found; ++tier)
+        found = try_read_manifest(disks_[tier]->dir(), key.first, key.second);
     if (!found)
         return nullptr;
-    const bool remote = !local;
+    --tier;
+    const bool local = tier == 0;
     const Manifest &m = *found;
     Version v;
     v.declared_in_memory = false;
@@ -255,10 +185,9 @@ Engine::Version *Engine::find_locked(const Key &key, bool load_from_disk)
     v.checksums = m.checksums;
     v.host_offset.assign(m.regions.size(), -1);
     v.device_staged.assign(m.regions.size(), false);
-    v.captured = v.on_local = local ? m.regions.size() : 0;
+    v.captured = v.on_first_disk = local ? m.regions.size() : 0;
     v.staged = v.captured;
-    v.local_complete = local;
-    v.remote_complete = remote;
+    v.complete_on_disks = 1u << tier;
     v.flush_order = 0;  // older than anything this run writes
     return &versions_.emplace(key, std::move(v)).first->second;
 }
@@ -346,7 +275,7 @@ void Engine::begin(const std::string &name, std::int64_t version, const std::vec
     if (it != versions_.end() && it->second.declared_in_memory)
         throw Error(-EEXIST, "checkpoint '" + name + "' version " + std::to_string(version) +
                                  " was already taken in this run (use a new version number)");
-    if (it != versions_.end() && it->second.remote_queued && !it->second.remote_complete && !it->second.error)
+    if (it != versions_.end() && it->second.copy_queued && !it->second.on_disk(disks_.size() - 1) && !it->second.error)
         throw Error(-EBUSY, "checkpoint '" + name + "' version " + std::to_string(version) +
                                 " of an earlier run is being copied to the remote tier; wait for it "
                                 "(hetpu_ckpt_wait REMOTE) or use a new version number");
@@ -377,8 +306,9 @@ void Engine::begin(const std::string &name, std::int64_t version, const std::vec
 void Engine::persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
                             std::uint64_t *checksum)
 {
-    *checksum = config_.checksums ? checksum_of(data, size, local_opts_.between_chunks) : 0;
-    write_file_durably(config_.local_dir, region_file_name(key.first, key.second, index), data, size, local_opts_);
+    const DiskTier &first = *disks_.front();
+    *checksum = config_.checksums ? checksum_of(data, size, first.options().between_chunks) : 0;
+    first.write_region(region_file_name(key.first, key.second, index), data, size);
 }
 
 void Engine::capture(const std::string &name, std::int64_t version, std::size_t index, const void *src)
@@ -437,10 +367,11 @@ void Engine::capture_impl(const std::string &name, std::int64_t version, std::si
         stats_.written_through_bytes += size;
         if (failed)
             record_error_locked(*v, *failed);
-        region_on_local_locked(lock, key, *v);
+        region_on_first_disk_locked(lock, key, *v);
         lock.unlock();
         notify_state();
-        remote_cv_.notify_one();
+        if (disks_.size() > 1)
+            disks_[1]->wake.notify_one();
         if (failed)
             throw *failed;
         return;

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The multi-tier checkpoint engine (no StarPU): host cache arena -> node-local directory ->
-// remote directory, with background flush threads per tier boundary, restore-hint driven
+// The multi-tier checkpoint engine (no StarPU): device caches -> host cache arena -> an ordered
+// chain of directory tiers (DiskTier: node-local, then remote), with background flush threads
+// per tier boundary, restore-hint driven
 // eviction and prefetch, and crash-consistent versions on the disk tiers.
 //
 // A checkpoint version is a list of regions. capture() copies one region into the host arena
 // (the only time the caller is blocked) and queues it for flushing; flush threads write it to
-// the local tier (checksum, temp name, fsync, rename) and, when every region of the version is
-// there, the manifest; other threads copy complete versions on to the remote tier. Restores
+// the first directory tier (checksum, temp name, fsync, rename) and, when every region of the
+// version is there, the manifest; other threads copy complete versions on down the chain. Restores
 // read from the fastest tier holding the region; regions hinted for restore are prefetched
 // into the arena in hint order without evicting anything needed sooner.
 //
@@ -22,6 +23,7 @@
 #include "ckpt_backend/core/region_state.h"
 #include "ckpt_backend/engine/config.h"
 #include "ckpt_backend/engine/device_memory.h"
+#include "ckpt_backend/engine/disk_tier.h"
 
 #include <atomic>
 #include <chrono>
@@ -39,6 +41,8 @@
 
 namespace hetpu::ckpt {
 
+// The tiers a caller can wait for. Local and Remote are the first and the last directory tier
+// (Engine::wait maps them).
 enum class Tier { Device = -1, Host = 0, Local = 1, Remote = 2 };
 
 struct RegionSpec {
@@ -136,19 +140,28 @@ public:
     std::uint64_t host_ready_bytes();
 
 private:
-    int dir_lock_fd_ = -1;  // flock on the local directory, held while the engine lives
     using Key = std::pair<std::string, std::int64_t>;
     struct Version {
         std::uint64_t flush_order = 0;
         std::vector<RegionRecord> regions;
         std::vector<long long> host_offset;  // -1: not in the host arena
         std::vector<bool> device_staged;     // captured into the device tier
-        std::size_t captured = 0, on_local = 0;
-        std::size_t staged = 0;          // regions captured on any tier (device or host)
-        bool declared_in_memory = true;  // false: known from a disk manifest only
-        bool checksums = true;           // the region records carry checksums
-        bool local_complete = false, remote_complete = false;
-        bool remote_queued = false;  // known from disk, queued at start for its remote copy
+        std::size_t captured = 0, on_first_disk = 0;
+        std::size_t staged = 0;               // regions captured on any tier (device or host)
+        bool declared_in_memory = true;       // false: known from a disk manifest only
+        bool checksums = true;                // the region records carry checksums
+        std::uint32_t complete_on_disks = 0;  // bit i: complete (manifest written) on disks_[i]
+        bool copy_queued = false;             // known from disk, queued at start for a copy down the chain
+        bool on_disk(std::size_t tier) const { return (complete_on_disks >> tier) & 1u; }
+        bool on_any_disk() const { return complete_on_disks != 0; }
+        // The first directory tier holding the version complete (0 when none does yet).
+        std::size_t first_disk() const
+        {
+            for (std::size_t i = 0; i < 32; ++i)
+                if (on_disk(i))
+                    return i;
+            return 0;
+        }
         int error = 0;
         std::string error_message;
     };
@@ -194,23 +207,28 @@ private:
     void evict_locked(std::size_t offset);
     void persist_region(const Key &key, std::size_t index, const void *data, std::uint64_t size,
                         std::uint64_t *checksum);
-    void region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v);
-    bool on_remote_or_done(const std::string &name, std::int64_t version);
-    void apply_retention(const std::string &dir, const std::string &name);
-    // At start, for every checkpoint name in the local directory: removes region files
-    // without a manifest (a crash between data and manifest) on both disk tiers, queues the
-    // versions complete locally but not remotely that the remote retention would keep,
-    // newest first, and applies retention.
-    void catch_up_remote();
-    // Sleeps so that `bytes` written since `since` stay within [remote] bandwidth.
-    void throttle_remote(std::uint64_t bytes, std::chrono::steady_clock::time_point since) const;
+    // Counts a region written to the first directory tier; the last one writes the manifest
+    // and queues the version for the next tier.
+    void region_on_first_disk_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v);
+    // Marks a version complete on disks_[tier] and queues it for the tier after (lock held).
+    void complete_on_disk_locked(const Key &key, Version &v, std::size_t tier);
+    // True when disks_[tier] holds the version, or its copy there is no longer pending.
+    bool copied_or_done(std::size_t tier, const std::string &name, std::int64_t version);
+    void apply_retention(std::size_t tier, const std::string &name);
+    // At start, for every checkpoint name on disks_[tier - 1]: removes region files without a
+    // manifest (a crash between data and manifest) on both tiers, queues the versions complete
+    // there but not on disks_[tier] that its retention would keep, newest first, and applies
+    // retention.
+    void catch_up(std::size_t tier);
+    // Every directory copy queue empty and no copy running (lock held).
+    bool disk_copies_idle_locked() const;
     void record_error_locked(Version &v, const Error &e);
 
     void step_aside_for_captures();
     void wait_state(std::unique_lock<std::mutex> &lock);
     void notify_state();  // lock not held: wakes callers waiting on cv_ and the prefetch thread
     void flush_loop();
-    void remote_loop();
+    void copy_loop(std::size_t tier);  // copies versions from disks_[tier - 1] to disks_[tier]
     void prefetch_loop();
     void touch_loop();
     void device_memory_loop();
@@ -235,6 +253,9 @@ private:
         std::size_t index = 0, rank = kNoHint;
     };
     HintedRegion next_hinted_region_locked(const std::function<bool(const Key &, Version &, std::size_t)> &wanted);
+    // Reads a region from disks_[first], else from the tiers after it; the error thrown names
+    // disks_[first] when none can.
+    void read_from_disks(std::size_t first, const Manifest &m, std::size_t index, void *dst) const;
     // The manifest of a version as the disk reads of one of its regions need it.
     static Manifest manifest_of(const Key &key, const Version &v);
     void start_devices();
@@ -256,22 +277,22 @@ private:
     bool restore_from_device(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst, std::uint64_t size);
 
     EngineConfig config_;
-    WriteOptions local_opts_, remote_opts_;
+    // The directory tiers in order (first: node-local, locked for this run).
+    std::vector<std::unique_ptr<DiskTier>> disks_;
     char *host_base_ = nullptr;
     std::unique_ptr<Arena> arena_;
 
     std::mutex mu_;
     // Separate wake-ups, so that a capture wakes one flush thread and nothing else: waking
-    // the prefetch or remote threads on every capture costs the application CPU time.
+    // the prefetch or copy threads on every capture costs the application CPU time.
     std::condition_variable cv_;  // state changes, for waiting callers (wait, restore, room)
-    std::condition_variable flush_cv_, remote_cv_, prefetch_cv_;
+    std::condition_variable flush_cv_, prefetch_cv_;
     int state_waiters_ = 0;
     std::map<Key, Version> versions_;
     std::map<std::size_t, Cached> cached_;  // host arena contents by offset
     std::map<std::string, std::deque<std::int64_t>> hints_;
     std::deque<std::pair<Key, std::size_t>> flush_queue_;
-    std::deque<Key> remote_queue_;
-    std::size_t flushes_in_flight_ = 0, remote_in_flight_ = 0;
+    std::size_t flushes_in_flight_ = 0;
     std::uint64_t next_flush_order_ = 0;
     int first_error_ = 0;
     std::string first_error_message_;

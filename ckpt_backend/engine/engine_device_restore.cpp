@@ -111,7 +111,7 @@ void Engine::device_prefetch_loop()
                 return false;  // can never fit that cache
             const long long off = v.host_offset[i];
             const bool in_host = off >= 0 && is_readable(cached_.at(static_cast<std::size_t>(off)).life.state());
-            if (!in_host && !v.local_complete && !v.remote_complete)
+            if (!in_host && !v.on_any_disk())
                 return false;  // not readable yet
             device = home->second;
             return true;
@@ -146,7 +146,7 @@ void Engine::device_prefetch_loop()
         if (from_host)
             ++cached_.at(static_cast<std::size_t>(off)).pins;
         const Manifest one = manifest_of(target, v);
-        const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
+        const std::string dir = disks_[v.first_disk()]->dir();
         ++active_prefetches_;
         lock.unlock();
         bool failed = false;

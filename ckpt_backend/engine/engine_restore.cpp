@@ -97,19 +97,9 @@ void Engine::restore(const std::string &name, std::int64_t version, std::size_t 
         }
         // From disk: the region file is durable once its region left the host arena.
         const Manifest one = manifest_of(key, *v);
-        const bool remote_only = !v->local_complete && v->remote_complete;
+        const std::size_t first = v->first_disk();
         lock.unlock();
-        try {
-            read_region(remote_only ? config_.remote_dir : config_.local_dir, one, index, dst);
-        } catch (const Error &local_error) {
-            if (remote_only || config_.remote_dir.empty())
-                throw;
-            try {
-                read_region(config_.remote_dir, one, index, dst);
-            } catch (const Error &) {
-                throw local_error;  // names the first place looked at
-            }
-        }
+        read_from_disks(first, one, index, dst);
         lock.lock();
         stats_.restored_from_disk_bytes += size;
         break;
@@ -182,9 +172,8 @@ void Engine::prefetch_loop()
         if (stopping_)
             return;
         // The first hinted region that is on disk but not in the arena.
-        const HintedRegion next = next_hinted_region_locked([](const Key &, Version &v, std::size_t i) {
-            return (v.local_complete || v.remote_complete) && v.host_offset[i] < 0;
-        });
+        const HintedRegion next = next_hinted_region_locked(
+            [](const Key &, Version &v, std::size_t i) { return v.on_any_disk() && v.host_offset[i] < 0; });
         const Key target = next.key;
         const std::size_t target_index = next.index, target_rank = next.rank;
         if (target_rank == kNoHint) {
@@ -204,7 +193,7 @@ void Engine::prefetch_loop()
             Cached{target, target_index, size, RegionLifecycle(RegionState::Prefetching), 0, v.flush_order});
         v.host_offset[target_index] = off;
         const Manifest one = manifest_of(target, v);
-        const std::string dir = v.local_complete ? config_.local_dir : config_.remote_dir;
+        const std::string dir = disks_[v.first_disk()]->dir();
         ++active_prefetches_;
         lock.unlock();
         bool unreadable = false;
@@ -235,7 +224,10 @@ void Engine::prefetch_loop()
 
 void Engine::wait(const std::string &name, std::int64_t version, Tier tier)
 {
-    if (tier == Tier::Remote && config_.remote_dir.empty())
+    // The one place the public tier names meet the chain of directory tiers: Local is the
+    // first, Remote the last (with only one, there is no remote tier).
+    const std::size_t disk = tier == Tier::Local ? 0 : disks_.size() - 1;
+    if (tier == Tier::Remote && disks_.size() < 2)
         throw Error(-EINVAL, "no remote tier configured ([remote] path)");
     const Key key{name, version};
     std::unique_lock<std::mutex> lock(mu_);
@@ -245,10 +237,9 @@ void Engine::wait(const std::string &name, std::int64_t version, Tier tier)
             throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " exists on no tier");
         if (v->error)
             throw Error(v->error, v->error_message);
-        const bool done = tier == Tier::Device  ? v->staged == v->regions.size()
-                          : tier == Tier::Host  ? v->captured == v->regions.size()
-                          : tier == Tier::Local ? v->local_complete
-                                                : v->remote_complete;
+        const bool done = tier == Tier::Device ? v->staged == v->regions.size()
+                          : tier == Tier::Host ? v->captured == v->regions.size()
+                                               : v->on_disk(disk);
         if (done)
             return;
         wait_state(lock);
@@ -264,21 +255,34 @@ std::int64_t Engine::latest(const std::string &name)
             if (key.first == name && !v.error && v.staged == v.regions.size() && v.declared_in_memory)
                 best = std::max(best, key.second);
     }
-    if (auto l = latest_complete(config_.local_dir, name, false))
-        best = std::max(best, *l);
-    if (!config_.remote_dir.empty())
-        if (auto r = latest_complete(config_.remote_dir, name, false))
-            best = std::max(best, *r);
+    for (const auto &disk : disks_)
+        if (auto l = latest_complete(disk->dir(), name, false))
+            best = std::max(best, *l);
     if (best < 0)
         throw Error(-ENOENT, "no complete version of checkpoint '" + name + "' on any tier");
     return best;
+}
+
+void Engine::read_from_disks(std::size_t first, const Manifest &m, std::size_t index, void *dst) const
+{
+    std::optional<Error> first_error;
+    for (std::size_t tier = first; tier < disks_.size(); ++tier) {
+        try {
+            read_region(disks_[tier]->dir(), m, index, dst);
+            return;
+        } catch (const Error &e) {
+            if (!first_error)
+                first_error = e;  // names the first place looked at
+        }
+    }
+    throw *first_error;
 }
 
 void Engine::drain()
 {
     std::unique_lock<std::mutex> lock(mu_);
     while (!(device_flush_queue_.empty() && device_flushes_in_flight_ == 0 && flush_queue_.empty() &&
-             flushes_in_flight_ == 0 && remote_queue_.empty() && remote_in_flight_ == 0))
+             flushes_in_flight_ == 0 && disk_copies_idle_locked()))
         wait_state(lock);
     if (first_error_)
         throw Error(first_error_, first_error_message_);

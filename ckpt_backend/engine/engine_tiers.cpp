@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The engine's background tiers (see engine.h): the flush of captured versions to the local
-// directory, their copy to the remote one, retention, and touching the host arena ahead of
+// The engine's background tiers (see engine.h): the flush of captured versions to the first
+// directory tier, their copy down the chain of directory tiers, retention, and touching the host arena ahead of
 // captures. Each runs on its own thread at a lower priority than the application's.
 #include "ckpt_backend/engine/engine.h"
 
@@ -33,9 +33,9 @@ void lower_this_thread_priority() { ::setpriority(PRIO_PROCESS, static_cast<id_t
 
 }  // namespace
 
-void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v)
+void Engine::region_on_first_disk_locked(std::unique_lock<std::mutex> &lock, const Key &key, Version &v)
 {
-    if (++v.on_local != v.regions.size() || v.error)
+    if (++v.on_first_disk != v.regions.size() || v.error)
         return;
     Manifest m;
     m.name = key.first;
@@ -45,104 +45,95 @@ void Engine::region_on_local_locked(std::unique_lock<std::mutex> &lock, const Ke
     lock.unlock();
     std::optional<Error> failed;
     try {
-        write_manifest(config_.local_dir, m, local_opts_);
+        write_manifest(disks_.front()->dir(), m, disks_.front()->options());
     } catch (const Error &e) {
         failed = e;
     }
-    if (!failed && config_.remote_dir.empty())
-        apply_retention(config_.local_dir, key.first);
+    if (!failed && disks_.size() == 1)
+        apply_retention(0, key.first);
     lock.lock();
     Version &again = versions_.at(key);
     if (failed) {
         record_error_locked(again, *failed);
         return;
     }
-    again.local_complete = true;
-    if (!config_.remote_dir.empty())
-        remote_queue_.push_back(key);
+    complete_on_disk_locked(key, again, 0);
 }
 
-// True when the remote tier holds this version, or when its copy there is no longer
-// pending: it finished (and the remote retention may have pruned it since) or failed.
-// A version this process never queued for the remote tier (known from disk only) counts
-// as pending only when the remote tier has nothing older, i.e. it may still be copied.
-bool Engine::on_remote_or_done(const std::string &name, std::int64_t version)
+void Engine::complete_on_disk_locked(const Key &key, Version &v, std::size_t tier)
 {
-    if (try_read_manifest(config_.remote_dir, name, version))
+    v.complete_on_disks |= 1u << tier;
+    if (tier + 1 < disks_.size())
+        disks_[tier + 1]->queue.push_back(key);
+}
+
+bool Engine::disk_copies_idle_locked() const
+{
+    for (const auto &disk : disks_)
+        if (!disk->idle())
+            return false;
+    return true;
+}
+
+// True when disks_[tier] holds this version, or when its copy there is no longer pending:
+// it finished (and that tier's retention may have pruned it since) or failed. A version this
+// process never queued for that tier (known from disk only) counts as pending only when the
+// tier has nothing older, i.e. it may still be copied.
+bool Engine::copied_or_done(std::size_t tier, const std::string &name, std::int64_t version)
+{
+    const std::string &dir = disks_[tier]->dir();
+    if (try_read_manifest(dir, name, version))
         return true;
     {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = versions_.find(Key(name, version));
-        if (it != versions_.end() && (it->second.declared_in_memory || it->second.remote_queued))
-            return it->second.remote_complete || it->second.error != 0;
+        if (it != versions_.end() && (it->second.declared_in_memory || it->second.copy_queued))
+            return it->second.on_disk(tier) || it->second.error != 0;
     }
-    const std::vector<std::int64_t> remote = complete_versions(config_.remote_dir, name, false);
-    return !remote.empty() && version < remote.front();
+    const std::vector<std::int64_t> there = complete_versions(dir, name, false);
+    return !there.empty() && version < there.front();
 }
 
-void Engine::apply_retention(const std::string &dir, const std::string &name)
+void Engine::apply_retention(std::size_t tier, const std::string &name)
 {
-    if (config_.versions_to_keep <= 0)
-        return;
-    std::vector<std::int64_t> complete = complete_versions(dir, name, false);
-    const std::size_t keep = static_cast<std::size_t>(config_.versions_to_keep);
-    const bool local_with_remote = dir == config_.local_dir && !config_.remote_dir.empty();
-    for (std::size_t i = 0; i + keep < complete.size(); ++i) {
-        // A local version still waiting for its copy to the remote tier must stay: the copy
-        // reads it. "Not on the remote tier" alone does not say that: the remote tier's own
-        // retention may already have removed it there (a later version landed first), and
-        // testing only the remote manifest kept such a version on the local disk for good.
-        if (local_with_remote && !on_remote_or_done(name, complete[i]))
-            continue;
-        try {
-            remove_version(dir, name, complete[i]);
-        } catch (const Error &) {
-            // Retention is housekeeping: the version is pruned again on the next pass.
-        }
-    }
+    // A version still waiting for its copy to the next tier must stay: the copy reads it.
+    // "Not on the next tier" alone does not say that: the next tier's own retention may
+    // already have removed it there (a later version landed first), and testing only its
+    // manifest would keep such a version here for good.
+    const bool has_next = tier + 1 < disks_.size();
+    disks_[tier]->apply_retention(name, config_.versions_to_keep, [&](std::int64_t version) {
+        return has_next && !copied_or_done(tier + 1, name, version);
+    });
 }
 
-void Engine::catch_up_remote()
+void Engine::catch_up(std::size_t tier)
 {
+    const DiskTier &from = *disks_[tier - 1], &to = *disks_[tier];
     const std::size_t keep = static_cast<std::size_t>(std::max(config_.versions_to_keep, 0));
-    for (const std::string &name : checkpoint_names(config_.local_dir)) {
-        for (const std::string &dir : {config_.local_dir, config_.remote_dir})
-            for (std::int64_t orphan : orphan_versions(dir, name)) {
-                try {
-                    remove_version(dir, name, orphan);
-                } catch (const Error &) {
-                    // Housekeeping: an orphan left here is retried at the next start.
-                }
-            }
-        const std::vector<std::int64_t> local = complete_versions(config_.local_dir, name, false);
-        const std::vector<std::int64_t> remote = complete_versions(config_.remote_dir, name, false);
-        // What the remote tier keeps once caught up: the newest versions over both tiers.
+    for (const std::string &name : checkpoint_names(from.dir())) {
+        from.remove_orphans(name);
+        to.remove_orphans(name);
+        const std::vector<std::int64_t> here = complete_versions(from.dir(), name, false);
+        const std::vector<std::int64_t> there = complete_versions(to.dir(), name, false);
+        // What the next tier keeps once caught up: the newest versions over both tiers.
         std::vector<std::int64_t> both;
-        std::set_union(local.begin(), local.end(), remote.begin(), remote.end(), std::back_inserter(both));
+        std::set_union(here.begin(), here.end(), there.begin(), there.end(), std::back_inserter(both));
         const std::int64_t oldest_kept = keep == 0 || both.size() <= keep ? INT64_MIN : both[both.size() - keep];
         {
             std::lock_guard<std::mutex> lock(mu_);
-            for (auto v = local.rbegin(); v != local.rend() && *v >= oldest_kept; ++v) {
-                if (std::binary_search(remote.begin(), remote.end(), *v))
+            for (auto v = here.rbegin(); v != here.rend() && *v >= oldest_kept; ++v) {
+                if (std::binary_search(there.begin(), there.end(), *v))
                     continue;
                 Version *known = find_locked({name, *v}, true);
                 if (!known)
                     continue;  // removed since the scan
-                known->remote_queued = true;
-                remote_queue_.push_back({name, *v});
+                known->copy_queued = true;
+                disks_[tier]->queue.push_back({name, *v});
             }
         }
-        apply_retention(config_.remote_dir, name);
-        apply_retention(config_.local_dir, name);
+        apply_retention(tier, name);
+        apply_retention(tier - 1, name);
     }
-}
-
-void Engine::throttle_remote(std::uint64_t bytes, std::chrono::steady_clock::time_point since) const
-{
-    if (config_.remote_bandwidth == 0)
-        return;
-    const std::chrono::duration<double> due(static_cast<double>(bytes) / static_cast<double>(config_.remote_bandwidth));
-    std::this_thread::sleep_until(since + std::chrono::duration_cast<std::chrono::steady_clock::duration>(due));
 }
 
 void Engine::flush_loop()
@@ -181,26 +172,28 @@ void Engine::flush_loop()
             record_error_locked(ver, *failed);
         else
             stats_.flushed_bytes += again.size;
-        region_on_local_locked(lock, key, ver);
+        region_on_first_disk_locked(lock, key, ver);
         --flushes_in_flight_;
         lock.unlock();
         notify_state();
-        remote_cv_.notify_one();
+        if (disks_.size() > 1)
+            disks_[1]->wake.notify_one();
         lock.lock();
     }
 }
 
-void Engine::remote_loop()
+void Engine::copy_loop(std::size_t tier)
 {
     lower_this_thread_priority();
+    DiskTier &to = *disks_[tier];
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        remote_cv_.wait(lock, [&] { return stopping_ || !remote_queue_.empty(); });
-        if (remote_queue_.empty())
+        to.wake.wait(lock, [&] { return stopping_ || !to.queue.empty(); });
+        if (to.queue.empty())
             return;
-        Key key = remote_queue_.front();
-        remote_queue_.pop_front();
-        ++remote_in_flight_;
+        Key key = to.queue.front();
+        to.queue.pop_front();
+        ++to.in_flight;
         Manifest m;
         m.name = key.first;
         m.version = key.second;
@@ -209,32 +202,25 @@ void Engine::remote_loop()
         lock.unlock();
         std::optional<Error> failed;
         try {
-            std::vector<char> buf;
-            const auto started = std::chrono::steady_clock::now();
-            std::uint64_t copied = 0;
-            for (std::size_t i = 0; i < m.regions.size(); ++i) {
-                buf.resize(m.regions[i].size);
-                read_region(config_.local_dir, m, i, buf.data());
-                write_file_durably(config_.remote_dir, m.regions[i].file, buf.data(), buf.size(), remote_opts_);
-                throttle_remote(copied += buf.size(), started);
-            }
-            write_manifest(config_.remote_dir, m, remote_opts_);
+            to.copy_version(*disks_[tier - 1], m);
         } catch (const Error &e) {
             failed = e;
         }
         if (!failed) {
-            apply_retention(config_.remote_dir, key.first);
-            apply_retention(config_.local_dir, key.first);
+            apply_retention(tier, key.first);
+            apply_retention(tier - 1, key.first);
         }
         lock.lock();
         Version &v = versions_.at(key);
         if (failed)
             record_error_locked(v, *failed);
         else
-            v.remote_complete = true;
-        --remote_in_flight_;
+            complete_on_disk_locked(key, v, tier);
+        --to.in_flight;
         lock.unlock();
         notify_state();
+        if (tier + 1 < disks_.size())
+            disks_[tier + 1]->wake.notify_one();
         lock.lock();
     }
 }
