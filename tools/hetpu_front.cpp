@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -46,7 +47,8 @@ int print_version(int, char **)
 
 // hetpu-starpu next to this program first (the build tree, where tests run it), then where
 // `make install` puts it. An uninstalled build run through libtool's wrapper lives in
-// .libs/, one level below the wrapper of hetpu-starpu.
+// .libs/: there the wrapper of hetpu-starpu, one level up, comes first, because the program
+// beside it in .libs/ finds the uninstalled libraries only through that wrapper.
 std::string starpu_program()
 {
     std::string here;
@@ -58,10 +60,14 @@ std::string starpu_program()
         here.erase(here.rfind('/') == std::string::npos ? 0 : here.rfind('/'));
     }
     const std::string installed = std::string(HETPU_PKGLIBEXECDIR) + "/hetpu-starpu";
-    if (!here.empty())
-        for (const std::string &c : {here + "/hetpu-starpu", here + "/../hetpu-starpu"})
+    const bool in_libtool_dir = here.size() >= 6 && here.compare(here.size() - 6, 6, "/.libs") == 0;
+    if (!here.empty()) {
+        const std::string beside = here + "/hetpu-starpu", wrapper = here + "/../hetpu-starpu";
+        for (const std::string &c : in_libtool_dir ? std::initializer_list<std::string>{wrapper, beside}
+                                                   : std::initializer_list<std::string>{beside, wrapper})
             if (access(c.c_str(), X_OK) == 0)
                 return c;
+    }
     return installed;  // named in the error if it is missing
 }
 
