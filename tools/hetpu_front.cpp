@@ -15,8 +15,8 @@
 #include <climits>
 #include <cstdio>
 #include <cstring>
-#include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -62,9 +62,10 @@ std::string starpu_program()
     const std::string installed = std::string(HETPU_PKGLIBEXECDIR) + "/hetpu-starpu";
     const bool in_libtool_dir = here.size() >= 6 && here.compare(here.size() - 6, 6, "/.libs") == 0;
     if (!here.empty()) {
-        const std::string beside = here + "/hetpu-starpu", wrapper = here + "/../hetpu-starpu";
-        for (const std::string &c : in_libtool_dir ? std::initializer_list<std::string>{wrapper, beside}
-                                                   : std::initializer_list<std::string>{beside, wrapper})
+        std::vector<std::string> candidates{here + "/hetpu-starpu", here + "/../hetpu-starpu"};
+        if (in_libtool_dir)
+            std::swap(candidates[0], candidates[1]);
+        for (const std::string &c : candidates)
             if (access(c.c_str(), X_OK) == 0)
                 return c;
     }
