@@ -8,7 +8,9 @@
 // call costs; on a shared machine its wall time also counts the time slices other processes
 // took meanwhile), and the worst wall time is printed beside them.
 #include "ckpt_backend/core/peer_schedule.h"
+#include "ckpt_backend/core/random_peer_problem.h"
 #include "common/cli_args.h"
+#include "bench/heap_counter.h"
 #include "common/json_line.h"
 
 #include <algorithm>
@@ -17,69 +19,15 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <malloc.h>
 #include <new>
 #include <random>
 #include <string>
 #include <time.h>
 #include <vector>
 
-namespace {
-
-std::atomic<std::size_t> heap_now{0}, heap_peak{0};
-
-void *counted_alloc(std::size_t size)
-{
-    void *p = std::malloc(size ? size : 1);
-    if (!p)
-        throw std::bad_alloc();
-    const std::size_t now = heap_now += malloc_usable_size(p);
-    std::size_t peak = heap_peak.load();
-    while (now > peak && !heap_peak.compare_exchange_weak(peak, now)) {
-    }
-    return p;
-}
-
-void counted_free(void *p)
-{
-    if (!p)
-        return;
-    heap_now -= malloc_usable_size(p);
-    std::free(p);
-}
-
-}  // namespace
-
-void *operator new(std::size_t size) { return counted_alloc(size); }
-void *operator new[](std::size_t size) { return counted_alloc(size); }
-void operator delete(void *p) noexcept { counted_free(p); }
-void operator delete[](void *p) noexcept { counted_free(p); }
-void operator delete(void *p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void *p, std::size_t) noexcept { counted_free(p); }
-
 using namespace hetpu::ckpt;
 
 namespace {
-
-PeerProblem random_problem(std::mt19937_64 &rng, int n, double ratio)
-{
-    std::uniform_real_distribution<double> unit(0, 1);
-    auto bw = [&] { return 1e11 * std::pow(ratio, -unit(rng)); };
-    auto bytes = [&] { return static_cast<std::uint64_t>(std::pow(2.0, 2 + 28 * unit(rng))); };
-    PeerProblem p;
-    p.remainder.assign(n, 0);
-    p.spare.assign(n, 0);
-    p.host_bw.assign(n, 0);
-    p.link_bw.assign(n, std::vector<double>(n, 0));
-    for (int i = 0; i < n; ++i) {
-        (unit(rng) < 0.5 ? p.remainder[i] : p.spare[i]) = bytes();
-        p.host_bw[i] = bw();
-        for (int j = 0; j < n; ++j)
-            if (j != i && unit(rng) < 0.7)
-                p.link_bw[i][j] = bw();
-    }
-    return p;
-}
 
 double thread_cpu_s()
 {
@@ -122,15 +70,14 @@ int main(int argc, char **argv)
         for (int k = 0; k < per_ratio; ++k) {
             // Half the problems at 16 devices (the largest), the rest 2 to 15.
             const int n = k % 2 == 0 ? 16 : 2 + static_cast<int>(rng() % 14);
-            const PeerProblem p = random_problem(rng, n, row.ratio);
-            const std::size_t before = heap_now.load();
-            heap_peak = before;
+            const PeerProblem p = random_peer_problem(rng, n, row.ratio);
+            const std::size_t before = hetpu::bench::heap_mark();
             const auto wall = std::chrono::steady_clock::now();
             double cpu = thread_cpu_s();
             const PeerSchedule s = schedule_min_time_max_flow(p);
             const double took = thread_cpu_s() - cpu;
             row.worst_wall_s = std::max(row.worst_wall_s, seconds_since(wall));
-            row.peak_bytes = std::max(row.peak_bytes, heap_peak.load() - before);
+            row.peak_bytes = std::max(row.peak_bytes, hetpu::bench::heap_peak_since(before));
             if (took > row.worst_s) {
                 row.worst_s = took;
                 row.worst_devices = n;

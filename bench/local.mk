@@ -9,7 +9,7 @@ bench_matmul_overhead_LDADD = $(hetpu_matmul_libs)
 
 # HEPOPTA/HTPOPTA/HPOPTA speed for p = 2..8 processors and m = 50..500 points per profile.
 noinst_PROGRAMS += bench/pareto_speed
-bench_pareto_speed_SOURCES = bench/pareto_speed.cpp
+bench_pareto_speed_SOURCES = bench/pareto_speed.cpp bench/heap_counter.h
 bench_pareto_speed_LDADD = runtime/libhetpu_core.la
 
 # Median Ipopt block-size solve time for 2, 4 and 8 PUs (paper: ~100 ms per virtual step).
@@ -73,7 +73,8 @@ bench_ckpt_peer_SOURCES = bench/ckpt_peer.cpp
 bench_ckpt_peer_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
 # The peer schedule's worst time and heap over bandwidth ratios 1 to 1e12, 2 to 16 devices.
 noinst_PROGRAMS += bench/ckpt_peer_schedule_speed
-bench_ckpt_peer_schedule_speed_SOURCES = bench/ckpt_peer_schedule_speed.cpp
+bench_ckpt_peer_schedule_speed_SOURCES = bench/ckpt_peer_schedule_speed.cpp bench/heap_counter.h \
+	ckpt_backend/core/random_peer_problem.h
 bench_ckpt_peer_schedule_speed_LDADD = ckpt_backend/libhetpu_ckpt_core.la runtime/libhetpu_core.la
 EXTRA_DIST += bench/ckpt_plot.sh
 

@@ -29,6 +29,7 @@
 // 90 us over ten identical calls, and stayed at 165-190 us with n varied), which no caller sees.
 //
 // Usage: pareto_speed [p:m,p:m,...] [reps]   (default 2:500,4:500,8:100,8:200,8:500,16:100,16:200 3)
+#include "bench/heap_counter.h"
 #include "common/json_line.h"
 #include "common/cli_args.h"
 #include "sched_policies/pareto/core/hepopta.h"
@@ -49,42 +50,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-namespace {
-
-std::atomic<std::size_t> g_live{0}, g_peak{0};
-
-void *counted_alloc(std::size_t size)
-{
-    // A size header in front of each block lets operator delete subtract what it frees.
-    void *raw = std::malloc(size + 16);
-    if (!raw)
-        throw std::bad_alloc();
-    *static_cast<std::size_t *>(raw) = size;
-    const std::size_t now = g_live += size;
-    std::size_t peak = g_peak.load();
-    while (now > peak && !g_peak.compare_exchange_weak(peak, now)) {
-    }
-    return static_cast<char *>(raw) + 16;
-}
-
-void counted_free(void *p)
-{
-    if (!p)
-        return;
-    char *raw = static_cast<char *>(p) - 16;
-    g_live -= *reinterpret_cast<std::size_t *>(raw);
-    std::free(raw);
-}
-
-}  // namespace
-
-void *operator new(std::size_t size) { return counted_alloc(size); }
-void *operator new[](std::size_t size) { return counted_alloc(size); }
-void operator delete(void *p) noexcept { counted_free(p); }
-void operator delete[](void *p) noexcept { counted_free(p); }
-void operator delete(void *p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void *p, std::size_t) noexcept { counted_free(p); }
 
 namespace {
 
@@ -125,14 +90,13 @@ template <typename F> Measure measure(int reps, F &&f)
 {
     Measure out;
     for (int r = 0; r < reps; ++r) {
-        const std::size_t base = g_live.load();
-        g_peak = base;
+        const std::size_t base = hetpu::bench::heap_mark();
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = thread_cpu_s();
         f();
         out.cpu = std::min(out.cpu, thread_cpu_s() - c0);
         out.s = std::min(out.s, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-        out.bytes = std::max(out.bytes, g_peak.load() - base);
+        out.bytes = std::max(out.bytes, hetpu::bench::heap_peak_since(base));
     }
     return out;
 }

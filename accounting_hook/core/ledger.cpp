@@ -257,15 +257,10 @@ bool Ledger::open_schema(bool read_only)
     if (version == 0) {
         // Two jobs may create the ledger at once: IMMEDIATE serialises them, IF NOT EXISTS
         // makes the loser's pass harmless.
-        exec("BEGIN IMMEDIATE");
-        try {
+        immediate_transaction([&] {
             exec(schema_sql);
             exec(("PRAGMA user_version=" + std::to_string(ledger_schema_version)).c_str());
-            exec("COMMIT");
-        } catch (...) {
-            sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-            throw;
-        }
+        });
         version_ = ledger_schema_version;
     } else if (version < ledger_schema_version) {
         migrate();
@@ -273,12 +268,23 @@ bool Ledger::open_schema(bool read_only)
     return false;
 }
 
+void Ledger::immediate_transaction(const std::function<void()> &body)
+{
+    exec("BEGIN IMMEDIATE");
+    try {
+        body();
+        exec("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
 void Ledger::migrate()
 {
     // Several jobs may find the old version at once: the version is read again inside the
     // IMMEDIATE transaction, so exactly one migrates and the others see it done.
-    exec("BEGIN IMMEDIATE");
-    try {
+    immediate_transaction([&] {
         long long version;
         {
             Statement v(db_, "PRAGMA user_version");
@@ -292,11 +298,7 @@ void Ledger::migrate()
         if (version == 2)
             exec(migrate_2_to_3_sql);
         exec(("PRAGMA user_version=" + std::to_string(ledger_schema_version)).c_str());
-        exec("COMMIT");
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
-    }
+    });
     version_ = ledger_schema_version;
 }
 

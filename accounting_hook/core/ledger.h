@@ -76,6 +76,9 @@ private:
     bool open_schema(bool read_only);
     [[noreturn]] void fail(const std::string &what) const;
     void migrate();
+    // Runs `body` in a BEGIN IMMEDIATE transaction: committed if it returns, rolled back
+    // (and the exception passed on) if it throws.
+    void immediate_transaction(const std::function<void()> &body);
     std::string path_;
     sqlite3 *db_ = nullptr;
     int version_ = 0;

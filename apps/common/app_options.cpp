@@ -117,4 +117,19 @@ bool parse_command_line(CLI::App &app, int argc, const char *const argv[], bool 
     return true;
 }
 
+bool check_checkpoint_flags(uint64_t every, const std::string &dir, bool restart, std::string &error)
+{
+    const bool checkpointing = every > 0 || restart;
+    if (checkpointing && dir.empty()) {
+        error = std::string(restart ? "--restart" : "--checkpoint-every") +
+                " needs --checkpoint-dir DIR: the directory the checkpoints are (to be) in";
+        return false;
+    }
+    if (!checkpointing && !dir.empty()) {
+        error = "--checkpoint-dir alone does nothing: add --checkpoint-every K to take checkpoints, or --restart";
+        return false;
+    }
+    return true;
+}
+
 }  // namespace hetpu::apps

@@ -59,6 +59,10 @@ bool choose_data(const std::string &input, Count &generate, Count fallback, std:
     return true;
 }
 
+// The checkpoint flags of an app that checkpoints (--checkpoint-every K, --checkpoint-dir DIR,
+// --restart) agree: either needs the directory, and the directory alone does nothing.
+bool check_checkpoint_flags(uint64_t every, const std::string &dir, bool restart, std::string &error);
+
 // The job a parsed command line asks for, as hetpu_mpi_same_job() compares it across ranks:
 // "name=value" for every option in the order the app declares them ("name=(default)" when
 // not given and without a shown default), leaving out --help and the options that may differ

@@ -4,7 +4,7 @@
 noinst_LTLIBRARIES += apps/common/libhetpu_apps_common.la
 apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/app_options.cpp apps/common/app_options.h \
-	apps/common/app_record.cpp apps/common/app_record.h \
+	apps/common/app_record.cpp apps/common/app_record.h apps/common/app_checkpoint.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
 	apps/common/output_file.h apps/common/run_output.h apps/common/block_codelet.h \
 	apps/common/opencl_kernels.h apps/common/pinned_host_memory.h apps/common/rank_reports.h

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "apps/heat/heat_checkpoint.h"
 
-#include <sys/stat.h>
+#include "apps/common/app_checkpoint.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,24 +16,6 @@ namespace {
 
 constexpr const char *kName = "heat";
 
-// A TOML basic string: backslash and quote escaped.
-std::string toml_string(const std::string &s)
-{
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '\\' || c == '"')
-            out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-bool is_directory(const std::string &path)
-{
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 }  // namespace
 
 std::string checkpoint_config(const std::string &dir, std::size_t version_bytes, std::size_t device_bytes)
@@ -40,8 +23,8 @@ std::string checkpoint_config(const std::string &dir, std::size_t version_bytes,
     // Four versions in the host cache: the one flushing, the one arriving from the devices,
     // and room for the checksummed header regions' rounding.
     const std::size_t host = std::max<std::size_t>(std::size_t{1} << 20, 4 * (version_bytes + (64 << 10)));
-    std::string toml =
-        "versions_to_keep = 2\n[host]\nsize = " + std::to_string(host) + "\n[local]\npath = " + toml_string(dir) + "\n";
+    std::string toml = "versions_to_keep = 2\n[host]\nsize = " + std::to_string(host) +
+                       "\n[local]\npath = " + apps::toml_string(dir) + "\n";
     if (device_bytes > 0) {
         // One chunk holds a version of the device's blocks; two chunks: a version is
         // captured while the previous one is still being flushed.
@@ -60,25 +43,14 @@ HeatCheckpoints::~HeatCheckpoints()
 
 int HeatCheckpoints::backend_error(const std::string &what, int rc)
 {
-    const char *msg = hetpu_ckpt_last_error();
-    std::fprintf(stderr, "heat: checkpoint: %s failed: %s\n", what.c_str(), msg && *msg ? msg : std::strerror(-rc));
-    return 1;
+    return apps::checkpoint_backend_error("heat", what, rc);
 }
 
 int HeatCheckpoints::start(std::size_t version_bytes, std::size_t device_bytes)
 {
     const std::string &dir = options_.checkpoint_dir;
-    if (options_.restart && !is_directory(dir)) {
-        std::fprintf(stderr,
-                     "heat: --restart: no checkpoint directory '%s': give the --checkpoint-dir of the run to "
-                     "continue, or run without --restart to start afresh\n",
-                     dir.c_str());
+    if (apps::prepare_checkpoint_dir("heat", dir, options_.restart) != 0)
         return 1;
-    }
-    if (!options_.restart && ::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-        std::fprintf(stderr, "heat: cannot create --checkpoint-dir '%s': %s\n", dir.c_str(), std::strerror(errno));
-        return 1;
-    }
     const std::string toml = checkpoint_config(dir, version_bytes, device_bytes);
     if (int rc = hetpu_ckpt_init_from_string(toml.c_str()); rc != 0)
         return backend_error("starting the backend on '" + dir + "'", rc);
@@ -96,16 +68,7 @@ int HeatCheckpoints::start(std::size_t version_bytes, std::size_t device_bytes)
     }
     if (options_.restart)
         return 0;
-    int64_t newest = 0;
-    const int rc = hetpu_ckpt_latest(kName, &newest);
-    if (rc == 0) {
-        std::fprintf(stderr,
-                     "heat: --checkpoint-dir '%s' already holds heat checkpoints (newest: sweep %lld): continue "
-                     "that run with --restart, or give an empty directory\n",
-                     dir.c_str(), static_cast<long long>(newest));
-        return 1;
-    }
-    return rc == -ENOENT ? 0 : backend_error("looking for earlier checkpoints", rc);
+    return apps::refuse_earlier_checkpoints("heat", kName, dir, "sweep");
 }
 
 int HeatCheckpoints::protect(const std::vector<starpu_data_handle_t> &blocks)
@@ -122,20 +85,12 @@ int HeatCheckpoints::restore(const std::vector<starpu_data_handle_t> &blocks, ui
 {
     const std::string &dir = options_.checkpoint_dir;
     int64_t version = 0;
-    int rc = hetpu_ckpt_latest(kName, &version);
-    if (rc == -ENOENT) {
-        std::fprintf(stderr,
-                     "heat: --restart: no complete heat checkpoint in '%s': check --checkpoint-dir, or run without "
-                     "--restart to start afresh\n",
-                     dir.c_str());
+    if (apps::newest_checkpoint("heat", kName, dir, version) != 0)
         return 1;
-    }
-    if (rc != 0)
-        return backend_error("looking for the newest checkpoint", rc);
     const std::string what = "restoring sweep " + std::to_string(version) + " from '" + dir + "'";
     // The header alone first, the blocks protected only once it matches: a checkpoint of
     // another grid is refused with the option that differs, not with a region mismatch.
-    if ((rc = hetpu_ckpt_restore(kName, version)) != 0)
+    if (int rc = hetpu_ckpt_restore(kName, version); rc != 0)
         return backend_error(what, rc);
     std::string error;
     if (!check_header(header_, options_, static_cast<uint64_t>(version), error)) {
@@ -152,7 +107,7 @@ int HeatCheckpoints::restore(const std::vector<starpu_data_handle_t> &blocks, ui
     }
     if (protect(blocks) != 0)
         return 1;
-    if ((rc = hetpu_ckpt_restore(kName, version)) != 0)
+    if (int rc = hetpu_ckpt_restore(kName, version); rc != 0)
         return backend_error(what, rc);
     iteration = static_cast<uint64_t>(version);
     return 0;

@@ -64,16 +64,8 @@ bool complete(Options &o, std::string &error)
                 " rows: every block needs a row; give --blocks " + std::to_string(o.rows) + " or fewer";
         return false;
     }
-    const bool checkpointing = o.checkpoint_every > 0 || o.restart;
-    if (checkpointing && o.checkpoint_dir.empty()) {
-        error = std::string(o.restart ? "--restart" : "--checkpoint-every") +
-                " needs --checkpoint-dir DIR: the directory the checkpoints are (to be) in";
+    if (!apps::check_checkpoint_flags(o.checkpoint_every, o.checkpoint_dir, o.restart, error))
         return false;
-    }
-    if (!checkpointing && !o.checkpoint_dir.empty()) {
-        error = "--checkpoint-dir alone does nothing: add --checkpoint-every K to take checkpoints, or --restart";
-        return false;
-    }
     return true;
 }
 

@@ -5,6 +5,8 @@
 
 #include "apps/kmeans/kmeans_checkpoint.h"
 
+#include "apps/common/app_checkpoint.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,25 +24,6 @@ namespace hetpu::kmeans {
 namespace {
 
 constexpr const char *kName = "kmeans";
-
-// A TOML basic string: backslash and quote escaped (a control character in a directory
-// name makes the backend's parser report the path, which is the right message anyway).
-std::string toml_string(const std::string &s)
-{
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '\\' || c == '"')
-            out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-bool is_directory(const std::string &path)
-{
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
 
 }  // namespace
 
@@ -114,9 +97,7 @@ RunCheckpoints::~RunCheckpoints()
 
 int RunCheckpoints::backend_error(const std::string &what, int rc)
 {
-    const char *msg = hetpu_ckpt_last_error();
-    std::fprintf(stderr, "kmeans: checkpoint: %s failed: %s\n", what.c_str(), msg && *msg ? msg : std::strerror(-rc));
-    return 1;
+    return apps::checkpoint_backend_error("kmeans", what, rc);
 }
 
 int RunCheckpoints::protect(const char *region, size_t offset, size_t size)
@@ -187,17 +168,8 @@ int RunCheckpoints::start()
 int RunCheckpoints::start_local()
 {
     const std::string &dir = rank_dir_;
-    if (options_.restart && !is_directory(dir)) {
-        std::fprintf(stderr,
-                     "kmeans: --restart: no checkpoint directory '%s': give the --checkpoint-dir of the run to "
-                     "continue, or run without --restart to start afresh\n",
-                     dir.c_str());
+    if (apps::prepare_checkpoint_dir("kmeans", dir, options_.restart) != 0)
         return 1;
-    }
-    if (!options_.restart && ::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
-        std::fprintf(stderr, "kmeans: cannot create --checkpoint-dir '%s': %s\n", dir.c_str(), std::strerror(errno));
-        return 1;
-    }
     // Each version is a few KiB at most: a small host cache holds several while they flush;
     // two complete versions on disk are enough to survive a crash during the newest's flush.
     const size_t host_bytes = std::max<size_t>(1 << 20, 4 * (buffer_.size() + 8192));
@@ -206,7 +178,7 @@ int RunCheckpoints::start_local()
     const int keep = ranks_ > 1 ? 4 : 2;
     const std::string toml = "versions_to_keep = " + std::to_string(keep) +
                              "\n[host]\nsize = " + std::to_string(host_bytes) +
-                             "\n[local]\npath = " + toml_string(dir) + "\n";
+                             "\n[local]\npath = " + apps::toml_string(dir) + "\n";
     if (int rc = hetpu_ckpt_init_from_string(toml.c_str()); rc != 0)
         return backend_error("starting the backend on '" + dir + "'", rc);
     started_ = true;
@@ -216,17 +188,8 @@ int RunCheckpoints::start_local()
         return 1;
     if (options_.restart)
         return 0;
-    int64_t newest = 0;
-    int rc = hetpu_ckpt_latest(kName, &newest);
-    if (rc == 0) {
-        std::fprintf(stderr,
-                     "kmeans: --checkpoint-dir '%s' already holds kmeans checkpoints (newest: iteration %lld): "
-                     "continue that run with --restart, or give an empty directory\n",
-                     dir.c_str(), static_cast<long long>(newest));
+    if (apps::refuse_earlier_checkpoints("kmeans", kName, dir, "iteration") != 0)
         return 1;
-    }
-    if (rc != -ENOENT)
-        return backend_error("looking for earlier checkpoints", rc);
     return protect("centroids", kCheckpointHeaderSize, buffer_.size() - kCheckpointHeaderSize);
 }
 
@@ -237,18 +200,12 @@ int RunCheckpoints::restore_local(IterationState &state)
     const std::string &dir = rank_dir_;
     int64_t version = 0;
     // Several ranks: the version of the global record, which every rank holds.
-    int rc = ranks_ > 1 ? (version = restart_version_, 0) : hetpu_ckpt_latest(kName, &version);
-    if (rc == -ENOENT) {
-        std::fprintf(stderr,
-                     "kmeans: --restart: no complete kmeans checkpoint in '%s': check --checkpoint-dir, or run "
-                     "without --restart to start afresh\n",
-                     dir.c_str());
+    if (ranks_ > 1)
+        version = restart_version_;
+    else if (apps::newest_checkpoint("kmeans", kName, dir, version) != 0)
         return 1;
-    }
-    if (rc != 0)
-        return backend_error("looking for the newest checkpoint", rc);
     const std::string what = "restoring iteration " + std::to_string(version) + " from '" + dir + "'";
-    if ((rc = hetpu_ckpt_restore(kName, version)) != 0)
+    if (int rc = hetpu_ckpt_restore(kName, version); rc != 0)
         return backend_error(what, rc);
     std::string error;
     if (!check_checkpoint_header(buffer_.data(), fp_, error)) {
@@ -258,7 +215,7 @@ int RunCheckpoints::restore_local(IterationState &state)
     // Same k and d: the centroids region has the size this version holds.
     if (protect("centroids", kCheckpointHeaderSize, buffer_.size() - kCheckpointHeaderSize) != 0)
         return 1;
-    if ((rc = hetpu_ckpt_restore(kName, version)) != 0)
+    if (int rc = hetpu_ckpt_restore(kName, version); rc != 0)
         return backend_error(what, rc);
     if (!decode_checkpoint(buffer_.data(), buffer_.size(), fp_, state, error)) {
         std::fprintf(stderr, "kmeans: --restart from '%s': %s\n", dir.c_str(), error.c_str());

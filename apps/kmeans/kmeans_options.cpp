@@ -115,18 +115,10 @@ bool complete(Options &o, std::string &error)
         error = "--write-points and --truth describe generated data: use them with --generate";
         return false;
     }
-    const bool checkpointing = o.checkpoint_every > 0 || o.restart;
-    if (checkpointing && o.checkpoint_dir.empty()) {
-        error = std::string(o.restart ? "--restart" : "--checkpoint-every") +
-                " needs --checkpoint-dir DIR: the directory the checkpoints are (to be) in";
+    if (!apps::check_checkpoint_flags(o.checkpoint_every, o.checkpoint_dir, o.restart, error))
         return false;
-    }
-    if (!checkpointing && !o.checkpoint_dir.empty()) {
-        error = "--checkpoint-dir alone does nothing: add --checkpoint-every K to take checkpoints, or --restart";
-        return false;
-    }
     // Versions are numbered by iteration: repetitions would take the same numbers again.
-    if (checkpointing && o.reps > 1) {
+    if ((o.checkpoint_every > 0 || o.restart) && o.reps > 1) {
         error = "--checkpoint-every and --restart work on a single run: drop --reps";
         return false;
     }

@@ -4,6 +4,7 @@
 // computed here independently (bisection on the time over an Edmonds-Karp max-flow with
 // whole-byte capacities floor(bw * T)).
 #include "ckpt_backend/core/peer_schedule.h"
+#include "ckpt_backend/core/random_peer_problem.h"
 
 #include <gtest/gtest.h>
 
@@ -112,34 +113,6 @@ Bracket independent_optimum(const PeerProblem &p)
     return {true, lo, hi};
 }
 
-// Bandwidths log-uniform between 1e11 / ratio and 1e11 bytes/s; some links missing; remainders
-// and spares from a few bytes to a GiB; sometimes a limited host.
-PeerProblem random_problem(std::mt19937_64 &rng, int n, double ratio)
-{
-    std::uniform_real_distribution<double> unit(0, 1);
-    auto bw = [&] { return 1e11 * std::pow(ratio, -unit(rng)); };
-    auto bytes = [&] { return static_cast<std::uint64_t>(std::pow(2.0, 2 + 28 * unit(rng))); };
-    PeerProblem p;
-    p.remainder.assign(n, 0);
-    p.spare.assign(n, 0);
-    p.host_bw.assign(n, 0);
-    p.link_bw.assign(n, std::vector<double>(n, 0));
-    for (int i = 0; i < n; ++i) {
-        if (unit(rng) < 0.5)
-            p.remainder[i] = bytes();
-        else
-            p.spare[i] = bytes();
-        if (unit(rng) < 0.9)
-            p.host_bw[i] = bw();
-        for (int j = 0; j < n; ++j)
-            if (j != i && unit(rng) < 0.7)
-                p.link_bw[i][j] = bw();
-    }
-    if (unit(rng) < 0.3)
-        p.host_spare = bytes();
-    return p;
-}
-
 void expect_valid(const PeerProblem &p, const PeerSchedule &s)
 {
     std::vector<std::uint64_t> sent(p.remainder.size(), 0), got(p.remainder.size(), 0);
@@ -174,7 +147,7 @@ TEST(PeerScheduleAnyRatio, MatchesIndependentOptimumOn300Instances)
     for (int trial = 0; trial < 300; ++trial) {
         // Every tenth instance at the full 1e12 ratio; the rest spread over 1 to 1e12.
         const double ratio = trial % 10 == 0 ? 1e12 : std::pow(10.0, exponent(rng));
-        const PeerProblem p = random_problem(rng, devices(rng), ratio);
+        const PeerProblem p = random_peer_problem(rng, devices(rng), ratio, RandomPeerShape{true});
         const PeerSchedule s = schedule_min_time_max_flow(p);
         const Bracket best = independent_optimum(p);
         ASSERT_EQ(s.feasible, best.feasible) << "trial " << trial;
