@@ -89,6 +89,10 @@ EXTRA_DIST += tests/cli/settings.sh tools/update_settings_table.sh
 # Scale-out: matmul over 2 and 3 MPI ranks (skipped, exit 77, without MPI or mpirun).
 TESTS += tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh tests/cli/mpi_owned.sh
 EXTRA_DIST += tests/cli/mpi_env.sh tests/cli/mpi_matmul.sh tests/cli/mpi_apps.sh tests/cli/mpi_kmeans_restart.sh tests/cli/mpi_owned.sh
+# The scale-out on real links: four nodes as network namespaces on this machine, links shaped
+# with tc, ranks launched into them by OpenMPI, MPI over TCP (skipped, exit 77, without root).
+TESTS += tests/cluster/mpi_links.sh
+EXTRA_DIST += tests/cluster/mpi_links.sh tests/cluster/netns_cluster.sh
 # Failures of one rank (no worker, bad policy, bad arguments, a different job) end the
 # whole launch with a message naming the rank, never a hang.
 TESTS += tests/cli/mpi_failures.sh

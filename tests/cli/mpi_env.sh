@@ -3,7 +3,7 @@
 # defines hetpu_mpirun, which launches ranks on this one machine the way that works here:
 # oversubscribed, unbound (bound ranks hung with 4 ranks), StarPU's workers unbound too,
 # each launch under a watchdog so a hang fails the test instead of stalling make check.
-. "$(dirname "$0")/node_env.sh"
+. "${hetpu_cli_tests:-$(dirname "$0")}/node_env.sh"
 grep -q '^#define HETPU_HAVE_MPI 1' "$HETPU_BUILDDIR/config.h" || { echo "SKIP: built without MPI"; exit 77; }
 command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun (apt-get install openmpi-bin)"; exit 77; }
 command -v python3 >/dev/null 2>&1 || fail "python3 is needed to parse the JSON lines"
