@@ -36,6 +36,7 @@ cluster_down() {
         [ -n "$pids" ] && kill -9 $pids 2>/dev/null
         ip netns del "$ns" 2>/dev/null
         rm -rf "/etc/netns/$ns"
+        rmdir /etc/netns 2>/dev/null
     done
     rm -rf "$cluster_dir"
 }

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Sourced by tests/slurm/slurm_check.sh (bash): a one-node Slurm cluster of this machine,
+# Sourced by tests/slurm/slurm_check.sh (bash): a Slurm cluster of this machine (one node, or
+# several in network namespaces),
 # run by the test suite under a private state directory. Nothing in /etc is read or
 # written: SLURM_CONF names the private slurm.conf (slurmdbd.conf and gres.conf beside it),
 # munged has its own key and socket, MariaDB its own data directory and port.
@@ -16,6 +17,11 @@
 
 SLURM_NODE=$(hostname -s)
 SLURM_GPUS=2
+# Several nodes (slurm_check.sh sets these when it runs inside tests/cluster/netns_cluster.sh's
+# namespaces): "NAME:ADDRESS ..." with the controller on the first, and a command that runs
+# its arguments inside node NAME's namespace with NAME as hostname (NAME comes first).
+SLURM_CLUSTER_NODES=${SLURM_CLUSTER_NODES:-}
+SLURM_CLUSTER_EXEC=${SLURM_CLUSTER_EXEC:-}
 slurm_pids=()   # "name:pid", in start order
 slurm_dir=""
 
@@ -84,7 +90,7 @@ slurm_cluster_start() {
     trap 'exit 130' INT TERM
     # munged refuses a socket whose directory others cannot enter (mktemp makes it 0700).
     chmod 755 "$slurm_dir"
-    mkdir -p "$slurm_dir/log" "$slurm_dir/spool/ctld" "$slurm_dir/spool/d" "$slurm_dir/munge" "$slurm_dir/gres"
+    mkdir -p "$slurm_dir/log" "$slurm_dir/spool/ctld" "$slurm_dir/munge" "$slurm_dir/gres"
     mkdir -m 700 "$slurm_dir/key"
     read -r port_ctld port_d port_dbd port_db < <(slurm_free_ports 4)
 
@@ -101,10 +107,22 @@ slurm_cluster_start() {
     mknod "$slurm_dir/gres/gpu0" c 1 3
     mknod "$slurm_dir/gres/gpu1" c 1 5
 
+    # One node line per node: this machine's resources under each name. One node: this
+    # machine on 127.0.0.1; several: each at its namespace's address, the controller on the
+    # first (where this script runs).
+    local nodes=${SLURM_CLUSTER_NODES:-$SLURM_NODE:127.0.0.1} entry ctld_host="" node_lines="" node_names=""
+    for entry in $nodes; do
+        [ -n "$ctld_host" ] || ctld_host="${entry%%:*}(${entry#*:})"
+        node_lines+="${node_line/NodeName=$SLURM_NODE/NodeName=${entry%%:*}} Gres=gpu:$SLURM_GPUS NodeAddr=${entry#*:} State=UNKNOWN"$'\n'
+        node_names+="${node_names:+,}${entry%%:*}"
+        mkdir -p "$slurm_dir/spool/d-${entry%%:*}"
+    done
+    SLURM_NODE_NAMES=$node_names
+
     cat >"$slurm_dir/slurm.conf" <<EOF
-# Written by tests/slurm/cluster.sh: a one-node test cluster, run by the test suite.
+# Written by tests/slurm/cluster.sh: a test cluster, run by the test suite.
 ClusterName=hetputest
-SlurmctldHost=$SLURM_NODE(127.0.0.1)
+SlurmctldHost=$ctld_host
 SlurmctldPort=$port_ctld
 SlurmdPort=$port_d
 SlurmUser=root
@@ -113,11 +131,11 @@ AuthType=auth/munge
 AuthInfo=socket=$slurm_dir/munge/munge.sock
 CryptoType=crypto/munge
 StateSaveLocation=$slurm_dir/spool/ctld
-SlurmdSpoolDir=$slurm_dir/spool/d
+SlurmdSpoolDir=$slurm_dir/spool/d-%n
 SlurmctldPidFile=$slurm_dir/slurmctld.pid
-SlurmdPidFile=$slurm_dir/slurmd.pid
+SlurmdPidFile=$slurm_dir/slurmd-%n.pid
 SlurmctldLogFile=$slurm_dir/log/slurmctld.log
-SlurmdLogFile=$slurm_dir/log/slurmd.log
+SlurmdLogFile=$slurm_dir/log/slurmd-%n.log
 SlurmctldDebug=info
 SlurmdDebug=info
 MailProg=/bin/true
@@ -142,11 +160,10 @@ JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 # Billing is the largest weighted TRES, as in the accounting paper's max(fc, fg, fm).
 PriorityFlags=MAX_TRES
-$node_line Gres=gpu:$SLURM_GPUS NodeAddr=127.0.0.1 State=UNKNOWN
-PartitionName=cpu Nodes=$SLURM_NODE Default=YES MaxTime=INFINITE State=UP TRESBillingWeights="$cpu_weights"
-PartitionName=gpu Nodes=$SLURM_NODE MaxTime=INFINITE State=UP TRESBillingWeights="$gpu_weights"
+${node_lines}PartitionName=cpu Nodes=$node_names Default=YES MaxTime=INFINITE State=UP TRESBillingWeights="$cpu_weights"
+PartitionName=gpu Nodes=$node_names MaxTime=INFINITE State=UP TRESBillingWeights="$gpu_weights"
 EOF
-    echo "NodeName=$SLURM_NODE Name=gpu File=$slurm_dir/gres/gpu[0-1]" >"$slurm_dir/gres.conf"
+    echo "NodeName=$node_names Name=gpu File=$slurm_dir/gres/gpu[0-1]" >"$slurm_dir/gres.conf"
     : >"$slurm_dir/cgroup.conf"
     (umask 077 && cat >"$slurm_dir/slurmdbd.conf" <<EOF
 AuthType=auth/munge
@@ -166,7 +183,7 @@ DebugLevel=info
 EOF
     )
     export SLURM_CONF=$slurm_dir/slurm.conf
-    slurm_say "slurm.conf: $SLURM_CONF (node $SLURM_NODE: $SLURM_NODE_CPUS CPUs, $SLURM_NODE_MEM_MB MB, $SLURM_GPUS fake GPUs)"
+    slurm_say "slurm.conf: $SLURM_CONF (nodes $node_names, each $SLURM_NODE_CPUS CPUs, $SLURM_NODE_MEM_MB MB, $SLURM_GPUS fake GPUs)"
 
     mungekey -c -b 1024 -k "$slurm_dir/key/munge.key" >/dev/null 2>&1 || { slurm_say "mungekey failed"; return 1; }
     slurm_start_daemon munged munged -F --key-file="$slurm_dir/key/munge.key" --socket="$slurm_dir/munge/munge.sock" \
@@ -184,8 +201,12 @@ EOF
     slurm_wait_for 120 "slurmdbd" sacctmgr -n list cluster || return 1
     slurm_start_daemon slurmctld slurmctld -D -i -f "$SLURM_CONF"
     slurm_wait_for 120 "slurmctld" scontrol ping || return 1
-    slurm_start_daemon slurmd slurmd -D -N "$SLURM_NODE" -f "$SLURM_CONF"
-    slurm_wait_for 180 "node $SLURM_NODE to be idle" sh -c "[ \"\$(sinfo -h -n '$SLURM_NODE' -p cpu -o %t)\" = idle ]" || return 1
+    for entry in $nodes; do
+        # shellcheck disable=SC2086  # SLURM_CLUSTER_EXEC is a command and its arguments
+        slurm_start_daemon "slurmd-${entry%%:*}" $SLURM_CLUSTER_EXEC ${SLURM_CLUSTER_EXEC:+"${entry%%:*}"} \
+            slurmd -D -N "${entry%%:*}" -f "$SLURM_CONF"
+    done
+    slurm_wait_for 180 "nodes $node_names to be idle" sh -c "[ \"\$(sinfo -h -n '$node_names' -p cpu -o %t | sort -u)\" = idle ]" || return 1
     slurm_say "cluster up in $((SECONDS - t0))s: $(sinfo -h -o '%P %a %D %t %N' | tr '\n' ';')"
 }
 

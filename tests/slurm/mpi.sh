@@ -42,6 +42,34 @@ check_ledger "$id" "$partition" "$tres" "$(sacct_step_tres "$id")" || fail "ledg
     fail "the job's row should have one worker row per rank"
 ok "3 tasks under srun --mpi=pmix: one verified record with ranks 3, one ledger row for job $id"
 
+# Across nodes (a cluster of several namespaced nodes, see slurm_check.sh): one task per node,
+# each rank on its own node with its own hostname, MPI over the nodes' links; the ledger row
+# holds the job's node count, and sacct the same nodes.
+if [ "${HETPU_SLURM_NODES:-1}" -ge 3 ]; then
+    cat >"$d/mpi3.sh" <<JOB
+#!/bin/sh
+export STARPU_NOPENCL=0 STARPU_NCPU=1 STARPU_SCHED=plb-hac HETPU_PLBHAC_MODELS=off
+srun --mpi=pmix -N 3 --ntasks-per-node=1 "$rank_home" "$matmul" -n 384 --verify --json "$d/mpi3.jsonl"
+JOB
+    id=$(timeout 600 sbatch --parsable --wait -p cpu -N 3 --ntasks-per-node=1 -c 1 --mem=1024 -J mpi-3nodes \
+        -o "$d/mpi3.out" "$d/mpi3.sh") || { cat "$d/mpi3.out"; fail "matmul on 3 nodes (job ${id:-?})"; }
+    line=$(sacct_job "$id" "Partition,AllocTRES,NNodes,NodeList")
+    IFS='|' read -r partition tres nnodes nodelist <<<"$line"
+    [ "$nnodes" = 3 ] || fail "job $id: Slurm gave $nnodes nodes ($nodelist), expected 3"
+    python3 - "$d/mpi3.jsonl" <<'PY' || fail "JSON record of the 3-node job (see above)"
+import json, sys
+r = json.loads(open(sys.argv[1]).read().splitlines()[0])
+assert r["verified"] is True and r["ranks"] == 3, r
+hosts = {w["rank"]: w["host"] for w in r["workers"]}
+assert len(set(hosts.values())) == 3, "the 3 ranks must run on 3 hosts: %s" % hosts
+print("  record: ranks on %s" % ", ".join("%d %s" % kv for kv in sorted(hosts.items())))
+PY
+    check_ledger "$id" "$partition" "$tres" "$(sacct_step_tres "$id")" || fail "ledger row of the 3-node job $id"
+    [ "$(sqlite3 "$HETPU_LEDGER" "SELECT nodes FROM jobs WHERE slurm_job_id = '$id'")" = 3 ] ||
+        fail "the ledger row of job $id must count its 3 nodes"
+    ok "srun -N 3 --mpi=pmix across nodes $nodelist: verified, one rank per node, a ledger row of 3 nodes"
+fi
+
 # srun without --mpi (MpiDefault=none): one task runs as a plain process...
 timeout 300 srun -p cpu -n 1 -J nopmi-1 "$matmul" -n 128 --verify >"$d/nopmi1.out" 2>&1 ||
     { cat "$d/nopmi1.out"; fail "srun -n 1 without a PMI plugin"; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# hetpu under a real Slurm (./run slurm-check): starts a one-node cluster of this machine
+# hetpu under a real Slurm (./run slurm-check): starts a cluster of this machine
 # (tests/slurm/cluster.sh: munged, MariaDB, slurmdbd, slurmctld, slurmd, all private), runs
 # the tests below with real allocations (sbatch, srun, salloc), stops the daemons, and
 # checks that none is left, also when a test fails.
@@ -22,9 +22,53 @@ for f in apps/matmul/hetpu-matmul apps/kmeans/hetpu-kmeans tools/hetpu; do
 done
 grep -q '^#define HETPU_HAVE_MPI 1' "$build/config.h" || { echo "slurm-check: hetpu was built without MPI" >&2; exit 1; }
 
+# Several nodes (SLURM_CHECK_NODES, default 3): each a network namespace of this machine with
+# its own address and hostname (tests/cluster/netns_cluster.sh); this script runs again inside
+# the first, which holds the controller, and each slurmd runs in its own. Where namespaces
+# cannot be made, one node, said so.
+nodes=${SLURM_CHECK_NODES:-3}
+if [ "$nodes" -gt 1 ] && [ -z "${HETPU_SLURM_INSIDE:-}" ]; then
+    probe="hetpu-probe-$$"
+    if ip netns add "$probe" 2>/dev/null && ip netns del "$probe"; then
+        set +eu
+        # Each node gets a /tmp of its own, as real nodes have (Slurm's PMIx plugin keeps
+        # per-step files there under fixed names); what the nodes share lives in /var/tmp.
+        export TMPDIR=/var/tmp
+        # shellcheck source=tests/cluster/netns_cluster.sh
+        . "$top/tests/cluster/netns_cluster.sh"
+        cluster_up "$(for _ in $(seq "$nodes"); do printf '1gbit '; done)" ||
+            { echo "slurm-check: could not build the nodes' namespaces" >&2; exit 1; }
+        entries=""
+        for n in $(seq 0 $((nodes - 1))); do entries+="node$n:$(cluster_addr "node$n") "; done
+        on_node=$cluster_dir/on_node
+        cat >"$on_node" <<SH
+#!/bin/sh
+# on_node NAME COMMAND...: COMMAND inside node NAME's namespace, with NAME as its hostname and
+# the machine's cgroup file systems (ip netns exec gives the node a /sys without them, and
+# slurmd needs them) mounted again in the node's private mount namespace, and a /tmp of its own.
+node=\$1
+shift
+HETPU_CGROUP_MOUNTS=\$(awk '(\$2 == "/sys/fs/cgroup" && \$3 == "tmpfs") || \$3 == "cgroup" || \$3 == "cgroup2" { print \$3, \$2, \$4 }' /proc/mounts)
+export HETPU_CGROUP_MOUNTS
+exec ip netns exec "${cluster_prefix}-n\${node#node}" unshare --uts sh -c '
+    echo "\$HETPU_CGROUP_MOUNTS" | while read -r type dir options; do
+        [ -n "\$type" ] || continue
+        mkdir -p "\$dir" && mount -t "\$type" -o "\$options" "\$type" "\$dir" || exit 1
+    done || exit 1
+    mount -t tmpfs -o mode=1777 tmpfs /tmp || exit 1
+    hostname "\$0" && exec "\$@"' "\$node" "\$@"
+SH
+        chmod +x "$on_node"
+        HETPU_SLURM_INSIDE=1 SLURM_CLUSTER_NODES="$entries" SLURM_CLUSTER_EXEC="$on_node" \
+            "$on_node" node0 bash "$0" "$top" "$build" "${tests[@]}"
+        exit $?  # the EXIT trap takes the namespaces down
+    fi
+    echo "slurm-check: cannot create network namespaces here: one node instead of $nodes" >&2
+fi
+
 # shellcheck source=tests/slurm/cluster.sh
 . "$here/cluster.sh"
-work=$(mktemp -d /tmp/hetpu-slurm.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/hetpu-slurm.XXXXXX")
 trap 'rm -rf "$work"' EXIT  # until slurm_cluster_start puts slurm_cluster_stop in its place
 
 # The site's partitions: this node, as a CPU partition and as a GPU partition (2 GPUs of
@@ -59,6 +103,9 @@ slurm_say "srun --mpi=list: $(srun --mpi=list 2>&1 | tr -s '\n ' ' ')"
 # What every job inherits (sbatch, srun and salloc export the environment): the test node
 # of the other shell tests (1 CPU worker + 1 PoCL OpenCL worker), hetpu's files in $work.
 export HETPU_BUILDDIR=$build HETPU_SLURM_TESTS=$here HETPU_SITE=$site
+# How many nodes the cluster has (the tests across nodes need several).
+HETPU_SLURM_NODES=$(tr -cd , <<<"$SLURM_NODE_NAMES" | wc -c)
+export HETPU_SLURM_NODES=$((HETPU_SLURM_NODES + 1))
 export STARPU_NOPENCL=1 STARPU_OPENCL_ON_CPUS=1 STARPU_NCPU=1 STARPU_NCUDA=0 STARPU_SILENT=1
 export POCL_MAX_PTHREAD_COUNT=1 STARPU_WORKERS_NOBIND=1
 export STARPU_HOME=$work/starpu HETPU_HOME=$work/hetpu-home HETPU_MGB_ARBITER=off
