@@ -7,17 +7,21 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
+#include <utility>
 
 namespace hetpu {
 
 // Reads `path` into `text`. On failure returns false and sets `why` to a reason that names
-// what the path is ("is a directory, not a file", "No such file or directory", ...), to be
-// prefixed by the caller's context. errno is set on failure (EISDIR for a directory).
-inline bool read_whole_file(const std::string &path, std::string &text, std::string &why)
+// what the path is ("is a directory, not a file", "No such file or directory", "is larger
+// than 64 MiB", ...), to be prefixed by the caller's context. errno is set on failure (EISDIR
+// for a directory, EFBIG past `max_bytes`: a device such as /dev/zero never ends, and a
+// reader must not take all memory before saying so).
+inline bool read_whole_file(const std::string &path, std::string &text, std::string &why,
+                            std::uint64_t max_bytes = UINT64_MAX)
 {
     struct stat st;
     if (stat(path.c_str(), &st) != 0) {
@@ -37,14 +41,23 @@ inline bool read_whole_file(const std::string &path, std::string &text, std::str
         why = std::strerror(errno);
         return false;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
+    std::string read;
+    char chunk[1 << 16];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        read.append(chunk, std::size_t(in.gcount()));
+        if (read.size() > max_bytes) {
+            errno = EFBIG;
+            why = "is larger than " + std::to_string(max_bytes >> 20) + " MiB (" + std::to_string(max_bytes) +
+                  " bytes), the most this reader takes";
+            return false;
+        }
+    }
     if (in.bad()) {
         errno = EIO;
         why = "read error";
         return false;
     }
-    text = ss.str();
+    text = std::move(read);
     return true;
 }
 

@@ -7,7 +7,7 @@
 lib_LTLIBRARIES += common/libhetpu_common.la
 common_libhetpu_common_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 common_libhetpu_common_la_SOURCES = \
-	common/trim.h common/input_file.h common/json_line.h common/cli_args.h \
+	common/trim.h common/input_file.h common/json_line.h common/json_path.h common/cli_args.h \
 	common/settings.cpp common/settings.h \
 	common/finite_number.cpp common/finite_number.h \
 	common/gnuplot_png.cpp common/gnuplot_png.h \

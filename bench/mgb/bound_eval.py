@@ -105,7 +105,8 @@ def add_random(out, mixes, found):
 
 
 def sim(hetpu, scenario, policy, colocation, cg_ratio=None):
-    cmd = [hetpu, "mgb-sim", "--scenario", scenario, "--policy", policy, "--colocation", colocation, "--json"]
+    cmd = [hetpu, "mgb-sim", "--scenario", scenario, "--policy", policy, "--colocation", colocation, "--json",
+           "--allow-rejected"]
     if cg_ratio:
         cmd += ["--cg-ratio", str(cg_ratio)]
     return json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

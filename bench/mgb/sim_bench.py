@@ -73,7 +73,7 @@ class Runner:
 
     def run(self, scenario, policy, workers, tags, cg_ratio=None, seed=1):
         cmd = [self.hetpu, "mgb-sim", "--scenario", scenario, "--policy", policy, "--workers", str(workers),
-               "--seed", str(seed), "--json"]
+               "--seed", str(seed), "--json", "--allow-rejected"]
         if cg_ratio:
             cmd += ["--cg-ratio", str(cg_ratio)]
         r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)

@@ -54,7 +54,7 @@ def small_mix(index):
 
 def sim(hetpu, path, policy, colocation):
     out = subprocess.run([hetpu, "mgb-sim", "--scenario", path, "--policy", policy, "--colocation", colocation,
-                          "--json"], check=True, capture_output=True, text=True).stdout
+                          "--json", "--allow-rejected"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
 

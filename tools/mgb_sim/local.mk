@@ -17,7 +17,8 @@ check_PROGRAMS += tests/mgb_sim_tests
 tests_mgb_sim_tests_SOURCES = \
 	tests/unit/mgb_sim/scenario_test.cpp \
 	tests/unit/mgb_sim/simulator_test.cpp \
-	tests/unit/mgb_sim/makespan_bound_test.cpp
+	tests/unit/mgb_sim/makespan_bound_test.cpp \
+	tests/unit/mgb_sim/yardstick_test.cpp
 tests_mgb_sim_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) $(JSON_CFLAGS)
 tests_mgb_sim_tests_LDADD = tools/libhetpu_mgb_sim.la node_arbiter/libhetpu_node_arbiter_core.la $(GTEST_LIBS)
 TESTS += tests/mgb_sim_tests

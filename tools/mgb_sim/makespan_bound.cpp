@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
+#include <queue>
 #include <set>
 
 #include "sched_policies/mgb/core/task_needs.h"
@@ -31,8 +33,11 @@ JobTimes times_of(const JobSpec &job, const MgbScenario &s, double cpu_factor, d
     t.cpu_s = job.cpu_seconds * cpu_factor;
     t.whole_s = t.cpu_s + t.gpu_s;
     bool first = true;
-    for (const mgb::GpuSpec &gpu : s.gpus) {
-        if (job.memory_bytes > gpu.memory_bytes)
+    for (size_t d = 0; d < s.gpus.size(); ++d) {
+        const mgb::GpuSpec &gpu = s.gpus[d];
+        // A job pinned elsewhere, or too large, never runs here: a job that fits none of
+        // its allowed devices is rejected by every policy and counts in no term.
+        if (!(job.allowed_devices >> d & 1u) || job.memory_bytes > gpu.memory_bytes)
             continue;
         double share_s = 0;
         bool runnable = true;
@@ -84,19 +89,30 @@ BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const st
     }
     // Queue order: job k is taken only when one of the W workers is free, that is once
     // k - W + 1 of the jobs before it have ended; each took at least its own time from t = 0.
+    // The (k - W + 1)-th smallest of the times before job k is kept with two heaps (the
+    // smallest ones in a max-heap, the rest in a min-heap): O(n log n) for n jobs.
     if (workers > 0) {
-        std::vector<double> before;
+        std::priority_queue<double> low;
+        std::priority_queue<double, std::vector<double>, std::greater<double>> high;
         for (size_t k = 0; k < worker_time.size(); ++k) {
             double start = 0;
             if (k >= workers) {
-                std::vector<double> sorted(before);
-                const size_t nth = k - workers;  // the (k - W + 1)-th smallest
-                std::nth_element(sorted.begin(), sorted.begin() + std::ptrdiff_t(nth), sorted.end());
-                start = sorted[nth];
+                const size_t rank = k - workers + 1;
+                while (low.size() < rank) {
+                    low.push(high.top());
+                    high.pop();
+                }
+                start = low.top();
             }
             if (counted[k])
                 b.queue_s = std::max(b.queue_s, start + worker_time[k]);
-            before.push_back(worker_time[k]);
+            if (!low.empty() && worker_time[k] < low.top()) {
+                low.push(worker_time[k]);
+                high.push(low.top());
+                low.pop();
+            } else {
+                high.push(worker_time[k]);
+            }
         }
     }
     b.jobs_counted = unsigned(jobs.size());

@@ -2,10 +2,13 @@
 #include "tools/mgb_sim/mgb_sim_command.h"
 #include "common/cli_args.h"
 
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <sstream>
+#include <system_error>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -125,6 +128,36 @@ nlohmann::json result_to_json(const SimResult &r, bool per_job)
     return j;
 }
 
+namespace {
+
+// Why a run failed: the jobs that fit no device, each with what it needs beside the largest
+// device, and the way out.
+void report_rejected(const SimResult &r, const MgbScenario &s)
+{
+    const mgb::GpuSpec *largest = &s.gpus.front();
+    for (const mgb::GpuSpec &g : s.gpus)
+        if (g.memory_bytes > largest->memory_bytes)
+            largest = &g;
+    std::fprintf(stderr, "hetpu mgb-sim: policy %s rejected %u of %u jobs: they fit no device they may use\n",
+                 r.policy.c_str(), r.jobs_rejected, r.jobs);
+    unsigned shown = 0;
+    for (size_t j = 0; j < r.job_records.size() && shown < 5; ++j) {
+        if (!r.job_records[j].rejected)
+            continue;
+        ++shown;
+        const JobSpec &job = s.jobs[j];
+        std::fprintf(stderr, "  job %zu '%s': %.2f GiB%s; the largest device, %s, has %.2f GiB\n", j, job.name.c_str(),
+                     double(job.memory_bytes) / double(1u << 30),
+                     job.memory_bytes <= largest->memory_bytes ? " (fits in memory: its devices, pinning or a kernel's "
+                                                                 "block shape rule them out)"
+                                                               : "",
+                     largest->name, double(largest->memory_bytes) / double(1u << 30));
+    }
+    std::fprintf(stderr, "fix the jobs or the devices, or pass --allow-rejected to count them as rejected\n");
+}
+
+}  // namespace
+
 int mgb_sim_command(int argc, char **argv)
 {
     CLI::App app{"Simulate a batch of GPU jobs on one node under an MGB-family placement policy.\n"
@@ -132,9 +165,9 @@ int mgb_sim_command(int argc, char **argv)
                  "hetpu mgb-sim"};
     std::string scenario_path, policies = "mgb";
     unsigned cg_ratio = 0, workers = 0;
-    int64_t seed = 1;
+    std::string seed_text = "1";
     std::string colocation;
-    bool json = false, per_job = false;
+    bool json = false, per_job = false, allow_rejected = false;
     app.add_option("--scenario", scenario_path, "scenario JSON file")->required();
     app.add_option("--policy", policies,
                    "sa, cg, mgb (Alg. 3), mgb-exact (Alg. 2), schedgpu (memory only, one device), or bound (the "
@@ -145,13 +178,22 @@ int mgb_sim_command(int argc, char **argv)
                    "default: the scenario's \"colocation\", else mps");
     app.add_option("--cg-ratio", cg_ratio, "CG's jobs per device (default: ceil(workers / devices))");
     app.add_option("--workers", workers, "worker pool size (default: the scenario's)")->check(CLI::Range(1u, 4096u));
-    app.add_option("--seed", seed, "seed of the run-time noise (scenario \"noise\"; 0 or more, default 1)");
+    app.add_option("--seed", seed_text, "seed of the run-time noise (scenario \"noise\"; 0 or more, default 1)")
+        ->type_name("N");
+    app.add_flag("--allow-rejected", allow_rejected,
+                 "a job that fits no device (memory, or a kernel no device can run) is only counted as rejected; "
+                 "without it, a run that rejects a job fails naming the job");
     app.add_flag("--json", json, "one JSON object per run (one line each) instead of the summary");
     app.add_flag("--per-job", per_job, "with --json: add every job's record (device, start, end, outcome)");
     if (const auto rc = hetpu::cli::parse_args(app, argc, argv))
         return *rc;
-    if (seed < 0) {  // a uint64_t option would take -1 as 2^64 - 1 without a word
-        std::fprintf(stderr, "hetpu mgb-sim: --seed must be 0 or more (got %lld)\n", static_cast<long long>(seed));
+    // Parsed here: an integer option clamps 99999999999999999999 to its largest value, and a
+    // uint64_t one takes -1 as 2^64 - 1, both without a word.
+    uint64_t seed = 0;
+    if (const auto [end, ec] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+        ec != std::errc() || end != seed_text.data() + seed_text.size()) {
+        std::fprintf(stderr, "hetpu mgb-sim: --seed must be a whole number from 0 to %llu (got '%s')\n",
+                     static_cast<unsigned long long>(UINT64_MAX), seed_text.c_str());
         return 2;
     }
     std::optional<Colocation> model;
@@ -192,7 +234,7 @@ int mgb_sim_command(int argc, char **argv)
     for (const std::optional<Policy> &p : runs) {
         if (!p) {
             std::vector<double> cpu, gpu;
-            draw_job_factors(scenario, uint64_t(seed), cpu, gpu);
+            draw_job_factors(scenario, seed, cpu, gpu);
             const BoundTerms b = makespan_lower_bound(scenario, workers ? workers : scenario.workers, cpu, gpu);
             if (json) {
                 nlohmann::json j = bound_to_json(b);
@@ -209,7 +251,7 @@ int mgb_sim_command(int argc, char **argv)
         options.policy = *p;
         options.workers = workers;
         options.cg_ratio = cg_ratio;
-        options.seed = uint64_t(seed);
+        options.seed = seed;
         options.colocation = model;
         const auto t0 = std::chrono::steady_clock::now();
         const SimResult r = simulate(scenario, options);
@@ -222,6 +264,10 @@ int mgb_sim_command(int argc, char **argv)
             std::printf("%s\n", j.dump().c_str());
         } else {
             print_summary(r, wall_s);
+        }
+        if (r.jobs_rejected > 0 && !allow_rejected) {
+            report_rejected(r, scenario);
+            return 1;
         }
     }
     return 0;

@@ -2,7 +2,6 @@
 #include "tools/mgb_sim/scenario.h"
 
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <set>
@@ -11,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/input_file.h"
+#include "common/json_path.h"
 #include "sched_policies/mgb/core/gpu_ledger.h"
 
 namespace hetpu::mgb_sim {
@@ -33,6 +34,9 @@ constexpr double kMaxInterference = 100.0;
 // Kernel launches (the simulator's events) in the whole batch: beyond this a run would take
 // minutes, so it is refused instead of started.
 constexpr uint64_t kMaxLaunches = 10000000;
+// A scenario of the largest batch the launch cap allows stays well under this; a file past
+// it (or a device such as /dev/zero) is refused before it fills memory.
+constexpr uint64_t kMaxScenarioBytes = uint64_t{64} << 20;
 
 [[noreturn]] void fail(const std::string &field, const std::string &problem, const std::string &fix)
 {
@@ -234,9 +238,9 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
 {
     json root;
     try {
-        root = json::parse(json_text);
-    } catch (const json::parse_error &e) {
-        throw ScenarioError(std::string("scenario: not valid JSON: ") + e.what());
+        root = parse_json_with_fields(json_text);
+    } catch (const JsonFieldError &e) {
+        throw ScenarioError(std::string("scenario: not valid JSON, or a number no double holds: ") + e.what());
     }
     if (!root.is_object())
         fail("(top level)", "must be an object", R"(write {"gpus": [...], "workers": N, "jobs": [...]})");
@@ -328,12 +332,10 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
 
 MgbScenario load_mgb_scenario(const std::string &path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw ScenarioError("scenario: cannot read '" + path + "'");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_mgb_scenario(text.str());
+    std::string text, why;
+    if (!read_whole_file(path, text, why, kMaxScenarioBytes))
+        throw ScenarioError("scenario: '" + path + "' " + why);
+    return parse_mgb_scenario(text);
 }
 
 }  // namespace hetpu::mgb_sim

@@ -70,6 +70,21 @@ TaskNeeds job_needs(const JobSpec &job, const mgb::GpuSpec &spec)
     return best;
 }
 
+// The devices on which every kernel of the job can run (its blocks fit an SM's threads,
+// warps and shared memory), as a device mask.
+uint32_t runnable_devices(const JobSpec &job, const MgbScenario &s)
+{
+    uint32_t mask = 0;
+    for (size_t d = 0; d < s.gpus.size(); ++d) {
+        bool all = true;
+        for (const KernelSpec &k : job.kernels)
+            all = all && mgb::footprint_on(kernel_needs(job, k), s.gpus[d]).runnable;
+        if (all)
+            mask |= 1u << d;
+    }
+    return mask;
+}
+
 // A factor in [1 - spread, 1 + spread] from the top 53 bits of the generator: the same on
 // every platform and standard library (std::uniform_real_distribution is not).
 double draw_factor(std::mt19937_64 &rng, double spread)
@@ -97,6 +112,7 @@ public:
             live_[j].cpu_factor = cpu_factors_[j];
             live_[j].gpu_factor = gpu_factors_[j];
             needs_.push_back(job_needs(s.jobs[j], s.gpus.front()));
+            runnable_.push_back(runnable_devices(s.jobs[j], s));
         }
         colocation_ = o.colocation ? *o.colocation : s.colocation;
         workers_ = o.workers ? o.workers : s.workers;
@@ -255,7 +271,10 @@ private:
     {
         PlaceRequest req;
         req.needs = needs_[j];
-        req.allowed_devices = allowed_ & s_.jobs[j].allowed_devices;
+        // Only devices that can run every kernel of the job: the policy is told one kernel's
+        // shape (the largest), and another may need more shared memory or threads per block
+        // than some device has; placing it there would launch a kernel that cannot run.
+        req.allowed_devices = allowed_ & s_.jobs[j].allowed_devices & runnable_[j];
         req.pid = int32_t(j + 1);
         req.cg_ratio = cg_ratio_;
         const mgb::PlaceResult r = mgb::ledger_place(*ledger_, algorithm_, req);
@@ -383,6 +402,7 @@ private:
     std::unique_ptr<Ledger> ledger_;  // ~0.4 MB: not on the stack
     std::vector<Live> live_;
     std::vector<TaskNeeds> needs_;
+    std::vector<uint32_t> runnable_;  // per job: the devices that can run all its kernels
     std::vector<double> cpu_factors_, gpu_factors_;
     Colocation colocation_ = Colocation::Mps;
     std::vector<uint64_t> allocated_;
