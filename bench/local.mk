@@ -80,7 +80,7 @@ EXTRA_DIST += bench/ckpt_plot.sh
 
 # MGB evaluation (`./run bench mgb`): scripts only, driving tools/hetpu (mgb-sim, batch).
 EXTRA_DIST += bench/mgb/gen_workloads.py bench/mgb/sim_bench.py bench/mgb/real_batch.sh \
-	bench/mgb/bound_eval.py bench/mgb/small_exact.py
+	bench/mgb/bound_eval.py bench/mgb/small_exact.py bench/mgb/arrivals.py bench/mgb/README.md
 EXTRA_DIST += bench/sim_makespans.py bench/plbhac_models_sim.sh bench/plbhac_node_limit.sh bench/plbhac_random_sim.py bench/plbhac_ramp_bound.py \
 	bench/plbhac_node_family.py \
 	bench/plbhac_lib_ab.sh bench/plbhac_static_split.sh bench/real_node_apps.sh \
@@ -89,4 +89,4 @@ EXTRA_DIST += bench/starpu_examples_sweep.sh
 EXTRA_DIST += bench/README.md bench/plbhac_sim.sh bench/plbhac_matmul.sh bench/mpi_scaling_sim.sh \
 	bench/mpi_slow_rank.sh bench/mpi_planners.sh bench/scenarios bench/plbhac_gpu_node_sim.sh bench/gpu_node.sh
 # The benchmark outputs bench/README.md's tables are generated from (bench/update_readme_tables.sh).
-EXTRA_DIST += bench/recorded/mgb_bound_eval.md bench/recorded/mgb_small_exact.md
+EXTRA_DIST += bench/recorded/mgb_bound_eval.md bench/recorded/mgb_small_exact.md bench/recorded/mgb_arrivals.md

@@ -95,6 +95,8 @@ for suite in "${suites[@]}"; do
       python3 "$top/bench/mgb/bound_eval.py" "$build/tools/hetpu" "$top/results/mgb-bound"
       echo "== mgb_small: the bound against the best pinning on small mixes (results/mgb-small/)"
       python3 "$top/bench/mgb/small_exact.py" "$build/tools/hetpu" "$top/results/mgb-small"
+      echo "== mgb_arrivals: Poisson arrivals at 50-95% load, mean turnaround (results/mgb-arrivals/)"
+      python3 "$top/bench/mgb/arrivals.py" "$build/tools/hetpu" "$top/results/mgb-arrivals"
       echo "== mgb_batch: hetpu batch of kmeans and matmul jobs on the two-device PoCL node"
       bash "$top/bench/mgb/real_batch.sh" "$build" "$top/results/mgb/batch" ;;
     *)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# The tables of bench/README.md are generated: each lies between
+# The tables of bench/README.md (and of bench/*/README.md) are generated: each lies between
 #   <!-- table: bench/recorded/NAME.md -->   and   <!-- table:end -->
 # and is that file verbatim: a table a benchmark wrote under results/, copied into
 # bench/recorded/ when the run is recorded (each README section names the command and the file).
@@ -11,27 +11,33 @@ set -eu
 check=0
 if [ "${1:-}" = "--check" ]; then check=1; fi
 top=$(cd "$(dirname "$0")/.." && pwd)
-readme="$top/bench/README.md"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 status=0
-awk -v top="$top" '
-  /^<!-- table: [^ ]+ -->$/ {
-    print; file = $3; path = top "/" file
-    if ((getline line < path) <= 0) { print "missing recorded table: " file > "/dev/stderr"; bad = 1 }
-    else { print line; while ((getline line < path) > 0) print line }
-    close(path); skip = 1; next
-  }
-  /^<!-- table:end -->$/ { skip = 0 }
-  !skip
-  END { exit bad }' "$readme" >"$tmp" || status=1
-if [ "$status" = 0 ] && cmp -s "$readme" "$tmp"; then
-    exit 0
-fi
-if [ "$check" = 1 ] || [ "$status" != 0 ]; then
-    diff -u "$readme" "$tmp" >&2 || true
-    echo "bench/README.md: a table differs from its file under bench/recorded/; run bench/update_readme_tables.sh" >&2
-    exit 1
-fi
-cat "$tmp" >"$readme"
-echo "updated bench/README.md"
+# bench/README.md and each area's own (bench/mgb/README.md, ...).
+for readme in "$top/bench/README.md" "$top"/bench/*/README.md; do
+    [ -f "$readme" ] || continue
+    bad=0
+    awk -v top="$top" '
+      /^<!-- table: [^ ]+ -->$/ {
+        print; file = $3; path = top "/" file
+        if ((getline line < path) <= 0) { print "missing recorded table: " file > "/dev/stderr"; bad = 1 }
+        else { print line; while ((getline line < path) > 0) print line }
+        close(path); skip = 1; next
+      }
+      /^<!-- table:end -->$/ { skip = 0 }
+      !skip
+      END { exit bad }' "$readme" >"$tmp" || bad=1
+    if [ "$bad" = 0 ] && cmp -s "$readme" "$tmp"; then
+        continue
+    fi
+    if [ "$check" = 1 ] || [ "$bad" != 0 ]; then
+        diff -u "$readme" "$tmp" >&2 || true
+        echo "${readme#"$top"/}: a table differs from its file under bench/recorded/; run bench/update_readme_tables.sh" >&2
+        status=1
+        continue
+    fi
+    cat "$tmp" >"$readme"
+    echo "updated ${readme#"$top"/}"
+done
+exit "$status"

@@ -59,7 +59,8 @@ inline nlohmann::json parse_json_with_fields(const std::string &text)
         for (const Frame &f : frames)
             field += f.array ? "[" + std::to_string(f.index) + "]" : (field.empty() ? "" : ".") + f.key;
         std::string what = e.what();
-        if (const std::size_t close = what.find("] "); what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+        if (const std::size_t close = what.find("] ");
+            what.rfind("[json.exception", 0) == 0 && close != std::string::npos)
             what = what.substr(close + 2);
         throw JsonFieldError(field, what);
     }

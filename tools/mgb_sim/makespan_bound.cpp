@@ -74,7 +74,6 @@ BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const st
     std::vector<JobTimes> jobs;
     std::vector<double> worker_time;  // per job in queue order: how long it holds its worker at least
     std::vector<char> counted;        // per job: fits some device
-    double whole_sum = 0;
     for (size_t j = 0; j < s.jobs.size(); ++j) {
         const double cpu = cpu_factor.empty() ? 1.0 : cpu_factor[j];
         const JobTimes t = times_of(s.jobs[j], s, cpu, gpu_factor.empty() ? 1.0 : gpu_factor[j]);
@@ -84,8 +83,18 @@ BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const st
         if (!t.fits)
             continue;
         jobs.push_back(t);
-        b.longest_s = std::max(b.longest_s, t.whole_s);
-        whole_sum += t.whole_s;
+        b.longest_s = std::max(b.longest_s, s.jobs[j].arrive_s + t.whole_s);
+    }
+    // Workers with release times: the jobs arriving at r or later hold workers for their whole
+    // times after r (jobs are listed in arrival order, so these are suffixes).
+    if (workers > 0) {
+        double after = 0;
+        for (size_t j = s.jobs.size(); j-- > 0;) {
+            if (counted[j])
+                after += worker_time[j];
+            if (j == 0 || s.jobs[j - 1].arrive_s < s.jobs[j].arrive_s)
+                b.workers_s = std::max(b.workers_s, s.jobs[j].arrive_s + after / workers);
+        }
     }
     // Queue order: job k is taken only when one of the W workers is free, that is once
     // k - W + 1 of the jobs before it have ended; each took at least its own time from t = 0.
@@ -95,28 +104,30 @@ BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const st
         std::priority_queue<double> low;
         std::priority_queue<double, std::vector<double>, std::greater<double>> high;
         for (size_t k = 0; k < worker_time.size(); ++k) {
-            double start = 0;
+            // Job k starts once it has arrived and k - W + 1 jobs before it have ended; job j
+            // ends no sooner than arrive_j + its own time.
+            double start = s.jobs[k].arrive_s;
             if (k >= workers) {
                 const size_t rank = k - workers + 1;
                 while (low.size() < rank) {
                     low.push(high.top());
                     high.pop();
                 }
-                start = low.top();
+                start = std::max(start, low.top());
             }
             if (counted[k])
                 b.queue_s = std::max(b.queue_s, start + worker_time[k]);
-            if (!low.empty() && worker_time[k] < low.top()) {
-                low.push(worker_time[k]);
+            const double end = s.jobs[k].arrive_s + worker_time[k];
+            if (!low.empty() && end < low.top()) {
+                low.push(end);
                 high.push(low.top());
                 low.pop();
             } else {
-                high.push(worker_time[k]);
+                high.push(end);
             }
         }
     }
     b.jobs_counted = unsigned(jobs.size());
-    b.workers_s = workers ? whole_sum / workers : 0;
 
     // Capacity levels: a job whose smallest fitting device has capacity >= L fits no
     // device below L (a device fits it exactly when its capacity is large enough and its

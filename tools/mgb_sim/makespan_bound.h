@@ -10,7 +10,8 @@
 // fit no device (every memory-aware policy rejects them at once) count in no term.
 //
 // The bound is the largest of six terms, each a necessary condition:
-//  - longest: the longest job's standalone time (nothing runs faster than alone);
+//  - longest: a job's arrival plus its standalone time, the largest (nothing runs faster than
+//    alone);
 //  - sm: per device, the kernels placed there use at most its resident-warp capacity at
 //    each instant (two co-located kernels that fill the device take twice as long, and
 //    interference or time slicing only slow them more). A kernel filling a share f of
@@ -18,11 +19,13 @@
 //    such share over the devices that fit its job;
 //  - memory: per device, the bytes held times the time held (the GPU part at standalone
 //    speed) stay within capacity * makespan;
-//  - workers: each job holds a worker for its whole standalone time;
+//  - workers: each job holds a worker for its whole standalone time, and the jobs arriving at
+//    r or later do so after r: r + their times / W, for every arrival time r;
 //  - queue: the worker pool takes jobs in queue order (no policy reorders it), so job k
-//    starts no sooner than the (k - W + 1)-th shortest of the jobs before it ends (W
-//    workers: k - W + 1 of them must have ended), and ends its own time later. With fewer
-//    jobs than workers it is the longest term;
+//    starts no sooner than its arrival and than the (k - W + 1)-th earliest end of the jobs
+//    before it (W workers: k - W + 1 of them must have ended; job j ends no sooner than its
+//    arrival plus its time), and ends its own time later. With fewer jobs than workers it
+//    is the longest term;
 //  - exclusive: a job holding more than half the memory of every device that fits it never
 //    shares a device with another such job, so per device they run one after the other,
 //    the first no sooner than the least host work before their GPU parts.

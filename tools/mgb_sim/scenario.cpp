@@ -289,7 +289,7 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
         const json &j = jobs[i];
         if (!j.is_object())
             fail(where, "must be an object", R"(write e.g. {"name": "bfs", "memory_gib": 2, "kernels": [...]})");
-        check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat", "devices"});
+        check_keys(j, where, {"name", "memory_gib", "cpu_seconds", "kernels", "repeat", "devices", "arrive_s"});
         JobSpec job;
         job.name = j.contains("name") && j.at("name").is_string() ? j.at("name").get<std::string>()
                                                                   : "job" + std::to_string(i);
@@ -298,6 +298,11 @@ MgbScenario parse_mgb_scenario(const std::string &json_text)
         if (j.contains("cpu_seconds"))
             job.cpu_seconds =
                 seconds(j.at("cpu_seconds"), where + ".cpu_seconds", "host seconds before the GPU part", true);
+        if (j.contains("arrive_s"))
+            job.arrive_s = seconds(j.at("arrive_s"), where + ".arrive_s", "when the job enters the queue", true);
+        if (!s.jobs.empty() && job.arrive_s < s.jobs.back().arrive_s)
+            fail(where + ".arrive_s", "arrives before the job listed ahead of it",
+                 "list the jobs in the order they arrive (the queue is first come, first served)");
         if (j.contains("devices")) {
             const json &d = j.at("devices");
             const std::string fix = "device indices (0-based, in the order of \"gpus\" with counts expanded)";

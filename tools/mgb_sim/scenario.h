@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // A batch of GPU jobs on one node, for `hetpu mgb-sim` (the evaluation setting of C. Chen,
 // C. Porter, S. Pande, "Effective GPU Sharing Under Compiler Guidance", Section V): GPUs, a
-// pool of workers, and jobs all queued at t = 0. Read from JSON:
+// pool of workers, and jobs queued at t = 0 or arriving over time ("arrive_s"). Read from JSON:
 //
 //   {"gpus": [{"preset": "V100", "count": 4}],          // or explicit fields, see below
 //    "workers": 16,
@@ -50,6 +50,7 @@ struct JobSpec {
     uint64_t memory_bytes = 0;       // held on one device from its first kernel to its last
     uint32_t allowed_devices = ~0u;  // optional "devices": [indices] the job may run on (pinning)
     double cpu_seconds = 0;          // host work before the GPU part (input, setup)
+    double arrive_s = 0;             // optional "arrive_s": when it joins the queue (jobs listed in arrival order)
     std::vector<KernelSpec> kernels;
 };
 

@@ -135,8 +135,8 @@ public:
 
     SimResult run()
     {
-        for (unsigned w = 0; w < workers_ && next_job_ < s_.jobs.size(); ++w)
-            start_next_job();
+        idle_workers_ = workers_;
+        start_arrived();
         for (;;) {
             compute_rates();
             size_t who = SIZE_MAX;
@@ -156,6 +156,15 @@ public:
                     who = j;
                 }
             }
+            // A job arriving while a worker is idle is an event of its own; a job event at the
+            // same instant goes first (deterministic).
+            const bool arrival_waits = idle_workers_ > 0 && next_job_ < s_.jobs.size();
+            if (arrival_waits && s_.jobs[next_job_].arrive_s < when) {
+                advance_to(std::max(s_.jobs[next_job_].arrive_s, now_));
+                ++result_.events;
+                start_arrived();
+                continue;
+            }
             if (who == SIZE_MAX)
                 break;
             advance_to(std::max(when, now_));
@@ -171,6 +180,21 @@ public:
 
 private:
     enum class Outcome { Completed, Crashed, Rejected };
+
+    // A worker is free: it takes the next job if that job has arrived, else waits for it.
+    void worker_freed()
+    {
+        ++idle_workers_;
+        start_arrived();
+    }
+
+    void start_arrived()
+    {
+        while (idle_workers_ > 0 && next_job_ < s_.jobs.size() && s_.jobs[next_job_].arrive_s <= now_) {
+            --idle_workers_;
+            start_next_job();
+        }
+    }
 
     void start_next_job()
     {
@@ -262,8 +286,7 @@ private:
             freed_workers_ = 0;
             queue_.drain([&](uint64_t id) { return try_place(size_t(id), again); });
             for (unsigned w = 0; w < freed_workers_; ++w)
-                if (next_job_ < s_.jobs.size())
-                    start_next_job();
+                worker_freed();
         }
     }
 
@@ -342,8 +365,7 @@ private:
         mgb::ledger_release(*ledger_, l.grant);
         allocated_[size_t(l.device)] -= job.memory_bytes;
         end_job(j, Outcome::Completed);
-        if (next_job_ < s_.jobs.size())
-            start_next_job();
+        worker_freed();
         drain();
     }
 
@@ -378,7 +400,7 @@ private:
             r.jobs_crashed += rec.crashed;
             r.jobs_rejected += rec.rejected;
             if (rec.completed) {
-                turnaround += rec.end_s;
+                turnaround += rec.end_s - s_.jobs[j].arrive_s;
                 slowdown += live_[j].slowdown_sum;
                 launches += rec.kernels;
             }
@@ -411,7 +433,7 @@ private:
     SimResult result_;
     Algorithm algorithm_ = Algorithm::LeastWarps;
     uint32_t allowed_ = ~0u;
-    unsigned workers_ = 0, cg_ratio_ = 1, freed_workers_ = 0;
+    unsigned workers_ = 0, cg_ratio_ = 1, freed_workers_ = 0, idle_workers_ = 0;
     size_t next_job_ = 0;
     double now_ = 0;
 };

@@ -4,8 +4,8 @@
 // ledger_place / ledger_release and the WaitQueue). Nothing here re-implements Alg. 2, Alg. 3,
 // SA or CG: the simulator only supplies time.
 //
-// Job life (the paper's worker pool, Section V-A): all jobs are queued at t = 0; each of the
-// W workers takes the next job, runs its cpu_seconds of host work, then asks the policy for
+// Job life (the paper's worker pool, Section V-A): jobs join the queue at t = 0 or at their
+// arrive_s, in queue order; each of the W workers takes the next job once it has arrived, runs its cpu_seconds of host work, then asks the policy for
 // a device (the paper's task_begin) with the job's memory and the launch shape of its
 // largest kernel. If none is granted the job waits in the core's WaitQueue (arrival order,
 // backfilling, aging), retried whenever a job releases a device. Once granted, the job
@@ -102,7 +102,7 @@ struct SimResult {
     unsigned jobs_crashed = 0;
     unsigned jobs_rejected = 0;
     double throughput_jobs_per_hour = 0;  // completed jobs / makespan
-    double mean_turnaround_s = 0;         // completed jobs: end - arrival (0)
+    double mean_turnaround_s = 0;         // completed jobs: end - arrive_s
     double mean_gpu_wait_s = 0;           // jobs that got a device
     double mean_kernel_slowdown_pct = 0;  // over all completed launches
     uint64_t events = 0;

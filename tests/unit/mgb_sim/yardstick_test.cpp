@@ -121,9 +121,48 @@ TEST(Yardstick, QueueTermMatchesItsDefinition)
 TEST(Yardstick, ANumberPastADoubleIsNamedByItsField)
 {
     try {
-        mix(gpu(16, 32), 1, R"({"memory_gib": 1, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1e400}]})");
+        mix(gpu(16, 32), 1,
+            R"({"memory_gib": 1, "kernels": [{"blocks": 1, "threads_per_block": 32, "seconds": 1e400}]})");
         FAIL() << "1e400 accepted";
     } catch (const ScenarioError &e) {
         EXPECT_NE(std::string(e.what()).find("jobs[0].kernels[0].seconds"), std::string::npos) << e.what();
     }
+}
+
+// Arrivals: a worker waits for a job that has not arrived; turnaround counts from arrival; the
+// bound moves with release times (a job arriving at 50 s ends no sooner than 50 s + its time).
+TEST(Yardstick, JobsArriveOverTime)
+{
+    const std::string early =
+        R"({"memory_gib": 1, "kernels": [{"blocks": 4, "threads_per_block": 32, "seconds": 10}]})";
+    const std::string late =
+        R"({"memory_gib": 1, "arrive_s": 50, "kernels": [{"blocks": 4, "threads_per_block": 32, "seconds": 10}]})";
+    const MgbScenario s = mix(gpu(16, 32), 2, early + ", " + late);
+    SimOptions o;
+    const SimResult r = simulate(s, o);
+    ASSERT_EQ(r.jobs_completed, 2u);
+    EXPECT_DOUBLE_EQ(r.job_records[1].start_s, 50.0);
+    EXPECT_DOUBLE_EQ(r.makespan_s, 60.0);
+    EXPECT_DOUBLE_EQ(r.mean_turnaround_s, 10.0);
+    EXPECT_DOUBLE_EQ(r.lower_bound_s, 60.0);
+    EXPECT_THROW(mix(gpu(16, 32), 2, late + ", " + early), ScenarioError);  // not in arrival order
+}
+
+// Release times in the workers and queue terms: one worker, jobs arriving at 0, 5 and 6 with
+// 10 s each. Queue: the third starts no sooner than the second-earliest end of the two before
+// it (10 and 5 + 10), so it ends no sooner than 25 s. Workers: the two arriving from 5 s on
+// need 20 s of the one worker after 5 s, and all three 30 s after 0: 30 s, the makespan.
+TEST(Yardstick, BoundTermsUseReleaseTimes)
+{
+    auto at = [](double arrive) {
+        return R"({"memory_gib": 1, "arrive_s": )" + std::to_string(arrive) +
+               R"(, "kernels": [{"blocks": 4, "threads_per_block": 32, "seconds": 10}]})";
+    };
+    const MgbScenario s = mix(gpu(16, 32), 1, at(0) + ", " + at(5) + ", " + at(6));
+    const BoundTerms b = makespan_lower_bound(s, 1, {}, {});
+    EXPECT_DOUBLE_EQ(b.workers_s, 30.0);
+    EXPECT_DOUBLE_EQ(b.queue_s, 25.0);
+    EXPECT_DOUBLE_EQ(b.bound_s, 30.0);
+    SimOptions o;
+    EXPECT_DOUBLE_EQ(simulate(s, o).makespan_s, 30.0);
 }
