@@ -396,7 +396,7 @@ int hetpu_ckpt_wait(const char *name, int64_t version, enum hetpu_ckpt_tier tier
     int rc = wait_captures(g.get());
     if (rc)
         return rc;
-    g->engine->wait(name, version, static_cast<hetpu::ckpt::Tier>(tier));
+    g->engine->wait(name, version, static_cast<hetpu::ckpt::Tier::Level>(tier));
     return 0;
     HETPU_CKPT_GUARD_END
 }
