@@ -224,8 +224,7 @@ bool Chain::held_after_locked(std::size_t position, const RegionKey &rk, const V
     return false;
 }
 
-bool Chain::read_after_locked(std::unique_lock<std::mutex> &lock, std::size_t position, const RegionKey &rk,
-                              void *dst)
+bool Chain::read_after_locked(std::unique_lock<std::mutex> &lock, std::size_t position, const RegionKey &rk, void *dst)
 {
     for (std::size_t t = position + 1; t < tiers_.size(); ++t) {
         if (!tiers_[t]->durable()) {

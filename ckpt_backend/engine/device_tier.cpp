@@ -115,7 +115,7 @@ void DeviceTier::start(std::vector<std::thread> &threads)
 
 void DeviceTier::wake_all()
 {
-    flush_cv_.notify_all();
+    flushes_.wake_all();
     memory_cv_.notify_all();
     prefetch_cv_.notify_all();
 }
@@ -471,12 +471,12 @@ void DeviceTier::capture_from_devices(const Key &key, const std::vector<DeviceSo
         it->second.pins = 0;
         it->second.ready = true;
         chain_->reached_locked(lock, keys[i], position_);
-        flush_queue_.push_back(keys[i]);
+        flushes_.push_locked(keys[i]);
     }
     if (failed)
         chain_->record_error_locked(*v, *failed);
     lock.unlock();
-    flush_cv_.notify_all();
+    flushes_.wake_all();
     chain_->notify_state();
     if (failed)
         throw *failed;

@@ -17,6 +17,7 @@
 #include "ckpt_backend/engine/config.h"
 #include "ckpt_backend/engine/device_memory.h"
 #include "ckpt_backend/engine/tier.h"
+#include "ckpt_backend/engine/work_queue.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -57,13 +58,17 @@ public:
     // regions are all on the next tier already; returns the bytes given back.
     std::uint64_t shrink(std::size_t device, std::size_t chunks);
 
+    // Tier (tier.h). attach sizes the caches and reads the link bandwidths; start runs the
+    // memory (growth and pressure), flush and prefetch threads; detach frees every chunk.
     void attach(Chain &chain, std::size_t position) override;
     void start(std::vector<std::thread> &threads) override;
-    bool idle_locked() const override { return flush_queue_.empty() && flushes_in_flight_ == 0; }
+    bool idle_locked() const override { return flushes_.idle_locked(); }
     void notify() override { prefetch_cv_.notify_one(); }
     void wake_all() override;
     void detach() override;
+    // Host memory passes through to the next tier (captures from devices come in above).
     void accept(const RegionKey &rk, const void *src, const std::function<void(bool)> *on_reached) override;
+    // Device to host copies of a ready device copy (waiting while it is being prefetched).
     bool read_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst) override;
     bool holds_locked(const RegionKey &rk) const override;
     void count_restored_locked(const RegionKey &rk, std::uint64_t bytes) override;
@@ -100,6 +105,10 @@ private:
     void read_copy(const std::vector<SegmentAddress> &segments, char *dst);
     // Waits while the region is being prefetched; the ready copy, or nullptr.
     Copy *ready_copy_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk);
+    // Runs `io` on the copy's addresses with the lock released and the copy pinned (no
+    // eviction or shrink frees its slots meanwhile); what io throws is thrown, lock held.
+    void with_pinned_copy_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, Copy &copy,
+                                 const std::function<void(const std::vector<SegmentAddress> &)> &io);
     void free_copy_locked(std::map<RegionKey, Copy>::iterator it);
     // Evicts copies holding slots on `device` whose bytes the next tier has, in the
     // configured eviction order (core/eviction.h's order_slot_victims), until `slots` are
@@ -121,11 +130,9 @@ private:
     std::map<RegionKey, Copy> copies_;
     std::vector<std::vector<double>> link_bw_;  // [from][to] bytes/s between devices
     std::vector<double> host_bw_;               // [from] bytes/s to the host
-    std::deque<RegionKey> flush_queue_;
-    std::size_t flushes_in_flight_ = 0;
+    WorkQueue<RegionKey> flushes_;              // to the next tier, by the flush thread
     std::uint64_t next_order_ = 0;
     std::map<std::string, std::size_t> region_home_;  // region name -> device it was last on
-    std::condition_variable flush_cv_;                // flush thread
     std::condition_variable memory_cv_;               // chunk growth and pressure thread
     std::condition_variable prefetch_cv_;             // prefetch thread
 };

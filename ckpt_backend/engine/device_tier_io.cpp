@@ -33,16 +33,16 @@ void DeviceTier::flush_loop()
     Tier &next = chain_->tier(position_ + 1);
     std::unique_lock<std::mutex> lock(chain_->mu);
     for (;;) {
-        flush_cv_.wait(lock, [&] { return chain_->stopping || !flush_queue_.empty(); });
-        if (flush_queue_.empty())
+        const std::optional<RegionKey> item = flushes_.take_locked(lock, chain_->stopping);
+        if (!item)
             return;
-        const RegionKey rk = flush_queue_.front();
-        flush_queue_.pop_front();
+        const RegionKey rk = *item;
         auto it = copies_.find(rk);
         Version *v = chain_->find_locked(rk.first, false);
-        if (it == copies_.end() || !v)
+        if (it == copies_.end() || !v) {
+            flushes_.done_locked();
             continue;
-        ++flushes_in_flight_;
+        }
         ++it->second.pins;
         const std::uint64_t size = v->regions[rk.second].size;
         const std::vector<SegmentAddress> segments = addresses_locked(it->second);
@@ -82,7 +82,7 @@ void DeviceTier::flush_loop()
             if (Version *again = chain_->find_locked(rk.first, false))
                 chain_->record_error_locked(*again, *failed);
         }
-        --flushes_in_flight_;
+        flushes_.done_locked();
         lock.unlock();
         chain_->notify_state();
         lock.lock();
@@ -105,17 +105,15 @@ bool DeviceTier::holds_locked(const RegionKey &rk) const
     return it != copies_.end() && it->second.ready;
 }
 
-bool DeviceTier::read_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst)
+void DeviceTier::with_pinned_copy_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, Copy &copy,
+                                         const std::function<void(const std::vector<SegmentAddress> &)> &io)
 {
-    Copy *copy = ready_copy_locked(lock, rk);
-    if (!copy)
-        return false;
-    ++copy->pins;
-    const std::vector<SegmentAddress> segments = addresses_locked(*copy);
+    ++copy.pins;
+    const std::vector<SegmentAddress> segments = addresses_locked(copy);
     lock.unlock();
     std::optional<Error> failed;
     try {
-        read_copy(segments, static_cast<char *>(dst));
+        io(segments);
     } catch (const Error &e) {
         failed = e;
     }
@@ -123,6 +121,16 @@ bool DeviceTier::read_locked(std::unique_lock<std::mutex> &lock, const RegionKey
     --copies_.find(rk)->second.pins;
     if (failed)
         throw *failed;
+}
+
+bool DeviceTier::read_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst)
+{
+    Copy *copy = ready_copy_locked(lock, rk);
+    if (!copy)
+        return false;
+    with_pinned_copy_locked(lock, rk, *copy, [&](const std::vector<SegmentAddress> &segments) {
+        read_copy(segments, static_cast<char *>(dst));
+    });
     return true;
 }
 
@@ -132,8 +140,8 @@ void DeviceTier::count_restored_locked(const RegionKey &rk, std::uint64_t bytes)
     chain_->stats.restored_from_device_bytes += bytes;
 }
 
-void DeviceTier::restore_to_device(const Key &key, std::size_t index, const DeviceAddress &dst,
-                                   std::uint64_t dst_size, const std::function<void(void *)> &restore_to_host)
+void DeviceTier::restore_to_device(const Key &key, std::size_t index, const DeviceAddress &dst, std::uint64_t dst_size,
+                                   const std::function<void(void *)> &restore_to_host)
 {
     if (dst.device < 0 || static_cast<std::size_t>(dst.device) >= caches_.size())
         throw Error(-EINVAL, "restore_to_device: no device " + std::to_string(dst.device));
@@ -148,20 +156,10 @@ void DeviceTier::restore_to_device(const Key &key, std::size_t index, const Devi
     region_home_[v->regions[index].region] = static_cast<std::size_t>(dst.device);
     const RegionKey rk{key, index};
     if (Copy *copy = ready_copy_locked(lock, rk)) {
-        ++copy->pins;
-        const std::vector<SegmentAddress> segments = addresses_locked(*copy);
-        lock.unlock();
-        std::optional<Error> failed;
-        try {
+        with_pinned_copy_locked(lock, rk, *copy, [&](const std::vector<SegmentAddress> &segments) {
             for (const SegmentAddress &s : segments)
                 devices_->copy(s.where, {dst.device, dst.base, dst.offset + s.region_offset}, s.bytes);
-        } catch (const Error &e) {
-            failed = e;
-        }
-        lock.lock();
-        --copies_.find(rk)->second.pins;
-        if (failed)
-            throw *failed;
+        });
         chain_->stats.restored_from_device_bytes += dst_size;
         chain_->stats.restored_into_device_bytes += dst_size;
         chain_->consume_hint_locked(key, index);
@@ -231,9 +229,8 @@ void DeviceTier::prefetch_loop()
             lock.unlock();
             if (!failed)
                 for (const SegmentAddress &s : segments)
-                    devices_->copy(
-                        {kHostMemory, reinterpret_cast<std::uintptr_t>(staging.get() + s.region_offset), 0},
-                        s.where, s.bytes);
+                    devices_->copy({kHostMemory, reinterpret_cast<std::uintptr_t>(staging.get() + s.region_offset), 0},
+                                   s.where, s.bytes);
         } catch (const std::exception &) {
             failed = true;
         }

@@ -246,8 +246,8 @@ void DiskTier::accept(const RegionKey &rk, const void *src, const std::function<
 
 void DiskTier::upstream_complete_locked(const Key &key)
 {
-    queue_.push_back(key);
-    wake_.notify_one();
+    copies_.push_locked(key);
+    copies_.wake_one();
 }
 
 // True while this tier still needs the version from the tier before: it is not here, and its
@@ -313,7 +313,7 @@ void DiskTier::catch_up(const DiskTier &from)
                 if (!known)
                     continue;  // removed since the scan
                 known->copy_queued = true;
-                queue_.push_back({name, *v});
+                copies_.push_locked({name, *v});
             }
         }
         apply_retention(name);
@@ -327,12 +327,10 @@ void DiskTier::copy_loop()
     const Tier &from = chain_->tier(position_ - 1);
     std::unique_lock<std::mutex> lock(chain_->mu);
     for (;;) {
-        wake_.wait(lock, [&] { return chain_->stopping || !queue_.empty(); });
-        if (queue_.empty())
+        const std::optional<Key> item = copies_.take_locked(lock, chain_->stopping);
+        if (!item)
             return;
-        const Key key = queue_.front();
-        queue_.pop_front();
-        ++in_flight_;
+        const Key key = *item;
         Manifest m = Chain::manifest_of(key, chain_->versions.at(key));
         m.checksums = chain_->config().checksums;
         lock.unlock();
@@ -352,7 +350,7 @@ void DiskTier::copy_loop()
             chain_->record_error_locked(v, *failed);
         else
             chain_->complete_locked(key, v, position_);
-        --in_flight_;
+        copies_.done_locked();
         lock.unlock();
         chain_->notify_state();
         lock.lock();

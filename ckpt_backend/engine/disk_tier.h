@@ -11,6 +11,7 @@
 #include "ckpt_backend/core/durable_file.h"
 #include "ckpt_backend/core/manifest.h"
 #include "ckpt_backend/engine/tier.h"
+#include "ckpt_backend/engine/work_queue.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -59,8 +60,8 @@ public:
     // keep are queued for copying, newest first, and retention applies.
     void attach(Chain &chain, std::size_t position) override;
     void start(std::vector<std::thread> &threads) override;
-    bool idle_locked() const override { return queue_.empty() && in_flight_ == 0; }
-    void wake_all() override { wake_.notify_all(); }
+    bool idle_locked() const override { return copies_.idle_locked(); }
+    void wake_all() override { copies_.wake_all(); }
     // Writes the region durably with its checksum; the version's last region writes the
     // manifest.
     void accept(const RegionKey &rk, const void *src, const std::function<void(bool)> *on_reached) override;
@@ -83,10 +84,7 @@ private:
     int lock_fd_ = -1;  // flock on the directory while the engine lives (exclusive tiers)
     Chain *chain_ = nullptr;
     std::size_t position_ = 0;
-    // Versions complete on the tier before, waiting to be copied here (chain lock).
-    std::deque<Key> queue_;
-    std::size_t in_flight_ = 0;
-    std::condition_variable wake_;
+    WorkQueue<Key> copies_;  // versions complete on the tier before, to be copied here
 };
 
 }  // namespace hetpu::ckpt

@@ -7,27 +7,6 @@
 
 namespace hetpu::ckpt {
 
-std::vector<std::unique_ptr<Tier>> Engine::tiers_from_config(const EngineConfig &config,
-                                                             std::unique_ptr<DeviceMemory> devices)
-{
-    std::vector<std::unique_ptr<Tier>> tiers;
-    if (config.device.enabled() && devices && devices->device_count() > 0)
-        tiers.push_back(std::make_unique<DeviceTier>(std::move(devices), config.device));
-    tiers.push_back(std::make_unique<HostTier>(config.host_bytes, config.host_incremental_init));
-    WriteOptions local;
-    local.drop_page_cache = config.drop_page_cache;
-    local.simulated_capacity = config.local_capacity;
-    tiers.push_back(std::make_unique<DiskTier>("local tier", config.local_dir, local, 0, Tier::Local));
-    if (!config.remote_dir.empty()) {
-        WriteOptions remote;
-        remote.drop_page_cache = config.drop_page_cache;
-        remote.simulated_capacity = config.remote_capacity;
-        tiers.push_back(std::make_unique<DiskTier>("remote tier", config.remote_dir, remote, config.remote_bandwidth,
-                                                   Tier::Remote));
-    }
-    return tiers;
-}
-
 Engine::Engine(const EngineConfig &config, std::vector<std::unique_ptr<Tier>> tiers) : chain_(config, std::move(tiers))
 {}
 

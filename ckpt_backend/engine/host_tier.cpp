@@ -61,7 +61,7 @@ void HostTier::start(std::vector<std::thread> &threads)
 
 void HostTier::wake_all()
 {
-    flush_cv_.notify_all();
+    flushes_.wake_all();
     prefetch_cv_.notify_all();
 }
 
@@ -169,10 +169,10 @@ void HostTier::accept(const RegionKey &rk, const void *src, const std::function<
     if (on_reached)
         (*on_reached)(true);
     stats.captured_bytes += size;
-    flush_queue_.emplace_back(rk);
+    flushes_.push_locked(rk);
     const bool someone_waits = chain_->state_waiters > 0;
     lock.unlock();
-    flush_cv_.notify_one();
+    flushes_.wake_one();
     if (someone_waits)
         chain_->state.notify_all();  // a restore or wait() on this version
 }
@@ -199,12 +199,10 @@ void HostTier::flush_loop()
     Tier &next = chain_->tier(position_ + 1);
     std::unique_lock<std::mutex> lock(chain_->mu);
     for (;;) {
-        flush_cv_.wait(lock, [&] { return chain_->stopping || !flush_queue_.empty(); });
-        if (flush_queue_.empty())
+        const std::optional<RegionKey> item = flushes_.take_locked(lock, chain_->stopping);
+        if (!item)
             return;
-        const RegionKey rk = flush_queue_.front();
-        flush_queue_.pop_front();
-        ++flushes_in_flight_;
+        const RegionKey rk = *item;
         const std::size_t off = offsets_.at(rk);
         ++cached_.at(off).pins;  // Cached regions are never evicted; the pin also keeps readers honest
         lock.unlock();
@@ -234,7 +232,7 @@ void HostTier::flush_loop()
             if (Version *v = chain_->find_locked(rk.first, false))
                 chain_->record_error_locked(*v, failed ? *failed : Error(-EIO, "host flush: region not taken"));
         }
-        --flushes_in_flight_;
+        flushes_.done_locked();
         lock.unlock();
         chain_->notify_state();
         lock.lock();

@@ -11,6 +11,7 @@
 #include "ckpt_backend/core/arena.h"
 #include "ckpt_backend/core/region_state.h"
 #include "ckpt_backend/engine/tier.h"
+#include "ckpt_backend/engine/work_queue.h"
 
 #include <condition_variable>
 #include <cstddef>
@@ -31,16 +32,21 @@ public:
     // Bytes of the arena usable now (grows during incremental initialisation).
     std::uint64_t ready_bytes() const;
 
+    // Tier (tier.h). attach maps the arena; start runs flush_threads flush threads, the
+    // prefetch thread and the touch thread.
     void attach(Chain &chain, std::size_t position) override;
     void start(std::vector<std::thread> &threads) override;
-    bool idle_locked() const override { return flush_queue_.empty() && flushes_in_flight_ == 0; }
+    bool idle_locked() const override { return flushes_.idle_locked(); }
     void notify() override { prefetch_cv_.notify_one(); }
     void wake_all() override;
     void detach() override;
+    // Copies the region into the arena, or writes it through to the next tier.
     void accept(const RegionKey &rk, const void *src, const std::function<void(bool)> *on_reached) override;
     bool read_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, void *dst) override;
     bool holds_locked(const RegionKey &rk) const override;
+    // A restored region becomes consumed: evicted before regions still to be restored.
     void count_restored_locked(const RegionKey &rk, std::uint64_t bytes) override;
+    // Evicts the version's prefetched copies.
     void forget_locked(const Key &key) override;
 
 private:
@@ -72,11 +78,10 @@ private:
     // Guarded by the chain's lock.
     std::map<std::size_t, Cached> cached_;  // arena contents by offset
     std::map<RegionKey, std::size_t> offsets_;
-    std::deque<RegionKey> flush_queue_;
-    std::size_t flushes_in_flight_ = 0;
     // Separate wake-ups, so that a capture wakes one flush thread and nothing else: waking
     // the prefetch thread on every capture costs the application CPU time.
-    std::condition_variable flush_cv_, prefetch_cv_;
+    WorkQueue<RegionKey> flushes_;
+    std::condition_variable prefetch_cv_;
 };
 
 }  // namespace hetpu::ckpt
