@@ -40,6 +40,7 @@ noinst_LTLIBRARIES += ckpt_backend/libhetpu_ckpt_engine.la
 ckpt_backend_libhetpu_ckpt_engine_la_SOURCES = \
 	ckpt_backend/engine/config.cpp ckpt_backend/engine/config.h \
 	ckpt_backend/engine/tier.h ckpt_backend/engine/work_queue.h \
+	ckpt_backend/engine/memory_tier.cpp ckpt_backend/engine/memory_tier.h \
 	ckpt_backend/engine/chain.cpp ckpt_backend/engine/chain.h \
 	ckpt_backend/engine/device_tier.cpp ckpt_backend/engine/device_tier_io.cpp ckpt_backend/engine/device_tier.h \
 	ckpt_backend/engine/device_memory.h \

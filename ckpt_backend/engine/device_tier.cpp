@@ -75,15 +75,14 @@ std::optional<Error> copy_on_every_device(DeviceMemory &devices, const std::vect
 }  // namespace
 
 DeviceTier::DeviceTier(std::unique_ptr<DeviceMemory> devices, const DeviceTierConfig &config)
-    : Tier(Tier::Device, "device tier"), devices_(std::move(devices)), config_(config)
+    : MemoryTier(Tier::Device, "device tier"), devices_(std::move(devices)), config_(config)
 {}
 
 DeviceTier::~DeviceTier() { detach(); }
 
 void DeviceTier::attach(Chain &chain, std::size_t position)
 {
-    chain_ = &chain;
-    position_ = position;
+    join(chain, position);
     const std::size_t n = devices_->device_count();
     const DeviceTierConfig &dc = config_;
     link_bw_.assign(n, std::vector<double>(n, 0.0));
@@ -108,16 +107,15 @@ void DeviceTier::attach(Chain &chain, std::size_t position)
 void DeviceTier::start(std::vector<std::thread> &threads)
 {
     threads.emplace_back(&DeviceTier::memory_loop, this);
-    threads.emplace_back(&DeviceTier::flush_loop, this);
+    threads.emplace_back(&DeviceTier::flush_loop, this, false);
     if (chain_->config().prefetch)
         threads.emplace_back(&DeviceTier::prefetch_loop, this);
 }
 
 void DeviceTier::wake_all()
 {
-    flushes_.wake_all();
+    MemoryTier::wake_all();
     memory_cv_.notify_all();
-    prefetch_cv_.notify_all();
 }
 
 void DeviceTier::detach()

@@ -16,8 +16,7 @@
 #include "ckpt_backend/core/device_cache.h"
 #include "ckpt_backend/engine/config.h"
 #include "ckpt_backend/engine/device_memory.h"
-#include "ckpt_backend/engine/tier.h"
-#include "ckpt_backend/engine/work_queue.h"
+#include "ckpt_backend/engine/memory_tier.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -39,7 +38,7 @@ struct DeviceSource {
     std::uint64_t offset;
 };
 
-class DeviceTier : public Tier {
+class DeviceTier : public MemoryTier {
 public:
     DeviceTier(std::unique_ptr<DeviceMemory> devices, const DeviceTierConfig &config);
     ~DeviceTier() override;
@@ -62,8 +61,6 @@ public:
     // memory (growth and pressure), flush and prefetch threads; detach frees every chunk.
     void attach(Chain &chain, std::size_t position) override;
     void start(std::vector<std::thread> &threads) override;
-    bool idle_locked() const override { return flushes_.idle_locked(); }
-    void notify() override { prefetch_cv_.notify_one(); }
     void wake_all() override;
     void detach() override;
     // Host memory passes through to the next tier (captures from devices come in above).
@@ -115,13 +112,13 @@ private:
     // free; never one whose restore rank is below keep_rank_below. False: not enough.
     bool make_room_locked(std::size_t device, std::size_t slots, std::size_t keep_rank_below = 0);
     void memory_loop();
-    void flush_loop();
+    // Reads the region back into host memory and hands it to the next tier; from then on
+    // the device copy may be evicted.
+    void flush_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, Tier &next) override;
     void prefetch_loop();
 
     std::unique_ptr<DeviceMemory> devices_;
     DeviceTierConfig config_;
-    Chain *chain_ = nullptr;
-    std::size_t position_ = 0;
     // Guarded by the chain's lock.
     std::vector<DeviceCache> caches_;
     std::vector<std::vector<std::uintptr_t>> chunks_;  // [device][chunk] driver handles
@@ -130,11 +127,9 @@ private:
     std::map<RegionKey, Copy> copies_;
     std::vector<std::vector<double>> link_bw_;  // [from][to] bytes/s between devices
     std::vector<double> host_bw_;               // [from] bytes/s to the host
-    WorkQueue<RegionKey> flushes_;              // to the next tier, by the flush thread
     std::uint64_t next_order_ = 0;
     std::map<std::string, std::size_t> region_home_;  // region name -> device it was last on
     std::condition_variable memory_cv_;               // chunk growth and pressure thread
-    std::condition_variable prefetch_cv_;             // prefetch thread
 };
 
 }  // namespace hetpu::ckpt

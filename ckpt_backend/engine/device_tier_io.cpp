@@ -28,64 +28,50 @@ void DeviceTier::accept(const RegionKey &rk, const void *src, const std::functio
 // Device -> next tier: each captured region is read back from device memory into a staging
 // buffer and handed to the next tier like a host-resident region (the host cache, or written
 // through). The device copy stays (evictable) for fast restores until its slots are needed.
-void DeviceTier::flush_loop()
+void DeviceTier::flush_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, Tier &next)
 {
-    Tier &next = chain_->tier(position_ + 1);
-    std::unique_lock<std::mutex> lock(chain_->mu);
-    for (;;) {
-        const std::optional<RegionKey> item = flushes_.take_locked(lock, chain_->stopping);
-        if (!item)
-            return;
-        const RegionKey rk = *item;
-        auto it = copies_.find(rk);
-        Version *v = chain_->find_locked(rk.first, false);
-        if (it == copies_.end() || !v) {
-            flushes_.done_locked();
-            continue;
-        }
-        ++it->second.pins;
-        const std::uint64_t size = v->regions[rk.second].size;
-        const std::vector<SegmentAddress> segments = addresses_locked(it->second);
-        lock.unlock();
-        std::optional<Error> failed;
-        bool done = false;
-        // Runs under the lock as the next tier counts the region: from then on the device
-        // copy is evictable (no window where the next tier has it and this one still holds it).
-        const std::function<void(bool)> on_next = [&](bool) {
-            auto c = copies_.find(rk);
-            --c->second.pins;
-            c->second.on_host = true;
-            chain_->stats.device_flushed_bytes += size;
-            done = true;
-            // A region the schedule sent entirely to the host holds no device memory: its
-            // staging copy is done with, and a prefetch may bring it onto a device later.
-            if (std::none_of(c->second.segments.begin(), c->second.segments.end(),
-                             [](const Segment &s) { return s.device != kHostMemory; }))
-                free_copy_locked(c);
-        };
-        try {
-            std::unique_ptr<char[]> staging(new char[size]);
-            read_copy(segments, staging.get());
-            next.accept(rk, staging.get(), &on_next);
-        } catch (const Error &e) {
-            failed = e;
-        } catch (const std::exception &e) {
-            failed = Error(-EIO, std::string("device flush: ") + e.what());
-        }
-        lock.lock();
-        if (!done) {
-            --copies_.find(rk)->second.pins;
-            if (!failed)
-                failed = Error(-EIO, "device flush: the region was not taken by the " + next.label());
-        }
-        if (failed) {
-            if (Version *again = chain_->find_locked(rk.first, false))
-                chain_->record_error_locked(*again, *failed);
-        }
-        flushes_.done_locked();
-        lock.unlock();
-        chain_->notify_state();
-        lock.lock();
+    auto it = copies_.find(rk);
+    Version *v = chain_->find_locked(rk.first, false);
+    if (it == copies_.end() || !v)
+        return;
+    ++it->second.pins;
+    const std::uint64_t size = v->regions[rk.second].size;
+    const std::vector<SegmentAddress> segments = addresses_locked(it->second);
+    lock.unlock();
+    std::optional<Error> failed;
+    bool done = false;
+    // Runs under the lock as the next tier counts the region: from then on the device copy
+    // is evictable (no window where the next tier has it and this one still holds it).
+    const std::function<void(bool)> on_next = [&](bool) {
+        auto c = copies_.find(rk);
+        --c->second.pins;
+        c->second.on_host = true;
+        chain_->stats.device_flushed_bytes += size;
+        done = true;
+        // A region the schedule sent entirely to the host holds no device memory: its
+        // staging copy is done with, and a prefetch may bring it onto a device later.
+        if (std::none_of(c->second.segments.begin(), c->second.segments.end(),
+                         [](const Segment &s) { return s.device != kHostMemory; }))
+            free_copy_locked(c);
+    };
+    try {
+        std::unique_ptr<char[]> staging(new char[size]);
+        read_copy(segments, staging.get());
+        next.accept(rk, staging.get(), &on_next);
+    } catch (const Error &e) {
+        failed = e;
+    } catch (const std::exception &e) {
+        failed = Error(-EIO, std::string("device flush: ") + e.what());
+    }
+    lock.lock();
+    if (!done) {
+        --copies_.find(rk)->second.pins;
+        if (!failed)
+            failed = Error(-EIO, "device flush: the region was not taken by the " + next.label());
+    }
+    if (failed) {
+        if (Version *again = chain_->find_locked(rk.first, false))
+            chain_->record_error_locked(*again, *failed);
     }
 }
 

@@ -21,15 +21,14 @@ constexpr std::size_t kTouchChunk = 4u << 20;
 }  // namespace
 
 HostTier::HostTier(std::uint64_t bytes, bool incremental_init)
-    : Tier(Tier::Host, "host tier"), bytes_(bytes), incremental_init_(incremental_init)
+    : MemoryTier(Tier::Host, "host tier"), bytes_(bytes), incremental_init_(incremental_init)
 {}
 
 HostTier::~HostTier() { detach(); }
 
 void HostTier::attach(Chain &chain, std::size_t position)
 {
-    chain_ = &chain;
-    position_ = position;
+    join(chain, position);
     if (bytes_ == 0)
         return;
     const std::size_t cap = (bytes_ + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
@@ -52,17 +51,11 @@ void HostTier::start(std::vector<std::thread> &threads)
     if (!arena_)
         return;
     for (int i = 0; i < chain_->config().flush_threads; ++i)
-        threads.emplace_back(&HostTier::flush_loop, this);
+        threads.emplace_back(&HostTier::flush_loop, this, true);
     if (chain_->config().prefetch)
         threads.emplace_back(&HostTier::prefetch_loop, this);
     if (incremental_init_)
         threads.emplace_back(&HostTier::touch_loop, this);
-}
-
-void HostTier::wake_all()
-{
-    flushes_.wake_all();
-    prefetch_cv_.notify_all();
 }
 
 void HostTier::detach()
@@ -169,6 +162,8 @@ void HostTier::accept(const RegionKey &rk, const void *src, const std::function<
     if (on_reached)
         (*on_reached)(true);
     stats.captured_bytes += size;
+    // A capture wakes one flush thread and nothing else: waking the prefetch thread on every
+    // capture costs the application CPU time.
     flushes_.push_locked(rk);
     const bool someone_waits = chain_->state_waiters > 0;
     lock.unlock();
@@ -193,49 +188,36 @@ void HostTier::write_through(const RegionKey &rk, const void *src, std::uint64_t
     chain_->tier(position_ + 1).accept(rk, src, &counted);
 }
 
-void HostTier::flush_loop()
+void HostTier::flush_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, Tier &next)
 {
-    lower_this_thread_priority();
-    Tier &next = chain_->tier(position_ + 1);
-    std::unique_lock<std::mutex> lock(chain_->mu);
-    for (;;) {
-        const std::optional<RegionKey> item = flushes_.take_locked(lock, chain_->stopping);
-        if (!item)
-            return;
-        const RegionKey rk = *item;
-        const std::size_t off = offsets_.at(rk);
-        ++cached_.at(off).pins;  // Cached regions are never evicted; the pin also keeps readers honest
-        lock.unlock();
-        // On a failed write the version is marked failed (it never becomes complete on the
-        // next tier, older ones are untouched) and its bytes become evictable so the cache
-        // cannot deadlock.
-        bool done = false;
-        const std::function<void(bool)> flushed = [&](bool stored) {
-            Cached &again = cached_.at(off);
-            --again.pins;
-            again.life.advance(RegionState::Flushed);
-            if (stored)
-                chain_->stats.flushed_bytes += again.size;
-            done = true;
-        };
-        std::optional<Error> failed;
-        try {
-            next.accept(rk, base_ + off, &flushed);
-        } catch (const Error &e) {
-            failed = e;  // recorded on the version by the next tier when it counted the region
-        } catch (const std::exception &e) {
-            failed = Error(-EIO, std::string("host flush: ") + e.what());
-        }
-        lock.lock();
-        if (!done) {
-            flushed(false);
-            if (Version *v = chain_->find_locked(rk.first, false))
-                chain_->record_error_locked(*v, failed ? *failed : Error(-EIO, "host flush: region not taken"));
-        }
-        flushes_.done_locked();
-        lock.unlock();
-        chain_->notify_state();
-        lock.lock();
+    const std::size_t off = offsets_.at(rk);
+    ++cached_.at(off).pins;  // Cached regions are never evicted; the pin also keeps readers honest
+    lock.unlock();
+    // On a failed write the version is marked failed (it never becomes complete on the next
+    // tier, older ones are untouched) and its bytes become evictable so the cache cannot
+    // deadlock.
+    bool done = false;
+    const std::function<void(bool)> flushed = [&](bool stored) {
+        Cached &again = cached_.at(off);
+        --again.pins;
+        again.life.advance(RegionState::Flushed);
+        if (stored)
+            chain_->stats.flushed_bytes += again.size;
+        done = true;
+    };
+    std::optional<Error> failed;
+    try {
+        next.accept(rk, base_ + off, &flushed);
+    } catch (const Error &e) {
+        failed = e;  // recorded on the version by the next tier when it counted the region
+    } catch (const std::exception &e) {
+        failed = Error(-EIO, std::string("host flush: ") + e.what());
+    }
+    lock.lock();
+    if (!done) {
+        flushed(false);
+        if (Version *v = chain_->find_locked(rk.first, false))
+            chain_->record_error_locked(*v, failed ? *failed : Error(-EIO, "host flush: region not taken"));
     }
 }
 

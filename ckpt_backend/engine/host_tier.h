@@ -10,10 +10,8 @@
 
 #include "ckpt_backend/core/arena.h"
 #include "ckpt_backend/core/region_state.h"
-#include "ckpt_backend/engine/tier.h"
-#include "ckpt_backend/engine/work_queue.h"
+#include "ckpt_backend/engine/memory_tier.h"
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -22,7 +20,7 @@
 
 namespace hetpu::ckpt {
 
-class HostTier : public Tier {
+class HostTier : public MemoryTier {
 public:
     // `bytes` of arena, 0: no cache (every capture writes through). With `incremental_init`,
     // a thread touches the arena in the background and captures use what is ready.
@@ -36,9 +34,6 @@ public:
     // prefetch thread and the touch thread.
     void attach(Chain &chain, std::size_t position) override;
     void start(std::vector<std::thread> &threads) override;
-    bool idle_locked() const override { return flushes_.idle_locked(); }
-    void notify() override { prefetch_cv_.notify_one(); }
-    void wake_all() override;
     void detach() override;
     // Copies the region into the arena, or writes it through to the next tier.
     void accept(const RegionKey &rk, const void *src, const std::function<void(bool)> *on_reached) override;
@@ -65,23 +60,18 @@ private:
     // No room in the arena: the region goes straight to the next tier.
     void write_through(const RegionKey &rk, const void *src, std::uint64_t size,
                        const std::function<void(bool)> *on_reached);
-    void flush_loop();
+    // Writes the region to the next tier; from then on it may be evicted.
+    void flush_locked(std::unique_lock<std::mutex> &lock, const RegionKey &rk, Tier &next) override;
     void prefetch_loop();
     void touch_loop();
 
     std::uint64_t bytes_;
     bool incremental_init_;
-    Chain *chain_ = nullptr;
-    std::size_t position_ = 0;
     char *base_ = nullptr;
     std::unique_ptr<Arena> arena_;
     // Guarded by the chain's lock.
     std::map<std::size_t, Cached> cached_;  // arena contents by offset
     std::map<RegionKey, std::size_t> offsets_;
-    // Separate wake-ups, so that a capture wakes one flush thread and nothing else: waking
-    // the prefetch thread on every capture costs the application CPU time.
-    WorkQueue<RegionKey> flushes_;
-    std::condition_variable prefetch_cv_;
 };
 
 }  // namespace hetpu::ckpt
