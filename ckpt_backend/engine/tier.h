@@ -11,8 +11,9 @@
 // then read the first durable tier holding the version. Each tier applies its own retention
 // and eviction.
 //
-// Every method named *_locked runs with the chain's lock held (Chain::mu); the others take it
-// themselves. A tier's threads and waits use the chain's lock and its state condition.
+// Every method named *_locked runs with the chain's lock held (Chain::mu); the others are
+// called without it and take it when they need it. A tier's threads and waits use the
+// chain's lock and its state condition.
 #pragma once
 
 #include "ckpt_backend/core/manifest.h"
