@@ -39,11 +39,15 @@ TESTS += tests/ckpt_unit_tests
 noinst_LTLIBRARIES += ckpt_backend/libhetpu_ckpt_engine.la
 ckpt_backend_libhetpu_ckpt_engine_la_SOURCES = \
 	ckpt_backend/engine/config.cpp ckpt_backend/engine/config.h \
+	ckpt_backend/engine/tier.h ckpt_backend/engine/work_queue.h \
+	ckpt_backend/engine/memory_tier.cpp ckpt_backend/engine/memory_tier.h \
+	ckpt_backend/engine/chain.cpp ckpt_backend/engine/chain.h \
+	ckpt_backend/engine/device_tier.cpp ckpt_backend/engine/device_tier_io.cpp ckpt_backend/engine/device_tier.h \
+	ckpt_backend/engine/device_memory.h \
+	ckpt_backend/engine/host_tier.cpp ckpt_backend/engine/host_tier.h \
 	ckpt_backend/engine/disk_tier.cpp ckpt_backend/engine/disk_tier.h \
-	ckpt_backend/engine/engine.cpp ckpt_backend/engine/engine.h \
-	ckpt_backend/engine/engine_tiers.cpp ckpt_backend/engine/engine_restore.cpp \
-	ckpt_backend/engine/engine_device.cpp ckpt_backend/engine/engine_device_restore.cpp \
-	ckpt_backend/engine/device_memory.h
+	ckpt_backend/engine/engine.cpp ckpt_backend/engine/engine_restore.cpp ckpt_backend/engine/engine.h \
+	ckpt_backend/engine/tier_list.cpp
 ckpt_backend_libhetpu_ckpt_engine_la_CPPFLAGS = $(AM_CPPFLAGS) $(TOML_CFLAGS)
 ckpt_backend_libhetpu_ckpt_engine_la_CXXFLAGS = $(AM_CXXFLAGS) -pthread
 ckpt_backend_libhetpu_ckpt_engine_la_LIBADD = ckpt_backend/libhetpu_ckpt_core.la $(TOML_LIBS) -lpthread
@@ -73,7 +77,8 @@ tests_ckpt_engine_tests_SOURCES = \
 	tests/unit/ckpt/config_test.cpp \
 	tests/unit/ckpt/disk_tier_test.cpp \
 	tests/unit/ckpt/engine_test.cpp \
-	tests/unit/ckpt/engine_device_test.cpp
+	tests/unit/ckpt/engine_device_test.cpp \
+	tests/unit/ckpt/tier_chain_test.cpp
 tests_ckpt_engine_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS) -pthread
 tests_ckpt_engine_tests_LDADD = ckpt_backend/libhetpu_ckpt_engine.la $(GTEST_LIBS)
 TESTS += tests/ckpt_engine_tests

@@ -75,6 +75,16 @@ int fail(int rc, const std::string &msg)
     return rc;
 }
 
+// What every call on a named checkpoint checks first: 0, or the failure to return.
+int check_named_call(const char *name)
+{
+    if (!g)
+        return fail(-EINVAL, "hetpu_ckpt is not initialised");
+    if (!name)
+        return fail(-EINVAL, "checkpoint name is NULL");
+    return 0;
+}
+
 void on_acquired(void *arg)
 {
     // Runs in a StarPU thread: queue and return.
@@ -328,10 +338,8 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
 {
     HETPU_CKPT_GUARD_BEGIN
     std::lock_guard<std::mutex> lock(g_mu);
-    if (!g)
-        return fail(-EINVAL, "hetpu_ckpt is not initialised");
-    if (!name)
-        return fail(-EINVAL, "checkpoint name is NULL");
+    if (const int rc = check_named_call(name))
+        return rc;
     std::vector<RegionSpec> specs;
     for (const Protected &p : g->regions)
         specs.push_back({p.region, p.handle ? hetpu::ckpt::contiguous_size(p.handle) : p.size});
@@ -387,16 +395,14 @@ int hetpu_ckpt_checkpoint(const char *name, int64_t version)
 int hetpu_ckpt_wait(const char *name, int64_t version, enum hetpu_ckpt_tier tier)
 {
     HETPU_CKPT_GUARD_BEGIN
-    if (!g)
-        return fail(-EINVAL, "hetpu_ckpt is not initialised");
-    if (!name)
-        return fail(-EINVAL, "checkpoint name is NULL");
+    if (const int rc = check_named_call(name))
+        return rc;
     if (tier < HETPU_CKPT_TIER_DEVICE || tier > HETPU_CKPT_TIER_REMOTE)
         return fail(-EINVAL, "unknown tier");
     int rc = wait_captures(g.get());
     if (rc)
         return rc;
-    g->engine->wait(name, version, static_cast<hetpu::ckpt::Tier>(tier));
+    g->engine->wait(name, version, static_cast<hetpu::ckpt::Tier::Level>(tier));
     return 0;
     HETPU_CKPT_GUARD_END
 }
@@ -405,10 +411,8 @@ int hetpu_ckpt_restore(const char *name, int64_t version)
 {
     HETPU_CKPT_GUARD_BEGIN
     std::lock_guard<std::mutex> lock(g_mu);
-    if (!g)
-        return fail(-EINVAL, "hetpu_ckpt is not initialised");
-    if (!name)
-        return fail(-EINVAL, "checkpoint name is NULL");
+    if (const int rc = check_named_call(name))
+        return rc;
     int rc = wait_captures(g.get());
     if (rc)
         return rc;

@@ -75,6 +75,11 @@ void Arena::release(std::size_t offset)
         size += next->second;
         erase_free(next->first);
     }
+    insert_free_after_left_neighbour(start, size);
+}
+
+void Arena::insert_free_after_left_neighbour(std::size_t start, std::size_t size)
+{
     auto prev = free_by_offset_.lower_bound(start);
     if (prev != free_by_offset_.begin()) {
         --prev;
@@ -96,16 +101,7 @@ void Arena::grow_usable(std::size_t new_usable)
         return;
     std::size_t start = usable_, size = new_usable - usable_;
     usable_ = new_usable;
-    auto prev = free_by_offset_.lower_bound(start);
-    if (prev != free_by_offset_.begin()) {
-        --prev;
-        if (prev->first + prev->second == start) {
-            start = prev->first;
-            size += prev->second;
-            erase_free(prev->first);
-        }
-    }
-    insert_free(start, size);
+    insert_free_after_left_neighbour(start, size);
 }
 
 std::size_t Arena::largest_free_block() const { return free_by_size_.empty() ? 0 : free_by_size_.rbegin()->first; }

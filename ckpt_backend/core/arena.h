@@ -51,6 +51,8 @@ public:
 private:
     void insert_free(std::size_t offset, std::size_t size);
     void erase_free(std::size_t offset);
+    // Frees [start, start + size), merged with a free block that ends at start.
+    void insert_free_after_left_neighbour(std::size_t start, std::size_t size);
 
     std::size_t capacity_, usable_, alignment_, free_bytes_ = 0;
     std::map<std::size_t, std::size_t> free_by_offset_;     // offset -> size

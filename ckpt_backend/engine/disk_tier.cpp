@@ -2,11 +2,16 @@
 #include "ckpt_backend/engine/disk_tier.h"
 
 #include "ckpt_backend/core/ckpt_error.h"
+#include "ckpt_backend/engine/chain.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <optional>
 #include <thread>
 #include <dirent.h>
 #include <fcntl.h>
@@ -90,8 +95,8 @@ int lock_directory(const std::string &dir)
 
 }  // namespace
 
-DiskTier::DiskTier(std::string label, std::string dir, WriteOptions options, std::uint64_t bandwidth)
-    : label_(std::move(label)), dir_(std::move(dir)), options_(std::move(options)), bandwidth_(bandwidth)
+DiskTier::DiskTier(std::string label, std::string dir, WriteOptions options, std::uint64_t bandwidth, Level level)
+    : Tier(level, std::move(label)), dir_(std::move(dir)), options_(std::move(options)), bandwidth_(bandwidth)
 {}
 
 DiskTier::~DiskTier()
@@ -102,7 +107,7 @@ DiskTier::~DiskTier()
 
 void DiskTier::open(bool exclusive)
 {
-    check_dir(dir_, label_.c_str());
+    check_dir(dir_, label().c_str());
     if (exclusive)
         lock_fd_ = lock_directory(dir_);
     sweep_dead_temporaries(dir_);
@@ -121,14 +126,14 @@ void DiskTier::throttle(std::uint64_t bytes, std::chrono::steady_clock::time_poi
     std::this_thread::sleep_until(since + std::chrono::duration_cast<std::chrono::steady_clock::duration>(due));
 }
 
-void DiskTier::copy_version(const DiskTier &from, const Manifest &m) const
+void DiskTier::copy_version(const Tier &from, const Manifest &m) const
 {
     std::vector<char> buf;
     const auto started = std::chrono::steady_clock::now();
     std::uint64_t copied = 0;
     for (std::size_t i = 0; i < m.regions.size(); ++i) {
         buf.resize(m.regions[i].size);
-        read_region(from.dir(), m, i, buf.data());
+        from.read_stored(m, i, buf.data());
         write_file_durably(dir_, m.regions[i].file, buf.data(), buf.size(), options_);
         throttle(copied += buf.size(), started);
     }
@@ -160,6 +165,195 @@ void DiskTier::remove_orphans(const std::string &name) const
         } catch (const Error &) {
             // Housekeeping: an orphan left here is retried at the next start.
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// In the chain
+
+void DiskTier::attach(Chain &chain, std::size_t position)
+{
+    chain_ = &chain;
+    position_ = position;
+    const bool first = position == chain.first_durable();
+    if (first) {
+        // Concurrency control (seed, HiPC'22, applied to flushes): the flush into the first
+        // directory steps aside between 256 KiB chunks while the application is copying a
+        // checkpoint in, so the copy that blocks the application gets the memory bandwidth.
+        options_.between_chunks = [&chain] { chain.step_aside_for_captures(); };
+    }
+    open(first);
+    if (position > 0)
+        if (const auto *from = dynamic_cast<const DiskTier *>(&chain.tier(position - 1)))
+            catch_up(*from);
+}
+
+void DiskTier::start(std::vector<std::thread> &threads)
+{
+    if (position_ == 0 || !chain_->tier(position_ - 1).durable())
+        return;  // regions reach this tier through accept(), from the tier before's threads
+    for (int i = 0; i < chain_->config().flush_threads; ++i)
+        threads.emplace_back(&DiskTier::copy_loop, this);
+}
+
+void DiskTier::accept(const RegionKey &rk, const void *src, const std::function<void(bool)> *on_reached)
+{
+    const Key &key = rk.first;
+    std::unique_lock<std::mutex> lock(chain_->mu);
+    const std::uint64_t size = chain_->begun_locked(rk).regions[rk.second].size;
+    lock.unlock();
+    std::uint64_t sum = 0;
+    std::optional<Error> failed;
+    try {
+        sum = chain_->config().checksums ? checksum_of(src, size, options_.between_chunks) : 0;
+        write_region(region_file_name(key.first, key.second, rk.second), src, size);
+    } catch (const Error &e) {
+        failed = e;  // recorded on the version first: wait() and drain() report it too
+    }
+    lock.lock();
+    Version *v = &chain_->versions.at(key);
+    v->regions[rk.second].checksum = sum;
+    chain_->reached_locked(lock, rk, position_);
+    if (on_reached)
+        (*on_reached)(!failed);
+    if (failed)
+        chain_->record_error_locked(*v, *failed);
+    if (v->reached[position_] == v->regions.size() && !v->error) {
+        // The version's last region: its manifest makes it a complete version here.
+        const Manifest m = Chain::manifest_of(key, *v);
+        lock.unlock();
+        try {
+            write_manifest(dir_, m, options_);
+        } catch (const Error &e) {
+            failed = e;
+        }
+        // Retention here waits for the copy to the next tier, when one copies from here.
+        const bool copied_on = position_ + 1 < chain_->size() && chain_->tier(position_ + 1).durable();
+        if (!failed && !copied_on)
+            apply_retention(key.first);
+        lock.lock();
+        v = &chain_->versions.at(key);
+        if (failed)
+            chain_->record_error_locked(*v, *failed);
+        else
+            chain_->complete_locked(key, *v, position_);
+    }
+    lock.unlock();
+    chain_->notify_state();
+    if (failed)
+        throw *failed;
+}
+
+void DiskTier::upstream_complete_locked(const Key &key)
+{
+    copies_.push_locked(key);
+    copies_.wake_one();
+}
+
+// True while this tier still needs the version from the tier before: it is not here, and its
+// copy is pending. Not pending: the copy finished (and this tier's retention may have pruned
+// it since) or failed. A version this process never queued here (known from a manifest only)
+// is pending only when this tier has nothing newer, i.e. it may still be copied.
+bool DiskTier::needs_upstream(const Key &key) const
+{
+    if (try_read_manifest(dir_, key.first, key.second))
+        return false;
+    {
+        std::lock_guard<std::mutex> lock(chain_->mu);
+        auto it = chain_->versions.find(key);
+        if (it != chain_->versions.end() && (it->second.declared_in_memory || it->second.copy_queued))
+            return !(it->second.complete_on(position_) || it->second.error != 0);
+    }
+    const std::vector<std::int64_t> here = complete_versions(dir_, key.first, false);
+    return !(!here.empty() && key.second < here.front());
+}
+
+void DiskTier::apply_retention(const std::string &name)
+{
+    // A version still waiting for its copy to the next tier must stay: the copy reads it.
+    // "Not on the next tier" alone does not say that: the next tier's own retention may
+    // already have removed it there (a later version landed first), and testing only its
+    // manifest would keep such a version here for good.
+    const bool has_next = position_ + 1 < chain_->size();
+    apply_retention(name, chain_->config().versions_to_keep, [&](std::int64_t version) {
+        return has_next && chain_->tier(position_ + 1).needs_upstream({name, version});
+    });
+}
+
+std::optional<Manifest> DiskTier::find_manifest(const Key &key) const
+{
+    return try_read_manifest(dir_, key.first, key.second);
+}
+
+std::optional<std::int64_t> DiskTier::newest_complete(const std::string &name) const
+{
+    return latest_complete(dir_, name, false);
+}
+
+void DiskTier::read_stored(const Manifest &m, std::size_t index, void *dst) const { read_region(dir_, m, index, dst); }
+
+void DiskTier::catch_up(const DiskTier &from)
+{
+    const std::size_t keep = static_cast<std::size_t>(std::max(chain_->config().versions_to_keep, 0));
+    for (const std::string &name : checkpoint_names(from.dir())) {
+        from.remove_orphans(name);
+        remove_orphans(name);
+        const std::vector<std::int64_t> there = complete_versions(from.dir(), name, false);
+        const std::vector<std::int64_t> here = complete_versions(dir_, name, false);
+        // What this tier keeps once caught up: the newest versions over both tiers.
+        std::vector<std::int64_t> both;
+        std::set_union(there.begin(), there.end(), here.begin(), here.end(), std::back_inserter(both));
+        const std::int64_t oldest_kept = keep == 0 || both.size() <= keep ? INT64_MIN : both[both.size() - keep];
+        {
+            std::lock_guard<std::mutex> lock(chain_->mu);
+            for (auto v = there.rbegin(); v != there.rend() && *v >= oldest_kept; ++v) {
+                if (std::binary_search(here.begin(), here.end(), *v))
+                    continue;
+                Version *known = chain_->find_locked({name, *v}, true);
+                if (!known)
+                    continue;  // removed since the scan
+                known->copy_queued = true;
+                copies_.push_locked({name, *v});
+            }
+        }
+        apply_retention(name);
+        chain_->tier(position_ - 1).apply_retention(name);
+    }
+}
+
+void DiskTier::copy_loop()
+{
+    lower_this_thread_priority();
+    const Tier &from = chain_->tier(position_ - 1);
+    std::unique_lock<std::mutex> lock(chain_->mu);
+    for (;;) {
+        const std::optional<Key> item = copies_.take_locked(lock, chain_->stopping);
+        if (!item)
+            return;
+        const Key key = *item;
+        Manifest m = Chain::manifest_of(key, chain_->versions.at(key));
+        m.checksums = chain_->config().checksums;
+        lock.unlock();
+        std::optional<Error> failed;
+        try {
+            copy_version(from, m);
+        } catch (const Error &e) {
+            failed = e;
+        }
+        if (!failed) {
+            apply_retention(key.first);
+            chain_->tier(position_ - 1).apply_retention(key.first);
+        }
+        lock.lock();
+        Version &v = chain_->versions.at(key);
+        if (failed)
+            chain_->record_error_locked(v, *failed);
+        else
+            chain_->complete_locked(key, v, position_);
+        copies_.done_locked();
+        lock.unlock();
+        chain_->notify_state();
+        lock.lock();
     }
 }
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The device cache tier of the engine (see engine.h): per-device caches grown chunk by chunk,
-// group captures placed by the peer schedule, the device -> host flush, and restores from
-// device memory.
-#include "ckpt_backend/engine/engine.h"
+// The device cache tier's memory and captures (see device_tier.h): per-device caches grown
+// chunk by chunk and given back under pressure, and group captures placed by the peer
+// schedule. device_tier_io.cpp has the flush, restores and prefetch.
+#include "ckpt_backend/engine/device_tier.h"
+
+#include "ckpt_backend/core/group_placement.h"
+#include "ckpt_backend/engine/chain.h"
 
 #include "ckpt_backend/core/cache_shrink.h"
 #include "ckpt_backend/core/eviction.h"
@@ -71,123 +74,138 @@ std::optional<Error> copy_on_every_device(DeviceMemory &devices, const std::vect
 
 }  // namespace
 
-void Engine::start_devices()
+DeviceTier::DeviceTier(std::unique_ptr<DeviceMemory> devices, const DeviceTierConfig &config)
+    : MemoryTier(Tier::Device, "device tier"), devices_(std::move(devices)), config_(config)
+{}
+
+DeviceTier::~DeviceTier() { detach(); }
+
+void DeviceTier::attach(Chain &chain, std::size_t position)
 {
+    join(chain, position);
     const std::size_t n = devices_->device_count();
-    const DeviceTierConfig &dc = config_.device;
+    const DeviceTierConfig &dc = config_;
     link_bw_.assign(n, std::vector<double>(n, 0.0));
     host_bw_.assign(n, 0.0);
     for (std::size_t d = 0; d < n; ++d) {
         const std::uint64_t target =
             dc.fraction > 0 ? static_cast<std::uint64_t>(dc.fraction * static_cast<double>(devices_->device_bytes(d)))
                             : dc.bytes;
-        device_caches_.emplace_back(target, dc.chunk_bytes, dc.slot_bytes);
+        caches_.emplace_back(target, dc.chunk_bytes, dc.slot_bytes);
         for (std::size_t j = 0; j < n; ++j)
             if (j != d)
                 link_bw_[d][j] = devices_->bandwidth(d, static_cast<int>(j));
         host_bw_[d] = devices_->bandwidth(d, kHostMemory);
     }
-    device_chunks_.resize(n);
+    chunks_.resize(n);
     // The ceiling of the doubling: 64 quiet spells.
-    device_regrow_.assign(n, RegrowBackoff(dc.regrow_after_s, 64 * dc.regrow_after_s));
-    devices_started_ = std::chrono::steady_clock::now();
-    devices_growing_ = true;
-    threads_.emplace_back(&Engine::device_memory_loop, this);
-    threads_.emplace_back(&Engine::device_flush_loop, this);
-    if (config_.prefetch)
-        threads_.emplace_back(&Engine::device_prefetch_loop, this);
+    regrow_.assign(n, RegrowBackoff(dc.regrow_after_s, 64 * dc.regrow_after_s));
+    started_ = std::chrono::steady_clock::now();
+    chain_->stats.device_caches_growing = true;
 }
 
-void Engine::stop_devices()
+void DeviceTier::start(std::vector<std::thread> &threads)
 {
-    if (!devices_)
-        return;
-    for (std::size_t d = 0; d < device_chunks_.size(); ++d)
-        for (std::uintptr_t chunk : device_chunks_[d])
+    threads.emplace_back(&DeviceTier::memory_loop, this);
+    threads.emplace_back(&DeviceTier::flush_loop, this, false);
+    if (chain_->config().prefetch)
+        threads.emplace_back(&DeviceTier::prefetch_loop, this);
+}
+
+void DeviceTier::wake_all()
+{
+    MemoryTier::wake_all();
+    memory_cv_.notify_all();
+}
+
+void DeviceTier::detach()
+{
+    for (std::size_t d = 0; d < chunks_.size(); ++d)
+        for (std::uintptr_t chunk : chunks_[d])
             if (chunk != 0)  // 0: given back under pressure already
-                devices_->release(d, chunk, device_caches_[d].chunk_bytes());
-    device_chunks_.clear();
-    device_copies_.clear();
+                devices_->release(d, chunk, caches_[d].chunk_bytes());
+    chunks_.clear();
+    copies_.clear();
 }
 
-double Engine::device_clock_s() const
+double DeviceTier::clock_s() const
 {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - devices_started_).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
 // Incremental initialisation of the device caches: one chunk per device in turn, so every
 // device has a usable cache after its first chunk instead of after the whole cache. The
 // same growth takes chunks again for a cache that gave memory back, once its device is quiet.
-bool Engine::grow_one_chunk()
+bool DeviceTier::grow_one_chunk()
 {
     std::size_t device = 0;
     std::uint64_t bytes = 0;
     {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::lock_guard<std::mutex> lock(chain_->mu);
         bool wanted = false;
         std::size_t fewest = SIZE_MAX;
-        for (std::size_t d = 0; d < device_caches_.size(); ++d)
-            if (device_caches_[d].chunks_wanted() > 0 && device_caches_[d].live_chunks() < fewest) {
-                fewest = device_caches_[d].live_chunks();
+        for (std::size_t d = 0; d < caches_.size(); ++d)
+            if (caches_[d].chunks_wanted() > 0 && caches_[d].live_chunks() < fewest) {
+                fewest = caches_[d].live_chunks();
                 device = d;
                 wanted = true;
             }
-        if (!wanted || stopping_)
+        if (!wanted || chain_->stopping)
             return false;
-        bytes = device_caches_[device].chunk_bytes();
+        bytes = caches_[device].chunk_bytes();
     }
     const std::uintptr_t chunk = devices_->allocate(device, bytes);
-    std::lock_guard<std::mutex> lock(mu_);
-    DeviceCache &cache = device_caches_[device];
-    RegrowBackoff &regrow = device_regrow_[device];
+    std::lock_guard<std::mutex> lock(chain_->mu);
+    DeviceCache &cache = caches_[device];
+    RegrowBackoff &regrow = regrow_[device];
     if (chunk == 0) {
         cache.stop_growing();
         if (regrow.shrunk())
-            regrow.pressure(device_clock_s());  // still short of memory: wait longer
+            regrow.pressure(clock_s());  // still short of memory: wait longer
         else
-            ++stats_.device_chunk_refusals;  // the device is smaller than the cache asked for
+            ++chain_->stats.device_chunk_refusals;  // the device is smaller than the cache asked for
     } else {
-        device_chunks_[device].push_back(chunk);
+        chunks_[device].push_back(chunk);
         cache.add_chunk();
-        stats_.device_cache_bytes += bytes;
+        chain_->stats.device_cache_bytes += bytes;
         if (regrow.shrunk())
-            stats_.device_regrown_bytes += bytes;
+            chain_->stats.device_regrown_bytes += bytes;
     }
     return true;
 }
 
-bool Engine::resume_quiet_devices()
+bool DeviceTier::resume_quiet_devices()
 {
-    std::lock_guard<std::mutex> lock(mu_);
-    const double now = device_clock_s();
+    std::lock_guard<std::mutex> lock(chain_->mu);
+    const double now = clock_s();
     bool wanted = false;
-    for (std::size_t d = 0; d < device_caches_.size(); ++d) {
-        if (device_regrow_[d].may_grow(now))
-            device_caches_[d].resume_growing();
-        wanted = wanted || device_caches_[d].chunks_wanted() > 0;
+    for (std::size_t d = 0; d < caches_.size(); ++d) {
+        if (regrow_[d].may_grow(now))
+            caches_[d].resume_growing();
+        wanted = wanted || caches_[d].chunks_wanted() > 0;
     }
-    return wanted && !stopping_;
+    return wanted && !chain_->stopping;
 }
 
 // The device memory thread: grows the caches chunk by chunk, and all run long gives memory
 // back when a device asks for it (DeviceMemory::pressure) and takes it again once the device
 // has been quiet (core/cache_pressure.h). Pressure is looked at before each chunk, so a
 // device short of memory stops a growing cache at once.
-void Engine::device_memory_loop()
+void DeviceTier::memory_loop()
 {
     // How often pressure is looked at once the caches are grown: the scheduler's own polling
     // period (HETPU_MGB_POLL_MS defaults to 10 ms), so waiting tasks see memory soon.
     constexpr auto kPressurePoll = std::chrono::milliseconds(10);
     bool growing = true;
-    std::unique_lock<std::mutex> lock(mu_);
-    while (!stopping_) {
-        const std::size_t n = device_caches_.size();
+    std::unique_lock<std::mutex> lock(chain_->mu);
+    while (!chain_->stopping) {
+        const std::size_t n = caches_.size();
         lock.unlock();
         const std::vector<std::uint64_t> wants = devices_->pressure();
         for (std::size_t d = 0; d < std::min(n, wants.size()); ++d)
             if (const std::uint64_t want = wants[d]) {
-                const std::uint64_t chunk = device_caches_[d].chunk_bytes();
-                shrink_device(d, static_cast<std::size_t>((want + chunk - 1) / chunk));
+                const std::uint64_t chunk = caches_[d].chunk_bytes();
+                shrink(d, static_cast<std::size_t>((want + chunk - 1) / chunk));
             }
         if (!growing)
             growing = resume_quiet_devices();
@@ -195,42 +213,42 @@ void Engine::device_memory_loop()
             growing = false;
             bool first = false;
             {
-                std::lock_guard<std::mutex> guard(mu_);
-                first = devices_growing_;
-                devices_growing_ = false;
+                std::lock_guard<std::mutex> guard(chain_->mu);
+                first = chain_->stats.device_caches_growing;
+                chain_->stats.device_caches_growing = false;
             }
             if (first)
-                notify_state();
+                chain_->notify_state();
         }
         lock.lock();
-        if (!growing && !stopping_)
-            device_memory_cv_.wait_for(lock, kPressurePoll);
+        if (!growing && !chain_->stopping)
+            memory_cv_.wait_for(lock, kPressurePoll);
     }
-    if (devices_growing_) {
-        devices_growing_ = false;
+    if (chain_->stats.device_caches_growing) {
+        chain_->stats.device_caches_growing = false;
         lock.unlock();
-        notify_state();
+        chain_->notify_state();
     }
 }
 
-std::uint64_t Engine::shrink_device(std::size_t device, std::size_t chunks)
+std::uint64_t DeviceTier::shrink(std::size_t device, std::size_t chunks)
 {
     std::vector<std::uintptr_t> handles;
     std::uint64_t chunk_bytes = 0;
     {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (device >= device_caches_.size() || chunks == 0)
+        std::lock_guard<std::mutex> lock(chain_->mu);
+        if (device >= caches_.size() || chunks == 0)
             return 0;
-        DeviceCache &cache = device_caches_[device];
+        DeviceCache &cache = caches_[device];
         cache.stop_growing();  // until the device has been quiet for a while
-        device_regrow_[device].pressure(device_clock_s());
+        regrow_[device].pressure(clock_s());
         chunk_bytes = cache.chunk_bytes();
         std::vector<ShrinkRegion> regions;
-        std::vector<std::map<RegionKey, DeviceCopy>::iterator> copies;
-        for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
+        std::vector<std::map<RegionKey, Copy>::iterator> copies;
+        for (auto it = copies_.begin(); it != copies_.end(); ++it) {
             ShrinkRegion r{
                 copies.size(), it->second.order, it->second.on_host && it->second.ready && it->second.pins == 0, {}};
-            for (const DeviceSegment &seg : it->second.segments)
+            for (const Segment &seg : it->second.segments)
                 if (seg.device == static_cast<int>(device))
                     r.chunks.push_back(seg.slot.chunk);
             if (r.chunks.empty())
@@ -240,18 +258,18 @@ std::uint64_t Engine::shrink_device(std::size_t device, std::size_t chunks)
         }
         const ShrinkPlan plan = plan_shrink(cache, regions, chunks);
         for (std::size_t id : plan.evict) {
-            for (const DeviceSegment &seg : copies[id]->second.segments) {
-                stats_.device_evicted_bytes += seg.bytes;
-                stats_.device_pressure_evicted_bytes += seg.bytes;
+            for (const Segment &seg : copies[id]->second.segments) {
+                chain_->stats.device_evicted_bytes += seg.bytes;
+                chain_->stats.device_pressure_evicted_bytes += seg.bytes;
             }
-            free_device_copy_locked(copies[id]);
+            free_copy_locked(copies[id]);
         }
         for (std::size_t c : plan.chunks) {
             cache.remove_chunk(c);
-            handles.push_back(device_chunks_[device][c]);
-            device_chunks_[device][c] = 0;
-            stats_.device_cache_bytes -= chunk_bytes;
-            stats_.device_pressure_released_bytes += chunk_bytes;
+            handles.push_back(chunks_[device][c]);
+            chunks_[device][c] = 0;
+            chain_->stats.device_cache_bytes -= chunk_bytes;
+            chain_->stats.device_pressure_released_bytes += chunk_bytes;
         }
     }
     // Outside the lock: the runtime's allocator may take its own locks.
@@ -260,20 +278,20 @@ std::uint64_t Engine::shrink_device(std::size_t device, std::size_t chunks)
     return handles.size() * chunk_bytes;
 }
 
-void Engine::wait_device_caches_ready()
+void DeviceTier::wait_caches_ready()
 {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (devices_growing_)
-        wait_state(lock);
+    std::unique_lock<std::mutex> lock(chain_->mu);
+    while (chain_->stats.device_caches_growing)
+        chain_->wait_state(lock);
 }
 
-std::size_t Engine::device_free_slots(std::size_t device)
+std::size_t DeviceTier::free_slots(std::size_t device)
 {
-    std::lock_guard<std::mutex> lock(mu_);
-    return device < device_caches_.size() ? device_caches_[device].free_slots() : 0;
+    std::lock_guard<std::mutex> lock(chain_->mu);
+    return device < caches_.size() ? caches_[device].free_slots() : 0;
 }
 
-std::vector<Engine::SegmentAddress> Engine::addresses_locked(const DeviceCopy &copy) const
+std::vector<DeviceTier::SegmentAddress> DeviceTier::addresses_locked(const Copy &copy) const
 {
     std::vector<SegmentAddress> out;
     // Adjacent segments (same buffer, consecutive bytes of the region) merge into one copy.
@@ -289,14 +307,14 @@ std::vector<Engine::SegmentAddress> Engine::addresses_locked(const DeviceCopy &c
         }
         out.push_back(a);
     };
-    for (const DeviceSegment &seg : copy.segments) {
+    for (const Segment &seg : copy.segments) {
         if (seg.device == kHostMemory) {
             add({{kHostMemory, reinterpret_cast<std::uintptr_t>(copy.host_part.get()), seg.region_offset},
                  seg.region_offset,
                  seg.bytes});
         } else {
             const auto d = static_cast<std::size_t>(seg.device);
-            add({{seg.device, device_chunks_[d][seg.slot.chunk], device_caches_[d].offset_of(seg.slot)},
+            add({{seg.device, chunks_[d][seg.slot.chunk], caches_[d].offset_of(seg.slot)},
                  seg.region_offset,
                  seg.bytes});
         }
@@ -304,7 +322,7 @@ std::vector<Engine::SegmentAddress> Engine::addresses_locked(const DeviceCopy &c
     return out;
 }
 
-void Engine::read_device_copy(const std::vector<SegmentAddress> &segments, char *dst)
+void DeviceTier::read_copy(const std::vector<SegmentAddress> &segments, char *dst)
 {
     for (const SegmentAddress &s : segments) {
         if (s.where.device == kHostMemory)
@@ -314,101 +332,98 @@ void Engine::read_device_copy(const std::vector<SegmentAddress> &segments, char 
     }
 }
 
-void Engine::free_device_copy_locked(std::map<RegionKey, DeviceCopy>::iterator it)
+void DeviceTier::free_copy_locked(std::map<RegionKey, Copy>::iterator it)
 {
-    for (const DeviceSegment &seg : it->second.segments)
+    for (const Segment &seg : it->second.segments)
         if (seg.device != kHostMemory)
-            device_caches_[static_cast<std::size_t>(seg.device)].give_back(seg.slot);
-    device_copies_.erase(it);
+            caches_[static_cast<std::size_t>(seg.device)].give_back(seg.slot);
+    copies_.erase(it);
 }
 
-bool Engine::make_device_room_locked(std::size_t device, std::size_t slots, std::size_t keep_rank_below)
+bool DeviceTier::make_room_locked(std::size_t device, std::size_t slots, std::size_t keep_rank_below)
 {
-    DeviceCache &cache = device_caches_[device];
+    DeviceCache &cache = caches_[device];
     if (cache.free_slots() >= slots)
         return true;
     // Copies on this device that may go: their bytes are on the host tier (flushed, or a
     // prefetched copy) and nobody reads them.
-    std::vector<std::map<RegionKey, DeviceCopy>::iterator> copies;
+    std::vector<std::map<RegionKey, Copy>::iterator> copies;
     std::vector<SlotCandidate> candidates;
-    for (auto it = device_copies_.begin(); it != device_copies_.end(); ++it) {
-        const DeviceCopy &c = it->second;
+    for (auto it = copies_.begin(); it != copies_.end(); ++it) {
+        const Copy &c = it->second;
         if (!c.on_host || !c.ready || c.pins > 0 ||
             std::none_of(c.segments.begin(), c.segments.end(),
-                         [&](const DeviceSegment &s) { return s.device == static_cast<int>(device); }))
+                         [&](const Segment &s) { return s.device == static_cast<int>(device); }))
             continue;
-        candidates.push_back({copies.size(), c.order, rank_locked(it->first.first)});
+        candidates.push_back({copies.size(), c.order, chain_->rank_locked(it->first.first)});
         copies.push_back(it);
     }
-    const bool score = config_.eviction == EvictionPolicy::Score;
+    const bool score = chain_->config().eviction == EvictionPolicy::Score;
     for (std::size_t id : order_slot_victims(std::move(candidates), score, keep_rank_below)) {
         if (cache.free_slots() >= slots)
             break;
-        for (const DeviceSegment &seg : copies[id]->second.segments)
-            stats_.device_evicted_bytes += seg.bytes;
-        free_device_copy_locked(copies[id]);
+        for (const Segment &seg : copies[id]->second.segments)
+            chain_->stats.device_evicted_bytes += seg.bytes;
+        free_copy_locked(copies[id]);
     }
     return cache.free_slots() >= slots;
 }
 
-void Engine::capture_from_devices(const std::string &name, std::int64_t version,
-                                  const std::vector<DeviceSource> &sources)
+void DeviceTier::capture_from_devices(const Key &key, const std::vector<DeviceSource> &sources)
 {
-    if (!device_tier())
-        throw Error(-EINVAL, "capture_from_devices: no device tier is configured ([device] size)");
-    const Key key{name, version};
-    std::unique_lock<std::mutex> lock(mu_);
-    Version *v = find_locked(key, false);
+    const std::string &name = key.first;
+    const std::int64_t version = key.second;
+    std::unique_lock<std::mutex> lock(chain_->mu);
+    Version *v = chain_->find_locked(key, false);
     if (!v || !v->declared_in_memory)
         throw Error(-ENOENT, "checkpoint '" + name + "' version " + std::to_string(version) + " was not begun");
-    const std::size_t n = device_caches_.size();
-    const std::uint64_t slot = config_.device.slot_bytes;
+    const std::size_t n = caches_.size();
+    const std::uint64_t slot = config_.slot_bytes;
     std::vector<GroupRegion> regions;
     std::vector<std::size_t> demand(n, 0);
     for (const DeviceSource &s : sources) {
-        if (s.index >= v->regions.size() || v->device_staged[s.index] || v->host_offset[s.index] != -1 ||
-            device_copies_.count({key, s.index}))
+        if (s.index >= v->regions.size() || v->deepest[s.index] >= 0 || copies_.count({key, s.index}))
             throw Error(-EINVAL, "region index " + std::to_string(s.index) + " is out of range or captured twice");
         if (s.device >= n)
             throw Error(-EINVAL,
                         "device " + std::to_string(s.device) + " does not exist (" + std::to_string(n) + " devices)");
         regions.push_back({s.device, v->regions[s.index].size});
         region_home_[v->regions[s.index].region] = s.device;
-        demand[s.device] += static_cast<std::size_t>(device_caches_[s.device].slots_for(v->regions[s.index].size));
+        demand[s.device] += static_cast<std::size_t>(caches_[s.device].slots_for(v->regions[s.index].size));
     }
     std::vector<std::size_t> free_slots(n);
     for (std::size_t d = 0; d < n; ++d) {
-        make_device_room_locked(d, demand[d]);
-        free_slots[d] = device_caches_[d].free_slots();
+        make_room_locked(d, demand[d]);
+        free_slots[d] = caches_[d].free_slots();
     }
     GroupPlacement placement;
     try {
-        placement = place_group(regions, free_slots, slot, link_bw_, host_bw_, config_.device.peer_policy);
+        placement = place_group(regions, free_slots, slot, link_bw_, host_bw_, config_.peer_policy);
     } catch (const std::exception &e) {
         throw Error(-ENOSPC, std::string("checkpoint '") + name + "': " + e.what());
     }
     if (!placement.schedule.transfers.empty()) {
-        ++stats_.peer_schedules;
-        stats_.peer_schedule_time_s = placement.schedule.time;
+        ++chain_->stats.peer_schedules;
+        chain_->stats.peer_schedule_time_s = placement.schedule.time;
     }
     // Reserve every destination now (the lock is dropped for the copies).
     std::vector<RegionKey> keys;
     for (const DeviceSource &s : sources) {
         keys.push_back({key, s.index});
-        DeviceCopy &c = device_copies_[keys.back()];
-        c.order = ++next_device_order_;
+        Copy &c = copies_[keys.back()];
+        c.order = ++next_order_;
         c.pins = 1;
     }
     std::vector<GroupCopy> copies;
     for (const Piece &p : placement.pieces) {
         const DeviceSource &s = sources[p.region];
-        DeviceCopy &c = device_copies_[keys[p.region]];
-        DeviceSegment seg{p.to == kHost ? kHostMemory : p.to, {0, 0}, p.region_offset, p.bytes};
+        Copy &c = copies_[keys[p.region]];
+        Segment seg{p.to == kHost ? kHostMemory : p.to, {0, 0}, p.region_offset, p.bytes};
         if (p.to == kHost) {
             if (!c.host_part)
                 c.host_part.reset(new char[v->regions[s.index].size]);
         } else {
-            seg.slot = device_caches_[static_cast<std::size_t>(p.to)].take();
+            seg.slot = caches_[static_cast<std::size_t>(p.to)].take();
         }
         c.segments.push_back(seg);
         const DeviceAddress src{static_cast<int>(s.device), s.base, s.offset + p.region_offset};
@@ -417,8 +432,8 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
                 // One base per host part, the position as the offset: adjacent host-bound
                 // pieces then merge into one read below.
                 ? DeviceAddress{kHostMemory, reinterpret_cast<std::uintptr_t>(c.host_part.get()), p.region_offset}
-                : DeviceAddress{seg.device, device_chunks_[static_cast<std::size_t>(p.to)][seg.slot.chunk],
-                                device_caches_[static_cast<std::size_t>(p.to)].offset_of(seg.slot)};
+                : DeviceAddress{seg.device, chunks_[static_cast<std::size_t>(p.to)][seg.slot.chunk],
+                                caches_[static_cast<std::size_t>(p.to)].offset_of(seg.slot)};
         // Adjacent slots (a fresh cache hands them out in order) make one copy: a driver
         // command costs far more than its bytes at slot sizes (measured on PoCL: 16 commands
         // of 1 MiB take several times one of 16 MiB).
@@ -430,104 +445,39 @@ void Engine::capture_from_devices(const std::string &name, std::int64_t version,
         else
             copies.push_back({src, dst, p.bytes});
         if (p.to == kHost)
-            stats_.device_to_host_at_capture_bytes += p.bytes;
+            chain_->stats.device_to_host_at_capture_bytes += p.bytes;
         else if (static_cast<std::size_t>(p.to) == s.device)
-            stats_.device_local_bytes += p.bytes;
+            chain_->stats.device_local_bytes += p.bytes;
         else
-            stats_.device_peer_bytes += p.bytes;
+            chain_->stats.device_peer_bytes += p.bytes;
     }
-    ++active_copies_;  // flushes step aside while the application waits for this
+    ++chain_->active_copies;  // flushes step aside while the application waits for this
     lock.unlock();
     const auto copy_start = std::chrono::steady_clock::now();
     const std::optional<Error> failed = copy_on_every_device(*devices_, copies, n);
     lock.lock();
-    stats_.device_capture_copy_s +=
+    chain_->stats.device_capture_copy_s +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - copy_start).count();
-    --active_copies_;
-    v = find_locked(key, false);
+    --chain_->active_copies;
+    v = chain_->find_locked(key, false);
     for (std::size_t i = 0; i < sources.size(); ++i) {
-        auto it = device_copies_.find(keys[i]);
+        auto it = copies_.find(keys[i]);
         if (failed) {
-            free_device_copy_locked(it);
+            free_copy_locked(it);
             continue;
         }
         it->second.pins = 0;
         it->second.ready = true;
-        v->device_staged[sources[i].index] = true;
-        ++v->staged;
-        device_flush_queue_.push_back(keys[i]);
+        chain_->reached_locked(lock, keys[i], position_);
+        flushes_.push_locked(keys[i]);
     }
     if (failed)
-        record_error_locked(*v, *failed);
+        chain_->record_error_locked(*v, *failed);
     lock.unlock();
-    device_cv_.notify_all();
-    notify_state();
+    flushes_.wake_all();
+    chain_->notify_state();
     if (failed)
         throw *failed;
-}
-
-// Device -> host tier: each staged region is read back from device memory into a staging
-// buffer and captured into the host tier like a host-resident region (host cache, or written
-// through), from where the existing flushes take it to the disks. The device copy stays
-// (evictable) for fast restores until its slots are needed.
-void Engine::device_flush_loop()
-{
-    std::unique_lock<std::mutex> lock(mu_);
-    for (;;) {
-        device_cv_.wait(lock, [&] { return stopping_ || !device_flush_queue_.empty(); });
-        if (device_flush_queue_.empty())
-            return;
-        const RegionKey rk = device_flush_queue_.front();
-        device_flush_queue_.pop_front();
-        auto it = device_copies_.find(rk);
-        Version *v = find_locked(rk.first, false);
-        if (it == device_copies_.end() || !v)
-            continue;
-        ++device_flushes_in_flight_;
-        ++it->second.pins;
-        const std::uint64_t size = v->regions[rk.second].size;
-        const std::vector<SegmentAddress> segments = addresses_locked(it->second);
-        lock.unlock();
-        std::optional<Error> failed;
-        bool done = false;
-        // Runs under the lock as the host tier counts the region: from then on the device
-        // copy is evictable (no window where the host has it and the device still holds it).
-        const std::function<void()> on_host = [&] {
-            auto c = device_copies_.find(rk);
-            --c->second.pins;
-            c->second.on_host = true;
-            stats_.device_flushed_bytes += size;
-            done = true;
-            // A region the schedule sent entirely to the host holds no device memory: its
-            // staging copy is done with, and a prefetch may bring it onto a device later.
-            if (std::none_of(c->second.segments.begin(), c->second.segments.end(),
-                             [](const DeviceSegment &s) { return s.device != kHostMemory; }))
-                free_device_copy_locked(c);
-        };
-        try {
-            std::unique_ptr<char[]> staging(new char[size]);
-            read_device_copy(segments, staging.get());
-            capture_impl(rk.first.first, rk.first.second, rk.second, staging.get(), &on_host);
-        } catch (const Error &e) {
-            failed = e;
-        } catch (const std::exception &e) {
-            failed = Error(-EIO, std::string("device flush: ") + e.what());
-        }
-        lock.lock();
-        if (!done) {
-            --device_copies_.find(rk)->second.pins;
-            if (!failed)
-                failed = Error(-EIO, "device flush: the region was not captured into the host tier");
-        }
-        if (failed) {
-            if (Version *again = find_locked(rk.first, false))
-                record_error_locked(*again, *failed);
-        }
-        --device_flushes_in_flight_;
-        lock.unlock();
-        notify_state();
-        lock.lock();
-    }
 }
 
 }  // namespace hetpu::ckpt
