@@ -3,6 +3,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -217,7 +218,36 @@ void device_section(Reader &r, DeviceTierConfig *d)
                "\" is not \"flow\", \"greedy\" or \"local\"");
 }
 
-EngineConfig parse_config_tree(const std::string &toml_text, const std::string &origin)
+// A tier table's scalar keys, as written, for its tier to check.
+TierSettings tier_table(Reader &r, const std::string &name, const toml::table &table)
+{
+    TierSettings out;
+    for (const auto &[k, v] : table) {
+        const std::string key(k.str());
+        TierSetting s;
+        s.where = r.where(v);
+        if (const auto text = v.value_exact<std::string>()) {
+            s.text = *text;
+            s.is_string = true;
+        } else if (const auto i = v.value_exact<int64_t>()) {
+            s.text = std::to_string(*i);
+        } else if (const auto d = v.value_exact<double>()) {
+            std::ostringstream o;
+            o.precision(17);
+            o << *d;
+            s.text = o.str();
+        } else if (const auto b = v.value_exact<bool>()) {
+            s.text = *b ? "true" : "false";
+        } else {
+            r.fail(s.where + ": " + name + "." + key + " must be a string, a number or true/false");
+        }
+        out.emplace(key, std::move(s));
+    }
+    return out;
+}
+
+EngineConfig parse_config_tree(const std::string &toml_text, const std::string &origin,
+                               const std::vector<std::string> &tables)
 {
     toml::table root;
     try {
@@ -228,10 +258,16 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
         throw Error(-EINVAL, o.str());
     }
     Reader r{root, origin};
+    EngineConfig c;
     // Unknown keys are errors: a typo must not silently fall back to a default.
     for (const auto &[k, v] : root) {
         std::string key(k.str());
-        if (!known(key, kTopKeys))
+        const bool tier_table_name = std::find(tables.begin(), tables.end(), key) != tables.end();
+        if (tier_table_name && !v.is_table())
+            r.fail(r.where(v) + ": '" + key + "' must be a table ([" + key + "])");
+        else if (tier_table_name)
+            c.tier_settings[key] = tier_table(r, key, *v.as_table());
+        else if (!known(key, kTopKeys))
             r.fail(r.where(v) + ": unknown key '" + key + "'");
         else if ((key == "host" || key == "local" || key == "remote" || key == "device") && !v.is_table())
             r.fail(r.where(v) + ": '" + key + "' must be a table ([" + key + "])");
@@ -246,7 +282,6 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
                     r.fail(r.where(sv) + ": unknown key '" + key + "." + sub + "'");
             }
     }
-    EngineConfig c;
     r.integer("", "versions_to_keep", 0, 1 << 30, &c.versions_to_keep);
     r.boolean("", "checksums", &c.checksums);
     r.integer("", "flush_threads", 1, 64, &c.flush_threads);
@@ -277,10 +312,11 @@ EngineConfig parse_config_tree(const std::string &toml_text, const std::string &
 
 // Only ckpt::Error leaves: the C API maps it to -errno, and an exception of toml++ or the
 // standard library (a bad_alloc on a huge file, say) still names the config.
-EngineConfig parse_config(const std::string &toml_text, const std::string &origin)
+EngineConfig parse_config(const std::string &toml_text, const std::string &origin,
+                          const std::vector<std::string> &tables)
 {
     try {
-        return parse_config_tree(toml_text, origin);
+        return parse_config_tree(toml_text, origin, tables);
     } catch (const Error &) {
         throw;
     } catch (const std::exception &e) {

@@ -31,10 +31,15 @@
 //                               # 64x); 0: never grows again
 //
 // Sizes are integers (bytes) or strings with a unit: B, KiB, MiB, GiB (or K, M, G).
+//
+// A tier beyond these four has its own [table], named in tier_tables() (tier_list.cpp): its
+// keys reach the tier as written (EngineConfig::tier_settings), and the tier checks them.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "ckpt_backend/core/ckpt_error.h"
 #include "ckpt_backend/core/group_placement.h"
@@ -59,6 +64,19 @@ struct DeviceTierConfig {
     bool enabled() const { return bytes > 0 || fraction > 0; }
 };
 
+// One key of a tier's own table: its value as TOML wrote it (a string without its quotes),
+// and where, for the tier's messages ("ckpt.toml:12").
+struct TierSetting {
+    std::string text;
+    bool is_string = false;
+    std::string where;
+};
+using TierSettings = std::map<std::string, TierSetting>;
+
+// The tables of tiers other than host, local, remote and device (tier_list.cpp): a table with
+// one of these names is handed to its tier; any other unknown table is an error.
+const std::vector<std::string> &tier_tables();
+
 struct EngineConfig {
     int versions_to_keep = 0;
     bool checksums = true;
@@ -74,13 +92,15 @@ struct EngineConfig {
     std::uint64_t remote_capacity = 0;
     std::uint64_t remote_bandwidth = 0;  // bytes/s, 0: unthrottled
     DeviceTierConfig device;
+    std::map<std::string, TierSettings> tier_settings;  // by table name, for the tiers of tier_tables()
 };
 
 // Parses a size: "64MiB", "1G", "4096". Throws an -EINVAL Error saying why when malformed.
 std::uint64_t parse_size(const std::string &text);
 // Parses TOML text; `origin` names the file in messages. Throws an -EINVAL Error naming the
-// key, the line, and how to fix it.
-EngineConfig parse_config(const std::string &toml_text, const std::string &origin);
+// key, the line, and how to fix it. `tables`: the tier tables it accepts (tier_tables()).
+EngineConfig parse_config(const std::string &toml_text, const std::string &origin,
+                          const std::vector<std::string> &tables = tier_tables());
 // Throws an Error with the errno of the failed read, or as parse_config.
 EngineConfig load_config_file(const std::string &path);
 

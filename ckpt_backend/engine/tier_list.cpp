@@ -9,6 +9,14 @@
 
 namespace hetpu::ckpt {
 
+// Tables of tiers beyond the four built in, whose settings config.cpp reads itself: a new
+// tier with settings adds its table's name here and reads config.tier_settings[name].
+const std::vector<std::string> &tier_tables()
+{
+    static const std::vector<std::string> names;
+    return names;
+}
+
 std::vector<std::unique_ptr<Tier>> Engine::tiers_from_config(const EngineConfig &config,
                                                              std::unique_ptr<DeviceMemory> devices)
 {

@@ -197,3 +197,28 @@ TEST(CkptConfig, DeviceSection)
     std::tie(rc, err) = config_error(local + "device = 3\n", "f.toml");
     EXPECT_EQ(err.find("'device' must be a table"), err.find("'device'")) << err;
 }
+
+// A tier beyond the four built in reads its own table: named in the tables a parse accepts,
+// its keys arrive as written with where they are; the same table unnamed is a typo.
+TEST(CkptConfig, ATierTableReachesItsTier)
+{
+    const std::string text = "[local]\npath = \"/tmp/x\"\n[burst]\npath = \"/bb\"\nsize = \"4GiB\"\nstripes = 8\n"
+                             "direct = true\n";
+    const EngineConfig c = parse_config(text, "ckpt.toml", {"burst"});
+    ASSERT_EQ(c.tier_settings.count("burst"), 1u);
+    const TierSettings &bb = c.tier_settings.at("burst");
+    EXPECT_EQ(bb.at("path").text, "/bb");
+    EXPECT_TRUE(bb.at("path").is_string);
+    EXPECT_EQ(bb.at("size").text, "4GiB");
+    EXPECT_EQ(bb.at("stripes").text, "8");
+    EXPECT_FALSE(bb.at("stripes").is_string);
+    EXPECT_EQ(bb.at("direct").text, "true");
+    EXPECT_EQ(bb.at("stripes").where, "ckpt.toml:6");
+    try {
+        parse_config(text, "ckpt.toml", {});
+        FAIL() << "an unnamed table was accepted";
+    } catch (const Error &e) {
+        EXPECT_NE(std::string(e.what()).find("unknown key 'burst'"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(parse_config("[local]\npath = \"/x\"\nburst = 3\n", "ckpt.toml", {"burst"}), Error);
+}
