@@ -34,7 +34,9 @@ if HETPU_OPENCL
 apps_grn_libhetpu_grn_la_SOURCES += apps/grn/grn_opencl.cpp
 apps_grn_libhetpu_grn_la_CPPFLAGS += $(OPENCL_CFLAGS)
 hetpu_grn_libs += $(OPENCL_LIBS)
-apps/grn/libhetpu_grn_la-grn_opencl.lo: apps/grn/grn_score_cl.inc
+# Made before anything compiles (a rule naming the object itself would replace automake's
+# compile rule for it, leaving the object to be built only as a side effect of another's).
+BUILT_SOURCES += apps/grn/grn_score_cl.inc
 endif
 
 # CUDA: compiled whenever nvcc exists, linked only when StarPU has CUDA workers too.
