@@ -17,8 +17,8 @@
 # seeds), per-node against central, the coordinator's modelled and measured time per report,
 # its share of the job, the reports rank 0 handles per second and the job data through rank 0.
 # Usage: bench/mpi_scaling_sim.sh BUILD_DIR [OUT_DIR] [SEEDS] [PU counts...]
-#   FAMILIES="uniform mixed" (default both); PINNED=0 skips the pinned reference; HETPU=path runs
-#   another build's hetpu (a baseline).
+#   FAMILIES="uniform mixed" (default both); PINNED=0 skips the pinned reference, CENTRAL=0 the
+#   central planner; HETPU=path runs another build's hetpu (a baseline).
 set -euo pipefail
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 build=${1:?usage: mpi_scaling_sim.sh BUILD_DIR [OUT_DIR] [SEEDS] [PU counts...]}
@@ -47,7 +47,7 @@ for family in $families; do
       for entry in "${files[@]}"; do
         label=${entry%%:*} file=${entry#*:}
         for variant in central per-node per-node-known; do
-          [ "$variant" = central ] && { [ "$p" -gt 1024 ] || [ "$label" = "mixed, pinned" ]; } && continue
+          [ "$variant" = central ] && { [ "$p" -gt 1024 ] || [ "$label" = "mixed, pinned" ] || [ "${CENTRAL:-1}" = 0 ]; } && continue
           mode=${variant%-known}
           extra=()
           [ "$variant" = per-node-known ] && extra=(--known-rates)

@@ -11,7 +11,8 @@ common_libhetpu_common_la_SOURCES = \
 	common/settings.cpp common/settings.h \
 	common/finite_number.cpp common/finite_number.h \
 	common/gnuplot_png.cpp common/gnuplot_png.h \
-	common/text_table.cpp common/text_table.h
+	common/text_table.cpp common/text_table.h \
+	common/file_fingerprint.cpp common/file_fingerprint.h
 
 # Unit tests of the helpers (no StarPU).
 check_PROGRAMS += tests/common_unit_tests

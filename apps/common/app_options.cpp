@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/cli_args.h"
+#include "common/file_fingerprint.h"
 
 namespace hetpu::apps {
 
@@ -93,6 +94,15 @@ std::string g_job_signature;
 
 void remember_job_signature(const std::string &signature) { g_job_signature = signature; }
 const std::string &remembered_job_signature() { return g_job_signature; }
+
+bool remember_input_fingerprint(const std::string &path, std::string &error)
+{
+    uint64_t fingerprint = 0;
+    if (!file_fingerprint(path, fingerprint, error))
+        return false;
+    g_job_signature += (g_job_signature.empty() ? "" : " ") + data_token(path, fingerprint);
+    return true;
+}
 
 std::string program_name(const char *argv0, const char *fallback)
 {

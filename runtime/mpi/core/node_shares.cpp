@@ -154,8 +154,14 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
                     ++first_open;
                 continue;
             }
-            // What the receiver can take, its link's time included, before the target.
+            // What the receiver can take, its link's time included, before the target; nothing
+            // over a link that carries an element's data slower than the receiver computes it
+            // (the results' way back is not in its reports: such moves end the job late).
             const PairCost c = pair_cost(network, slow.node, to);
+            if (c.per_element > 1 / f.rate) {
+                ++tried;
+                continue;
+            }
             const uint64_t room =
                 whole_granules((target - from_t - 2 * c.latency_s) / (1 / f.rate + c.per_element), rules);
             const uint64_t count = std::min(room, excess);

@@ -89,7 +89,8 @@ std::string held_shares_error(const BlockRules &rules, const std::vector<Block> 
 // common finish to the earliest finishers, each taking what fits before the common finish
 // with the move's network time counted (both latencies, the data at the slower link's
 // bandwidth): a large imbalance is settled by several moves at once, a slow node's excess
-// spread over several nodes. Only nodes with a known rate, not pinned and not in a move
+// spread over several nodes. No move crosses a link that carries an element's data slower
+// than the receiver computes it. Only nodes with a known rate, not pinned and not in a move
 // under way, take part; a node gives only when that lowers its finish by a fifth (no
 // ping-pong of small ranges on noisy rates) and by min_gain_s: over a link too slow, nothing
 // moves.
