@@ -64,9 +64,12 @@ void add_run_options(CLI::App &app, RunOptions &o, const char *unit, uint64_t ma
 
 std::string job_signature(const CLI::App &app)
 {
-    // Only rank 0 writes the JSON lines and the result files; checkpoints are per rank.
-    static const std::set<std::string> per_rank = {
-        "json", "edges", "write-data", "truth", "centroids", "assignments", "write-points", "checkpoint-dir", "quiet"};
+    // Only rank 0 writes the JSON lines and the result files; checkpoints are per rank; each
+    // rank may read its own copy of the input (the job check compares the files' fingerprints,
+    // remember_input_fingerprint).
+    static const std::set<std::string> per_rank = {"json",      "edges",       "write-data",   "truth",
+                                                   "centroids", "assignments", "write-points", "checkpoint-dir",
+                                                   "quiet",     "input"};
     std::string sig;
     for (const CLI::Option *opt : app.get_options()) {
         if (opt == app.get_help_ptr())
