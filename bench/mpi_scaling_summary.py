@@ -4,7 +4,11 @@
 makespan / bound (median and worst of the seeds), the worst per seed of per-node against central
 (or, for the pinned reference, of the mixed cluster against it), the coordinator's charged time
 per report and its worst share of the job, the reports rank 0 handles per second and the job
-data through rank 0. Usage: mpi_scaling_summary.py RUNS.jsonl"""
+data through rank 0. Usage: mpi_scaling_summary.py RUNS.jsonl
+With --compare BEFORE.jsonl AFTER.jsonl: one row per family and size, makespan / bound of
+another build's runs (a baseline) beside this one's (median, worst of the seeds), per-node
+against central and the mixed family against its pinned reference (worst), and the
+coordinator's share of the job (bench/README.md's recorded table)."""
 import json
 import statistics
 import sys
@@ -16,7 +20,50 @@ def variant(r):
     return "central" if r["mode"] == "central" else ("per-node-known" if r["known_rates"] else "per-node")
 
 
+def load(path):
+    runs = [json.loads(line) for line in open(path)]
+    for r in runs:
+        r.setdefault("family", "uniform")
+    return runs
+
+
+def ratios(runs, family, pus, v):
+    rs = [r["makespan_s"] / r["bound_s"] for r in runs if r["family"] == family and r["pus"] == pus and variant(r) == v]
+    return rs
+
+
+def cell(rs):
+    return "%.2f / %.2f" % (statistics.median(rs), max(rs)) if rs else "-"
+
+
+def compare(before_path, after_path):
+    before, after = load(before_path), load(after_path)
+    print("| family | PUs | nodes | seeds | central | first run, before | first run | speeds kept, before | speeds kept "
+          "| per-node / central, worst | vs pinned, worst | coordinator / job, worst |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    keys = sorted({(r["family"], r["pus"]) for r in after if not r["family"].endswith(", pinned")})
+    for family, pus in keys:
+        mine = [r for r in after if r["family"] == family and r["pus"] == pus]
+        central = {r["seed"]: r["makespan_s"] for r in mine if r["mode"] == "central"}
+        per_node = [r for r in mine if r["mode"] != "central"]
+        vs_central = [r["makespan_s"] / central[r["seed"]] for r in per_node if r["seed"] in central]
+        pinned = {(r["seed"], r["known_rates"]): r["makespan_s"] for r in after
+                  if r["family"] == family + ", pinned" and r["pus"] == pus}
+        vs_pinned = [r["makespan_s"] / pinned[(r["seed"], r["known_rates"])] for r in per_node
+                     if (r["seed"], r["known_rates"]) in pinned]
+        print("| %s | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            family, pus, mine[0]["nodes"], len({r["seed"] for r in per_node}),
+            cell(ratios(after, family, pus, "central")),
+            cell(ratios(before, family, pus, "per-node")), cell(ratios(after, family, pus, "per-node")),
+            cell(ratios(before, family, pus, "per-node-known")), cell(ratios(after, family, pus, "per-node-known")),
+            "%.2f" % max(vs_central) if vs_central else "-", "%.3f" % max(vs_pinned) if vs_pinned else "-",
+            "%.1e" % max(r["coordinator_s"] / r["makespan_s"] for r in per_node) if per_node else "-"))
+
+
 def main():
+    if sys.argv[1] == "--compare":
+        compare(sys.argv[2], sys.argv[3])
+        return
     runs = [json.loads(line) for line in open(sys.argv[1])]
     for r in runs:
         r.setdefault("family", "uniform")

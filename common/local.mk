@@ -19,7 +19,8 @@ check_PROGRAMS += tests/common_unit_tests
 tests_common_unit_tests_SOURCES = \
 	tests/unit/common/finite_number_test.cpp \
 	tests/unit/common/settings_test.cpp \
-	tests/unit/common/text_table_test.cpp
+	tests/unit/common/text_table_test.cpp \
+	tests/unit/common/file_fingerprint_test.cpp
 tests_common_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_common_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/common_unit_tests
