@@ -8,7 +8,7 @@ data through rank 0. Usage: mpi_scaling_summary.py RUNS.jsonl
 With --compare BEFORE.jsonl AFTER.jsonl: one row per family and size, makespan / bound of
 another build's runs (a baseline) beside this one's (median, worst of the seeds), per-node
 against central and the mixed family against its pinned reference (worst), and the
-coordinator's share of the job (bench/README.md's recorded table)."""
+coordinator's share of the job (bench/README.md's recorded table); one-node clusters left out."""
 import json
 import statistics
 import sys
@@ -41,7 +41,8 @@ def compare(before_path, after_path):
     print("| family | PUs | nodes | seeds | central | first run, before | first run | speeds kept, before | speeds kept "
           "| per-node / central, worst | vs pinned, worst | coordinator / job, worst |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    keys = sorted({(r["family"], r["pus"]) for r in after if not r["family"].endswith(", pinned")})
+    # A one-node cluster has nothing to re-share: left out.
+    keys = sorted({(r["family"], r["pus"]) for r in after if not r["family"].endswith(", pinned") and r["nodes"] > 1})
     for family, pus in keys:
         mine = [r for r in after if r["family"] == family and r["pus"] == pus]
         central = {r["seed"]: r["makespan_s"] for r in mine if r["mode"] == "central"}
