@@ -11,14 +11,16 @@ common_libhetpu_common_la_SOURCES = \
 	common/settings.cpp common/settings.h \
 	common/finite_number.cpp common/finite_number.h \
 	common/gnuplot_png.cpp common/gnuplot_png.h \
-	common/text_table.cpp common/text_table.h
+	common/text_table.cpp common/text_table.h \
+	common/file_fingerprint.cpp common/file_fingerprint.h
 
 # Unit tests of the helpers (no StarPU).
 check_PROGRAMS += tests/common_unit_tests
 tests_common_unit_tests_SOURCES = \
 	tests/unit/common/finite_number_test.cpp \
 	tests/unit/common/settings_test.cpp \
-	tests/unit/common/text_table_test.cpp
+	tests/unit/common/text_table_test.cpp \
+	tests/unit/common/file_fingerprint_test.cpp
 tests_common_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_common_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/common_unit_tests

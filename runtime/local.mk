@@ -13,6 +13,7 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/mpi/core/owned_messages.h \
 	runtime/mpi/core/share_coordinator.cpp runtime/mpi/core/share_coordinator.h \
 	runtime/mpi/core/progress_reports.cpp runtime/mpi/core/progress_reports.h \
+	runtime/mpi/core/coordinator_cadence.cpp runtime/mpi/core/coordinator_cadence.h \
 	runtime/mpi/core/range_moves.cpp runtime/mpi/core/range_moves.h
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)

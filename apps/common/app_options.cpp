@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/cli_args.h"
+#include "common/file_fingerprint.h"
 
 namespace hetpu::apps {
 
@@ -63,9 +64,12 @@ void add_run_options(CLI::App &app, RunOptions &o, const char *unit, uint64_t ma
 
 std::string job_signature(const CLI::App &app)
 {
-    // Only rank 0 writes the JSON lines and the result files; checkpoints are per rank.
-    static const std::set<std::string> per_rank = {
-        "json", "edges", "write-data", "truth", "centroids", "assignments", "write-points", "checkpoint-dir", "quiet"};
+    // Only rank 0 writes the JSON lines and the result files; checkpoints are per rank; each
+    // rank may read its own copy of the input (the job check compares the files' fingerprints,
+    // remember_input_fingerprint).
+    static const std::set<std::string> per_rank = {"json",      "edges",       "write-data",   "truth",
+                                                   "centroids", "assignments", "write-points", "checkpoint-dir",
+                                                   "quiet",     "input"};
     std::string sig;
     for (const CLI::Option *opt : app.get_options()) {
         if (opt == app.get_help_ptr())
@@ -93,6 +97,15 @@ std::string g_job_signature;
 
 void remember_job_signature(const std::string &signature) { g_job_signature = signature; }
 const std::string &remembered_job_signature() { return g_job_signature; }
+
+bool remember_input_fingerprint(const std::string &path, std::string &error)
+{
+    uint64_t fingerprint = 0;
+    if (!file_fingerprint(path, fingerprint, error))
+        return false;
+    g_job_signature += (g_job_signature.empty() ? "" : " ") + data_token(path, fingerprint);
+    return true;
+}
 
 std::string program_name(const char *argv0, const char *fallback)
 {

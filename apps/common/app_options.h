@@ -74,6 +74,10 @@ std::string job_signature(const CLI::App &app);
 // start-up (run_with_starpu.h) compares it across ranks without each app passing it on.
 void remember_job_signature(const std::string &signature);
 const std::string &remembered_job_signature();
+// Adds the fingerprint of an input file this rank reads itself to the remembered signature
+// (a data token, common/file_fingerprint.h): ranks that read different bytes then stop
+// together, rank 0 naming the rank and the file. False with `error` when it cannot be read.
+bool remember_input_fingerprint(const std::string &path, std::string &error);
 
 // What every app's parse_options() does: a fresh Options whose options describe() adds,
 // CLI11 over argv, then (unless --help) complete() for the defaults that depend on other

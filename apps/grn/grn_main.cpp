@@ -49,8 +49,10 @@ int load(const Options &o, Data &data)
         }
         return 0;
     }
+    // Every rank reads its own copy: the job check compares the files (fingerprints).
     if (!read_expression(o.input, data.expression, error) ||
-        !check_sizes(o, data.expression.genes.size(), data.expression.samples, o.input, error)) {
+        !check_sizes(o, data.expression.genes.size(), data.expression.samples, o.input, error) ||
+        (hetpu_mpi_launched() != 0 && !apps::remember_input_fingerprint(o.input, error))) {
         std::fprintf(stderr, "grn: %s\n", error.c_str());
         return 2;
     }

@@ -90,8 +90,9 @@ int load(const Options &o, Data &data)
     }
     data.source = o.input;
     if (data.deferred) {
+        // Every rank reads its own share of its own copy: the job check compares the files.
         if (!scan_points(o.input, data.n, data.d, error) || !check_k(o.k, data.n, o.input, error) ||
-            !check_size(data.n, data.d, o.input, error)) {
+            !check_size(data.n, data.d, o.input, error) || !apps::remember_input_fingerprint(o.input, error)) {
             std::fprintf(stderr, "kmeans: %s\n", error.c_str());
             return 2;
         }

@@ -155,7 +155,12 @@ int hetpu_divisible_run_placed(const struct hetpu_divisible_job *job, const stru
  * "n=256 k=256 seed=1 precision=double". Rank 0 gathers and compares them. Returns 0 when
  * all equal rank 0's (and always in a single process); otherwise -EINVAL on every rank, and
  * rank 0 prints "hetpu: <what>: rank 2 runs a different job than rank 0: n=512 instead of
- * n=256 (give every rank the same options)", naming the first differing token. */
+ * n=256 (give every rank the same options)", naming the first differing token.
+ * Data fingerprints: a token "data:PATH=FINGERPRINT" (PATH with spaces and '%' written %20
+ * and %25, FINGERPRINT in hex, e.g. 64-bit FNV-1a of the file's bytes) for each input file
+ * a rank reads itself. Only the fingerprints must match, in order (each rank may read its
+ * own copy under another name); on a difference rank 0 prints "hetpu: <what>: rank 2 read
+ * different data than rank 0: its 'PATH' (fingerprint ...) is not rank 0's 'PATH' ...". */
 int hetpu_mpi_same_job(const char *what, const char *signature);
 
 /* Name of this rank's host (for reports); "" on failure. */

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "runtime/divisible/block_run.h"
+#include "runtime/mpi/core/coordinator_cadence.h"
 #include "runtime/mpi/core/node_shares.h"
 #include "runtime/mpi/core/progress_reports.h"
 #include "runtime/mpi/mpi_rank_report.h"
@@ -152,7 +153,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     if (rank == 0) {
         NodeNetwork network;
         network.bytes_per_element = static_cast<double>(placement.bytes_per_element);
-        network.min_gain_s = 2 * kLongestReportPeriod;
+        network.min_gain_s = 2 * report_period(1e9, size);  // two reports at the steady cadence
         for (int r = 0; r < size; ++r)
             nodes[static_cast<size_t>(r)].remaining = shares[static_cast<size_t>(r)].count;
         node.make_coordinator(nodes, network);

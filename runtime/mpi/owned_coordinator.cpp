@@ -9,7 +9,7 @@ namespace hetpu {
 
 bool Coordinator::coordinate()
 {
-    if (!core_.start_round())
+    if (!core_.start_round((starpu_timing_now() - rank_.run.t0_us) * 1e-6))
         return false;
     if (core_.stop_now()) {
         const int status = core_.status();

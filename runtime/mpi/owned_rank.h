@@ -54,7 +54,7 @@ private:
     RankContext rank_;
     std::vector<int> workers_;
     double t0_us_ = 0;
-    ProgressReports reports_;
+    ProgressReports reports_{rank_.size};
     Lender lender_;
     Borrower borrower_;
     std::unique_ptr<Coordinator> coordinator_;

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Failures of one rank are errors of the whole job, never hangs:
 # a rank that cannot start (no usable worker, an unknown policy, a bad command line) and
-# ranks given different jobs (-n, k-means's -k, --seed) each make the launch exit non-zero
+# ranks given different jobs (-n, k-means's -k, --seed) or different data (k-means's points,
+# grn's expression data: their fingerprints) each make the launch exit non-zero
 # with a message naming the rank and the reason, well before the watchdog (which would
 # turn a hang into rc 124). Options that may differ per rank (--json) do not count.
 HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
@@ -69,6 +70,33 @@ expect_failure "different --seed" "hetpu: matmul: rank 1 runs a different job th
     -np 1 "$rank_home" "$matmul" -n 256 : -np 1 "$rank_home" "$matmul" -n 256 --seed 7
 expect_failure "different kmeans -k" "hetpu: kmeans: rank 1 runs a different job than rank 0: k=5 instead of k=4" -- \
     -np 1 "$rank_home" "$kmeans" --generate 2000 -k 4 : -np 1 "$rank_home" "$kmeans" --generate 2000 -k 5
+
+# Ranks that read different data under the same name (each its own copy, here each rank in
+# its own directory; same sizes, so the same header) stop together, rank 0 naming the rank
+# and the file, never "verified" with exit 0; the same bytes under another name are the
+# same job.
+grn="$HETPU_BUILDDIR/apps/grn/hetpu-grn"
+[ -x "$grn" ] || fail "$grn not built"
+mkdir -p "$STARPU_HOME/d0" "$STARPU_HOME/d1"
+"$kmeans" --generate 2000 --dims 3 -k 4 --seed 1 --write-points "$STARPU_HOME/d0/points.bin" >"$out" 2>&1 &&
+    "$kmeans" --generate 2000 --dims 3 -k 4 --seed 2 --write-points "$STARPU_HOME/d1/points.bin" >>"$out" 2>&1 &&
+    cp "$STARPU_HOME/d0/points.bin" "$STARPU_HOME/d0/same points.bin" &&
+    "$grn" --generate 30 --samples 60 --seed 1 --write-data "$STARPU_HOME/d0/expr.tsv" >>"$out" 2>&1 &&
+    "$grn" --generate 30 --samples 60 --seed 2 --write-data "$STARPU_HOME/d1/expr.tsv" >>"$out" 2>&1 ||
+    { cat "$out" >&2; fail "writing the data files of the different-data cases"; }
+expect_failure "different kmeans points" \
+    "hetpu: kmeans: rank 1 read different data than rank 0: its 'points.bin' (fingerprint " "is not rank 0's 'points.bin'" -- \
+    -np 1 -wdir "$STARPU_HOME/d0" "$rank_home" "$kmeans" --input points.bin -k 4 --verify : \
+    -np 1 -wdir "$STARPU_HOME/d1" "$rank_home" "$kmeans" --input points.bin -k 4 --verify
+! grep -q "verified: yes" "$out" || fail "different kmeans points: a rank said verified"
+expect_failure "different grn expression data" "hetpu: grn: rank 2 read different data than rank 0: its 'expr.tsv'" -- \
+    -np 2 -wdir "$STARPU_HOME/d0" "$rank_home" "$grn" --input expr.tsv --verify : \
+    -np 1 -wdir "$STARPU_HOME/d1" "$rank_home" "$grn" --input expr.tsv --verify
+! grep -q "verified: yes" "$out" || fail "different grn data: a rank said verified"
+hetpu_mpirun -np 1 "$rank_home" "$kmeans" --input "$STARPU_HOME/d0/points.bin" -k 4 --verify : \
+    -np 1 "$rank_home" "$kmeans" --input "$STARPU_HOME/d0/same points.bin" -k 4 --verify >"$out" 2>&1 &&
+    grep -q "verified: yes" "$out" || { cat "$out" >&2; fail "the same points under another name must run"; }
+echo "ok: the same points under another name are the same job"
 
 # What may differ per rank does not count: a JSON path given to one rank only.
 json="$STARPU_HOME/ok.jsonl"

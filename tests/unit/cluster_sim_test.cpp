@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "runtime/mpi/core/coordinator_cadence.h"
 #include "sched_policies/plbhac/core/plbhac_planner.h"
 #include "tools/sim/cluster_sim.h"
 
@@ -17,7 +18,7 @@ namespace {
 std::string cluster_json(int nodes, const std::string &extra_node = "", double rank0_bw = 1e9)
 {
     std::string j = R"({"workload": 60000, "granule": 10, "x_init": 200, "bytes_in": 8000, "bytes_out": 8000,
-        "report_period_s": 0.1, "rank0_link": [1e-5, )" +
+        "rank0_link": [1e-5, )" +
                     std::to_string(rank0_bw) + R"(],
         "node_types": {"T": {"link": [1e-5, 1e9], "units": [
             {"name": "cpu", "profile": [[100, 0.5]]}, {"name": "gpu", "profile": [[100, 0.125]]}]}},
@@ -127,6 +128,63 @@ TEST(ClusterSim, AFailedNodesShareIsComputedAgainElsewhere)
     for (size_t i = 0; i < r.coverage.size(); ++i)
         ASSERT_EQ(r.coverage[i], 1u) << "element " << i;
     EXPECT_THROW(simulate_cluster(c, ClusterMode::Central, fixed(100), exact()), std::invalid_argument);
+}
+
+TEST(ClusterSim, DeterministicPerSeedWithPlanningCharged)
+{
+    const ClusterScenario c = parse_cluster(cluster_json(3, R"({"type": "T", "slowdown": 2})"));
+    ClusterOptions charged;  // the models' cost, never the host's clock
+    const ClusterResult a = simulate_cluster(c, ClusterMode::PerNode, plbhac(), charged);
+    const ClusterResult b = simulate_cluster(c, ClusterMode::PerNode, plbhac(), charged);
+    EXPECT_EQ(a.makespan_s, b.makespan_s);
+    EXPECT_EQ(a.planning_s, b.planning_s);
+    EXPECT_GT(a.planning_s, 0.0);
+}
+
+TEST(ClusterSim, RankZeroIsChargedForEveryReportAtTheRunnersCadence)
+{
+    const ClusterScenario c = parse_cluster(cluster_json(3, R"({"type": "T", "slowdown": 2})"));
+    const ClusterResult r = simulate_cluster(c, ClusterMode::PerNode, plbhac(), ClusterOptions{});
+    ASSERT_GT(r.reports, 0u);
+    // Every report at its modelled cost, every round at its own.
+    EXPECT_NEAR(r.coordinator_s,
+                static_cast<double>(r.reports) * kReportHandlingS + r.coordinator_calls * round_cost_s(3), 1e-9);
+    // Three ranks at the runner's cadence: one report each per 50 ms, after the first
+    // second (plus a few at moves and at the end).
+    EXPECT_LT(static_cast<double>(r.reports), 1.2 * 3 * r.makespan_s / 0.05 + 100);
+    EXPECT_GT(static_cast<double>(r.reports), 0.5 * 3 * r.makespan_s / 0.05);
+}
+
+TEST(ClusterSim, AFirstRunSharesByTheUnitsKinds)
+{
+    // Node 1's two units are GPUs four times faster: by PU count it would get half the job.
+    std::string j = cluster_json(2, R"({"type": "G"})");
+    j.replace(j.find(R"("node_types": {)"), 15, R"("node_types": {"G": {"link": [1e-5, 1e9], "units": [
+            {"name": "gpu0", "profile": [[100, 0.125]]}, {"name": "gpu1", "profile": [[100, 0.125]]}]}, )");
+    const ClusterScenario c = parse_cluster(j);
+    ClusterOptions first = exact(true);
+    const ClusterResult r = simulate_cluster(c, ClusterMode::PerNode, plbhac(), first);
+    EXPECT_LT(r.makespan_s, 1.1 * r.bound_s);
+    EXPECT_EQ(r.moves, 0u) << "the shares were right from the start";
+    for (size_t i = 0; i < r.coverage.size(); ++i)
+        ASSERT_EQ(r.coverage[i], 1u) << "element " << i;
+}
+
+TEST(ClusterSim, NoMoveCrossesALinkTooSlowToPay)
+{
+    // Node 2 is slowed; node 3 is idle early but behind a link 10,000x slower.
+    const std::string far = R"({"type": "T", "slowdown": 3}, {"type": "F"})";
+    std::string j = cluster_json(3, far);
+    j.replace(j.find(R"("node_types": {)"), 15, R"("node_types": {"F": {"link": [5e-3, 1e5], "units": [
+            {"name": "cpu", "profile": [[100, 0.5]]}, {"name": "gpu", "profile": [[100, 0.125]]}]}, )");
+    const ClusterResult r = simulate_cluster(parse_cluster(j), ClusterMode::PerNode, plbhac(), exact(true));
+    std::string pinned = j;
+    pinned.replace(pinned.find(R"({"type": "F"})"), 13, R"({"type": "F", "moves": false})");
+    const ClusterResult p = simulate_cluster(parse_cluster(pinned), ClusterMode::PerNode, plbhac(), exact());
+    EXPECT_GT(r.moves, 0u) << "the slowed node's tail moves to the nodes with fast links";
+    EXPECT_LT(r.makespan_s, 1.05 * p.makespan_s) << "as good as keeping the far node out of every move";
+    for (size_t i = 0; i < r.coverage.size(); ++i)
+        ASSERT_EQ(r.coverage[i], 1u) << "element " << i;
 }
 
 TEST(ClusterSim, DeterministicPerSeed)

@@ -100,8 +100,10 @@ int cluster_sim_command(int argc, char **argv)
         ->check(CLI::IsMember({"central", "per-node"}));
     app.add_option("--seed", a.seed, "noise seed")->check(CLI::NonNegativeNumber);
     app.add_flag("--known-rates", a.known_rates,
-                 "per-node: initial shares from the nodes' speeds, as after a first run (default: their PU counts)");
-    app.add_flag("!--no-planning-time", a.planning_time, "do not charge the planners' measured time");
+                 "per-node: initial shares from the nodes' speeds, as after a first run (default: from their units' "
+                 "calibrated kinds)");
+    app.add_flag("!--no-planning-time", a.planning_time,
+                 "do not charge the planners' and the coordinator's modelled time");
     app.add_flag("--json", a.json, "one JSON object instead of the human summary");
     if (std::optional<int> rc = cli::parse_args(app, argc, argv))
         return *rc;
@@ -140,8 +142,11 @@ int cluster_sim_command(int argc, char **argv)
                                        {"blocks", r.blocks},
                                        {"moves", r.moves},
                                        {"planning_s", r.planning_s},
+                                       {"planning_wall_s", r.planning_wall_s},
                                        {"coordinator_s", r.coordinator_s},
+                                       {"coordinator_wall_s", r.coordinator_wall_s},
                                        {"coordinator_calls", r.coordinator_calls},
+                                       {"reports", r.reports},
                                        {"rank0_bytes", r.rank0_bytes},
                                        {"moved_bytes", r.moved_bytes},
                                        {"redone_elements", r.redone_elements}})
@@ -151,8 +156,10 @@ int cluster_sim_command(int argc, char **argv)
     std::printf("%s %s on %u nodes (%u PUs): makespan %.3f s, %.3f x the bound (%.3f s)\n", r.mode.c_str(),
                 a.policy.c_str(), r.nodes, r.pus, r.makespan_s, r.bound_s > 0 ? r.makespan_s / r.bound_s : 0.0,
                 r.bound_s);
-    std::printf("  %u blocks, %u moves; planners %.3f s, coordinator %.4f s in %u decisions\n", r.blocks, r.moves,
-                r.planning_s, r.coordinator_s, r.coordinator_calls);
+    std::printf("  %u blocks, %u moves; planners %.3f s (%.3f s measured), coordinator %.4f s (%.4f s measured) for "
+                "%llu reports and %u rounds\n",
+                r.blocks, r.moves, r.planning_s, r.planning_wall_s, r.coordinator_s, r.coordinator_wall_s,
+                static_cast<unsigned long long>(r.reports), r.coordinator_calls);
     std::printf("  job data through rank 0: %.3g bytes (%.3g bytes/s); moved between nodes: %.3g bytes\n",
                 r.rank0_bytes, r.makespan_s > 0 ? r.rank0_bytes / r.makespan_s : 0.0, r.moved_bytes);
     if (r.redone_elements)

@@ -46,6 +46,20 @@ double nominal_bound(const std::vector<SimulatedUnit> &units, uint64_t workload)
     return hi;
 }
 
+double nominal_rate(const std::vector<SimulatedUnit> &units, uint64_t block)
+{
+    block = std::max<uint64_t>(block, 1);
+    double rate = 0;
+    for (const SimulatedUnit &u : units) {
+        const double s = u.nominal_cost(block).total();
+        if (s > 0)
+            rate += static_cast<double>(block) / s;
+    }
+    return rate;
+}
+
+double planner_call_s(size_t pus) { return 200e-6 + 25e-6 * static_cast<double>(pus); }
+
 std::vector<std::pair<int, Block>> share_lost(const std::vector<Block> &lost, const std::vector<int> &live,
                                               const std::vector<double> &rates, const BlockRules &rules)
 {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/mpi/core/owned_messages.h"
 #include "tools/sim/cluster_scenario.h"
 #include "tools/sim/simulated_unit.h"
 
@@ -21,6 +22,15 @@ namespace hetpu::sim::cluster_parts {
 // The time these units need to finish `workload` together (noise-free, at the slowdown in
 // force from the start): bisection on the common end time.
 double nominal_bound(const std::vector<SimulatedUnit> &units, uint64_t workload);
+
+// Elements per second these units sustain together on blocks of `block` elements, from
+// their calibrated profiles alone (no slowdown, no noise): what is known of a node before
+// it runs.
+double nominal_rate(const std::vector<SimulatedUnit> &units, uint64_t block);
+
+// Modelled seconds of one planner call (a block's end, a range added) for a domain of `pus`
+// units: a fixed part and a part per unit (the planner's refit over its units).
+double planner_call_s(size_t pus);
 
 // A failed node's lost ranges, in order, cut in proportion to the live nodes' rates
 // (`rates[i]` is live node `live[i]`'s; a rate under 1e-9 counts as 1e-9), in whole granules
@@ -62,6 +72,7 @@ struct Event {
     BlockDone done;
     uint64_t move = 0;
     Block range;
+    WireReport report{};  // Decide: the report that reaches rank 0
     bool operator>(const Event &o) const { return at != o.at ? at > o.at : seq > o.seq; }
 };
 

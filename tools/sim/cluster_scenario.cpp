@@ -77,9 +77,9 @@ ClusterScenario parse_cluster(const std::string &json_text)
     c.min_block = probe.min_block;
     c.bytes_in = positive(root, "bytes_in", 0, "root");
     c.bytes_out = positive(root, "bytes_out", 0, "root");
-    c.report_period_s = positive(root, "report_period_s", 0.25, "root");
-    if (!(c.report_period_s > 0))
-        fail("report_period_s", "must be positive");
+    if (root.contains("report_period_s"))
+        fail("report_period_s", "not a cluster's to set: the ranks report at the real runner's cadence (2% of the "
+                                "time run so far, at most 2,000 reports per second at rank 0); remove the field");
     c.rank0_link = link_of(root, "rank0_link", "root");
 
     if (!root.contains("node_types") || !root["node_types"].is_object() || root["node_types"].empty())
@@ -125,6 +125,11 @@ ClusterScenario parse_cluster(const std::string &json_text)
             }
         }
         node.fail_at_s = n.contains("fail_at") ? positive(n, "fail_at", -1, where) : -1;
+        if (n.contains("moves")) {
+            if (!n["moves"].is_boolean())
+                fail(where + ".moves", "expected true or false, got " + n["moves"].dump());
+            node.moves = n["moves"].get<bool>();
+        }
         if (i == 0 && node.fail_at_s >= 0)
             fail(where + ".fail_at", "node 0 is the coordinator (rank 0): it cannot fail in the simulation");
         c.nodes.push_back(std::move(node));

@@ -2,7 +2,7 @@
 #include "tools/sim/cluster_sim.h"
 
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <deque>
 #include <map>
 #include <queue>
@@ -10,7 +10,9 @@
 #include <stdexcept>
 
 #include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/mpi/core/coordinator_cadence.h"
 #include "runtime/mpi/core/node_shares.h"
+#include "runtime/mpi/core/share_coordinator.h"
 #include "tools/sim/cluster_parts.h"
 #include "tools/sim/simulated_unit.h"
 
@@ -19,6 +21,13 @@ namespace hetpu::sim {
 namespace {
 
 using namespace cluster_parts;
+
+double thread_cpu_s()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 class ClusterSimulation {
 public:
@@ -30,6 +39,7 @@ public:
         rank0_.spec = c.rank0_link;
         for (size_t n = 0; n < c.nodes.size(); ++n) {
             links_.push_back({c.nodes[n].link, 0});
+            net_.links.push_back({c.nodes[n].link.latency_s, c.nodes[n].link.bytes_per_s});
             for (const UnitSpec &u : c.nodes[n].units) {
                 units_.emplace_back(u);
                 node_of_.push_back(static_cast<int>(n));
@@ -104,7 +114,7 @@ private:
         domains_.reserve(1);
         Domain &d = add_domain(-1, all, rules_, {0, rules_.total});
         std::vector<Assignment> first;
-        const double t0 = charged(result_.planning_s, [&] { first = d.dispatcher->start(); });
+        const double t0 = planned(d, [&] { first = d.dispatcher->start(); });
         d.planner_free = t0;
         accept(0, first, t0);
         start_idle(0, t0);
@@ -119,19 +129,24 @@ private:
         for (size_t n = 0; n < nodes.size(); ++n) {
             nodes[n].rank = static_cast<int>(n);
             nodes[n].pus = static_cast<unsigned>(pus[n].size());
-            if (options_.known_rates) {
-                std::vector<SimulatedUnit> mine;
-                for (int u : pus[n])
-                    mine.push_back(units_[static_cast<size_t>(u)]);
-                // What a previous run measured: the node's nominal throughput.
+            nodes[n].pinned = !c_.nodes[n].moves;
+            std::vector<SimulatedUnit> mine;
+            for (int u : pus[n])
+                mine.push_back(units_[static_cast<size_t>(u)]);
+            // What calibrations of the node's unit kinds tell before it runs (not what
+            // slows it down today).
+            nodes[n].nominal_rate = nominal_rate(mine, rules_.total / std::max<size_t>(units_.size(), 1));
+            // What a previous run measured: the node's nominal throughput, slowdown included.
+            if (options_.known_rates && !mine.empty())
                 nodes[n].rate = static_cast<double>(rules_.total) / nominal_bound(mine, rules_.total);
-            }
         }
-        std::vector<Block> shares;
-        charged(result_.coordinator_s, [&] { shares = initial_shares(rules_, nodes); });
-        state_ = nodes;
+        // Every rank computes the shares from the same figures: no coordinator time.
+        const std::vector<Block> shares = initial_shares(rules_, nodes);
         for (size_t n = 0; n < nodes.size(); ++n)
-            state_[n].remaining = shares[n].count;  // what the coordinator handed out
+            nodes[n].remaining = shares[n].count;  // what the coordinator handed out
+        net_.bytes_per_element = c_.bytes_in + c_.bytes_out;
+        net_.min_gain_s = 2 * report_period(1e9, static_cast<int>(nodes.size()));
+        coordinator_ = std::make_unique<ShareCoordinator>(nodes, net_);
         domains_.reserve(nodes.size());
         for (size_t n = 0; n < nodes.size(); ++n) {
             BlockRules planner_rules = rules_;
@@ -142,7 +157,7 @@ private:
         for (size_t n = 0; n < nodes.size(); ++n) {
             Domain &d = domains_[n];
             std::vector<Assignment> first;
-            const double t0 = charged(result_.planning_s, [&] { first = d.dispatcher->start(); });
+            const double t0 = planned(d, [&] { first = d.dispatcher->start(); });
             d.planner_free = t0;
             accept(static_cast<int>(n), first, t0);
             start_idle(static_cast<int>(n), t0);
@@ -163,13 +178,21 @@ private:
         events_.push(std::move(e));
     }
 
-    template <typename Fn> double charged(double &account, Fn &&fn)
+    // Runs fn, counts its CPU time on this host in `measured` (the thread's: other load on
+    // the host does not inflate it) and its modelled time in `modelled`; returns the
+    // modelled time when it is charged (the simulation depends on nothing else).
+    template <typename Fn> double charged(double &modelled, double &measured, double model_s, Fn &&fn)
     {
-        const auto start = std::chrono::steady_clock::now();
+        const double start = thread_cpu_s();
         fn();
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        account += s;
-        return options_.charge_planning_time ? s : 0.0;
+        measured += thread_cpu_s() - start;
+        modelled += model_s;
+        return options_.charge_planning_time ? model_s : 0.0;
+    }
+
+    template <typename Fn> double planned(const Domain &d, Fn &&fn)
+    {
+        return charged(result_.planning_s, result_.planning_wall_s, planner_call_s(d.pus.size()), std::forward<Fn>(fn));
     }
 
     void handle(Event &e)
@@ -283,7 +306,7 @@ private:
         result_.makespan_s = std::max(result_.makespan_s, e.at);
         std::vector<Assignment> next;
         const double callback = std::max(e.at, d.planner_free);
-        const double ready = callback + charged(result_.planning_s, [&] {
+        const double ready = callback + planned(d, [&] {
                                  std::unique_ptr<PuRefit> refit = d.dispatcher->prepare_refit(e.done);
                                  if (refit)
                                      refit->run();
@@ -323,72 +346,70 @@ private:
 
     // ---- per-node: reports and the coordinator
 
+    int ranks() const { return static_cast<int>(domains_.size()); }
+
+    // The rank's periodic report, at the runner's cadence (coordinator_cadence.h); staggered
+    // so that 1,024 nodes do not all report at the same instant.
     void schedule_report(int node, double t)
     {
         Domain &d = domains_[static_cast<size_t>(node)];
         if (d.reporting)
             return;
         d.reporting = true;
-        // Staggered so that 1,024 nodes do not all report at the same instant.
         const double phase =
-            c_.report_period_s * (1.0 + static_cast<double>(node) / static_cast<double>(domains_.capacity()));
+            report_period(t, ranks()) * (1.0 + static_cast<double>(node) / static_cast<double>(domains_.capacity()));
         push(t + phase, Kind::Report, node);
+    }
+
+    // A report from node d to rank 0 at t, as the runner fills it (runtime/mpi/owned_rank.cpp).
+    void send_report(Domain &d, double t, ReportEvent event, uint64_t move, uint64_t moved)
+    {
+        Event e;
+        WireReport &r = e.report;
+        r.rank = d.node;
+        r.event = event;
+        r.move = move;
+        r.moved = moved;
+        r.done = d.done;
+        r.remaining = d.dispatcher->remaining();
+        r.in_flight = work_left(d.handed - r.remaining, d.done, d.rate(), t);
+        r.elapsed_s = t;
+        r.rate = d.rate();
+        r.idle = idle(d) ? 1 : 0;
+        push(t + links_[static_cast<size_t>(d.node)].spec.latency_s + rank0_.spec.latency_s, Kind::Decide, d.node, e);
     }
 
     void report(Domain &d, double t, bool immediate)
     {
-        const int node = d.node;
         if (!immediate)
             d.reporting = false;
-        Event e;
-        e.block.offset = d.dispatcher->remaining();
-        e.block.count = work_left(d.handed - e.block.offset, d.done, d.rate(), t);
-        e.done.exec_s = d.rate();  // as the runner reports it (runtime/mpi/mpi_owned_run.cpp)
-        e.done.transfer_s = static_cast<double>(d.done);
-        e.move = idle(d) ? 1 : 0;
-        push(t + links_[static_cast<size_t>(node)].spec.latency_s + rank0_.spec.latency_s, Kind::Decide, node, e);
+        send_report(d, t, kProgress, 0, 0);
         if (!idle(d))
-            schedule_report(node, t);
+            schedule_report(d.node, t);
     }
 
+    // A report reaches rank 0: the coordinator handles it once done with the ones before,
+    // and plans a round when the core says one is due (the runner's rule, one code path).
     void decide(Event &e)
     {
-        NodeState &n = state_[static_cast<size_t>(e.domain)];
-        n.remaining = e.block.offset;
-        n.in_flight = e.block.count;
-        // A node's first blocks (a planner's training) run below its speed: its measured
-        // rate counts once 2% of its work is done (training is over), or once it ran dry.
-        const double done = e.done.transfer_s;
-        if (e.done.exec_s > 0 && (e.move || done >= 0.02 * (done + static_cast<double>(n.remaining + n.in_flight))))
-            n.rate = e.done.exec_s;
-        // Decisions at most a few times per report period, at once when a node runs dry:
-        // 1,024 nodes' reports stay cheap for the coordinator.
-        if (e.move == 0 && e.at - last_decision_ < c_.report_period_s / 4)
-            return;
-        last_decision_ = e.at;
-        std::vector<ShareMove> moves;
-        NodeNetwork net;
-        net.latency_s = links_.empty() ? 0 : links_[0].spec.latency_s;
-        net.bytes_per_s = links_.empty() ? 1e10 : links_[0].spec.bytes_per_s;
-        net.bytes_per_element = c_.bytes_in + c_.bytes_out;
-        net.min_gain_s = 2 * c_.report_period_s;
-        const double at = std::max(e.at, coordinator_free_) +
-                          charged(result_.coordinator_s, [&] { moves = plan_moves(state_, net, rules_); });
+        double at = std::max(e.at, coordinator_free_);
+        ++result_.reports;
+        at += charged(result_.coordinator_s, result_.coordinator_wall_s, kReportHandlingS,
+                      [&] { coordinator_->heard(e.report); });
+        std::vector<MoveOrder> orders;
+        if (coordinator_->start_round(at)) {
+            ++result_.coordinator_calls;
+            at += charged(result_.coordinator_s, result_.coordinator_wall_s, round_cost_s(domains_.size()),
+                          [&] { orders = coordinator_->plan(rules_); });
+        }
         coordinator_free_ = at;
-        ++result_.coordinator_calls;
-        for (const ShareMove &m : moves) {
-            // Until their next reports, the coordinator counts the move as made.
-            NodeState &from = state_[static_cast<size_t>(m.from)], &to = state_[static_cast<size_t>(m.to)];
-            from.moving = to.moving = true;
-            from.remaining -= std::min(from.remaining, m.count);
-            to.remaining += m.count;
+        for (const MoveOrder &o : orders) {
             Event g;
-            g.move = next_move_++;
-            g.unit = m.to;
-            g.range = {0, m.count};
-            moves_[g.move] = {m.from, m.to};
-            push(at + rank0_.spec.latency_s + links_[static_cast<size_t>(m.from)].spec.latency_s, Kind::Give, m.from,
-                 g);
+            g.move = o.id;
+            g.unit = o.move.to;
+            g.range = {0, o.move.count};
+            push(at + rank0_.spec.latency_s + links_[static_cast<size_t>(o.move.from)].spec.latency_s, Kind::Give,
+                 o.move.from, g);
         }
     }
 
@@ -400,27 +421,15 @@ private:
         return false;
     }
 
-    void settle_move(uint64_t move, bool from, bool to)
-    {
-        auto it = moves_.find(move);
-        if (it == moves_.end())
-            return;
-        if (from)
-            state_[static_cast<size_t>(it->second.first)].moving = false;
-        if (to)
-            state_[static_cast<size_t>(it->second.second)].moving = false;
-    }
-
     void give(Domain &d, Event &e)
     {
         const int to = e.unit;
         Block tail;
         if (owns(d, d.dispatcher->back()) && !domains_[static_cast<size_t>(to)].failed)
             tail = d.dispatcher->take_tail(e.range.count);
-        if (tail.count == 0) {
-            settle_move(e.move, true, true);
+        send_report(d, e.at, kGave, e.move, tail.count);
+        if (tail.count == 0)
             return;
-        }
         ++result_.moves;
         d.handed -= tail.count;
         const double bytes = c_.bytes_in * static_cast<double>(tail.count);
@@ -428,7 +437,6 @@ private:
         if (d.node == 0 || to == 0)
             result_.rank0_bytes += bytes;
         const double arrive = send(e.at, bytes, links_[static_cast<size_t>(d.node)], &links_[static_cast<size_t>(to)]);
-        settle_move(e.move, true, false);
         Event t;
         t.move = e.move;
         t.unit = d.node;  // the owner
@@ -444,9 +452,8 @@ private:
         --d.incoming;
         d.handed += e.range.count;
         std::vector<Assignment> next;
-        const double ready = std::max(e.at, d.planner_free) + charged(result_.planning_s, [&] {
-                                 next = d.dispatcher->add_range(e.range.offset, e.range.count);
-                             });
+        const double ready = std::max(e.at, d.planner_free) +
+                             planned(d, [&] { next = d.dispatcher->add_range(e.range.offset, e.range.count); });
         d.planner_free = ready;
         accept(domain, next, ready);
         start_idle(domain, ready);
@@ -455,9 +462,9 @@ private:
 
     void take(Domain &d, Event &e)
     {
-        settle_move(e.move, false, true);
         d.borrowed[e.move] = {e.unit, e.range, 0};
         add_work(d, e);
+        send_report(d, e.at, kArrived, e.move, 0);
     }
 
     void return_results(Domain &d, uint64_t move, double t)
@@ -490,16 +497,13 @@ private:
             q.clear();
         d.pool.clear();
         // The coordinator notices when two reports are missing.
-        push(t + 2 * c_.report_period_s, Kind::Detect, d.node);
+        push(t + 2 * report_period(t, ranks()), Kind::Detect, d.node);
     }
 
     void detect(Event &e)
     {
         Domain &f = domains_[static_cast<size_t>(e.domain)];
-        NodeState &s = state_[static_cast<size_t>(e.domain)];
-        s.failed = true;
-        s.remaining = 0;
-        s.in_flight = 0;
+        coordinator_->lost(e.domain);
         // Its results died with it: its whole share is computed again. Ranges it had
         // borrowed go back to their owners.
         std::vector<Block> lost = f.owned;
@@ -514,10 +518,11 @@ private:
         f.borrowed.clear();
         std::vector<int> live;
         std::vector<double> rates;
+        const std::vector<NodeState> &known = coordinator_->nodes();
         for (size_t n = 0; n < domains_.size(); ++n)
-            if (!domains_[n].failed && !state_[n].failed && state_[n].pus > 0) {
+            if (!domains_[n].failed && !known[n].failed && known[n].pus > 0) {
                 live.push_back(static_cast<int>(n));
-                rates.push_back(state_[n].rate);
+                rates.push_back(known[n].rate > 0 ? known[n].rate : known[n].nominal_rate);
             }
         if (live.empty())
             throw std::invalid_argument("every node failed: the job cannot end");
@@ -553,11 +558,9 @@ private:
     std::vector<FifoLink> links_;
     FifoLink rank0_;
     std::vector<Domain> domains_;
-    std::vector<NodeState> state_;  // what the coordinator knows
-    std::map<uint64_t, std::pair<int, int>> moves_;
-    uint64_t next_move_ = 0;
-    double last_decision_ = -1e300;
-    double coordinator_free_ = 0;
+    NodeNetwork net_;  // the nodes' links, as the coordinator prices moves
+    std::unique_ptr<ShareCoordinator> coordinator_;
+    double coordinator_free_ = 0;  // rank 0's main thread: busy with reports and rounds until then
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
     uint64_t seq_ = 0;
     ClusterResult result_;

@@ -12,7 +12,10 @@
 //     the two nodes' links only. A failed node's work (its whole share: its results die
 //     with it) is re-shared among the live nodes, which read its inputs again (charged as
 //     the data crossing their own link).
-// Deterministic per seed when planning time is not charged (tests).
+// The coordinator is simulated as it runs: the ranks report at the real runner's cadence,
+// rank 0 handles each report and plans with the runner's own core (ShareCoordinator), and
+// is charged the modelled cost of both (runtime/mpi/core/coordinator_cadence.h). Planning
+// is charged from models, never from the host's clock: deterministic per seed.
 #pragma once
 
 #include <cstdint>
@@ -34,13 +37,15 @@ using PlannerMaker =
 
 struct ClusterOptions {
     uint64_t seed = 1;
-    // Charge each planner's measured wall time to the simulated time of the units it plans
-    // for (per node under per-node) and the coordinator's to its decisions.
+    // Charge each planner call's modelled time to the simulated time of the units it plans
+    // for (per node under per-node), and rank 0 the modelled time of every report it
+    // handles and every round it plans.
     bool charge_planning_time = true;
     // Count, for every element, how many times its result reached a live owner (tests).
     bool check_coverage = false;
     // Per-node: the initial shares follow the nodes' speeds, as after a first run (the
-    // runner keeps them); otherwise they follow the nodes' PU counts.
+    // runner keeps them); otherwise what calibrations tell of their units (nominal rates,
+    // slowdowns unknown).
     bool known_rates = false;
 };
 
@@ -51,9 +56,12 @@ struct ClusterResult {
     unsigned nodes = 0, pus = 0;
     unsigned blocks = 0;
     unsigned moves = 0;
-    double planning_s = 0;     // wall time in the planners (all nodes' under per-node)
-    double coordinator_s = 0;  // per-node: wall time of the coordinator's decisions
-    unsigned coordinator_calls = 0;
+    double planning_s = 0;           // modelled time in the planners (all nodes' under per-node)
+    double planning_wall_s = 0;      // the same calls' CPU time on this host (measured)
+    double coordinator_s = 0;        // per-node: modelled time of rank 0's reports and rounds
+    double coordinator_wall_s = 0;   // the same work's CPU time on this host (measured)
+    unsigned coordinator_calls = 0;  // planning rounds
+    uint64_t reports = 0;            // reports rank 0 handled
     double rank0_bytes = 0;          // job data through rank 0's link (both directions)
     double moved_bytes = 0;          // per-node: data of moves and re-read inputs
     uint64_t redone_elements = 0;    // per-node: elements computed again after a failure

@@ -2,7 +2,9 @@
 #include "runtime/mpi/core/cluster.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <set>
+#include <utility>
 #include <sstream>
 
 namespace hetpu {
@@ -104,28 +106,91 @@ std::string mismatch_message(const std::vector<std::string> &names, const char *
     return msg + "; give every rank the same STARPU_SCHED (mpirun -x STARPU_SCHED=...)\n";
 }
 
+namespace {
+
+std::vector<std::string> tokens_of(const std::string &sig)
+{
+    std::vector<std::string> out;
+    std::istringstream in(sig);
+    for (std::string t; in >> t;)
+        out.push_back(t);
+    return out;
+}
+
+bool is_data_token(const std::string &t) { return t.rfind("data:", 0) == 0; }
+
+// A data token's file (percent-decoded) and fingerprint.
+std::pair<std::string, std::string> data_parts(const std::string &t)
+{
+    const size_t eq = t.rfind('=');
+    std::string file;
+    const std::string raw = t.substr(5, eq == std::string::npos ? std::string::npos : eq - 5);
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == '%' && i + 2 < raw.size()) {
+            file += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+            i += 2;
+        } else {
+            file += raw[i];
+        }
+    }
+    return {file, eq == std::string::npos ? "" : t.substr(eq + 1)};
+}
+
+// "" when rank r's data tokens carry rank 0's fingerprints (their files may be named
+// differently: each rank has its own copy), else the message naming the rank and the file.
+std::string data_mismatch(const std::vector<std::string> &reference, const std::vector<std::string> &mine, size_t r,
+                          const std::string &what)
+{
+    std::vector<std::string> ours, theirs;
+    for (const std::string &t : reference)
+        if (is_data_token(t))
+            ours.push_back(t);
+    for (const std::string &t : mine)
+        if (is_data_token(t))
+            theirs.push_back(t);
+    for (size_t i = 0; i < std::max(ours.size(), theirs.size()); ++i) {
+        const auto a = i < ours.size() ? data_parts(ours[i]) : std::make_pair(std::string("(no input file)"), "");
+        const auto b = i < theirs.size() ? data_parts(theirs[i]) : std::make_pair(std::string("(no input file)"), "");
+        if (a.second == b.second)
+            continue;
+        return "hetpu: " + what + ": rank " + std::to_string(r) + " read different data than rank 0: its '" + b.first +
+               "' (fingerprint " + (b.second.empty() ? "-" : b.second) + ") is not rank 0's '" + a.first +
+               "' (fingerprint " + (a.second.empty() ? "-" : a.second) + "); give every rank the same input\n";
+    }
+    return "";
+}
+
+}  // namespace
+
 std::string job_mismatch_message(const std::vector<std::string> &signatures, const std::string &what)
 {
-    auto tokens = [](const std::string &sig) {
+    const auto options_of = [](const std::vector<std::string> &tokens) {
         std::vector<std::string> out;
-        std::istringstream in(sig);
-        for (std::string t; in >> t;)
-            out.push_back(t);
+        for (const std::string &t : tokens)
+            if (!is_data_token(t))
+                out.push_back(t);
         return out;
     };
-    const std::vector<std::string> reference = signatures.empty() ? std::vector<std::string>{} : tokens(signatures[0]);
+    const std::vector<std::string> all_reference =
+        signatures.empty() ? std::vector<std::string>{} : tokens_of(signatures[0]);
+    const std::vector<std::string> reference = options_of(all_reference);
     for (size_t r = 1; r < signatures.size(); ++r) {
         if (signatures[r] == signatures[0])
             continue;
-        const std::vector<std::string> mine = tokens(signatures[r]);
+        const std::vector<std::string> all_mine = tokens_of(signatures[r]);
+        const std::vector<std::string> mine = options_of(all_mine);
         size_t i = 0;
         while (i < mine.size() && i < reference.size() && mine[i] == reference[i])
             ++i;
-        // Equal tokens but different text (spacing): say so rather than print nothing.
-        const std::string theirs = i < mine.size() ? mine[i] : "(nothing)";
-        const std::string ours = i < reference.size() ? reference[i] : "(nothing)";
-        return "hetpu: " + what + ": rank " + std::to_string(r) + " runs a different job than rank 0: " + theirs +
-               " instead of " + ours + " (give every rank the same options)\n";
+        if (i < mine.size() || i < reference.size()) {
+            const std::string theirs = i < mine.size() ? mine[i] : "(nothing)";
+            const std::string ours = i < reference.size() ? reference[i] : "(nothing)";
+            return "hetpu: " + what + ": rank " + std::to_string(r) + " runs a different job than rank 0: " + theirs +
+                   " instead of " + ours + " (give every rank the same options)\n";
+        }
+        if (std::string data = data_mismatch(all_reference, all_mine, r, what); !data.empty())
+            return data;
+        // Same options, same data, different text (spacing, files named differently): the same job.
     }
     return "";
 }

@@ -19,23 +19,40 @@ namespace hetpu {
 // What the coordinator knows of one node at one moment: node-level figures only.
 struct NodeState {
     int rank = 0;
-    unsigned pus = 0;        // processing units of the node (0: it cannot run the job)
-    double rate = 0;         // elements per second the node has sustained so far (0: unknown yet)
+    unsigned pus = 0;  // processing units of the node (0: it cannot run the job)
+    double rate = 0;   // elements per second the node has sustained so far (0: unknown yet)
+    // Elements per second expected from the node's units and their kinds (calibrations, a
+    // GPU's rate is not a CPU's), before it ran anything: only the first shares use it.
+    double nominal_rate = 0;
     uint64_t remaining = 0;  // elements the node holds and has not yet handed to a PU
     uint64_t in_flight = 0;  // elements handed to its PUs and not finished
     bool moving = false;     // a move from or to it is under way: leave it alone this round
     bool failed = false;     // it stopped or reported an error: nothing is moved to it
+    bool pinned = false;     // it takes part in no move (the user kept it out)
 };
 
-// The network as the coordinator charges it: every node has its own link (latency and
-// bandwidth), so a move costs time on the sending and on the receiving node's links.
-struct NodeNetwork {
+// One node's link as measured (or configured): latency and bandwidth.
+struct NodeLink {
     double latency_s = 50e-6;
     double bytes_per_s = 10e9;
+};
+
+// The network as the coordinator charges it: every node has its own link, so a move costs
+// both nodes' latencies and its data at the slower of the two links' bandwidths.
+struct NodeNetwork {
+    double latency_s = 50e-6;  // a node without its own entry in `links` has this link
+    double bytes_per_s = 10e9;
+    std::vector<NodeLink> links;   // per rank, where known
     double bytes_per_element = 0;  // the job's data per element (inputs out, results back)
     // No move that gains less: finishes predicted from reports a period apart differ by
     // about that much between identical nodes (the coordinator's report period).
     double min_gain_s = 0;
+
+    NodeLink link(int rank) const
+    {
+        return rank >= 0 && static_cast<size_t>(rank) < links.size() ? links[static_cast<size_t>(rank)]
+                                                                     : NodeLink{latency_s, bytes_per_s};
+    }
 };
 
 // One re-sharing decision: the last `count` unstarted elements of node `from` go to node
@@ -54,7 +71,8 @@ struct ShareMove {
 uint64_t work_left(uint64_t started, uint64_t done, double rate, double elapsed_s);
 
 // Initial contiguous shares, rank by rank in rank order: shares[i] belongs to nodes[i].
-// In proportion to the nodes' rates where every node has one, else to their PU counts;
+// In proportion to what is known of each node's speed: its rate (a previous run's), else
+// its nominal rate (its units and their kinds); where some node has neither, to the PU counts;
 // granule multiples (the last share takes the remainder), no share below min_block unless
 // it is 0; nodes with 0 PUs get 0. The shares cover [0, rules.total) exactly.
 std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<NodeState> &nodes);
@@ -64,12 +82,18 @@ std::vector<Block> initial_shares(const BlockRules &rules, const std::vector<Nod
 // else what is wrong, naming the first rank at fault, for the message every rank prints.
 std::string held_shares_error(const BlockRules &rules, const std::vector<Block> &held);
 
-// Re-sharing moves worth making now: a node predicted to finish (remaining + in_flight at
-// its rate) well after another could absorb part of its unstarted tail, counting the
-// move's network time on both links, hands that tail over. Only nodes with a known rate
-// take part; one move per call, from the latest finisher to the earliest; a move is made
-// only when it lowers the later of the two finishes by a tenth (no ping-pong of small
-// ranges on noisy rates).
+// Re-sharing moves worth making now. Each node is predicted to finish (remaining +
+// in_flight) at its rate; the common finish is the work over the rates of the nodes that
+// can share it (a node whose link carries an element's data slower than it computes one
+// keeps its work out of it). Late finishers, latest first, give what lies beyond the
+// common finish to the earliest finishers, each taking what fits before the common finish
+// with the move's network time counted (both latencies, the data at the slower link's
+// bandwidth): a large imbalance is settled by several moves at once, a slow node's excess
+// spread over several nodes. No move crosses a link that carries an element's data slower
+// than the receiver computes it. Only nodes with a known rate, not pinned and not in a move
+// under way, take part; a node gives only when that lowers its finish by a fifth (no
+// ping-pong of small ranges on noisy rates) and by min_gain_s: over a link too slow, nothing
+// moves.
 std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const NodeNetwork &network,
                                   const BlockRules &rules);
 

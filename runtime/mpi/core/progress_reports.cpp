@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "runtime/mpi/core/coordinator_cadence.h"
 #include "runtime/mpi/core/node_shares.h"
 
 namespace hetpu {
@@ -24,8 +25,8 @@ bool ProgressReports::due(WireReport &r, ReportEvent event, bool force, uint64_t
     if (r.idle && !last_.idle)
         busy_s_ = elapsed_s;
     // Often enough for a slow rank's tail to be re-shared in time, rarely enough that
-    // 1,024 ranks' reports stay a trickle at rank 0.
-    const double period = std::min(kLongestReportPeriod, std::max(0.005, 0.02 * elapsed_s));
+    // every rank's reports together stay a trickle at rank 0.
+    const double period = report_period(elapsed_s, ranks_);
     const bool changed =
         r.done != last_.done || r.remaining != last_.remaining || r.idle != last_.idle || r.error != last_.error;
     if (event == kProgress && !force &&

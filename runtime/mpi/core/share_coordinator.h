@@ -29,14 +29,18 @@ public:
     // A rank's report: its figures, its error, and the end of a move it took part in.
     void heard(const WireReport &r);
 
-    // Whether a round is due: a report came since the last one and the job is not ending.
-    // Starts the round.
-    bool start_round();
+    // Whether a round is due `elapsed_s` into the job: a report came since the last round,
+    // the job is not ending, and the last round is a round interval old or a rank has run
+    // dry since (coordinator_cadence.h). Starts the round.
+    bool start_round(double elapsed_s);
     // Whether the job ends now: a rank failed (at once; the ranks settle what is under way
     // first), or every rank is idle and no move is under way. Once true, no round is due.
     bool stop_now();
     // The moves worth making now, counted as made until the ranks report again.
     std::vector<MoveOrder> plan(const BlockRules &rules);
+    // A rank is gone (it failed and its work is shared out elsewhere): it takes part in no
+    // further move, and the moves it was a party of are settled.
+    void lost(int rank);
 
     int status() const { return status_; }     // 0, or the first error a rank reported
     unsigned moves() const { return moves_; }  // moves that handed something over
@@ -45,11 +49,21 @@ public:
 private:
     std::vector<NodeState> nodes_;
     std::vector<bool> idle_;
-    std::map<uint64_t, std::pair<int, int>> pending_;  // move -> (from, to)
+    struct Pending {
+        int from, to;
+        uint64_t count;
+        bool gave = false;  // the lender handed it over; the borrower has not reported it arrived
+    };
+    // Whether the rank still takes part in a move under way (a node may be in several).
+    void refresh_moving(int rank);
+
+    std::map<uint64_t, Pending> pending_;
     NodeNetwork network_;
     uint64_t next_move_ = 0;
     unsigned moves_ = 0;
     bool dirty_ = false;
+    bool urgent_ = false;  // a rank ran dry since the last round
+    double last_round_s_ = -1e300;
     bool stopping_ = false;
     int status_ = 0;
 };

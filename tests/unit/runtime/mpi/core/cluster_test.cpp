@@ -174,5 +174,25 @@ TEST(WireFormat, DataTagsAreDistinctPerBlockAndBuffer)
             EXPECT_TRUE(tags.insert(block_data_tag(seq, i)).second);
 }
 
+TEST(JobMismatch, NamesTheRankAndTheFileWhoseDataDiffer)
+{
+    const std::string a = "kmeans k=4 data:/data/points.csv=00000000000000aa";
+    // The same bytes under another name (each rank has its own copy): the same job.
+    EXPECT_EQ(job_mismatch_message({a, "kmeans k=4 data:/scratch/points.csv=00000000000000aa"}, "kmeans"), "");
+    const std::string msg =
+        job_mismatch_message({a, a, "kmeans k=4 data:/scratch/my%20points.csv=00000000000000bb"}, "kmeans");
+    EXPECT_NE(msg.find("hetpu: kmeans: rank 2 read different data than rank 0: its '/scratch/my points.csv' "
+                       "(fingerprint 00000000000000bb) is not rank 0's '/data/points.csv'"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("give every rank the same input"), std::string::npos);
+    // A rank that reads no file where rank 0 does.
+    EXPECT_NE(job_mismatch_message({a, "kmeans k=4"}, "kmeans").find("rank 1 read different data"), std::string::npos);
+    // Options are compared first: a different option is named as before.
+    EXPECT_NE(job_mismatch_message({a, "kmeans k=5 data:/data/points.csv=00000000000000bb"}, "kmeans")
+                  .find("k=5 instead of k=4"),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace hetpu

@@ -142,3 +142,82 @@ TEST(NodeShares, HeldSharesMustTileTheJobInRankOrder)
     EXPECT_NE(held_shares_error(rules, {{0, 300}, {300, 600}}).find("end at 900 of 1000"), std::string::npos);
     EXPECT_NE(held_shares_error(rules, {{0, 300}, {300, 900}}).find("rank 1"), std::string::npos);
 }
+
+TEST(NodeShares, FirstSharesFollowTheUnitsKindsBeforeAnyRun)
+{
+    const BlockRules r = rules_of(1200, 1, 1);
+    // Same PU counts, but node 1's units are GPUs: 5x the nominal rate.
+    std::vector<NodeState> nodes = {node(0, 4), node(1, 4)};
+    nodes[0].nominal_rate = 100;
+    nodes[1].nominal_rate = 500;
+    std::vector<Block> s = initial_shares(r, nodes);
+    EXPECT_EQ(s[0].count, 200u);
+    EXPECT_EQ(s[1].count, 1000u);
+    // A rate a previous run measured stands over the nominal one.
+    nodes[1].rate = 100;
+    s = initial_shares(r, nodes);
+    EXPECT_EQ(s[0].count, 600u);
+    // Nothing known of one node: PU counts for everyone.
+    nodes[1].rate = nodes[1].nominal_rate = 0;
+    s = initial_shares(r, {node(0, 1), node(1, 3)});
+    EXPECT_EQ(s[0].count, 300u);
+}
+
+TEST(NodeShares, AMoveIsPricedByTheSlowerOfTheTwoLinks)
+{
+    const BlockRules r = rules_of(100000, 1, 10);
+    NodeNetwork net;
+    net.bytes_per_element = 64e3;
+    net.links = {{5e-6, 12.5e9}, {5e-6, 12.5e9}, {5e-3, 12.5e6}};
+    // Node 0 would need 40 s; nodes 1 and 2 are idle, node 2 three times faster but behind a
+    // 12.5 MB/s link where an element's data take 5 ms (it computes one in 1.1 ms).
+    std::vector<NodeState> nodes = {node(0, 1, 100, 3900, 100), node(1, 1, 300, 0, 0), node(2, 1, 900, 0, 0)};
+    std::vector<ShareMove> moves = plan_moves(nodes, net, r);
+    ASSERT_EQ(moves.size(), 1u) << "nothing over the slow link";
+    EXPECT_EQ(moves[0].to, 1);
+    // Common finish over nodes 0 and 1: 4000 / 400 = 10 s; node 1 takes 10 s of its work.
+    EXPECT_NEAR(static_cast<double>(moves[0].count), 3000, 10);
+    // The same link a hundred times faster: node 2 shares the work too.
+    net.links[2] = {5e-6, 1.25e9};
+    moves = plan_moves(nodes, net, r);
+    uint64_t to_two = 0;
+    for (const ShareMove &m : moves)
+        to_two += m.to == 2 ? m.count : 0;
+    EXPECT_GT(to_two, 2000u);
+    // Pricing is by the pair: a slow link of the lender holds every move back.
+    net.links = {{5e-3, 1.25e4}, {5e-6, 12.5e9}, {5e-6, 12.5e9}};
+    EXPECT_TRUE(plan_moves(nodes, net, r).empty());
+}
+
+TEST(NodeShares, SeveralTailsMoveAtOnceWhenTheImbalanceIsLarge)
+{
+    const BlockRules r = rules_of(100000, 1, 10);
+    NodeNetwork net;
+    // Two slow nodes with most of their work left, two fast ones idle.
+    std::vector<NodeState> nodes = {node(0, 1, 100, 3900, 100), node(1, 1, 900, 0, 0), node(2, 1, 100, 2900, 100),
+                                    node(3, 1, 900, 0, 0)};
+    const std::vector<ShareMove> moves = plan_moves(nodes, net, r);
+    ASSERT_GE(moves.size(), 2u);
+    std::vector<uint64_t> gave(4, 0), took(4, 0);
+    for (const ShareMove &m : moves) {
+        gave[static_cast<size_t>(m.from)] += m.count;
+        took[static_cast<size_t>(m.to)] += m.count;
+    }
+    // Common finish: 7,000 elements over 2,000 per second, 3.5 s; each slow node keeps 350.
+    EXPECT_NEAR(static_cast<double>(gave[0]), 3650, 20);
+    EXPECT_NEAR(static_cast<double>(gave[2]), 2650, 20);
+    EXPECT_NEAR(static_cast<double>(took[1]), 3150, 20) << "each fast node takes its 3.5 s";
+    EXPECT_NEAR(static_cast<double>(took[3]), 3150, 20);
+}
+
+TEST(NodeShares, APinnedNodeTakesPartInNoMove)
+{
+    const BlockRules r = rules_of(10000, 1, 10);
+    NodeNetwork net;
+    std::vector<NodeState> nodes = {node(0, 1, 100, 3900, 100), node(1, 1, 900, 0, 0)};
+    nodes[1].pinned = true;
+    EXPECT_TRUE(plan_moves(nodes, net, r).empty());
+    nodes[1].pinned = false;
+    nodes[0].pinned = true;
+    EXPECT_TRUE(plan_moves(nodes, net, r).empty());
+}

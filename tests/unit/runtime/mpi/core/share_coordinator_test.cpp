@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "runtime/mpi/core/share_coordinator.h"
 
+#include "runtime/mpi/core/coordinator_cadence.h"
+
 #include <gtest/gtest.h>
 
 using namespace hetpu;
@@ -36,6 +38,13 @@ WireReport report(int rank, ReportEvent event, uint64_t done, uint64_t remaining
     return r;
 }
 
+// Seconds into the job, a second after the last call: every round interval has passed.
+double later()
+{
+    static double t = 0;
+    return t += 1;
+}
+
 // Rank 0 is slow with most of the job left, rank 1 fast and idle: the rule of
 // node_shares_test's first move.
 ShareCoordinator slow_and_fast()
@@ -51,24 +60,24 @@ ShareCoordinator slow_and_fast()
 TEST(ShareCoordinator, NoRoundWithoutANewReport)
 {
     ShareCoordinator c({node(0, 100, 1000), node(1, 100, 1000)}, NodeNetwork{});
-    EXPECT_FALSE(c.start_round()) << "nothing heard yet";
+    EXPECT_FALSE(c.start_round(later())) << "nothing heard yet";
     c.heard(report(0, kProgress, 10, 990, 100, false));
-    EXPECT_TRUE(c.start_round());
-    EXPECT_FALSE(c.start_round()) << "the same reports twice make no second round";
+    EXPECT_TRUE(c.start_round(later()));
+    EXPECT_FALSE(c.start_round(later())) << "the same reports twice make no second round";
 }
 
 TEST(ShareCoordinator, TheJobEndsWhenEveryRankIsIdle)
 {
     ShareCoordinator c({node(0, 100, 1000), node(1, 100, 1000)}, NodeNetwork{});
     c.heard(report(0, kProgress, 1000, 0, 100, true));
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     EXPECT_FALSE(c.stop_now()) << "rank 1 is still busy";
     c.heard(report(1, kProgress, 1000, 0, 100, true));
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     EXPECT_TRUE(c.stop_now());
     EXPECT_EQ(c.status(), 0);
     c.heard(report(1, kProgress, 1000, 0, 100, true));
-    EXPECT_FALSE(c.start_round()) << "a stopping job has no more rounds";
+    EXPECT_FALSE(c.start_round(later())) << "a stopping job has no more rounds";
 }
 
 TEST(ShareCoordinator, AFailedRankStopsTheJobAtOnceWithItsError)
@@ -79,7 +88,7 @@ TEST(ShareCoordinator, AFailedRankStopsTheJobAtOnceWithItsError)
     c.heard(r);
     r.error = -22;
     c.heard(r);
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     EXPECT_TRUE(c.stop_now()) << "rank 0 is busy, but the job failed";
     EXPECT_EQ(c.status(), -5) << "the first error stands";
 }
@@ -87,7 +96,7 @@ TEST(ShareCoordinator, AFailedRankStopsTheJobAtOnceWithItsError)
 TEST(ShareCoordinator, AMoveIsCountedAsMadeUntilBothRanksReport)
 {
     ShareCoordinator c = slow_and_fast();
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     ASSERT_FALSE(c.stop_now());
     const std::vector<MoveOrder> orders = c.plan(rules_of(10000));
     ASSERT_EQ(orders.size(), 1u);
@@ -110,7 +119,7 @@ TEST(ShareCoordinator, AMoveIsCountedAsMadeUntilBothRanksReport)
     EXPECT_EQ(c.moves(), 1u);
     // Every rank idle, but the move is under way: the job goes on.
     c.heard(report(0, kProgress, 4000 - count, 0, 100, true));
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     EXPECT_FALSE(c.stop_now());
 
     WireReport arrived = report(1, kArrived, 1000, count, 900, false);
@@ -118,14 +127,14 @@ TEST(ShareCoordinator, AMoveIsCountedAsMadeUntilBothRanksReport)
     c.heard(arrived);
     EXPECT_FALSE(c.nodes()[1].moving);
     c.heard(report(1, kProgress, 1000 + count, 0, 900, true));
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     EXPECT_TRUE(c.stop_now()) << "every rank idle and no move under way";
 }
 
 TEST(ShareCoordinator, AMoveWithNothingToGiveFreesBothRanks)
 {
     ShareCoordinator c = slow_and_fast();
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     ASSERT_EQ(c.plan(rules_of(10000)).size(), 1u);
     WireReport gave = report(0, kGave, 4000, 0, 100, true);
     gave.move = 0;
@@ -134,7 +143,7 @@ TEST(ShareCoordinator, AMoveWithNothingToGiveFreesBothRanks)
     EXPECT_FALSE(c.nodes()[0].moving);
     EXPECT_FALSE(c.nodes()[1].moving);
     EXPECT_EQ(c.moves(), 0u);
-    ASSERT_TRUE(c.start_round());
+    ASSERT_TRUE(c.start_round(later()));
     EXPECT_TRUE(c.stop_now()) << "no move is pending any more";
 }
 
@@ -157,6 +166,37 @@ TEST(ShareCoordinator, AReportFromNoRankIsIgnored)
     ShareCoordinator c({node(0, 100, 1000)}, NodeNetwork{});
     c.heard(report(3, kProgress, 1000, 0, 100, true));
     c.heard(report(-1, kProgress, 1000, 0, 100, true));
-    EXPECT_FALSE(c.start_round());
+    EXPECT_FALSE(c.start_round(later()));
     EXPECT_EQ(c.nodes()[0].remaining, 1000u);
+}
+
+TEST(ShareCoordinator, RoundsKeepToTheCadenceUnlessARankRunsDry)
+{
+    // 1,024 ranks: reports come every half second, rounds at most every eighth of a second.
+    std::vector<NodeState> nodes;
+    for (int r = 0; r < 1024; ++r)
+        nodes.push_back(node(r, 100, 1000));
+    ShareCoordinator c(nodes, NodeNetwork{});
+    EXPECT_DOUBLE_EQ(report_period(30, 1024), 1024 / kMaxReportsPerSecond);
+    c.heard(report(1, kProgress, 10, 990, 100, false));
+    EXPECT_TRUE(c.start_round(30.0));
+    c.heard(report(2, kProgress, 10, 990, 100, false));
+    EXPECT_FALSE(c.start_round(30.05)) << "within the round interval";
+    EXPECT_TRUE(c.start_round(30.0 + round_interval(30, 1024))) << "the report waited for the next round";
+    c.heard(report(3, kProgress, 1000, 0, 100, true));
+    EXPECT_TRUE(c.start_round(30.0 + round_interval(30, 1024) + 0.001)) << "a rank ran dry: at once";
+    c.heard(report(3, kProgress, 1000, 0, 100, true));
+    EXPECT_FALSE(c.start_round(30.0 + round_interval(30, 1024) + 0.002)) << "still dry is no news";
+}
+
+TEST(ShareCoordinator, ALostRankLeavesTheMovesItWasPartOf)
+{
+    ShareCoordinator c = slow_and_fast();
+    ASSERT_TRUE(c.start_round(later()));
+    ASSERT_EQ(c.plan(rules_of(10000)).size(), 1u);
+    c.lost(1);
+    EXPECT_FALSE(c.nodes()[0].moving) << "the lender is free again";
+    EXPECT_TRUE(c.nodes()[1].failed);
+    ASSERT_TRUE(c.start_round(later()));
+    EXPECT_TRUE(c.plan(rules_of(10000)).empty()) << "nothing moves to a lost rank";
 }
