@@ -37,7 +37,8 @@ void run_job(const std::vector<Unit> &units, uint64_t total, unsigned seed, std:
     std::vector<hetpu::PlannerWorker> workers;
     std::vector<int> ids;
     for (size_t i = 0; i < units.size(); ++i) {
-        workers.push_back({static_cast<int>(i), units[i].lead_s > 1e-3 ? hetpu::WorkerKind::Cuda : hetpu::WorkerKind::Cpu,
+        workers.push_back({static_cast<int>(i),
+                           units[i].lead_s > 1e-3 ? hetpu::WorkerKind::Cuda : hetpu::WorkerKind::Cpu,
                            "u" + std::to_string(i)});
         ids.push_back(static_cast<int>(i));
     }
@@ -67,7 +68,8 @@ void run_job(const std::vector<Unit> &units, uint64_t total, unsigned seed, std:
         d.started(e.a.id, e.start);
         const Unit &u = units[static_cast<size_t>(e.a.worker)];
         hetpu::BlockDone done{e.a.worker, e.a.offset, e.a.count, u.per_element_s * static_cast<double>(e.a.count),
-                              u.fixed_s, e.at, e.handed, e.a.id, e.a.backup};
+                              u.fixed_s,  e.at,       e.handed,  e.a.id,
+                              e.a.backup};
         const auto t0 = std::chrono::steady_clock::now();
         std::vector<hetpu::Assignment> next = d.complete(done);
         times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());

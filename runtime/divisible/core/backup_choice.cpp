@@ -7,10 +7,15 @@ namespace hetpu {
 
 double expected_end_s(const QueuePlanner &planner, double now_s, const BackupCandidate &b)
 {
+    if (b.queued_end_s >= 0)
+        return b.queued_end_s;
     const double c = planner.expected_s(b.worker, b.count);
-    if (c >= 0)
-        return std::max(now_s + 0.25 * c, b.started_s + c);
-    return now_s + std::max(now_s - b.started_s, 1e-9);
+    const double ran = std::max(now_s - b.started_s, 1e-9);
+    if (c < 0)
+        return now_s + ran;
+    if (b.started_s + c >= now_s)
+        return b.started_s + c;
+    return now_s + std::max(0.25 * c, ran);
 }
 
 std::vector<BackupChoice> choose_backups(const QueuePlanner &planner, double now_s,

@@ -12,12 +12,14 @@
 
 namespace hetpu {
 
-// A started block that has no copy yet.
+// A block handed out that has no copy yet: its unit's running one (started_s), or one
+// queued behind it, whose expected end the caller gives (queued_end_s >= 0).
 struct BackupCandidate {
     int worker = -1;
     uint64_t block = 0;  // its Assignment id
     uint64_t count = 0;
     double started_s = 0;
+    double queued_end_s = -1;
 };
 
 struct BackupChoice {
@@ -25,9 +27,9 @@ struct BackupChoice {
     uint64_t block = 0;  // of which block
 };
 
-// When a started block is expected to end: its start plus the planner's expectation (a
-// block already late is expected to take a quarter of that again); on a unit with no
-// measurement, as long again as it has already run.
+// When a started block is expected to end: its start plus the planner's expectation; on a
+// unit with no measurement, or once it is late (its model no longer explains it: a stall, a
+// slowdown), as long again as it has already run, and at least a quarter of its expectation.
 double expected_end_s(const QueuePlanner &planner, double now_s, const BackupCandidate &b);
 
 // The copies worth making now: each idle unit with a measurement copies at most one block,

@@ -342,18 +342,25 @@ void BlockDispatcher::tail_backups()
     if (stopped_ || !cursor_.exhausted() || promised_ > 0)
         return;
     std::vector<BackupCandidate> started;
-    for (int w : workers_)
+    for (int w : workers_) {
+        double end = -1;  // when what is ahead in the worker's queue is expected to end
         for (const QueuedBlock &b : queues_[w]) {
-            if (!b.handed || !b.started)
-                continue;
             auto h = handed_.find(b.id);
-            if (b.backup || h == handed_.end())
+            if (!b.handed || h == handed_.end())
                 break;
             const Range &r = ranges_[h->second.range];
-            if (!r.kept && !r.copied)
-                started.push_back({w, b.id, b.count, b.started_s});
-            break;
+            BackupCandidate c{w, b.id, b.count, b.started_s, -1};
+            if (!b.started) {
+                const double own = queue_planner_->expected_s(w, b.count);
+                if (own < 0 || end < 0)
+                    break;
+                c.queued_end_s = std::max(end, now_s_ + queue_planner_->lead_s(w)) + own;
+            }
+            end = expected_end_s(*queue_planner_, now_s_, c);
+            if (!b.backup && !r.kept && !r.copied)
+                started.push_back(c);
         }
+    }
     if (started.empty())
         return;
     std::vector<int> idle;

@@ -8,7 +8,7 @@
 // kDepth of them in flight per worker. A planner with promises (QueuePlanner, unit_queues.h)
 // plans each unit's queue itself; the dispatcher keeps the promises, hands the runner only
 // what the planner hands out, and, once everything is handed out, gives an idle unit a backup
-// copy of a started block that it would end sooner (backup_choice.h).
+// copy of a block handed out to another unit that it would end sooner (backup_choice.h).
 #pragma once
 
 #include <cstdint>

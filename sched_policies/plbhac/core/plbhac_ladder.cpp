@@ -19,19 +19,18 @@ constexpr double kShareFraction = 0.6;  // of its share a unit is handed at a ti
 constexpr double kFinalFixedCosts = 15;
 constexpr double kFinalLeads = 1.5;
 constexpr double kFinalOfEnd = 0.1;
-constexpr double kTrust = 16;         // no block beyond this many times the largest run
+constexpr double kTrust = 16;          // no block beyond this many times the largest run
 constexpr double kRevokeSlack = 1.05;  // promises ending this far past the plan are taken back
-constexpr double kLeadCover = 1.2;    // work kept queued: this many hand-out leads
-constexpr size_t kDepth = 2;          // blocks a measured unit always has queued or running
-constexpr size_t kMaxQueued = 4;      // ... and at most, to cover its lead
-constexpr double kLeadShare = 0.05;   // a lead over this share of a block is worth a block queued
+constexpr double kLeadCover = 1.2;     // work kept queued: this many hand-out leads
+constexpr size_t kDepth = 2;           // blocks a measured unit always has queued or running
+constexpr size_t kMaxQueued = 4;       // ... and at most, to cover its lead
+constexpr double kLeadShare = 0.05;    // a lead over this share of a block is worth a block queued
 
 size_t handed_count(const std::vector<QueuedBlock> &queue)
 {
     return static_cast<size_t>(
         std::count_if(queue.begin(), queue.end(), [](const QueuedBlock &b) { return b.handed; }));
 }
-
 
 }  // namespace
 
@@ -67,7 +66,12 @@ PlbhacLadderPlanner::~PlbhacLadderPlanner()
             pu.size_lo = std::min(pu.size_lo, x);
             pu.size_hi = std::max(pu.size_hi, x);
         }
-        pu.latency = u.leads;
+        // The recent ones only, as the planner that reads them keeps them.
+        const auto recent = [](const std::vector<double> &v) {
+            return std::vector<double>(v.end() - static_cast<std::ptrdiff_t>(std::min<size_t>(v.size(), 64)), v.end());
+        };
+        pu.latency = recent(u.latencies);
+        pu.misses = recent(u.misses);
         m.pus.push_back(std::move(pu));
     }
     if (options_.on_learnt) {
@@ -114,18 +118,23 @@ void PlbhacLadderPlanner::block_done(const BlockDone &done)
     const double x = static_cast<double>(done.count);
     const double d = std::max(0.0, done.exec_s) + std::max(0.0, done.transfer_s);
     const bool first = !u->fit.measured();
+    // The saved models' straggle record (plbhac_warm_start.h): how far each block missed
+    // its unit's fit before it was refitted with it.
+    if (u->fit.measured() && !u->fit.one_size() && u->fit.expected_s(x) > 0 && d > 0)
+        u->misses.push_back(std::log(d / u->fit.expected_s(x)));
     u->fit.add(x, d);
     if (done.exec_s > 0)
         u->exec.emplace_back(x, done.exec_s);
     if (done.transfer_s > 0)
         u->transfer.emplace_back(x, done.transfer_s);
-    // Handed out to an idle unit: what it waited beyond its own time is its lead.
-    if (done.submitted_s >= 0 && done.submitted_s >= u->last_end_s) {
-        const double lead = std::max(0.0, done.end_s - done.submitted_s - d);
-        u->fit.note_lead(lead);
-        u->leads.push_back(lead);
-        if (u->leads.size() > 16)
-            u->leads.erase(u->leads.begin());
+    // What the block waited beyond its own time once its unit was free: its lead when it
+    // was handed to an idle unit (the smallest seen is the unit's lead), else the part of the
+    // lead its unit's previous block did not hide (what the saved models call its latency).
+    if (done.submitted_s >= 0) {
+        const double waited = std::max(0.0, done.end_s - std::max(done.submitted_s, u->last_end_s) - d);
+        if (done.submitted_s >= u->last_end_s)
+            u->fit.note_lead(waited);
+        u->latencies.push_back(waited);
     }
     u->last_end_s = std::max(u->last_end_s, done.end_s);
     if (first && std::all_of(units_.begin(), units_.end(), [](const PlbhacLadderUnit &v) { return v.fit.measured(); }))
@@ -321,7 +330,8 @@ void PlbhacLadderPlanner::issue(UnitQueues &q, size_t u)
         if (x <= 0)
             return;
         const double a = fit.fixed_s(), b = fit.per_element_s();
-        const double final_under = std::max({kFinalFixedCosts * std::max(a, 1e-6), kFinalLeads * lead, kFinalOfEnd * p.end_s});
+        const double final_under =
+            std::max({kFinalFixedCosts * std::max(a, 1e-6), kFinalLeads * lead, kFinalOfEnd * p.end_s});
         if (b * x > final_under)
             x = std::min(std::max(x * kShareFraction, b > 0 ? (final_under - a) / b : x), p.shares[u]);
         x = std::min(x, static_cast<double>(cap(u)));

@@ -33,9 +33,9 @@ namespace hetpu {
 struct PlbhacLadderUnit {
     PlannerWorker info;
     PlbhacUnitFit fit;
-    double last_end_s = -1;  // its latest block's end
+    double last_end_s = -1;                                 // its latest block's end
     std::vector<std::pair<double, double>> exec, transfer;  // (elements, seconds), for the saved models
-    std::vector<double> leads;
+    std::vector<double> latencies, misses;                  // for the saved models (plbhac_warm_start.h)
 };
 
 class PlbhacLadderPlanner final : public BlockPlanner,

@@ -209,7 +209,7 @@ TEST(UnitQueues, AnIdleMeasuredUnitCopiesALateStartedBlockAtTheTail)
 TEST(UnitQueues, AnUnmeasuredUnitIsExpectedToTakeAsLongAgainAsItHasRun)
 {
     ScriptedPlanner planner;
-    planner.seconds_per_element = {{1, 0.01}};  // worker 0: no measurement
+    planner.seconds_per_element = {{1, 0.01}};   // worker 0: no measurement
     const BackupCandidate early{0, 7, 50, 0.8};  // started at 0.8 s: expected to end at 1.2 s
     const BackupCandidate late{0, 8, 50, 0.0};   // started at 0: expected to end at 2 s
     EXPECT_DOUBLE_EQ(expected_end_s(planner, 1.0, early), 1.2);
@@ -244,4 +244,20 @@ TEST(UnitQueues, AJobThatDoesNotOptInNeverGetsACopy)
     d.started(first[0].id, 0.0);
     EXPECT_TRUE(d.complete(done_of(first[1], 0.5)).empty());
     EXPECT_EQ(d.backups(), 0u);
+}
+
+TEST(UnitQueues, ALateBlockIsExpectedToTakeAsLongAgainAndAQueuedOneToWaitForIt)
+{
+    ScriptedPlanner planner;
+    planner.seconds_per_element = {{0, 0.01}, {1, 0.01}};
+    // Expected to take 0.5 s from its start at 0: on time at 0.4 s, late at 2 s (a stall).
+    EXPECT_DOUBLE_EQ(expected_end_s(planner, 0.4, BackupCandidate{0, 1, 50, 0.0}), 0.5);
+    EXPECT_DOUBLE_EQ(expected_end_s(planner, 2.0, BackupCandidate{0, 1, 50, 0.0}), 4.0);
+    // A block queued behind it ends when the caller says.
+    EXPECT_DOUBLE_EQ(expected_end_s(planner, 2.0, BackupCandidate{0, 2, 50, 0.0, 4.5}), 4.5);
+    // Both are worth a copy on an idle unit (ending at 2.5 s); the later gains more.
+    const std::vector<BackupChoice> c =
+        choose_backups(planner, 2.0, {BackupCandidate{0, 1, 50, 0.0}, BackupCandidate{0, 2, 50, 0.0, 4.5}}, {1});
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].block, 2u);
 }
