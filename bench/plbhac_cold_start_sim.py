@@ -127,11 +127,16 @@ def cell(xs):
     return "%.3f (worst %.3f)" % (gm(xs), max(xs)) if xs else "-"
 
 
+def then_cell(xs):
+    return "(%.3f, worst %.3f)" % (gm(xs), max(xs)) if xs else ""
+
+
 def table(rows, today):
     new, old = medians(rows), medians(today) if today else {}
     names = sorted({r["scenario"] for r in rows})
-    lines = ["| rows | length | plb-hac / GPUs alone | plb-hac / optimum-noisy | plb-hac / optimum | busy end / makespan | "
-             "cold: new / today | warm: new / today | warm / optimum-noisy | stale models / optimum |",
+    lines = ["| rows | length | plb-hac / GPUs alone (today) | plb-hac / optimum-noisy (today) | plb-hac / optimum | "
+             "busy end / makespan | cold: new / today | warm: new / today | warm / optimum-noisy | "
+             "stale models / optimum |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for v in ("node", "cpu", "gpu"):
         for length in ("100ms", "1s", "10s", "100s"):
@@ -145,21 +150,14 @@ def table(rows, today):
             vs_today = {p: [new[(s, p)]["makespan_s"] / old[(s, p)]["makespan_s"] for s in ss
                             if (s, p) in old and (s, p) in new] for p in ("plb-hac", "plb-hac-warm")}
             label = {"node": "GPU node", "cpu": "CPUs only", "gpu": "GPUs only"}[v]
-            lines.append("| %s (%d) | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                label, len(ss), length, cell(ratio("plb-hac", "best-single-kind")),
-                cell(ratio("plb-hac", "optimum-noisy")), cell(ratio("plb-hac", "optimum")), cell(busy), cell(vs_today["plb-hac"]),
+            then = lambda b: [old[(s, "plb-hac")]["makespan_s"] / new[(s, b)]["makespan_s"] for s in ss
+                              if (s, "plb-hac") in old and (s, b) in new]
+            lines.append("| %s (%d) | %s | %s %s | %s %s | %s | %s | %s | %s | %s | %s |" % (
+                label, len(ss), length, cell(ratio("plb-hac", "best-single-kind")), then_cell(then("best-single-kind")),
+                cell(ratio("plb-hac", "optimum-noisy")), then_cell(then("optimum-noisy")),
+                cell(ratio("plb-hac", "optimum")), cell(busy), cell(vs_today["plb-hac"]),
                 cell(vs_today["plb-hac-warm"]), cell(ratio("plb-hac-warm", "optimum-noisy")),
                 cell(ratio("plb-hac-stale", "optimum"))))
-    if old:
-        lines.append("")
-        lines.append("| rows | length | today: plb-hac / GPUs alone | today: plb-hac / optimum-noisy |")
-        lines.append("|---|---|---|---|")
-        for length in ("100ms", "1s", "10s", "100s"):
-            ss = [s for s in names if s.endswith("_" + length) and "-only" not in s and (s, "plb-hac") in old]
-            if ss:
-                bsk = [old[(s, "plb-hac")]["makespan_s"] / new[(s, "best-single-kind")]["makespan_s"] for s in ss]
-                opn = [old[(s, "plb-hac")]["makespan_s"] / new[(s, "optimum-noisy")]["makespan_s"] for s in ss]
-                lines.append("| GPU node (%d) | %s | %s | %s |" % (len(ss), length, cell(bsk), cell(opn)))
     return "\n".join(lines)
 
 
@@ -174,8 +172,16 @@ def main():
     ap.add_argument("--variants", default="node")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--stale", action="store_true", help="also warm starts from a 2x faster node's models")
+    ap.add_argument("--summarize", action="store_true", help="no runs: the table of OUT_DIR/runs.jsonl")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    if a.summarize:
+        rows = [json.loads(l) for l in open(os.path.join(a.out, "runs.jsonl"))]
+        today_rows = [json.loads(l) for l in open(a.today)] if a.today else None
+        text = table(rows, today_rows)
+        open(os.path.join(a.out, "summary.md"), "w").write(text + "\n")
+        print(text)
+        return
     flags = a.sim_flags.split()
     found = scenarios(a.out, a.lengths.split(","), a.apps.split(","), a.variants.split(","))
     jobs = [(a.hetpu, a.out, n, p, seed, flags, a.stale) for n, p in found for seed in range(1, a.seeds + 1)]
