@@ -57,7 +57,7 @@ def scenarios(out, lengths, apps, variants):
             if v == "node":
                 found.append((name, path))
                 continue
-            vname = "%s_%s_%s-only_%s" % ("gpunode", app, shape, v)
+            vname = "gpunode_%s_%s-%s-only_%s" % (app, shape, v, length)
             vpath = os.path.join(out, "variants", vname + ".json")
             os.makedirs(os.path.dirname(vpath), exist_ok=True)
             json.dump(variant(base, v), open(vpath, "w"))
@@ -140,7 +140,7 @@ def table(rows, today):
              "|---|---|---|---|---|---|---|---|---|---|"]
     for v in ("node", "cpu", "gpu"):
         for length in ("100ms", "1s", "10s", "100s"):
-            ss = [s for s in names if s.endswith("_" + length) and (("-only_" + v) in s if v != "node" else "-only" not in s)]
+            ss = [s for s in names if s.endswith("_" + length) and (("-%s-only_" % v) in s if v != "node" else "-only" not in s)]
             ss = [s for s in ss if (s, "plb-hac") in new]
             if not ss:
                 continue

@@ -67,8 +67,12 @@ std::unique_ptr<BlockPlanner> make_plbhac_family(const PlannerContext &context,
                        " starts from StarPU's calibrated model of its codelet");
     auto planner = std::make_unique<PlbhacPlanner>(workers, rules, options);
     // Nothing to start from: learn by the ladder, with promises the dispatcher can take back.
-    if (models.ladder && !planner->warm_started())
-        return std::make_unique<PlbhacLadderPlanner>(workers, rules, options);
+    if (models.ladder && !planner->warm_started()) {
+        auto ladder = std::make_unique<PlbhacLadderPlanner>(workers, rules, options);
+        if (context.trace)
+            ladder->on_trace = [trace = context.trace](const PlbhacTraceRecord &r) { trace(plbhac_trace_json(r)); };
+        return ladder;
+    }
     if (context.trace)
         planner->on_trace = [trace = context.trace](const PlbhacTraceRecord &r) { trace(plbhac_trace_json(r)); };
     return planner;

@@ -118,6 +118,8 @@ void PlbhacLadderPlanner::block_done(const BlockDone &done)
     const double x = static_cast<double>(done.count);
     const double d = std::max(0.0, done.exec_s) + std::max(0.0, done.transfer_s);
     const bool first = !u->fit.measured();
+    const double predicted = first ? 0.0 : u->fit.expected_s(x);
+    double waited = 0;
     // The saved models' straggle record (plbhac_warm_start.h): how far each block missed
     // its unit's fit before it was refitted with it.
     if (u->fit.measured() && !u->fit.one_size() && u->fit.expected_s(x) > 0 && d > 0)
@@ -131,12 +133,16 @@ void PlbhacLadderPlanner::block_done(const BlockDone &done)
     // was handed to an idle unit (the smallest seen is the unit's lead), else the part of the
     // lead its unit's previous block did not hide (what the saved models call its latency).
     if (done.submitted_s >= 0) {
-        const double waited = std::max(0.0, done.end_s - std::max(done.submitted_s, u->last_end_s) - d);
+        waited = std::max(0.0, done.end_s - std::max(done.submitted_s, u->last_end_s) - d);
         if (done.submitted_s >= u->last_end_s)
             u->fit.note_lead(waited);
         u->latencies.push_back(waited);
     }
     u->last_end_s = std::max(u->last_end_s, done.end_s);
+    if (on_trace)
+        on_trace({done.end_s, done.worker, u->info.name, done.count, predicted, d + waited,
+                  done.backup ? "backup" : (first ? "ladder" : "execution"), 0, u->fit.lead_s(), 0.0,
+                  std::max(0.0, done.exec_s), std::max(0.0, done.transfer_s), waited});
     if (first && std::all_of(units_.begin(), units_.end(), [](const PlbhacLadderUnit &v) { return v.fit.measured(); }))
         measured_all_s_ = done.end_s;
 }

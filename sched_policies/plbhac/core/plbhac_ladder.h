@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "runtime/divisible/core/unit_queues.h"
 #include "sched_policies/planner_catalog.h"
 #include "sched_policies/plbhac/core/plbhac_options.h"
+#include "sched_policies/plbhac/core/plbhac_trace.h"
 #include "sched_policies/plbhac/core/plbhac_unit_fit.h"
 
 namespace hetpu {
@@ -61,6 +63,10 @@ public:
     double training_s() const override { return measured_all_s_; }
     bool warm_started() const override { return false; }
     unsigned solve_failures() const override { return 0; }
+
+    // One record per completed block (HETPU_TRACE): phase "ladder" for a unit's first
+    // block, "backup" for a copy, "execution" otherwise.
+    std::function<void(const PlbhacTraceRecord &)> on_trace;
 
     uint64_t probe() const { return probe_; }
     const PlbhacLadderUnit *unit(int worker) const;
