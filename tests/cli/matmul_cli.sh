@@ -93,8 +93,9 @@ done
 # while the OpenCL PU is still training): training x_init then 2 x_init, then blocks that
 # grow by at most the trust region's factor (4) over the largest one run, not cut into
 # virtual steps: a lone PU has nothing to balance, and every block pays its fixed cost.
-# (HETPU_PLBHAC_MIN_STEP_MS=0: steps are not held back by the job's length either.)
-STARPU_NCPU=0 HETPU_PLBHAC_MIN_STEP_MS=0 HETPU_TRACE="$STARPU_HOME/one.trace" STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
+# (HETPU_PLBHAC_MIN_STEP_MS=0: steps are not held back by the job's length either;
+# HETPU_PLBHAC_LADDER=0: the training phase, not the ladder of a first run.)
+STARPU_NCPU=0 HETPU_PLBHAC_LADDER=0 HETPU_PLBHAC_MIN_STEP_MS=0 HETPU_TRACE="$STARPU_HOME/one.trace" STARPU_SCHED=plb-hac "$matmul" -n 256 --verify \
     >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "plb-hac on one PU"; }
 python3 - "$STARPU_HOME/one.trace" <<'PY' || fail "plb-hac phases on one PU"
 import json, sys

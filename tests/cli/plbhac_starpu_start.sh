@@ -7,8 +7,9 @@
 matmul="$HETPU_BUILDDIR/apps/matmul/hetpu-matmul"
 [ -x "$matmul" ] || fail "$matmul not built"
 dir=$STARPU_HOME
-# hetpu's own models are neither read nor saved: every plb-hac run below is a first run.
-export HETPU_PLBHAC_MODELS=off HETPU_BLOCK=32
+# hetpu's own models are neither read nor saved: every plb-hac run below is a first run, which
+# without StarPU's model trains (the training phase, not the ladder, is what it spares).
+export HETPU_PLBHAC_MODELS=off HETPU_BLOCK=32 HETPU_PLBHAC_LADDER=0
 
 plbhac() { # NAME [VAR=VALUE...]: a verified plb-hac run, its trace in $dir/NAME.trace
     name=$1

@@ -129,6 +129,8 @@ TEST(PlannerCatalog, TheFirstBlockIsTheContextsUnlessASettingNamesOne)
     EXPECT_EQ(build("hdss", c, s)->next_block(0, s.workload), 2048u);
     f.env["HETPU_HDSS_XINIT"] = "512";
     EXPECT_EQ(build("hdss", c, s)->next_block(0, s.workload), 512u);
+    // plb-hac's training phase (a first run learns by a ladder of probes otherwise).
+    f.env["HETPU_PLBHAC_LADDER"] = "0";
     PlannerContext p = f.context("plb-hac");
     p.x_init = 2048;
     EXPECT_EQ(build("plb-hac", p, s)->next_block(0, s.workload), 2048u);

@@ -17,7 +17,7 @@ struct PlbhacTraceRecord {
     uint64_t size = 0;
     double predicted_s = 0;  // model prediction when assigned (0 in training)
     double measured_s = 0;   // exec + transfer
-    std::string phase;       // "training", "execution", "gap", "tail", "probe"
+    std::string phase;       // "training", "execution", "gap", "tail", "probe"; "ladder", "backup" (plbhac_ladder.h)
     unsigned step = 0;       // virtual step (0: training)
     // What the PU's blocks are priced at beyond the models, after this block: its per-block
     // latency and the delay of its results home before a job can end (plbhac_latency.h).
