@@ -38,6 +38,8 @@ const std::vector<SettingSpec> kSpecs = {
      "multi-rank jobs: `per-node` (each rank plans its share of data it owns; rank 0 only re-shares) or `central` "
      "(one planner on rank 0, data relayed through it)",
      0, 0, "per-node|central", "central"},
+    {"HETPU_BACKUP_ALL", T::Flag, "`0`",
+     "`1` (tests): one backup copy of every block of a divisible job on another worker", 0, 0, nullptr, "1"},
     // PLB-HAC
     {"HETPU_PLBHAC_XINIT", T::Whole, "automatic", "PLB-HAC's training block (elements; `0`: automatic)", 0, kNoLimit,
      nullptr, "1024"},

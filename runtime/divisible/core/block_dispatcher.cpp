@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "runtime/divisible/core/block_dispatcher.h"
 
+#include "common/settings.h"
+
 namespace hetpu {
 
 const char *worker_kind_name(WorkerKind kind)
@@ -23,6 +25,7 @@ BlockDispatcher::BlockDispatcher(const BlockRules &rules, BlockPlanner &planner,
 {
     for (int w : workers_)
         worker_in_flight_[w] = 0;
+    backup_all_ = Settings().flag_or("HETPU_BACKUP_ALL", false);
 }
 
 std::vector<Assignment> BlockDispatcher::add_range(uint64_t offset, uint64_t count)
@@ -45,11 +48,109 @@ bool BlockDispatcher::emit(uint64_t wanted, int worker, std::vector<Assignment> 
     Block b = cursor_.take(wanted);
     if (b.count == 0)
         return false;
-    out.push_back({b.offset, b.count, worker});
+    Assignment a{b.offset, b.count, worker, next_id_++, false};
+    out.push_back(a);
+    handed_[a.id] = Handed{a, a.id, -1};
+    ranges_[a.id] = Range{1, false, false};
+    ++open_ranges_;
     ++in_flight_;
     if (worker >= 0)
         ++worker_in_flight_[worker];
+    if (backup_all_)
+        add_backup_copy(a, out);
     return true;
+}
+
+// The copy goes to the worker after the block's own in the list (the same one when it is
+// alone), so that every worker runs copies of another's blocks.
+void BlockDispatcher::add_backup_copy(const Assignment &a, std::vector<Assignment> &out)
+{
+    Range &r = ranges_[a.id];
+    if (r.copied)
+        return;
+    int worker = -1;
+    if (a.worker >= 0 && !workers_.empty()) {
+        size_t i = 0;
+        while (i < workers_.size() && workers_[i] != a.worker)
+            ++i;
+        worker = workers_[(i + 1) % workers_.size()];
+    }
+    Assignment copy{a.offset, a.count, worker, next_id_++, true};
+    out.push_back(copy);
+    handed_[copy.id] = Handed{copy, a.id, -1};
+    r.copied = true;
+    ++r.live;
+    ++in_flight_;
+    if (worker >= 0)
+        ++worker_in_flight_[worker];
+}
+
+void BlockDispatcher::started(uint64_t id, double now_s)
+{
+    auto it = handed_.find(id);
+    if (it != handed_.end())
+        it->second.started_s = now_s;
+}
+
+bool BlockDispatcher::claim(uint64_t id)
+{
+    auto it = handed_.find(id);
+    if (it == handed_.end())
+        return false;
+    Range &r = ranges_[it->second.range];
+    if (r.kept)
+        return false;
+    r.kept = true;
+    --open_ranges_;
+    return true;
+}
+
+std::vector<uint64_t> BlockDispatcher::copies_running() const
+{
+    std::vector<uint64_t> ids;
+    for (const auto &[id, h] : handed_) {
+        auto r = ranges_.find(h.range);
+        if (r != ranges_.end() && r->second.kept)
+            ids.push_back(id);
+    }
+    return ids;
+}
+
+// A runner that does not pass ids back: the handed-out block with the same range and worker.
+uint64_t BlockDispatcher::find_handed(const BlockDone &done) const
+{
+    for (const auto &[id, h] : handed_)
+        if (h.a.offset == done.offset && h.a.count == done.count && (h.a.worker == done.worker || h.a.worker < 0))
+            return id;
+    return 0;
+}
+
+// The block or copy `id` is no longer running; its range stays open only while another
+// copy of it runs and none has been kept.
+void BlockDispatcher::forget(uint64_t id)
+{
+    auto it = handed_.find(id);
+    if (it == handed_.end())
+        return;
+    const Handed h = it->second;
+    handed_.erase(it);
+    if (in_flight_ > 0)
+        --in_flight_;
+    if (h.a.worker >= 0) {
+        auto w = worker_in_flight_.find(h.a.worker);
+        if (w != worker_in_flight_.end() && w->second > 0)
+            --w->second;
+    }
+    auto r = ranges_.find(h.range);
+    if (r == ranges_.end())
+        return;
+    if (r->second.live > 0)
+        --r->second.live;
+    if (r->second.live == 0) {
+        if (!r->second.kept)
+            --open_ranges_;
+        ranges_.erase(r);
+    }
 }
 
 void BlockDispatcher::refill_pool(std::vector<Assignment> &out)
@@ -109,16 +210,14 @@ std::unique_ptr<PuRefit> BlockDispatcher::prepare_refit(const BlockDone &done)
 std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit *refit)
 {
     std::vector<Assignment> out;
-    if (in_flight_ > 0)
-        --in_flight_;
+    const uint64_t id = done.id != 0 && handed_.count(done.id) ? done.id : find_handed(done);
+    claim(id);  // the first to end is kept, whether or not the glue asked
+    forget(id);
     if (refit)
         planner_.extensions()->block_done_refitted(done, refit);
     else
         planner_.block_done(done);
     if (planner_.assigns_workers()) {
-        auto it = worker_in_flight_.find(done.worker);
-        if (it != worker_in_flight_.end() && it->second > 0)
-            --it->second;
         refill_worker(done.worker, out);
         // The completion may have changed the planner's mind about workers it declined
         // before (end of a synchronisation, a new solution): ask them again.
@@ -134,10 +233,11 @@ std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit
 
 void BlockDispatcher::abandon(const Assignment &a)
 {
-    if (in_flight_ > 0)
-        --in_flight_;
-    if (a.worker >= 0 && worker_in_flight_[a.worker] > 0)
-        --worker_in_flight_[a.worker];
+    BlockDone done;
+    done.worker = a.worker;
+    done.offset = a.offset;
+    done.count = a.count;
+    forget(a.id != 0 && handed_.count(a.id) ? a.id : find_handed(done));
 }
 
 }  // namespace hetpu

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +21,13 @@ struct Assignment {
     uint64_t offset = 0;
     uint64_t count = 0;
     int worker = -1;  // -1: let the StarPU policy place it
+    // Unique within one dispatcher, from 1; the glue passes it back in BlockDone::id and to
+    // started() and claim().
+    uint64_t id = 0;
+    // A copy of an already handed-out block (same offset and count, another worker): the
+    // glue runs it into private output through the job's backup hook; claim() says which
+    // copy's output is kept.
+    bool backup = false;
 };
 
 class BlockDispatcher {
@@ -35,8 +43,26 @@ public:
     std::vector<Assignment> start();
 
     // A block finished on done.worker; returns the blocks to submit in its place.
-    // `refit`: what prepare_refit() gave for it, run since (may be null).
+    // `refit`: what prepare_refit() gave for it, run since (may be null). Called for every
+    // ending, kept or not: a losing copy still measures its unit and frees it.
     std::vector<Assignment> complete(const BlockDone &done, PuRefit *refit = nullptr);
+
+    // The glue reports that the block (or copy) `id` began executing, `now_s` seconds after
+    // the run started. Unknown ids are ignored.
+    void started(uint64_t id, double now_s);
+
+    // A block or copy ended, before complete(): true iff it is the first of its range to
+    // end, so that its output is the one kept. An unknown id (not handed out by this
+    // dispatcher, or already completed) is never kept.
+    bool claim(uint64_t id);
+
+    // Ids of copies still running whose range another copy already ended (their output is
+    // thrown away when they end; the job may return before).
+    std::vector<uint64_t> copies_running() const;
+
+    // Make one backup copy of every block on another worker (HETPU_BACKUP_ALL, for tests:
+    // it exercises the glue's paths on any node). Read from the settings at construction.
+    void set_backup_all(bool on) { backup_all_ = on; }
 
     // The planner's prepare_refit() for a finished block, before complete() (see
     // PlannerExtensions::prepare_refit); null when the planner has none.
@@ -46,7 +72,8 @@ public:
     // elements are not processed; the run is reported as failed by the glue.
     void abandon(const Assignment &a);
 
-    bool finished() const { return in_flight_ == 0 && (cursor_.exhausted() || stopped_); }
+    // Every element done once (or abandoned): copies still running do not hold it.
+    bool finished() const { return open_ranges_ == 0 && (cursor_.exhausted() || stopped_); }
     // Stop generating blocks (after an error); blocks in flight still complete.
     void stop() { stopped_ = true; }
 
@@ -60,11 +87,28 @@ public:
 
     uint64_t remaining() const { return cursor_.remaining(); }
     const BlockRules &rules() const { return cursor_.rules(); }
+    // Blocks and copies handed out and not yet completed.
     unsigned in_flight() const { return in_flight_; }
     // True when a planner declined every worker and the remainder was forced onto one.
     bool forced_remainder() const { return forced_; }
 
 private:
+    // One handed-out block or copy.
+    struct Handed {
+        Assignment a;
+        uint64_t range = 0;  // the id of the original block of its range
+        double started_s = -1;
+    };
+    // One range handed out, with the copies of it still running.
+    struct Range {
+        unsigned live = 0;
+        bool kept = false;  // a copy of it ended first (or it was abandoned)
+        bool copied = false;
+    };
+
+    uint64_t find_handed(const BlockDone &done) const;
+    void forget(uint64_t id);
+    void add_backup_copy(const Assignment &a, std::vector<Assignment> &out);
     void refill_pool(std::vector<Assignment> &out);
     void refill_worker(int worker, std::vector<Assignment> &out);
     void ensure_progress(int worker, std::vector<Assignment> &out);
@@ -75,6 +119,11 @@ private:
     std::vector<int> workers_;
     std::unordered_map<int, unsigned> worker_in_flight_;  // looked up for every worker at every completion
     unsigned in_flight_ = 0;
+    std::map<uint64_t, Handed> handed_;
+    std::unordered_map<uint64_t, Range> ranges_;
+    unsigned open_ranges_ = 0;  // ranges handed out and not yet kept
+    uint64_t next_id_ = 1;
+    bool backup_all_ = false;
     bool stopped_ = false;
     bool forced_ = false;
 };

@@ -34,6 +34,10 @@ struct BlockDone {
     // When the runner submitted it, seconds since the run started (< 0: unknown). With
     // end_s it bounds what the block really took, profiled or not (see PlbhacPlanner).
     double submitted_s = -1;
+    // The Assignment's id (0: unknown, e.g. a runner that does not track them) and whether
+    // it was a backup copy (which ran into private output).
+    uint64_t id = 0;
+    bool backup = false;
 };
 
 class PlannerExtensions;

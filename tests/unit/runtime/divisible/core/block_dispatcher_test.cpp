@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 using namespace hetpu;
@@ -208,4 +210,94 @@ TEST(BlockDispatcher, TheTailHandedAwayIsNeverDispatchedHere)
     }
     EXPECT_EQ(done, 300u);
     EXPECT_TRUE(d.finished());
+}
+
+TEST(BlockDispatcher, IdsAreUniqueFromOneAndComeBackInCompletions)
+{
+    BlockRules rules{1000, 1, 1};
+    PerWorkerPlanner planner({{0, 100}, {1, 100}});
+    BlockDispatcher d(rules, planner, {0, 1});
+    d.set_backup_all(false);
+    std::vector<Assignment> first = d.start();
+    ASSERT_EQ(first.size(), 4u);
+    std::set<uint64_t> ids;
+    for (const auto &a : first) {
+        EXPECT_GE(a.id, 1u);
+        EXPECT_FALSE(a.backup);
+        ids.insert(a.id);
+    }
+    EXPECT_EQ(ids.size(), 4u);
+    EXPECT_TRUE(d.claim(first[0].id));
+    EXPECT_FALSE(d.claim(first[0].id)) << "a range is kept once";
+    BlockDone done{first[0].worker, first[0].offset, first[0].count, 0.1, 0, 0.1, 0, first[0].id, false};
+    std::vector<Assignment> next = d.complete(done);
+    ASSERT_EQ(next.size(), 1u);
+    EXPECT_EQ(ids.count(next[0].id), 0u);
+    EXPECT_FALSE(d.claim(first[0].id)) << "a completed id is unknown";
+}
+
+TEST(BlockDispatcher, BackupAllCopiesEveryBlockOnAnotherWorkerAndKeepsTheFirstToEnd)
+{
+    BlockRules rules{400, 1, 1};
+    PerWorkerPlanner planner({{0, 100}, {1, 100}});
+    BlockDispatcher d(rules, planner, {0, 1});
+    d.set_backup_all(true);
+    std::deque<Assignment> pending;
+    for (const auto &a : d.start())
+        pending.push_back(a);
+    std::vector<int> kept(rules.total, 0);
+    unsigned copies = 0, losers = 0;
+    while (!pending.empty()) {
+        // The copy of each block ends first: it is the one kept.
+        auto it = std::find_if(pending.begin(), pending.end(), [](const Assignment &a) { return a.backup; });
+        if (it == pending.end())
+            it = pending.begin();
+        Assignment a = *it;
+        pending.erase(it);
+        if (a.backup) {
+            ++copies;
+            auto original = std::find_if(pending.begin(), pending.end(), [&](const Assignment &o) {
+                return !o.backup && o.offset == a.offset && o.count == a.count;
+            });
+            ASSERT_NE(original, pending.end()) << "a copy follows its block";
+            EXPECT_NE(original->worker, a.worker);
+        }
+        d.started(a.id, 0);
+        const bool keep = d.claim(a.id);
+        if (keep)
+            for (uint64_t i = a.offset; i < a.offset + a.count; ++i)
+                ++kept[i];
+        else
+            ++losers;
+        BlockDone done{a.worker, a.offset, a.count, 0.1, 0, 0.1, 0, a.id, a.backup};
+        for (const auto &n : d.complete(done))
+            pending.push_back(n);
+    }
+    EXPECT_TRUE(d.finished());
+    EXPECT_EQ(copies, 4u);
+    EXPECT_EQ(losers, 4u);
+    for (int k : kept)
+        ASSERT_EQ(k, 1);
+    EXPECT_EQ(planner.done.size(), 8u) << "losing copies still report their measurement";
+}
+
+TEST(BlockDispatcher, FinishesWithALosingCopyStillRunning)
+{
+    BlockRules rules{100, 1, 1};
+    PerWorkerPlanner planner({{0, 100}, {1, 100}});
+    BlockDispatcher d(rules, planner, {0, 1});
+    d.set_backup_all(true);
+    std::vector<Assignment> first = d.start();
+    ASSERT_EQ(first.size(), 2u);
+    const Assignment &copy = first[0].backup ? first[0] : first[1];
+    const Assignment &block = first[0].backup ? first[1] : first[0];
+    EXPECT_FALSE(d.finished());
+    EXPECT_TRUE(d.claim(block.id));
+    d.complete(BlockDone{block.worker, block.offset, block.count, 0.1, 0, 0.1, 0, block.id, false});
+    EXPECT_TRUE(d.finished()) << "every element is done once";
+    EXPECT_EQ(d.copies_running(), std::vector<uint64_t>{copy.id});
+    EXPECT_FALSE(d.claim(copy.id));
+    d.complete(BlockDone{copy.worker, copy.offset, copy.count, 0.2, 0, 0.2, 0, copy.id, true});
+    EXPECT_TRUE(d.copies_running().empty());
+    EXPECT_EQ(d.in_flight(), 0u);
 }
