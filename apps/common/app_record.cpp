@@ -31,6 +31,12 @@ std::string json_line(const AppRecord &r)
     j["verified"] = r.verified == Verified::NotChecked ? JsonRecord() : JsonRecord(r.verified == Verified::Passed);
     if (r.ranks > 1)
         j["ranks"] = r.ranks;
+    if (r.copies.copies > 0) {
+        j["copies"] = r.copies.copies;
+        j["copies_kept"] = r.copies.kept;
+        j["copies_lost_s"] = r.copies.lost_s;
+        j["copies_running"] = r.copies.running;
+    }
     if (r.extra.is_object())
         for (const auto &[key, value] : r.extra.items())
             j[key] = value;

@@ -26,6 +26,14 @@ struct WorkerRecord {
 
 enum class Verified { NotChecked, Passed, Failed };
 
+// Backup copies of the app's jobs (hetpu_divisible_report), summed over a repetition.
+struct CopyTotals {
+    unsigned copies = 0;
+    unsigned kept = 0;
+    double lost_s = 0;     // seconds of work thrown away
+    unsigned running = 0;  // losing copies still running when their job returned
+};
+
 struct AppRecord {
     std::string app;
     std::string policy;
@@ -39,7 +47,8 @@ struct AppRecord {
     std::vector<WorkerRecord> workers;
     // The app's own fields, written after the common ones (an object; null: none).
     JsonRecord extra;
-    int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "local_id", "host"
+    int ranks = 1;      // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "local_id", "host"
+    CopyTotals copies;  // written ("copies", "copies_kept", "copies_lost_s", "copies_running") when any ran
 };
 
 // What an app's divisible jobs add up to in one repetition (grn runs one, kmeans one per
@@ -50,6 +59,7 @@ struct JobTotals {
     std::string planner;
     std::vector<WorkerRecord> workers;
     int ranks = 1;  // MPI ranks that took part
+    CopyTotals copies;
 };
 
 // Add one job's per-worker totals into a record's workers (matched by rank and id).
