@@ -18,6 +18,11 @@ bench_plbhac_solve_speed_SOURCES = bench/plbhac_solve_speed.cpp
 bench_plbhac_solve_speed_LDADD = runtime/libhetpu_core.la
 
 # Time and quality of a PU's curve choice (select_curve): the default screen vs a converged one.
+noinst_PROGRAMS += bench/plbhac_decision_speed
+bench_plbhac_decision_speed_SOURCES = bench/plbhac_decision_speed.cpp
+bench_plbhac_decision_speed_CXXFLAGS = $(AM_CXXFLAGS) $(JSON_CFLAGS)
+bench_plbhac_decision_speed_LDADD = runtime/libhetpu_core.la
+
 noinst_PROGRAMS += bench/curve_select_speed
 bench_curve_select_speed_SOURCES = bench/curve_select_speed.cpp
 bench_curve_select_speed_LDADD = runtime/libhetpu_core.la
@@ -80,7 +85,7 @@ EXTRA_DIST += bench/ckpt_plot.sh
 # MGB evaluation (`./run bench mgb`): scripts only, driving tools/hetpu (mgb-sim, batch).
 EXTRA_DIST += bench/mgb/gen_workloads.py bench/mgb/sim_bench.py bench/mgb/real_batch.sh \
 	bench/mgb/bound_eval.py bench/mgb/small_exact.py
-EXTRA_DIST += bench/sim_makespans.py bench/plbhac_models_sim.sh bench/plbhac_node_limit.sh bench/plbhac_random_sim.py bench/plbhac_ramp_bound.py \
+EXTRA_DIST += bench/sim_makespans.py bench/plbhac_cold_start_sim.py bench/plbhac_models_sim.sh bench/plbhac_node_limit.sh bench/plbhac_random_sim.py bench/plbhac_ramp_bound.py \
 	bench/plbhac_node_family.py \
 	bench/plbhac_lib_ab.sh bench/plbhac_static_split.sh bench/real_node_apps.sh \
 	bench/real_node_verified.py

@@ -41,6 +41,10 @@ const std::vector<SettingSpec> kSpecs = {
     {"HETPU_BACKUP_ALL", T::Flag, "`0`",
      "`1` (tests): one backup copy of every block of a divisible job on another worker", 0, 0, nullptr, "1"},
     // PLB-HAC
+    {"HETPU_PLBHAC_LADDER", T::Flag, "`1`",
+     "`1`: a job with no models learns by a ladder of probes and revocable promises; `0`: by a training phase of "
+     "`x_init` blocks",
+     0, 0, nullptr, "0"},
     {"HETPU_PLBHAC_XINIT", T::Whole, "automatic", "PLB-HAC's training block (elements; `0`: automatic)", 0, kNoLimit,
      nullptr, "1024"},
     {"HETPU_PLBHAC_STEPS", T::Whole, "`8`", "virtual steps of a run that trains its models", 1, 1e6, nullptr, "8"},

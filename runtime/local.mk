@@ -8,6 +8,8 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/divisible/core/block_cursor.cpp runtime/divisible/core/block_cursor.h \
 	runtime/divisible/core/block_planner.h runtime/divisible/core/planner_extensions.h \
 	runtime/divisible/core/block_dispatcher.cpp runtime/divisible/core/block_dispatcher.h \
+	runtime/divisible/core/unit_queues.h \
+	runtime/divisible/core/backup_choice.cpp runtime/divisible/core/backup_choice.h \
 	runtime/divisible/task_ledger.cpp runtime/divisible/task_ledger.h \
 	runtime/mpi/core/cluster.cpp runtime/mpi/core/cluster.h \
 	runtime/mpi/core/node_shares.cpp runtime/mpi/core/node_shares.h \
@@ -87,6 +89,7 @@ tests_runtime_unit_tests_SOURCES = \
 	tests/unit/runtime/start/core/policy_catalog_test.cpp \
 	tests/unit/runtime/divisible/core/block_cursor_test.cpp \
 	tests/unit/runtime/divisible/core/block_dispatcher_test.cpp \
+	tests/unit/runtime/divisible/core/unit_queues_test.cpp \
 	tests/unit/runtime/divisible/task_ledger_test.cpp \
 	tests/unit/runtime/mpi/core/cluster_test.cpp \
 	tests/unit/runtime/mpi/core/node_shares_test.cpp \

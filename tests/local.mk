@@ -41,6 +41,7 @@ tests_unit_tests_SOURCES = \
 	tests/unit/plbhac/plbhac_codelet_start_test.cpp \
 	tests/unit/plbhac/plbhac_options_test.cpp \
 	tests/unit/plbhac/plbhac_sim_test.cpp \
+	tests/unit/plbhac/plbhac_ladder_test.cpp \
 	tests/unit/hdss/hdss_planner_test.cpp
 tests_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 # The app cores use runtime/libhetpu_core.la (finite_number, for the command lines), so they come first.

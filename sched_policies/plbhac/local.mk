@@ -23,6 +23,8 @@ runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/plbhac/core/plbhac_warm_start.cpp sched_policies/plbhac/core/plbhac_warm_start.h \
 	sched_policies/plbhac/core/plbhac_codelet_start.cpp sched_policies/plbhac/core/plbhac_codelet_start.h \
 	sched_policies/plbhac/core/plbhac_planner.cpp sched_policies/plbhac/core/plbhac_planner.h \
+	sched_policies/plbhac/core/plbhac_unit_fit.cpp sched_policies/plbhac/core/plbhac_unit_fit.h \
+	sched_policies/plbhac/core/plbhac_ladder.cpp sched_policies/plbhac/core/plbhac_ladder.h \
 	sched_policies/plbhac/core/plbhac_model_store.cpp sched_policies/plbhac/core/plbhac_model_store.h \
 	sched_policies/plbhac/core/plbhac_model_shelf.cpp sched_policies/plbhac/core/plbhac_model_shelf.h \
 	sched_policies/plbhac/core/plbhac_family.cpp sched_policies/plbhac/core/plbhac_family.h

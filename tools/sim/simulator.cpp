@@ -39,10 +39,11 @@ namespace {
 // A unit's block ends (its callback starts), or its callback, its own refit done, takes
 // the planner's lock.
 struct Event {
+    enum Kind { End, Planning, Start };
     double at;
     uint64_t seq;  // tie-break: deterministic order, first come first served
     int unit;
-    bool planning;  // false: the block's end
+    Kind kind;
     Assignment block;
     BlockCost cost;
     double submitted;  // when the planner's answer made it available
@@ -72,9 +73,10 @@ public:
         for (size_t i = 0; i < units_.size(); ++i)
             ids.push_back(static_cast<int>(i));
         BlockDispatcher dispatcher(block_rules(scenario_), planner_, ids);
+        dispatcher.set_tail_backups(true);  // a simulated job accepts backup copies
 
         std::vector<Assignment> first;
-        const double t0 = charged([&] { first = dispatcher.start(); });
+        const double t0 = decided([&] { first = dispatcher.start(); });
         planner_free_ = t0;
         accept(first, t0);
         for (size_t u = 0; u < units_.size(); ++u)
@@ -83,24 +85,36 @@ public:
         while (!events_.empty()) {
             Event e = events_.top();
             events_.pop();
-            if (!e.planning) {
+            if (e.kind == Event::Start) {
+                dispatcher.started(e.block.id, e.at);
+                continue;
+            }
+            if (e.kind == Event::End) {
                 UnitStats &s = result_.units[e.unit];
                 ++s.blocks;
                 s.elements += e.block.count;
                 s.busy_s += e.at - e.taken;
                 ++result_.blocks;
-                result_.makespan_s = std::max(result_.makespan_s, e.at);
+                result_.busy_end_s = std::max(result_.busy_end_s, e.at);
+                // The first copy of a range to end is kept; a later one was lost time.
+                if (dispatcher.claim(e.block.id))
+                    result_.makespan_s = std::max(result_.makespan_s, e.at);
+                else
+                    result_.lost_copy_s += e.at - e.taken;
+                if (e.block.backup)
+                    ++result_.copies;
                 // The unit's callback refits its own models first, without the runtime's
                 // lock (PlannerExtensions::prepare_refit): that time is the unit's alone. It
                 // stays busy until its whole callback is done.
-                e.done = {e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s, e.at, e.submitted};
-                const double refit_s = charged([&] {
+                e.done = {e.unit, e.block.offset, e.block.count, e.cost.exec_s, e.cost.transfer_s,
+                          e.at,   e.submitted,    e.block.id,    e.block.backup};
+                const double refit_s = refitted([&] {
                     if ((e.refit = dispatcher.prepare_refit(e.done)))
                         e.refit->run();
                 });
                 e.at += refit_s;
                 e.seq = seq_++;
-                e.planning = true;
+                e.kind = Event::Planning;
                 events_.push(std::move(e));
                 continue;
             }
@@ -109,7 +123,7 @@ public:
             // planner is busy with another waits for it, and the unit with it.
             std::vector<Assignment> next;
             const double callback = std::max(e.at, planner_free_);
-            const double ready = callback + charged([&] { next = dispatcher.complete(e.done, e.refit.get()); });
+            const double ready = callback + decided([&] { next = dispatcher.complete(e.done, e.refit.get()); });
             planner_free_ = ready;
             busy_[e.unit] = false;
             accept(next, ready);
@@ -118,11 +132,33 @@ public:
         }
         result_.forced_remainder = dispatcher.forced_remainder();
         for (auto &s : result_.units)
-            s.idle_s = result_.makespan_s - s.busy_s;
+            s.idle_s = std::max(0.0, result_.makespan_s - s.busy_s);
         return result_;
     }
 
 private:
+    // A decision of the dispatcher and planner: charged its modelled cost when the options
+    // give one, else its wall time.
+    template <typename Fn> double decided(Fn &&fn)
+    {
+        if (options_.decision_base_s < 0)
+            return charged(fn);
+        fn();
+        const double s = options_.decision_base_s + options_.decision_per_unit_s * static_cast<double>(units_.size());
+        result_.planning_s += s;
+        return options_.charge_planning_time ? s : 0.0;
+    }
+
+    // The unit's own refit: wall time, none at all when decisions are modelled (their
+    // model covers the whole completion).
+    template <typename Fn> double refitted(Fn &&fn)
+    {
+        if (options_.decision_base_s < 0)
+            return charged(fn);
+        fn();
+        return 0.0;
+    }
+
     template <typename Fn> double charged(Fn &&fn)
     {
         auto start = std::chrono::steady_clock::now();
@@ -151,8 +187,10 @@ private:
         BlockCost c = units_[u].cost(a.count, t, rng_);
         busy_[u] = true;
         // Its unseen time runs from its hand-out, behind whatever the unit was doing.
-        const double end = std::max(t, submitted + c.unseen_s) + c.exec_s + c.transfer_s + c.stall_s;
-        events_.push({end, seq_++, u, false, a, c, submitted, t, {}, nullptr});
+        const double start = std::max(t, submitted + c.unseen_s);
+        const double end = start + c.exec_s + c.transfer_s + c.stall_s;
+        events_.push({start, seq_++, u, Event::Start, a, c, submitted, t, {}, nullptr});
+        events_.push({end, seq_++, u, Event::End, a, c, submitted, t, {}, nullptr});
         if (options_.keep_trace)
             result_.trace.push_back({u, a.offset, a.count, t, end});
     }

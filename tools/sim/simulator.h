@@ -33,7 +33,10 @@ struct BlockRecord {
 
 struct SimResult {
     std::string policy;
-    double makespan_s = 0;
+    double makespan_s = 0;   // every element done once (a losing backup copy may still run)
+    double busy_end_s = 0;   // every block and copy ended: when the units are free for the next job
+    unsigned copies = 0;     // backup copies run
+    double lost_copy_s = 0;  // unit time spent on copies whose output was thrown away
     unsigned blocks = 0;
     double planning_s = 0;  // wall time spent in the planner, charged to the units
     bool forced_remainder = false;
@@ -52,6 +55,12 @@ struct SimOptions {
     // Record every block in SimResult::trace (tests, --trace). Off, a run of millions of
     // one-element blocks (greedy with a tiny block) needs no memory per block.
     bool keep_trace = true;
+    // With charge_planning_time: charge every decision (the dispatcher's start and each
+    // completion) a modelled cost, decision_base_s + decision_per_unit_s x units, instead of
+    // the wall time it took on this host, so that a run depends only on its inputs and seed
+    // (decision_base_s < 0: wall time). The bench measures the model's figures.
+    double decision_base_s = -1;
+    double decision_per_unit_s = 0;
 };
 
 // Planner-visible description of the units: ids 0..n-1, kind from the unit class.

@@ -108,4 +108,49 @@ Block BlockCursor::take_tail(uint64_t wanted)
     return block;
 }
 
+Block BlockCursor::take_best_fit(uint64_t wanted)
+{
+    if (ranges_.size() > 1) {
+        size_t best = 0;
+        bool fits = false;
+        for (size_t i = 0; i < ranges_.size(); ++i) {
+            const uint64_t c = ranges_[i].count;
+            const bool f = c >= wanted;
+            if ((f && (!fits || c < ranges_[best].count)) || (!f && !fits && c > ranges_[best].count))
+                best = i;
+            fits = fits || f;
+        }
+        if (best != 0)
+            std::swap(ranges_[0], ranges_[best]);
+    }
+    return take(wanted);
+}
+
+void BlockCursor::give_back(const Block &b)
+{
+    if (b.count == 0)
+        return;
+    remaining_ += b.count;
+    Block merged = b;
+    size_t keep = ranges_.size();  // the first range it touches takes the merged range's place
+    for (size_t i = 0; i < ranges_.size();) {
+        const Block r = ranges_[i];
+        if (r.offset + r.count != merged.offset && merged.offset + merged.count != r.offset) {
+            ++i;
+            continue;
+        }
+        merged.offset = std::min(merged.offset, r.offset);
+        merged.count += r.count;
+        if (keep == ranges_.size()) {
+            keep = i++;
+        } else {
+            ranges_.erase(ranges_.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+    }
+    if (keep < ranges_.size())
+        ranges_[keep] = merged;
+    else
+        ranges_.push_front(merged);
+}
+
 }  // namespace hetpu

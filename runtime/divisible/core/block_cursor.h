@@ -66,6 +66,14 @@ public:
     // from the cursor. count 0 when nothing is left.
     Block take_tail(uint64_t wanted);
 
+    // take() from the smallest range that holds `wanted` (the largest when none does), so
+    // that fragments given back early are used up early instead of ending the job.
+    Block take_best_fit(uint64_t wanted);
+
+    // A range taken earlier and not run (a revoked promise): merged with a range it touches,
+    // else put in front so that it is reused before the rest.
+    void give_back(const Block &b);
+
     void add_front(uint64_t offset, uint64_t count);
     void add_back(uint64_t offset, uint64_t count);
 
@@ -75,6 +83,8 @@ public:
     uint64_t remaining() const { return remaining_; }
     bool exhausted() const { return remaining_ == 0; }
     const BlockRules &rules() const { return rules_; }
+
+    size_t ranges() const { return ranges_.size(); }
 
 private:
     BlockRules rules_;

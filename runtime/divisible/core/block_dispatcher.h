@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The bookkeeping of a divisible run: which blocks to submit now, and to which worker,
-// so that every element is processed exactly once and every worker always has a block
-// queued behind the one it is running. Pure C++; the StarPU glue turns the returned
-// assignments into tasks and reports completions back. Not thread-safe: the glue
-// serializes calls.
+// so that every element is processed exactly once. Pure C++; the StarPU glue turns the
+// returned assignments into tasks and reports starts and completions back. Not
+// thread-safe: the glue serializes calls.
+//
+// A planner without promises sizes one block at a time (next_block) and the dispatcher keeps
+// kDepth of them in flight per worker. A planner with promises (QueuePlanner, unit_queues.h)
+// plans each unit's queue itself; the dispatcher keeps the promises, hands the runner only
+// what the planner hands out, and, once everything is handed out, gives an idle unit a backup
+// copy of a started block that it would end sooner (backup_choice.h).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +19,7 @@
 #include "runtime/divisible/core/block_cursor.h"
 #include "runtime/divisible/core/block_planner.h"
 #include "runtime/divisible/core/planner_extensions.h"
+#include "runtime/divisible/core/unit_queues.h"
 
 namespace hetpu {
 
@@ -30,9 +36,9 @@ struct Assignment {
     bool backup = false;
 };
 
-class BlockDispatcher {
+class BlockDispatcher final : private UnitQueues {
 public:
-    // Blocks kept in flight per worker: one running, one queued behind it.
+    // Blocks kept in flight per worker by planners without promises: one running, one queued.
     static constexpr unsigned kDepth = 2;
 
     BlockDispatcher(const BlockRules &rules, BlockPlanner &planner, std::vector<int> worker_ids);
@@ -63,6 +69,10 @@ public:
     // Make one backup copy of every block on another worker (HETPU_BACKUP_ALL, for tests:
     // it exercises the glue's paths on any node). Read from the settings at construction.
     void set_backup_all(bool on) { backup_all_ = on; }
+    // Backup copies at the tail (planners with promises only), for a job whose runner can
+    // run a copy into private output and keep one; off by default: a job that does not opt
+    // in never gets a copy.
+    void set_tail_backups(bool on) { tail_backups_ = on; }
 
     // The planner's prepare_refit() for a finished block, before complete() (see
     // PlannerExtensions::prepare_refit); null when the planner has none.
@@ -73,31 +83,34 @@ public:
     void abandon(const Assignment &a);
 
     // Every element done once (or abandoned): copies still running do not hold it.
-    bool finished() const { return open_ranges_ == 0 && (cursor_.exhausted() || stopped_); }
+    bool finished() const { return open_ranges_ == 0 && (stopped_ || (cursor_.exhausted() && promised_ == 0)); }
     // Stop generating blocks (after an error); blocks in flight still complete.
-    void stop() { stopped_ = true; }
+    void stop();
 
     // Re-sharing across ranks: a range of another rank's share to run here first (returns
     // the blocks to submit now, as start() does), and the unstarted tail of what is left
-    // here handed to another rank (BlockCursor::take_tail; count 0: nothing left).
+    // here handed to another rank (BlockCursor::take_tail, promises taken back first; count
+    // 0: nothing left).
     std::vector<Assignment> add_range(uint64_t offset, uint64_t count);
-    Block take_tail(uint64_t wanted) { return cursor_.take_tail(wanted); }
+    Block take_tail(uint64_t wanted);
     Block back() const { return cursor_.back(); }
     void put_back(const Block &b) { cursor_.add_back(b.offset, b.count); }
 
-    uint64_t remaining() const { return cursor_.remaining(); }
+    // Elements not handed out yet (promised or not).
+    uint64_t remaining() const { return cursor_.remaining() + promised_; }
     const BlockRules &rules() const { return cursor_.rules(); }
     // Blocks and copies handed out and not yet completed.
     unsigned in_flight() const { return in_flight_; }
     // True when a planner declined every worker and the remainder was forced onto one.
     bool forced_remainder() const { return forced_; }
+    // Backup copies handed out so far.
+    unsigned backups() const { return backups_; }
 
 private:
     // One handed-out block or copy.
     struct Handed {
         Assignment a;
         uint64_t range = 0;  // the id of the original block of its range
-        double started_s = -1;
     };
     // One range handed out, with the copies of it still running.
     struct Range {
@@ -106,24 +119,46 @@ private:
         bool copied = false;
     };
 
+    // UnitQueues, for the planner's plan().
+    double now_s() const override { return now_s_; }
+    uint64_t unassigned() const override { return stopped_ ? 0 : cursor_.remaining(); }
+    const std::vector<int> &workers() const override { return workers_; }
+    const std::vector<QueuedBlock> &queue(int worker) const override;
+    uint64_t promise(int worker, uint64_t count, bool from_back) override;
+    bool revoke_last(int worker) override;
+    bool hand_out_next(int worker) override;
+
+    void plan_queues(int worker);
+    void revoke_all();
+    void tail_backups();
+    void queue_progress(int worker);
     uint64_t find_handed(const BlockDone &done) const;
-    void forget(uint64_t id);
-    void add_backup_copy(const Assignment &a, std::vector<Assignment> &out);
-    void refill_pool(std::vector<Assignment> &out);
-    void refill_worker(int worker, std::vector<Assignment> &out);
-    void ensure_progress(int worker, std::vector<Assignment> &out);
-    bool emit(uint64_t wanted, int worker, std::vector<Assignment> &out);
+    void forget(uint64_t id, double now_s);
+    Assignment hand_out(uint64_t offset, uint64_t count, int worker, bool backup, uint64_t range);
+    void enqueue(const Assignment &a);
+    void add_backup_copy(const Assignment &a);
+    void refill_pool();
+    void refill_worker(int worker);
+    void ensure_progress(int worker);
+    bool emit(uint64_t wanted, int worker);
 
     BlockCursor cursor_;
     BlockPlanner &planner_;
+    QueuePlanner *queue_planner_ = nullptr;
     std::vector<int> workers_;
     std::unordered_map<int, unsigned> worker_in_flight_;  // looked up for every worker at every completion
+    std::unordered_map<int, std::vector<QueuedBlock>> queues_;
+    std::vector<Assignment> out_;  // what the current call hands out
     unsigned in_flight_ = 0;
     std::map<uint64_t, Handed> handed_;
     std::unordered_map<uint64_t, Range> ranges_;
     unsigned open_ranges_ = 0;  // ranges handed out and not yet kept
+    uint64_t promised_ = 0;     // elements promised and not handed out
     uint64_t next_id_ = 1;
+    double now_s_ = 0;
+    unsigned backups_ = 0;
     bool backup_all_ = false;
+    bool tail_backups_ = false;
     bool stopped_ = false;
     bool forced_ = false;
 };

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "runtime/divisible/core/block_planner.h"
+#include "runtime/divisible/core/unit_queues.h"
 
 namespace hetpu {
 
@@ -49,6 +50,10 @@ public:
     // After block_done() of the same block, once its results are home (single-process
     // runs, blocks with per-block handles). Default: ignored.
     virtual void results_home(const BlockHome &) {}
+
+    // A planner that plans through promises the dispatcher keeps and may take back
+    // (unit_queues.h), or null: the dispatcher then asks next_block() for each block.
+    virtual QueuePlanner *queue_planner() { return nullptr; }
 };
 
 }  // namespace hetpu

@@ -2,6 +2,7 @@
 #include "sched_policies/plbhac/core/plbhac_family.h"
 
 #include "sched_policies/plbhac/core/plbhac_codelet_start.h"
+#include "sched_policies/plbhac/core/plbhac_ladder.h"
 #include "sched_policies/plbhac/core/plbhac_model_shelf.h"
 #include "sched_policies/plbhac/core/plbhac_model_store.h"
 #include "sched_policies/plbhac/core/plbhac_planner.h"
@@ -11,7 +12,7 @@ namespace hetpu {
 namespace {
 
 struct ModelChoices {
-    bool keep = true, persist = true, from_starpu = true;
+    bool keep = true, persist = true, from_starpu = true, ladder = true;
 };
 
 // Reads the options; false after saying what is wrong.
@@ -24,6 +25,7 @@ bool read_settings(const PlannerContext &context, PlbhacOptions &options, ModelC
         models.keep = settings.flag_or("HETPU_PLBHAC_KEEP_MODELS", true);
         models.persist = settings.flag_or("HETPU_PLBHAC_MODELS", true);
         models.from_starpu = settings.flag_or("HETPU_PLBHAC_STARPU_MODELS", true);
+        models.ladder = settings.flag_or("HETPU_PLBHAC_LADDER", true);
     } catch (const PlbhacInputError &e) {
         context.report(e.what());
         return false;
@@ -64,6 +66,9 @@ std::unique_ptr<BlockPlanner> make_plbhac_family(const PlannerContext &context,
         context.report((rules.job_name.empty() ? std::string("the job") : rules.job_name) +
                        " starts from StarPU's calibrated model of its codelet");
     auto planner = std::make_unique<PlbhacPlanner>(workers, rules, options);
+    // Nothing to start from: learn by the ladder, with promises the dispatcher can take back.
+    if (models.ladder && !planner->warm_started())
+        return std::make_unique<PlbhacLadderPlanner>(workers, rules, options);
     if (context.trace)
         planner->on_trace = [trace = context.trace](const PlbhacTraceRecord &r) { trace(plbhac_trace_json(r)); };
     return planner;

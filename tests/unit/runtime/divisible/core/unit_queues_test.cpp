@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The dispatcher's revocable queues: promises held back from the runner, taken back and
+// reused best-fit, and backup copies at the tail.
+#include "runtime/divisible/core/backup_choice.h"
+#include "runtime/divisible/core/block_dispatcher.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <vector>
+
+using namespace hetpu;
+
+namespace {
+
+// A planner whose plan() is a script, and whose units run `seconds_per_element` (absent:
+// not measured yet).
+class ScriptedPlanner : public BlockPlanner, public PlannerExtensions, public QueuePlanner {
+public:
+    std::string name() const override { return "scripted"; }
+    bool assigns_workers() const override { return true; }
+    uint64_t next_block(int, uint64_t) override
+    {
+        ADD_FAILURE() << "a planner with promises is never asked for a block size";
+        return 0;
+    }
+    void block_done(const BlockDone &d) override { done.push_back(d); }
+    PlannerExtensions *extensions() override { return this; }
+    void block_done_refitted(const BlockDone &d, PuRefit *) override { block_done(d); }
+    QueuePlanner *queue_planner() override { return this; }
+    void plan(UnitQueues &q) override
+    {
+        if (script)
+            script(q);
+    }
+    double expected_s(int worker, uint64_t count) const override
+    {
+        auto it = seconds_per_element.find(worker);
+        return it == seconds_per_element.end() ? -1 : it->second * static_cast<double>(count);
+    }
+    double lead_s(int) const override { return 0; }
+
+    std::function<void(UnitQueues &)> script;
+    std::map<int, double> seconds_per_element;
+    std::vector<BlockDone> done;
+};
+
+BlockDone done_of(const Assignment &a, double end_s)
+{
+    BlockDone d;
+    d.worker = a.worker;
+    d.offset = a.offset;
+    d.count = a.count;
+    d.exec_s = 0.1;
+    d.end_s = end_s;
+    d.id = a.id;
+    d.backup = a.backup;
+    return d;
+}
+
+}  // namespace
+
+TEST(UnitQueues, PromisesStayWithTheDispatcherUntilHandedOut)
+{
+    ScriptedPlanner planner;
+    int calls = 0;
+    planner.script = [&](UnitQueues &q) {
+        if (calls++ > 0)
+            return;
+        EXPECT_EQ(q.promise(0, 100, false), 100u);
+        EXPECT_EQ(q.promise(0, 300, true), 300u);  // from the end of the job
+        EXPECT_EQ(q.promise(1, 50, false), 50u);
+        EXPECT_TRUE(q.hand_out_next(0));
+        EXPECT_TRUE(q.hand_out_next(1));
+        EXPECT_FALSE(q.hand_out_next(1)) << "worker 1 has no promise left";
+        EXPECT_EQ(q.unassigned(), 550u);
+    };
+    BlockDispatcher d(BlockRules{1000, 1, 1}, planner, {0, 1});
+    d.set_backup_all(false);
+    const std::vector<Assignment> first = d.start();
+    ASSERT_EQ(first.size(), 2u);
+    EXPECT_EQ(first[0].offset, 0u);
+    EXPECT_EQ(first[0].count, 100u);
+    EXPECT_EQ(first[1].offset, 100u);
+    EXPECT_EQ(first[1].count, 50u);
+    EXPECT_EQ(d.remaining(), 850u) << "a promise is not handed out";
+    EXPECT_FALSE(d.finished());
+}
+
+TEST(UnitQueues, ARevokedPromiseGoesToAnotherUnitAndEveryElementRunsOnce)
+{
+    // Worker 0 is promised [100, 400) behind its first block; when worker 1 ends first, the
+    // plan takes that promise back and gives it to worker 1.
+    ScriptedPlanner planner;
+    int calls = 0;
+    planner.script = [&](UnitQueues &q) {
+        ++calls;
+        if (calls == 1) {
+            q.promise(0, 100, false);
+            q.promise(0, 300, false);
+            q.promise(1, 100, false);
+            q.hand_out_next(0);
+            q.hand_out_next(1);
+            return;
+        }
+        if (calls == 2) {
+            EXPECT_TRUE(q.revoke_last(0));
+            EXPECT_FALSE(q.revoke_last(0)) << "what is handed out stays";
+            EXPECT_EQ(q.unassigned(), 300u);
+            EXPECT_EQ(q.promise(1, q.unassigned(), false), 300u);
+        }
+        for (int w : q.workers())
+            if (q.queue(w).empty() || !q.queue(w).front().handed)
+                q.hand_out_next(w);
+    };
+    BlockDispatcher d(BlockRules{500, 1, 1}, planner, {0, 1});
+    d.set_backup_all(false);
+    d.set_tail_backups(false);
+    std::vector<int> runs(500, 0);
+    std::vector<Assignment> pending = d.start();
+    ASSERT_EQ(pending.size(), 2u);
+    // Worker 1 ends first: the revoked range is its now.
+    Assignment w1 = pending[1];
+    pending.erase(pending.begin() + 1);
+    for (uint64_t i = w1.offset; i < w1.offset + w1.count; ++i)
+        ++runs[i];
+    std::vector<Assignment> next = d.complete(done_of(w1, 1.0));
+    ASSERT_EQ(next.size(), 1u);
+    EXPECT_EQ(next[0].worker, 1);
+    EXPECT_EQ(next[0].offset, 100u) << "the revoked range, merged with the rest, from its start";
+    EXPECT_EQ(next[0].count, 300u);
+    pending.insert(pending.end(), next.begin(), next.end());
+    double t = 2;
+    while (!pending.empty()) {
+        const Assignment a = pending.front();
+        pending.erase(pending.begin());
+        for (uint64_t i = a.offset; i < a.offset + a.count; ++i)
+            ++runs[i];
+        for (const Assignment &n : d.complete(done_of(a, t++)))
+            pending.push_back(n);
+    }
+    EXPECT_TRUE(d.finished());
+    for (int r : runs)
+        ASSERT_EQ(r, 1);
+}
+
+TEST(UnitQueues, RangesGivenBackAreReusedBestFit)
+{
+    BlockRules rules{1000, 1, 1};
+    BlockCursor c(rules);
+    const Block a = c.take(100);  // [0, 100)
+    c.take(40);                   // [100, 140)
+    c.take(10);                   // [140, 150)
+    const Block e = c.take(40);   // [150, 190)
+    c.take(10);                   // [190, 200)
+    c.give_back(a);
+    c.give_back(e);
+    EXPECT_EQ(c.ranges(), 3u);
+    const Block fit = c.take_best_fit(40);
+    EXPECT_EQ(fit.offset, 150u) << "the fragment that fits exactly, not the front one cut in two";
+    EXPECT_EQ(fit.count, 40u);
+    const Block big = c.take_best_fit(500);
+    EXPECT_EQ(big.offset, 200u) << "too large for the fragments: from the range that holds it";
+    c.give_back(fit);
+    c.give_back({140, 10});  // merges with [150, 190)
+    EXPECT_EQ(c.ranges(), 3u);
+    EXPECT_EQ(c.remaining(), 100u + 50u + 300u);
+}
+
+TEST(UnitQueues, AnIdleMeasuredUnitCopiesALateStartedBlockAtTheTail)
+{
+    ScriptedPlanner planner;
+    planner.seconds_per_element = {{0, 1.0}, {1, 0.01}};
+    int calls = 0;
+    planner.script = [&](UnitQueues &q) {
+        if (calls++ == 0) {
+            q.promise(0, 50, false);
+            q.promise(1, 50, false);
+            q.hand_out_next(0);
+            q.hand_out_next(1);
+        }
+    };
+    BlockDispatcher d(BlockRules{100, 1, 1}, planner, {0, 1});
+    d.set_backup_all(false);
+    d.set_tail_backups(true);
+    const std::vector<Assignment> first = d.start();
+    ASSERT_EQ(first.size(), 2u);
+    d.started(first[0].id, 0.0);
+    d.started(first[1].id, 0.0);
+    ASSERT_TRUE(d.claim(first[1].id));
+    const std::vector<Assignment> copies = d.complete(done_of(first[1], 0.5));
+    ASSERT_EQ(copies.size(), 1u) << "worker 0's block ends at 50 s, a copy on worker 1 at 1 s";
+    EXPECT_TRUE(copies[0].backup);
+    EXPECT_EQ(copies[0].worker, 1);
+    EXPECT_EQ(copies[0].offset, first[0].offset);
+    EXPECT_EQ(copies[0].count, first[0].count);
+    EXPECT_EQ(d.backups(), 1u);
+    d.started(copies[0].id, 0.5);
+    ASSERT_TRUE(d.claim(copies[0].id));
+    EXPECT_TRUE(d.complete(done_of(copies[0], 1.0)).empty()) << "at most one copy per block";
+    EXPECT_TRUE(d.finished());
+    EXPECT_EQ(d.copies_running(), std::vector<uint64_t>{first[0].id});
+    EXPECT_FALSE(d.claim(first[0].id));
+    d.complete(done_of(first[0], 50.0));
+    EXPECT_TRUE(d.copies_running().empty());
+}
+
+TEST(UnitQueues, AnUnmeasuredUnitIsExpectedToTakeAsLongAgainAsItHasRun)
+{
+    ScriptedPlanner planner;
+    planner.seconds_per_element = {{1, 0.01}};  // worker 0: no measurement
+    const BackupCandidate early{0, 7, 50, 0.8};  // started at 0.8 s: expected to end at 1.2 s
+    const BackupCandidate late{0, 8, 50, 0.0};   // started at 0: expected to end at 2 s
+    EXPECT_DOUBLE_EQ(expected_end_s(planner, 1.0, early), 1.2);
+    EXPECT_DOUBLE_EQ(expected_end_s(planner, 1.0, late), 2.0);
+    // A copy on worker 1 ends 0.5 s from now.
+    EXPECT_TRUE(choose_backups(planner, 1.0, {early}, {1}).empty());
+    const std::vector<BackupChoice> c = choose_backups(planner, 1.0, {late}, {1});
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].worker, 1);
+    EXPECT_EQ(c[0].block, 8u);
+    // An idle unit with no measurement itself promises nothing.
+    EXPECT_TRUE(choose_backups(planner, 1.0, {BackupCandidate{1, 9, 50, 0.0}}, {0}).empty());
+}
+
+TEST(UnitQueues, AJobThatDoesNotOptInNeverGetsACopy)
+{
+    ScriptedPlanner planner;
+    planner.seconds_per_element = {{0, 1.0}, {1, 0.01}};
+    int calls = 0;
+    planner.script = [&](UnitQueues &q) {
+        if (calls++ == 0) {
+            q.promise(0, 50, false);
+            q.promise(1, 50, false);
+            q.hand_out_next(0);
+            q.hand_out_next(1);
+        }
+    };
+    BlockDispatcher d(BlockRules{100, 1, 1}, planner, {0, 1});
+    d.set_backup_all(false);
+    const std::vector<Assignment> first = d.start();
+    ASSERT_EQ(first.size(), 2u);
+    d.started(first[0].id, 0.0);
+    EXPECT_TRUE(d.complete(done_of(first[1], 0.5)).empty());
+    EXPECT_EQ(d.backups(), 0u);
+}
