@@ -18,6 +18,8 @@ void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<Worke
         }
         found->blocks += w.blocks;
         found->elements += w.elements;
+        found->copies += w.copies;
+        found->lost_s += w.lost_s;
         found->busy_s += w.busy_s;
         found->transfer_s += w.transfer_s;
     }
@@ -53,6 +55,10 @@ std::string json_line(const AppRecord &r)
                          {"elements", w.elements},
                          {"busy_s", w.busy_s},
                          {"transfer_s", w.transfer_s}};
+        if (r.copies.copies > 0) {
+            wj["copies"] = w.copies;
+            wj["lost_s"] = w.lost_s;
+        }
         if (r.ranks > 1) {
             wj["rank"] = w.rank;
             wj["local_id"] = w.id;

@@ -22,6 +22,10 @@ struct WorkerRecord {
     double transfer_s = 0;
     int rank = 0;        // MPI rank of the worker (multi-rank runs)
     std::string host{};  // "{}": aggregate initialisers may leave it out without a warning
+    // Backup copies handed to it, and its seconds of work thrown away (written when any
+    // copy ran): blocks, elements and busy_s count only its kept tasks.
+    unsigned copies{};
+    double lost_s{};
 };
 
 enum class Verified { NotChecked, Passed, Failed };

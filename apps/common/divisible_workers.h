@@ -28,7 +28,7 @@ inline std::vector<WorkerRecord> worker_records(const struct hetpu_divisible_rep
     for (unsigned i = 0; i < report.nworkers; ++i) {
         const struct hetpu_worker_report &w = report.workers[i];
         out.push_back({w.workerid, worker_type_name(w.type), w.name, w.blocks, w.elements, w.busy_s, w.transfer_s,
-                       w.rank, w.host});
+                       w.rank, w.host, w.copies, w.lost_s});
     }
     return out;
 }

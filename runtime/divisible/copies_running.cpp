@@ -37,9 +37,9 @@ void late_copy_ended(const void *run, uint64_t id)
 {
     LateTasks &l = late();
     std::lock_guard<std::mutex> lock(l.mutex);
-    l.busy.erase(std::remove_if(l.busy.begin(), l.busy.end(),
-                                [&](const BusyUnit &b) { return b.run == run && b.id == id; }),
-                 l.busy.end());
+    l.busy.erase(
+        std::remove_if(l.busy.begin(), l.busy.end(), [&](const BusyUnit &b) { return b.run == run && b.id == id; }),
+        l.busy.end());
 }
 
 void late_task_settled()

@@ -8,6 +8,7 @@
 
 #include "common/settings.h"
 #include "runtime/divisible/copies_running.h"
+#include "runtime/divisible/core/planner_extensions.h"
 
 namespace hetpu {
 
@@ -27,18 +28,22 @@ int job_backup_hooks(const hetpu_divisible_job &job, const char *label, bool &op
 
 void choose_copies(Run &run, bool opted_in, bool supported)
 {
-    // The dispatcher hands out copies only under HETPU_BACKUP_ALL, read here as well: a job
-    // that does not take them never gets one, and one that does runs every block into
-    // private output only when copies will come.
     bool backup_all = false;
     try {
         backup_all = Settings().flag_or("HETPU_BACKUP_ALL", false);
     } catch (const SettingError &e) {
         std::fprintf(stderr, "hetpu: %s (backup copies stay off)\n", e.what());
     }
-    const bool copies = opted_in && supported && backup_all;
-    run.dispatcher->set_backup_all(copies);
-    run.private_outputs = copies;
+    const bool allowed = opted_in && supported;
+    // A job that does not take copies never gets one, HETPU_BACKUP_ALL included.
+    run.dispatcher->set_tail_backups(allowed);
+    run.dispatcher->set_backup_all(allowed && backup_all);
+    // The dispatcher copies a block at the tail only for a planner that plans through the
+    // promises it keeps (plb-hac); its blocks then all run into private output, since any of
+    // them may lose to a copy. Otherwise fill_task does all, as without copies.
+    PlannerExtensions *x = run.planner->extensions();
+    const bool tail_copies = x && run.planner->assigns_workers() && x->queue_planner() != nullptr;
+    run.private_outputs = allowed && (backup_all || tail_copies);
 }
 
 unsigned RunCopies::copies_of(int worker) const
