@@ -10,6 +10,7 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/divisible/core/block_dispatcher.cpp runtime/divisible/core/block_dispatcher.h \
 	runtime/divisible/core/unit_queues.h \
 	runtime/divisible/core/backup_choice.cpp runtime/divisible/core/backup_choice.h \
+	runtime/divisible/task_ledger.cpp runtime/divisible/task_ledger.h \
 	runtime/mpi/core/cluster.cpp runtime/mpi/core/cluster.h \
 	runtime/mpi/core/node_shares.cpp runtime/mpi/core/node_shares.h \
 	runtime/mpi/core/owned_messages.h \
@@ -33,6 +34,8 @@ libhetpu_la_SOURCES = \
 # divisible/: the single-process runner and what the multi-rank runners share with it.
 libhetpu_la_SOURCES += \
 	runtime/divisible/block_run.cpp runtime/divisible/block_run.h \
+	runtime/divisible/copies_running.cpp runtime/divisible/copies_running.h \
+	runtime/divisible/run_copies.cpp runtime/divisible/run_copies.h \
 	runtime/divisible/codelet_estimate.cpp runtime/divisible/codelet_estimate.h \
 	runtime/divisible/local_run.cpp runtime/divisible/workers_paused.h
 # mpi/: scale-out; the central runner (mpi_run) and the per-node one (mpi_owned_run, with
@@ -88,6 +91,7 @@ tests_runtime_unit_tests_SOURCES = \
 	tests/unit/runtime/divisible/core/block_cursor_test.cpp \
 	tests/unit/runtime/divisible/core/block_dispatcher_test.cpp \
 	tests/unit/runtime/divisible/core/unit_queues_test.cpp \
+	tests/unit/runtime/divisible/task_ledger_test.cpp \
 	tests/unit/runtime/mpi/core/cluster_test.cpp \
 	tests/unit/runtime/mpi/core/node_shares_test.cpp \
 	tests/unit/runtime/mpi/core/share_coordinator_test.cpp \

@@ -51,6 +51,7 @@ tests_integration_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
 	tests/integration/init_test.cpp \
 	tests/integration/divisible_test.cpp \
+	tests/integration/backup_copies_test.cpp \
 	tests/integration/ordinary_tasks_test.cpp \
 	tests/integration/starpu_behaviour_test.cpp
 tests_integration_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)

@@ -18,6 +18,8 @@ void accumulate_workers(std::vector<WorkerRecord> &into, const std::vector<Worke
         }
         found->blocks += w.blocks;
         found->elements += w.elements;
+        found->copies += w.copies;
+        found->lost_s += w.lost_s;
         found->busy_s += w.busy_s;
         found->transfer_s += w.transfer_s;
     }
@@ -31,6 +33,12 @@ std::string json_line(const AppRecord &r)
     j["verified"] = r.verified == Verified::NotChecked ? JsonRecord() : JsonRecord(r.verified == Verified::Passed);
     if (r.ranks > 1)
         j["ranks"] = r.ranks;
+    if (r.copies.copies > 0) {
+        j["copies"] = r.copies.copies;
+        j["copies_kept"] = r.copies.kept;
+        j["copies_lost_s"] = r.copies.lost_s;
+        j["copies_running"] = r.copies.running;
+    }
     if (r.extra.is_object())
         for (const auto &[key, value] : r.extra.items())
             j[key] = value;
@@ -47,6 +55,10 @@ std::string json_line(const AppRecord &r)
                          {"elements", w.elements},
                          {"busy_s", w.busy_s},
                          {"transfer_s", w.transfer_s}};
+        if (r.copies.copies > 0) {
+            wj["copies"] = w.copies;
+            wj["lost_s"] = w.lost_s;
+        }
         if (r.ranks > 1) {
             wj["rank"] = w.rank;
             wj["local_id"] = w.id;

@@ -22,9 +22,21 @@ struct WorkerRecord {
     double transfer_s = 0;
     int rank = 0;        // MPI rank of the worker (multi-rank runs)
     std::string host{};  // "{}": aggregate initialisers may leave it out without a warning
+    // Backup copies handed to it, and its seconds of work thrown away (written when any
+    // copy ran): blocks, elements and busy_s count only its kept tasks.
+    unsigned copies{};
+    double lost_s{};
 };
 
 enum class Verified { NotChecked, Passed, Failed };
+
+// Backup copies of the app's jobs (hetpu_divisible_report), summed over a repetition.
+struct CopyTotals {
+    unsigned copies = 0;
+    unsigned kept = 0;
+    double lost_s = 0;     // seconds of work thrown away
+    unsigned running = 0;  // losing copies still running when their job returned
+};
 
 struct AppRecord {
     std::string app;
@@ -39,7 +51,8 @@ struct AppRecord {
     std::vector<WorkerRecord> workers;
     // The app's own fields, written after the common ones (an object; null: none).
     JsonRecord extra;
-    int ranks = 1;  // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "local_id", "host"
+    int ranks = 1;      // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "local_id", "host"
+    CopyTotals copies;  // written ("copies", "copies_kept", "copies_lost_s", "copies_running") when any ran
 };
 
 // What an app's divisible jobs add up to in one repetition (grn runs one, kmeans one per
@@ -50,6 +63,7 @@ struct JobTotals {
     std::string planner;
     std::vector<WorkerRecord> workers;
     int ranks = 1;  // MPI ranks that took part
+    CopyTotals copies;
 };
 
 // Add one job's per-worker totals into a record's workers (matched by rank and id).

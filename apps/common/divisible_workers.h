@@ -28,7 +28,7 @@ inline std::vector<WorkerRecord> worker_records(const struct hetpu_divisible_rep
     for (unsigned i = 0; i < report.nworkers; ++i) {
         const struct hetpu_worker_report &w = report.workers[i];
         out.push_back({w.workerid, worker_type_name(w.type), w.name, w.blocks, w.elements, w.busy_s, w.transfer_s,
-                       w.rank, w.host});
+                       w.rank, w.host, w.copies, w.lost_s});
     }
     return out;
 }
@@ -41,7 +41,21 @@ inline void add_job(JobTotals &t, const struct hetpu_divisible_report &report)
     t.planner = report.planner;
     t.ranks = report.ranks > 0 ? report.ranks : 1;
     accumulate_workers(t.workers, worker_records(report));
+    t.copies.copies += report.copies;
+    t.copies.kept += report.copies_kept;
+    t.copies.lost_s += report.copies_lost_s;
+    t.copies.running += report.copies_running;
 }
+
+// Declared after the data a job's losing backup copies may still read (the data behind the
+// handles the job keeps for the whole run): going out of scope first, it waits for them to
+// end (hetpu_divisible_wait_copies()) before that data goes.
+struct LosingCopiesEndFirst {
+    LosingCopiesEndFirst() = default;
+    LosingCopiesEndFirst(const LosingCopiesEndFirst &) = delete;
+    LosingCopiesEndFirst &operator=(const LosingCopiesEndFirst &) = delete;
+    ~LosingCopiesEndFirst() { hetpu_divisible_wait_copies(); }
+};
 
 // The common part of a repetition's record: the policy, the blocks, the time, the workers;
 // the app adds its own keys (and gflops where it counts them).
@@ -58,6 +72,7 @@ inline AppRecord record_of(const char *app, const JobTotals &t, unsigned rep, Ve
     r.verified = verified;
     r.ranks = t.ranks;
     r.workers = t.workers;
+    r.copies = t.copies;
     return r;
 }
 

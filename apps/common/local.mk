@@ -7,7 +7,8 @@ apps_common_libhetpu_apps_common_la_SOURCES = \
 	apps/common/app_record.cpp apps/common/app_record.h apps/common/app_checkpoint.h \
 	apps/common/splitmix.h apps/common/divisible_workers.h apps/common/run_with_starpu.h \
 	apps/common/output_file.h apps/common/run_output.h apps/common/block_codelet.h \
-	apps/common/opencl_kernels.h apps/common/pinned_host_memory.h apps/common/rank_reports.h
+	apps/common/opencl_kernels.h apps/common/pinned_host_memory.h apps/common/rank_reports.h \
+	apps/common/result_digest.h
 # CLI11 parses the command lines (common/cli_args.h), finite_number the real numbers.
 apps_common_libhetpu_apps_common_la_CPPFLAGS = $(AM_CPPFLAGS) $(JSON_CFLAGS)
 apps_common_libhetpu_apps_common_la_LIBADD = runtime/libhetpu_core.la
@@ -47,3 +48,8 @@ EXTRA_DIST += tests/cli/mgb_apps.sh
 # Every app with no arguments (its default problem, verified), --help, and bad values.
 TESTS += tests/cli/apps_defaults.sh
 EXTRA_DIST += tests/cli/apps_defaults.sh
+
+# The four apps with a backup copy of every block: bit-identical results on a CPU-only node,
+# verified on the CPU + OpenCL node under plb-hac, eager and dmda.
+TESTS += tests/cli/backup_copies.sh
+EXTRA_DIST += tests/cli/backup_copies.sh

@@ -4,6 +4,7 @@
 // and an exit status. Header-only glue: the apps' pure cores never include it.
 #pragma once
 
+#include <hetpu/divisible.h>
 #include <hetpu/hetpu.h>
 #include <hetpu/mpi.h>
 
@@ -97,6 +98,7 @@ inline int run_with_starpu(const char *app, const std::function<int()> &codelets
             status = 1;
         }
     }
+    hetpu_divisible_wait_copies();  // before the codelets go: a losing copy may still run one
     codelets_shutdown();
     hetpu_shutdown();
     return status;

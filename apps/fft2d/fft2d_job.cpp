@@ -3,7 +3,10 @@
 
 #include <hetpu/hetpu.h>
 
+#include <cerrno>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "apps/fft2d/fft2d_codelets.h"
 
@@ -30,6 +33,45 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
     return 0;
 }
 
+// A block's own copy of its rows, transformed in place, for a task that may lose to its
+// backup copy (see fill_private in hetpu/divisible.h): the matrix holds the input until the
+// kept copy's rows are copied back, once. The task's row length lives here too: a losing
+// copy may still run after the phase has returned.
+struct PrivateRows {
+    std::unique_ptr<Complex[]> rows;
+    size_t size;
+    uint64_t length;
+};
+
+int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output)
+{
+    auto *ph = static_cast<Phase *>(arg);
+    auto out = std::make_unique<PrivateRows>();
+    out->size = count * ph->length;
+    out->length = ph->length;
+    out->rows.reset(new (std::nothrow) Complex[out->size]);
+    if (!out->rows)
+        return -ENOMEM;
+    std::memcpy(out->rows.get(), ph->matrix + offset * ph->length, out->size * sizeof(Complex));
+    starpu_data_handle_t rows;
+    starpu_vector_data_register(&rows, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->rows.get()),
+                                static_cast<uint32_t>(out->size), sizeof(Complex));
+    task->cl = codelet();
+    task->handles[0] = rows;
+    task->cl_arg = &out->length;
+    *output = out.release();
+    return 0;
+}
+
+void commit(void *arg, uint64_t offset, uint64_t, void *output)
+{
+    auto *ph = static_cast<Phase *>(arg);
+    std::unique_ptr<PrivateRows> out(static_cast<PrivateRows *>(output));
+    std::memcpy(ph->matrix + offset * ph->length, out->rows.get(), out->size * sizeof(Complex));
+}
+
+void discard(void *output) { delete static_cast<PrivateRows *>(output); }
+
 int run_phase(Complex *matrix, uint64_t rows, uint64_t length, const Options &options,
               struct hetpu_divisible_report *out)
 {
@@ -41,6 +83,9 @@ int run_phase(Complex *matrix, uint64_t rows, uint64_t length, const Options &op
     job.min_block = 1;
     job.default_block = options.block;
     job.fill_task = fill_task;
+    job.fill_private = fill_private;
+    job.commit = commit;
+    job.discard = discard;
     job.block_handle_mask = 1u << 0;
     job.codelet = codelet();
     job.arg = &phase;

@@ -14,6 +14,7 @@
 
 #include "apps/common/divisible_workers.h"
 #include "apps/common/pinned_host_memory.h"
+#include "apps/common/result_digest.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/fft2d/fft2d_codelets.h"
@@ -63,6 +64,9 @@ int run_all(const Options &options)
         }
         hetpu::apps::AppRecord record = hetpu::apps::record_of("fft2d", report, rep, verified);
         add_problem(record, options);
+        hetpu::apps::ResultDigest digest;  // the transform, bit for bit
+        digest.add(problem.data.data(), problem.data.size() * sizeof(problem.data[0]));
+        record.extra["digest"] = digest.hex();
         output.add(summary(record, options, options.reps), hetpu::apps::json_line(record));
     }
     return output.finish(status);

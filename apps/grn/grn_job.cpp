@@ -22,22 +22,22 @@ struct JobState {
     std::vector<std::unique_ptr<std::vector<double>>> outputs;
 };
 
-int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
+// The task of [offset, offset + count) into `output`, a block output of its own.
+int fill_into(JobState *s, uint64_t offset, uint64_t count, struct starpu_task *task, std::vector<double> &output)
 {
-    auto *s = static_cast<JobState *>(arg);
     const SearchInput &in = *s->in;
     const uint32_t lanes = lanes_for(in.genes);
-    auto output = std::make_unique<std::vector<double>>(block_output_size(in.genes, lanes));
+    output.assign(block_output_size(in.genes, lanes), 0.0);
     // Ranks -1: an output no kernel wrote merges as nothing. On a multi-rank run the runner
     // also calls fill_task for whole ranges it moves between ranks, never to run them.
-    std::fill(output->begin() + static_cast<std::ptrdiff_t>(output->size() / 2), output->end(), -1.0);
+    std::fill(output.begin() + static_cast<std::ptrdiff_t>(output.size() / 2), output.end(), -1.0);
     auto *a = static_cast<BlockArgs *>(std::malloc(sizeof(BlockArgs)));
     if (!a)
         return -ENOMEM;
     *a = BlockArgs{in.genes, in.samples, in.lag, in.k, lanes, in.alpha, offset, count};
     starpu_data_handle_t out;
-    starpu_vector_data_register(&out, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(output->data()),
-                                static_cast<uint32_t>(output->size()), sizeof(double));
+    starpu_vector_data_register(&out, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(output.data()),
+                                static_cast<uint32_t>(output.size()), sizeof(double));
     task->cl = block_codelet();
     task->handles[0] = s->levels;
     task->handles[1] = s->xlogx;
@@ -46,10 +46,40 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
     task->cl_arg = a;
     task->cl_arg_size = sizeof *a;
     task->cl_arg_free = 1;
+    return 0;
+}
+
+int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
+{
+    auto *s = static_cast<JobState *>(arg);
+    auto output = std::make_unique<std::vector<double>>();
+    if (int rc = fill_into(s, offset, count, task, *output); rc != 0)
+        return rc;
     std::lock_guard<std::mutex> lock(s->mutex);
     s->outputs.push_back(std::move(output));
     return 0;
 }
+
+// Every block's output is its own already; with backup copies only the kept one's is
+// merged, so each subset's score is counted once.
+int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output)
+{
+    auto out = std::make_unique<std::vector<double>>();
+    if (int rc = fill_into(static_cast<JobState *>(arg), offset, count, task, *out); rc != 0)
+        return rc;
+    *output = out.release();
+    return 0;
+}
+
+void commit(void *arg, uint64_t, uint64_t, void *output)
+{
+    auto *s = static_cast<JobState *>(arg);
+    std::unique_ptr<std::vector<double>> out(static_cast<std::vector<double> *>(output));
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->outputs.push_back(std::move(out));
+}
+
+void discard(void *output) { delete static_cast<std::vector<double> *>(output); }
 
 }  // namespace
 
@@ -73,6 +103,9 @@ int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
     job.min_block = 1;
     job.default_block = block;
     job.fill_task = fill_task;
+    job.fill_private = fill_private;
+    job.commit = commit;
+    job.discard = discard;
     job.block_handle_mask = 1u << 3;
     job.codelet = block_codelet();
     job.arg = &state;
@@ -81,9 +114,11 @@ int run_search(const SearchInput &in, uint64_t block, SearchRun &out)
     struct hetpu_divisible_placement placement = {};
     struct hetpu_divisible_report report;
     int rc = hetpu_divisible_run_placed(&job, &placement, &report);
-    starpu_data_unregister(state.levels);
-    starpu_data_unregister(state.xlogx);
-    starpu_data_unregister(state.hy);
+    // Only read: nothing to write back. A losing copy may still read them: the handles go
+    // once it is done, and the inputs outlive it (hetpu_divisible_wait_copies()).
+    starpu_data_unregister_submit(state.levels);
+    starpu_data_unregister_submit(state.xlogx);
+    starpu_data_unregister_submit(state.hy);
     if (rc != 0)
         return rc;
     out.best.assign(in.genes, Best{});

@@ -11,6 +11,7 @@
 
 #include "apps/common/app_record.h"
 #include "apps/common/divisible_workers.h"
+#include "apps/common/result_digest.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
 #include "apps/grn/grn_codelets.h"
@@ -65,6 +66,7 @@ int run_all(const Options &o, const Data &data)
     const uint32_t genes = static_cast<uint32_t>(e.genes.size());
     SearchInput in =
         make_search_input(discretise(e, o.threshold), genes, e.samples, static_cast<uint32_t>(o.lag), o.k, o.alpha);
+    const apps::LosingCopiesEndFirst copies_end;  // they read the levels and entropies in `in`
     const uint64_t subsets = subset_count(genes, o.k);
     // On a multi-rank run (mpirun, srun) rank 0 gathers the results: it alone verifies and
     // reports; the other ranks only run blocks.
@@ -106,6 +108,10 @@ int run_all(const Options &o, const Data &data)
                 status = 1;
             }
         }
+        // Every target's raw best, bit for bit (a run with backup copies gives the same).
+        apps::ResultDigest digest;
+        digest.add(run.best.data(), run.best.size() * sizeof(run.best[0]));
+        const std::string best_digest = digest.hex();
         // After the comparison with the reference, which keeps every target's raw best.
         const uint32_t constant = drop_constant_targets(run.best, in.hy);
         const std::vector<Edge> edges = edges_from_best(run.best, genes, o.k, o.max_score);
@@ -125,6 +131,7 @@ int run_all(const Options &o, const Data &data)
                    {"evaluations_per_s", run.makespan_s > 0 ? evaluations / run.makespan_s : 0.0},
                    {"edges", edges.size()},
                    {"constant_targets", constant}};
+        r.extra["digest"] = best_digest;
         if (data.generated) {
             r.extra["planted_edges"] = rec.planted;
             r.extra["true_positives"] = rec.true_positives;

@@ -93,6 +93,64 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
     return 0;
 }
 
+// A block's own labels and partial sums, for a task that may lose to its backup copy (see
+// fill_private in hetpu/divisible.h): only the kept one's are counted, once.
+struct PrivateBlock {
+    std::unique_ptr<BlockPartial> partial;
+    std::vector<int32_t> labels;
+};
+
+int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output)
+{
+    auto *s = static_cast<PassState *>(arg);
+    const uint32_t d = s->share->local.d;
+    double *x = nullptr;
+    int32_t *labels_at = nullptr;
+    if (!storage_of(*s, offset, count, x, labels_at))
+        return -ERANGE;
+    auto out = std::make_unique<PrivateBlock>();
+    out->partial = std::make_unique<BlockPartial>();
+    out->partial->offset = offset;
+    out->partial->values.assign(partial_size(s->k, d), 0.0);
+    out->labels.assign(count, -1);
+    auto *args = static_cast<hetpu_kmeans_args *>(std::malloc(sizeof(hetpu_kmeans_args)));
+    if (!args)
+        return -ENOMEM;
+    args->k = s->k;
+    args->d = d;
+    starpu_data_handle_t x_handle, partial, labels;
+    starpu_vector_data_register(&x_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(x),
+                                static_cast<uint32_t>(count * d), sizeof(double));
+    starpu_vector_data_register(&partial, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->partial->values.data()),
+                                static_cast<uint32_t>(out->partial->values.size()), sizeof(double));
+    starpu_vector_data_register(&labels, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->labels.data()),
+                                static_cast<uint32_t>(count), sizeof(int32_t));
+    task->cl = assign_codelet();
+    task->handles[0] = x_handle;
+    task->handles[1] = s->centroids;
+    task->handles[2] = partial;
+    task->handles[3] = labels;
+    task->cl_arg = args;
+    task->cl_arg_size = sizeof *args;
+    task->cl_arg_free = 1;
+    *output = out.release();
+    return 0;
+}
+
+void commit(void *arg, uint64_t offset, uint64_t count, void *output)
+{
+    auto *s = static_cast<PassState *>(arg);
+    std::unique_ptr<PrivateBlock> out(static_cast<PrivateBlock *>(output));
+    double *x = nullptr;
+    int32_t *labels_at = nullptr;
+    if (storage_of(*s, offset, count, x, labels_at))  // checked by fill_private
+        std::copy(out->labels.begin(), out->labels.end(), labels_at);
+    std::lock_guard<std::mutex> lock(s->mutex);
+    s->partials.push_back(std::move(out->partial));
+}
+
+void discard(void *output) { delete static_cast<PrivateBlock *>(output); }
+
 int hold(void *arg, uint64_t offset, uint64_t count, enum hetpu_hold_kind kind)
 {
     auto *s = static_cast<PassState *>(arg);
@@ -155,6 +213,9 @@ int assignment_pass(const PointShare &share, uint32_t k, uint64_t block, const s
     struct hetpu_divisible_job job = pass_job_shape(share.total);
     job.default_block = block;
     job.fill_task = fill_task;
+    job.fill_private = fill_private;
+    job.commit = commit;
+    job.discard = discard;
     job.arg = &state;
     struct hetpu_divisible_placement placement = {};
     placement.hold = hold;
@@ -166,7 +227,9 @@ int assignment_pass(const PointShare &share, uint32_t k, uint64_t block, const s
     placement.held_count = p.n;
     struct hetpu_divisible_report report;
     int rc = hetpu_divisible_run_placed(&job, &placement, &report);
-    starpu_data_unregister(state.centroids);
+    // A losing copy may still read the centroids: the handle goes once it is done, and the
+    // caller keeps them until the copies have ended (hetpu_divisible_wait_copies()).
+    starpu_data_unregister_submit(state.centroids);
     if (rc != 0)
         return rc;
 

@@ -264,6 +264,7 @@ int run_all(const Options &o, const Data &data)
         // changed count (with fixed blocks; a planner whose blocks vary from pass to pass
         // rounds the sums differently anyway, restart or not).
         IterationState state;
+        const apps::LosingCopiesEndFirst copies_end;  // they read the centroids and the points
         int64_t restarted_from = -1;
         if (o.restart) {
             if (checkpoints.restore(state) != 0) {

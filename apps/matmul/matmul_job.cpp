@@ -5,6 +5,7 @@
 #include <hetpu/mpi.h>
 
 #include <cerrno>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -48,6 +49,49 @@ template <typename T> int fill_task(void *arg, uint64_t offset, uint64_t count, 
     return 0;
 }
 
+// A block's own C columns, for a task that may lose to its backup copy (see fill_private in
+// hetpu/divisible.h): only the kept one is copied into C, so C is written once.
+template <typename T> struct PrivateColumns {
+    std::unique_ptr<T[]> c;
+    size_t size;
+};
+
+template <typename T>
+int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output)
+{
+    auto *s = static_cast<JobState<T> *>(arg);
+    T *b_data = s->b_col(offset);
+    if (!b_data || s->b_col(offset + count - 1) != b_data + (count - 1) * s->k)
+        return -EFAULT;
+    auto out = std::make_unique<PrivateColumns<T>>();
+    out->size = s->m * count;
+    out->c.reset(new (std::nothrow) T[out->size]);  // written whole by the GEMM (beta 0)
+    if (!out->c)
+        return -ENOMEM;
+    starpu_data_handle_t b, c;
+    starpu_matrix_data_register(&b, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(b_data), static_cast<uint32_t>(s->k),
+                                static_cast<uint32_t>(s->k), static_cast<uint32_t>(count), sizeof(T));
+    starpu_matrix_data_register(&c, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->c.get()),
+                                static_cast<uint32_t>(s->m), static_cast<uint32_t>(s->m), static_cast<uint32_t>(count),
+                                sizeof(T));
+    task->cl = s->cl;
+    task->handles[0] = s->a;
+    task->handles[1] = b;
+    task->handles[2] = c;
+    *output = out.release();
+    return 0;
+}
+
+template <typename T> void commit(void *arg, uint64_t offset, uint64_t, void *output)
+{
+    auto *s = static_cast<JobState<T> *>(arg);
+    std::unique_ptr<PrivateColumns<T>> out(static_cast<PrivateColumns<T> *>(output));
+    // fill_private checked that B's columns are contiguous; C's are held alike.
+    std::memcpy(s->c_col(offset), out->c.get(), out->size * sizeof(T));
+}
+
+template <typename T> void discard(void *output) { delete static_cast<PrivateColumns<T> *>(output); }
+
 template <typename T>
 int run_job(JobState<T> &state, const T *a, uint64_t n, const Options &options,
             const struct hetpu_divisible_placement *placement, struct hetpu_divisible_report *out)
@@ -65,8 +109,13 @@ int run_job(JobState<T> &state, const T *a, uint64_t n, const Options &options,
     job.block_handle_mask = (1u << 1) | (1u << 2);  // B and C blocks: one handle per block
     job.codelet = state.cl;
     job.arg = &state;
+    job.fill_private = fill_private<T>;
+    job.commit = commit<T>;
+    job.discard = discard<T>;
     int rc = placement ? hetpu_divisible_run_placed(&job, placement, out) : hetpu_divisible_run(&job, out);
-    starpu_data_unregister(state.a);  // A is only read: nothing to write back
+    // A is only read: nothing to write back. A losing copy may still read it: the handle
+    // goes once it is done, and A's memory outlives it (hetpu_divisible_wait_copies()).
+    starpu_data_unregister_submit(state.a);
     return rc;
 }
 

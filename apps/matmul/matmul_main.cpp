@@ -14,6 +14,7 @@
 
 #include "apps/common/divisible_workers.h"
 #include "apps/common/pinned_host_memory.h"
+#include "apps/common/result_digest.h"
 #include "apps/common/run_output.h"
 #include "apps/common/rank_reports.h"
 #include "apps/common/run_with_starpu.h"
@@ -36,6 +37,7 @@ template <typename T> int run_all(const Options &options)
     ColumnStore<T> store(options.m, options.n, options.k, options.seed);
     store.limit_bytes(options.max_columns_mib << 20);
     const hetpu::apps::PinnedHostMemory pinned_a(store.a.data(), store.a.size() * sizeof(T));
+    const hetpu::apps::LosingCopiesEndFirst copies_end;  // they read A and B
     const bool reporter = hetpu::apps::reporting_rank();
     // Only the reporting rank writes the --json file.
     hetpu::apps::RunOutput output("matmul", reporter ? options.json_path : std::string());
@@ -73,6 +75,12 @@ template <typename T> int run_all(const Options &options)
             continue;
         hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", report, rep, verified);
         add_problem(record, options);
+        if (hetpu_mpi_size() == 1) {
+            hetpu::apps::ResultDigest digest;  // C, bit for bit
+            for (uint64_t j = 0; j < store.n; ++j)
+                digest.add(store.c_col(j), store.m * sizeof(T));
+            record.extra["digest"] = digest.hex();
+        }
         hetpu::apps::add_rank_reports(record, report);
         output.add(summary(record, options, options.reps), hetpu::apps::json_line(record));
     }

@@ -56,6 +56,32 @@ struct hetpu_divisible_job {
 	 * implementation. NULL: every worker. */
     struct starpu_codelet *codelet;
     void *arg;
+
+    /* Backup copies (optional: set all three, or none). Once every block of a job is
+	 * handed out, a hetpu policy (plb-hac) may give an idle unit a copy of a block that
+	 * started on a unit expected to end after it. The first of the two to end is kept; the
+	 * job returns once every element is done once, and the other runs to its end into
+	 * output that is thrown away. A job that leaves fill_private NULL never gets a copy.
+	 *
+	 * fill_private: as fill_task, except that the task writes none of the job's results:
+	 * it writes into storage of its own, allocated here and returned in *output, which the
+	 * runner hands back exactly once, to commit or to discard. Register that storage as
+	 * per-block handles (block_handle_mask): the runner commits or discards it once those
+	 * are back in main memory. Inputs are read where fill_task reads them; a kernel that
+	 * works in place works on a private copy of its input. When the job opts in and the
+	 * policy may make copies, every block goes through fill_private (a block may lose to
+	 * its copy, so it must not write the results either); otherwise fill_task does all,
+	 * and nothing changes. On a multi-rank run fill_task still describes the data that
+	 * moves between ranks. */
+    int (*fill_private)(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output);
+    /* The kept task of [offset, offset + count): move its output into the job's results
+	 * and free it. Called once per block, before hetpu_divisible_run() returns, from a
+	 * StarPU callback, concurrently with other commits and with fill_private. */
+    void (*commit)(void *arg, uint64_t offset, uint64_t count, void *output);
+    /* Free the output of a task that was not kept. Called once the task has ended and its
+	 * output is back in main memory, possibly after hetpu_divisible_run() has returned: it
+	 * must not use arg. */
+    void (*discard)(void *output);
 };
 
 #define HETPU_REPORT_NAME_LEN 64
@@ -75,6 +101,11 @@ struct hetpu_worker_report {
     /* MPI rank of the worker (0 in a single process) and its host name. */
     int rank;
     char host[HETPU_REPORT_NAME_LEN];
+    /* Backup copies this worker was handed, and its seconds of work whose output was
+	 * thrown away (losing blocks and copies; one still running counts until the job
+	 * returned). blocks, elements and busy_s count only the kept tasks. */
+    unsigned copies;
+    double lost_s;
 };
 
 #define HETPU_REPORT_MAX_RANKS 64
@@ -126,6 +157,14 @@ struct hetpu_divisible_report {
     /* Per rank, the first HETPU_REPORT_MAX_RANKS ranks (rank 0's report only). */
     unsigned nrank_reports;
     struct hetpu_rank_report rank_reports[HETPU_REPORT_MAX_RANKS];
+    /* Backup copies (this rank's): how many were run, how many were kept (they ended before
+	 * the block they copied), the seconds of work thrown away (the losers' execution, and
+	 * for those still running at the return, what they had run), and the losers still
+	 * running when the job returned (their units count as busy for the next job). */
+    unsigned copies;
+    unsigned copies_kept;
+    double copies_lost_s;
+    unsigned copies_running;
 };
 
 /* Process the whole job; returns once every block has completed. Under hetpu_init_mpi()
@@ -135,6 +174,14 @@ struct hetpu_divisible_report {
  * reason is printed on stderr), -ENODEV when no worker can run the job's tasks, or the
  * first error of fill_task / starpu_task_submit. */
 int hetpu_divisible_run(const struct hetpu_divisible_job *job, struct hetpu_divisible_report *report);
+
+/* A job with backup copies may return while a losing task still runs (report.copies_running).
+ * That task still reads the job's shared data: handles the job registered for the whole
+ * run (not in block_handle_mask) and the memory behind them. Unregister such handles with
+ * starpu_data_unregister_submit() (starpu_data_unregister() would wait for the loser),
+ * and keep their memory until the losers have ended: this call waits for every losing task
+ * of earlier jobs to end and its output to be discarded. hetpu_shutdown() waits too. */
+void hetpu_divisible_wait_copies(void);
 
 #ifdef __cplusplus
 }

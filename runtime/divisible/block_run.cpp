@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "common/settings.h"
 #include "runtime/divisible/core/planner_extensions.h"
 #include "runtime/start/starpu_start.h"
+#include "runtime/divisible/copies_running.h"
 #include "runtime/divisible/workers_paused.h"
 
 namespace hetpu {
@@ -33,8 +35,10 @@ struct BlockHomecoming {
     bool reported = false;
 };
 
+// Both the task's pop prologue (block_started) and its completion callback get it; the
+// completion frees it.
 struct BlockArg {
-    Run *run;
+    std::shared_ptr<Run> run;
     Assignment assignment;
     double submitted_us = 0;  // starpu_timing_now() when its task was built and submitted
     std::shared_ptr<BlockHomecoming> homecoming;
@@ -44,10 +48,43 @@ void block_finished(void *arg);
 void writeback_done(void *arg);
 
 struct WritebackArg {
-    Run *run;
+    std::shared_ptr<Run> run;
     starpu_data_handle_t handle;
     std::shared_ptr<BlockHomecoming> homecoming;
+    uint64_t id;  // the task's Assignment id
 };
+
+// A task ended with its per-block handles home: its private output is committed (kept) or
+// thrown away, and a kept block's results count as home. Called without run.mutex, from a
+// callback counted in run.busy_callbacks (so the job cannot return before a commit ends).
+void settle(Run &run, const SettledTask &s)
+{
+    if (s.task.output) {
+        if (s.keep)
+            run.job->commit(run.job->arg, s.task.offset, s.task.count, s.task.output);
+        else
+            run.job->discard(s.task.output);  // may be after the return: the job's arg is not used
+    }
+    std::lock_guard<std::mutex> lock(run.mutex);
+    if (s.keep && run.track_homes)
+        run.homes.push_back({s.task.offset, s.task.count});
+    if (run.returned)
+        late_task_settled();
+    run.changed.notify_all();
+}
+
+// The worker took the task (StarPU's pop prologue, on the worker's thread): from now on the
+// block runs there and can only be copied, not taken back.
+void block_started(void *arg)
+{
+    auto *block = static_cast<BlockArg *>(arg);
+    Run &run = *block->run;
+    const double now_s = (starpu_timing_now() - run.t0_us) * 1e-6;
+    std::lock_guard<std::mutex> lock(run.mutex);
+    run.tasks.started(block->assignment.id, now_s);
+    if (!run.returned)
+        run.dispatcher->started(block->assignment.id, now_s);
+}
 
 // Called with run.mutex held, whenever one side of a homecoming is known.
 void report_homecoming(Run &run, BlockHomecoming &h)
@@ -67,18 +104,27 @@ void writeback_done_unguarded(void *arg)
 {
     std::unique_ptr<WritebackArg> wb(static_cast<WritebackArg *>(arg));
     const double home_us = starpu_timing_now();
+    Run &run = *wb->run;
+    {
+        std::lock_guard<std::mutex> lock(run.mutex);
+        ++run.busy_callbacks;
+    }
     starpu_data_release(wb->handle);
     starpu_data_unregister_submit(wb->handle);
-    Run &run = *wb->run;
-    std::lock_guard<std::mutex> lock(run.mutex);
-    if (BlockHomecoming *h = wb->homecoming.get(); h && h->pending > 0 && --h->pending == 0) {
-        h->home_s = (home_us - run.t0_us) * 1e-6;
-        // The block's end was told already (else block_finished records it home).
-        if (run.track_homes && h->end_s >= 0)
-            run.homes.push_back({h->offset, h->count});
-        report_homecoming(run, *h);
+    std::optional<SettledTask> settled;
+    {
+        std::lock_guard<std::mutex> lock(run.mutex);
+        if (BlockHomecoming *h = wb->homecoming.get(); h && h->pending > 0 && --h->pending == 0) {
+            h->home_s = (home_us - run.t0_us) * 1e-6;
+            report_homecoming(run, *h);
+        }
+        settled = run.tasks.handle_home(wb->id);
+        --run.pending_writebacks;
     }
-    --run.pending_writebacks;
+    if (settled)
+        settle(run, *settled);
+    std::lock_guard<std::mutex> lock(run.mutex);
+    --run.busy_callbacks;
     run.changed.notify_all();
 }
 
@@ -87,11 +133,14 @@ void block_finished_unguarded(void *arg)
 {
     std::unique_ptr<BlockArg> block(static_cast<BlockArg *>(arg));
     Run &run = *block->run;
+    const Assignment &a = block->assignment;
     struct starpu_task *task = starpu_task_get_current();
 
     BlockDone done;
-    done.offset = block->assignment.offset;
-    done.count = block->assignment.count;
+    done.id = a.id;
+    done.backup = a.backup;
+    done.offset = a.offset;
+    done.count = a.count;
     done.worker = starpu_worker_get_id();
     done.end_s = (starpu_timing_now() - run.t0_us) * 1e-6;
     done.submitted_s = (block->submitted_us - run.t0_us) * 1e-6;
@@ -105,9 +154,11 @@ void block_finished_unguarded(void *arg)
     std::vector<Assignment> next;
     std::unique_ptr<PuRefit> refit;
     int total_index = done.worker;
+    bool late = false, kept = false;
     {
         std::lock_guard<std::mutex> lock(run.mutex);
         ++run.busy_callbacks;
+        late = run.returned;
         if (!run.pus.empty()) {
             // The planner hears about the PU it handed the block to (with PerPuPlanner the
             // rank's policy may have run it on another worker); totals follow the worker
@@ -115,39 +166,53 @@ void block_finished_unguarded(void *arg)
             const int g = done.worker >= 0 && static_cast<size_t>(done.worker) < run.global_of_local.size()
                               ? run.global_of_local[done.worker]
                               : -1;
-            total_index = g >= 0 ? g : block->assignment.worker;
-            done.worker = block->assignment.worker;
+            total_index = g >= 0 ? g : a.worker;
+            done.worker = a.worker;
         }
-        refit = run.dispatcher->prepare_refit(done);
+        if (!late) {
+            // Claimed before complete(): the first task of its range to end keeps its output.
+            kept = run.dispatcher->claim(a.id);
+            refit = run.dispatcher->prepare_refit(done);
+        }
     }
     // The refit of this worker's models (a curve choice may take a millisecond) runs
     // without the lock, alongside the other workers' completions (PlannerExtensions::prepare_refit).
     if (refit)
         refit->run();
+    std::optional<SettledTask> settled;
     {
         std::lock_guard<std::mutex> lock(run.mutex);
-        if (total_index >= 0 && static_cast<size_t>(total_index) < run.totals.size()) {
+        if (!late && total_index >= 0 && static_cast<size_t>(total_index) < run.totals.size()) {
             WorkerTotals &t = run.totals[total_index];
-            ++t.blocks;
-            t.elements += done.count;
-            t.busy_s += done.exec_s;
-            t.transfer_s += done.transfer_s;
+            if (kept) {
+                ++t.blocks;
+                t.elements += done.count;
+                t.busy_s += done.exec_s;
+                t.transfer_s += done.transfer_s;
+            }
             if (done.exec_s + done.transfer_s > 0)
                 t.last_rate = static_cast<double>(done.count) / (done.exec_s + done.transfer_s);
         }
-        ++run.blocks_done;
-        run.elements_done += done.count;
-        next = run.dispatcher->complete(done, refit.get());
+        if (kept) {
+            ++run.blocks_done;
+            run.elements_done += done.count;
+        }
+        if (!late)
+            next = run.dispatcher->complete(done, refit.get());  // kept or not: the unit is free again
+        else
+            late_copy_ended(&run, a.id);
+        settled = run.tasks.ended(a.id, kept, done.exec_s);
         if (BlockHomecoming *h = block->homecoming.get()) {
             h->worker = done.worker;
             h->offset = done.offset;
             h->count = done.count;
             h->end_s = done.end_s;
-            if (run.track_homes && h->pending == 0)
-                run.homes.push_back({done.offset, done.count});
+            h->reported = h->reported || !kept;  // a thrown-away output never comes home
             report_homecoming(run, *h);
         }
     }
+    if (settled)
+        settle(run, *settled);
     submit_all(run, next);
     {
         std::lock_guard<std::mutex> lock(run.mutex);
@@ -199,6 +264,33 @@ int parse_block_env(uint64_t &block)
         return -EINVAL;
     }
     return 0;
+}
+
+// Once the task has written `h`, its value is read back into main memory
+// (writeback_done). Ordered after the task by sequential consistency.
+void follow_writeback(Run &run, starpu_data_handle_t h, const std::shared_ptr<BlockHomecoming> &homecoming, uint64_t id)
+{
+    {
+        std::lock_guard<std::mutex> lock(run.mutex);
+        ++run.pending_writebacks;
+    }
+    if (starpu_data_acquire_cb(h, STARPU_R, writeback_done,
+                               new WritebackArg{run.shared_from_this(), h, homecoming, id}) == 0)
+        return;
+    std::optional<SettledTask> settled;
+    {
+        std::lock_guard<std::mutex> lock(run.mutex);
+        --run.pending_writebacks;
+        homecoming->pending = 0;  // one of its results is not followed: no homecoming to report
+        homecoming->reported = true;
+        ++run.busy_callbacks;
+        settled = run.tasks.handle_home(id);
+    }
+    if (settled)
+        settle(run, *settled);
+    std::lock_guard<std::mutex> lock(run.mutex);
+    --run.busy_callbacks;
+    run.changed.notify_all();
 }
 
 }  // namespace
@@ -261,9 +353,20 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPau
             }
             local_worker = run.planner_places ? pu.local_worker : -1;
         }
+        if (a.backup && !run.private_outputs) {
+            // The dispatcher was told the job takes no copies (choose_copies): a copy here
+            // would write the job's results a second time.
+            std::fprintf(stderr, "hetpu: %s: internal error: a backup copy of [%llu, %llu) for a job without copies\n",
+                         job.name ? job.name : "divisible job", (unsigned long long)a.offset,
+                         (unsigned long long)(a.offset + a.count));
+            fail(run, a, -EIO);
+            continue;
+        }
         const double submitted_us = starpu_timing_now();
         struct starpu_task *task = starpu_task_create();
-        int rc = job.fill_task(job.arg, a.offset, a.count, task);
+        void *output = nullptr;
+        int rc = run.private_outputs ? job.fill_private(job.arg, a.offset, a.count, task, &output)
+                                     : job.fill_task(job.arg, a.offset, a.count, task);
         if (rc != 0) {
             std::fprintf(stderr, "hetpu: %s: building the task of block [%llu, %llu) failed: %s\n",
                          job.name ? job.name : "divisible job", (unsigned long long)a.offset,
@@ -274,7 +377,10 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPau
         }
         task->callback_func = block_finished;
         auto homecoming = std::make_shared<BlockHomecoming>();
-        task->callback_arg = new BlockArg{&run, a, submitted_us, homecoming};
+        auto *block = new BlockArg{run.shared_from_this(), a, submitted_us, homecoming};
+        task->callback_arg = block;
+        task->prologue_callback_pop_func = block_started;
+        task->prologue_callback_pop_arg = block;
         if (local_worker >= 0) {
             task->execute_on_a_specific_worker = 1;
             task->workerid = static_cast<unsigned>(local_worker);
@@ -289,25 +395,15 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPau
         {
             std::lock_guard<std::mutex> lock(run.mutex);
             homecoming->pending = static_cast<unsigned>(block_handles.size());
+            run.tasks.submitted(
+                {a.id, a.offset, a.count, a.worker, a.backup, output, static_cast<unsigned>(block_handles.size())});
         }
         if (task->synchronous && paused)
             paused->end();  // a synchronous submission waits for its task to end
         rc = starpu_task_submit(task);
         if (rc == 0) {
-            for (starpu_data_handle_t h : block_handles) {
-                {
-                    std::lock_guard<std::mutex> lock(run.mutex);
-                    ++run.pending_writebacks;
-                }
-                // Ordered after the task by sequential consistency: fires once the
-                // block's output is valid in main memory.
-                if (starpu_data_acquire_cb(h, STARPU_R, writeback_done, new WritebackArg{&run, h, homecoming}) != 0) {
-                    std::lock_guard<std::mutex> lock(run.mutex);
-                    --run.pending_writebacks;
-                    homecoming->pending = 0;  // one of its results is not followed: no homecoming to report
-                    homecoming->reported = true;
-                }
-            }
+            for (starpu_data_handle_t h : block_handles)
+                follow_writeback(run, h, homecoming, a.id);
         } else {
             for (starpu_data_handle_t h : block_handles)
                 starpu_data_unregister_submit(h);
@@ -315,9 +411,15 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPau
                          job.name ? job.name : "divisible job", (unsigned long long)a.offset,
                          (unsigned long long)(a.offset + a.count), std::strerror(-rc),
                          rc == -ENODEV ? " (no worker can run this codelet)" : "");
-            delete static_cast<BlockArg *>(task->callback_arg);
+            delete block;
             task->callback_arg = nullptr;
             discard_unsubmitted(task);
+            {
+                std::lock_guard<std::mutex> lock(run.mutex);
+                run.tasks.forget(a.id);
+            }
+            // The private output is not freed: its handles may still be unregistering, and
+            // the run has failed.
             fail(run, a, rc);
         }
     }
@@ -383,11 +485,23 @@ void fill_report_header(hetpu_divisible_report &report, const Run &run, double m
         std::snprintf(report.planner, sizeof report.planner, "%s", run.planner->name().c_str());
 }
 
+bool run_settled(const Run &run)
+{
+    return run.dispatcher->finished() && run.busy_callbacks == 0 && run.tasks.awaited() == 0;
+}
+
 void wait_until_done(Run &run)
 {
     std::unique_lock<std::mutex> lock(run.mutex);
-    run.changed.wait(
-        lock, [&] { return run.dispatcher->finished() && run.busy_callbacks == 0 && run.pending_writebacks == 0; });
+    run.changed.wait(lock, [&] { return run_settled(run); });
+}
+
+std::shared_ptr<Run> make_run(const hetpu_divisible_job &job)
+{
+    auto run = std::make_shared<Run>();
+    run->job_copy = job;
+    run->job = &run->job_copy;
+    return run;
 }
 
 double start_run(Run &run)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/divisible/task_ledger.h"
 #include "runtime/mpi/core/cluster.h"
 
 namespace hetpu {
@@ -27,22 +28,37 @@ struct WorkerTotals {
     double busy_s = 0;
     double transfer_s = 0;
     double last_rate = 0;  // elements per second of its last block (execution + transfer)
+    // Backup copies handed to it, and its seconds of thrown-away work (filled for the
+    // report from close_run()).
+    unsigned copies = 0;
+    double lost_s = 0;
 };
 
-struct Run {
-    const hetpu_divisible_job *job = nullptr;
-    double t0_us = 0;  // starpu_timing_now() at the first submission
+// Shared (make_run()): a losing copy may still be running when its job returns, and its
+// callbacks keep the run's bookkeeping alive until it has ended.
+struct Run : std::enable_shared_from_this<Run> {
+    // The job as given; after the return only its discard hook is used (see include/hetpu/divisible.h).
+    hetpu_divisible_job job_copy = {};
+    const hetpu_divisible_job *job = nullptr;  // &job_copy
+    double t0_us = 0;                          // starpu_timing_now() at the first submission
     std::unique_ptr<BlockPlanner> planner;
     std::unique_ptr<BlockDispatcher> dispatcher;
+    // Every block runs into private output (fill_private): the job opted in to backup
+    // copies and the dispatcher may hand some out. Set before start_run().
+    bool private_outputs = false;
 
     std::mutex mutex;  // guards everything below
     std::condition_variable changed;
     int error = 0;
     unsigned busy_callbacks = 0;
     unsigned pending_writebacks = 0;
-    unsigned blocks_done = 0;
-    uint64_t elements_done = 0;
+    unsigned blocks_done = 0;    // kept blocks
+    uint64_t elements_done = 0;  // elements of the kept blocks: each element once
     std::vector<WorkerTotals> totals = std::vector<WorkerTotals>(STARPU_NMAXWORKERS);
+    TaskLedger tasks;
+    // The job has returned (close_run()): the dispatcher and the planner are no longer
+    // told of what ends later (losing copies), and may be gone.
+    bool returned = false;
 
     // Multi-rank runs only (empty/unused in a single process). Assignments then carry
     // global PU ids (indices into pus); totals are indexed by global PU id too.
@@ -58,6 +74,9 @@ struct Run {
 };
 
 double seconds_between(const struct timespec &a, const struct timespec &b);
+
+// A run of `job` (copied into it). The runner sets planner and dispatcher.
+std::shared_ptr<Run> make_run(const hetpu_divisible_job &job);
 
 // Records the first error, abandons the block and stops the dispatcher (no more blocks).
 void fail(Run &run, const Assignment &a, int error);
@@ -87,8 +106,13 @@ int make_job_planner(const hetpu_divisible_job &job, const std::vector<PlannerWo
 // with the workers held off until all are queued. Returns the start (starpu_timing_now()).
 double start_run(Run &run);
 
-// Waits until every block has finished and every result is back in place.
+// Waits until every element is done once with its result in place (a losing copy may
+// still run: see close_run).
 void wait_until_done(Run &run);
+
+// Every element done and in place, nothing of this run's completions in progress. Called
+// with run.mutex held.
+bool run_settled(const Run &run);
 
 void fill_report_header(hetpu_divisible_report &report, const Run &run, double makespan_s, uint64_t fixed_block,
                         int ranks);

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <cstring>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +19,7 @@
 
 #include "common/settings.h"
 #include "runtime/divisible/block_run.h"
+#include "runtime/divisible/run_copies.h"
 #include "runtime/divisible/codelet_estimate.h"
 #include "runtime/mpi/mpi_owned_run.h"
 #include "runtime/mpi/mpi_run.h"
@@ -55,6 +56,9 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
         std::fprintf(stderr, "hetpu: %s: StarPU is not running; call hetpu_init() first\n", label);
         return -EINVAL;
     }
+    bool opted_in = false;
+    if (int rc = job_backup_hooks(*job, label, opted_in); rc != 0)
+        return rc;
     warn_of_submission_throttle(label);
     BlockRules rules{job->total, job->granule, job->min_block, job->name ? job->name : ""};
     try {
@@ -131,8 +135,8 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
         }
     }
 
-    Run run;
-    run.job = job;
+    std::shared_ptr<Run> run_ptr = make_run(*job);
+    Run &run = *run_ptr;
     uint64_t fixed_block = 0;
     BlockRules planner_rules = rules;
     add_codelet_estimates(*job, workers, planner_rules);
@@ -142,10 +146,12 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
     for (const auto &w : workers)
         ids.push_back(w.id);
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids);
+    choose_copies(run, opted_in, true);
 
     const double t0 = start_run(run);
     wait_until_done(run);
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
+    const RunCopies copies = close_run(run);
 
     if (run.dispatcher->forced_remainder())
         std::fprintf(stderr, "hetpu: %s: planner %s declined every worker; the remainder was forced onto one worker\n",
@@ -168,9 +174,14 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
             r.transfer_s = t.transfer_s;
             r.rank = 0;
             std::snprintf(r.host, sizeof r.host, "%s", hetpu_host_name());
+            r.copies = copies.copies_of(w.id);
+            r.lost_s = copies.lost_s_of(w.id);
         }
+        fill_report_copies(*report, copies);
     }
-    return run_status(run, rules, label);
+    const int status = run_status(run, rules, label);
+    release_planner(run);
+    return status;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@
 
 #include "runtime/divisible/block_run.h"
 #include "runtime/mpi/core/coordinator_cadence.h"
+#include "runtime/divisible/run_copies.h"
 #include "runtime/mpi/core/node_shares.h"
 #include "runtime/mpi/core/progress_reports.h"
 #include "runtime/mpi/mpi_rank_report.h"
@@ -122,8 +123,11 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
                      (unsigned long long)share.offset, (unsigned long long)(share.offset + share.count),
                      std::strerror(rc < 0 ? -rc : rc));
     // 3. Its planner, over its own workers and its share.
-    Run run;
-    run.job = &job;
+    bool opted_in = false;
+    if (rc == 0)
+        rc = job_backup_hooks(job, label, opted_in);
+    std::shared_ptr<Run> run_ptr = make_run(job);
+    Run &run = *run_ptr;
     run.track_homes = true;
     uint64_t fixed_block = 0;
     if (rc == 0 && !local.empty()) {
@@ -148,6 +152,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     for (const PlannerWorker &w : local)
         ids.push_back(w.id);
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids, share);
+    choose_copies(run, opted_in, true);
 
     PerNodeRank node(job, placement, run, comm, share, ids);
     if (rank == 0) {
@@ -162,6 +167,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     const double t0 = start_run(run);
     const int status = node.loop();
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
+    const RunCopies copies = close_run(run);
     if (status == 0 && job.name && node.busy_s() > 0)
         save_node_rate(rate_key, static_cast<double>(run.elements_done) / node.busy_s());
 
@@ -170,8 +176,11 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     for (const PlannerWorker &w : local)
         mine_pus.push_back({rank, w.id, w.kind, w.name, hetpu_host_name()});
     std::vector<WorkerTotals> mine_totals;
-    for (const PlannerWorker &w : local)
+    for (const PlannerWorker &w : local) {
         mine_totals.push_back(run.totals[static_cast<size_t>(w.id)]);
+        mine_totals.back().copies = copies.copies_of(w.id);
+        mine_totals.back().lost_s = copies.lost_s_of(w.id);
+    }
     std::vector<ClusterPu> pus;
     std::vector<WorkerTotals> totals;
     gather_workers(comm, mine_pus, mine_totals, pus, totals);
@@ -192,7 +201,10 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
             add_worker_reports(*report, pus, totals);
         }
     }
+    if (report)
+        fill_report_copies(*report, copies);
     gather_rank_reports(comm, share.offset, share.count, run.elements_done, node.traffic(), report);
+    release_planner(run);
     if (status != 0 || run.error != 0)
         return status != 0 ? status : run.error;
     unsigned long long mine_done = run.elements_done, all_done = 0;

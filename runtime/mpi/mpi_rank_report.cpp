@@ -27,10 +27,11 @@ struct WireRankSummary {
 struct WireWorkerTotals {
     WireWorker worker;
     uint32_t blocks;
-    uint32_t pad;
+    uint32_t copies;
     uint64_t elements;
     double busy_s;
     double transfer_s;
+    double lost_s;
 };
 
 std::string wire_text(const char *s, size_t n) { return std::string(s, strnlen(s, n)); }
@@ -56,6 +57,8 @@ void gather_workers(MPI_Comm comm, const std::vector<ClusterPu> &mine, const std
             w.elements = mine_totals[i].elements;
             w.busy_s = mine_totals[i].busy_s;
             w.transfer_s = mine_totals[i].transfer_s;
+            w.copies = mine_totals[i].copies;
+            w.lost_s = mine_totals[i].lost_s;
         }
     }
     int bytes = static_cast<int>(wire.size() * sizeof(WireWorkerTotals));
@@ -82,6 +85,8 @@ void gather_workers(MPI_Comm comm, const std::vector<ClusterPu> &mine, const std
             t.elements = w.elements;
             t.busy_s = w.busy_s;
             t.transfer_s = w.transfer_s;
+            t.copies = w.copies;
+            t.lost_s = w.lost_s;
             totals.push_back(t);
         }
 }
@@ -101,6 +106,8 @@ void add_worker_reports(hetpu_divisible_report &report, const std::vector<Cluste
         r.elements = t.elements;
         r.busy_s = t.busy_s;
         r.transfer_s = t.transfer_s;
+        r.copies = t.copies;
+        r.lost_s = t.lost_s;
         r.rank = pus[g].rank;
         std::snprintf(r.host, sizeof r.host, "%s", pus[g].host.c_str());
     }

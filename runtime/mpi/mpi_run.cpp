@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "runtime/divisible/block_run.h"
+#include "runtime/divisible/run_copies.h"
 #include "runtime/divisible/core/planner_extensions.h"
 #include "runtime/mpi/mpi_block_data.h"
 #include "runtime/mpi/mpi_rank_report.h"
@@ -439,8 +440,8 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
 {
     const int rank = mpi_rank(), size = mpi_size();
     MPI_Comm comm = mpi_control_comm();
-    Run run;
-    run.job = &job;
+    std::shared_ptr<Run> run_ptr = make_run(job);
+    Run &run = *run_ptr;
     std::vector<ClusterPu> pus = gather_pus(local, comm, rank, size);
 
     // Rank 0 builds the one planner; every rank learns whether it could.
@@ -493,6 +494,8 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
     for (size_t g = 0; g < pus.size(); ++g)
         ids.push_back(static_cast<int>(g));
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids);
+    // Blocks are relayed through rank 0 and their results come home to it: no backup copies.
+    choose_copies(run, false, false);
 
     Lead lead(run, comm, pus);
     const double t0 = start_run(run);

@@ -94,8 +94,7 @@ bool Borrower::return_finished_ranges()
         std::lock_guard<std::mutex> lock(run.mutex);
         homes.swap(run.homes);
         borrowed_.credit(homes);
-        const bool abandon = rank_.stopped && rank_.stop_status != 0 && run.dispatcher->finished() &&
-                             run.busy_callbacks == 0 && run.pending_writebacks == 0;
+        const bool abandon = rank_.stopped && rank_.stop_status != 0 && run_settled(run);
         ready = borrowed_.ready(abandon);
     }
     for (uint64_t move : ready) {
@@ -114,14 +113,33 @@ bool Borrower::return_finished_ranges()
                          (unsigned long long)(b.range.offset + b.range.count), b.from, std::strerror(-rc));
         }
         unregister_all(out);  // waits for the sends
-        if (rank_.placement.release)
-            rank_.placement.release(rank_.placement.arg, b.range.offset, b.range.count);
         std::lock_guard<std::mutex> lock(run.mutex);
         borrowed_.erase(move);
+        to_release_.push_back(b.range);
         if (rc != 0 && run.error == 0)
             run.error = rc;
     }
-    return !homes.empty() || !ready.empty();
+    const bool released = release_idle_ranges();
+    return !homes.empty() || !ready.empty() || released;
+}
+
+bool Borrower::release_idle_ranges()
+{
+    std::vector<Block> idle;
+    {
+        std::lock_guard<std::mutex> lock(rank_.run.mutex);
+        for (auto it = to_release_.begin(); it != to_release_.end();)
+            if (rank_.run.tasks.any_in(it->offset, it->count)) {
+                ++it;
+            } else {
+                idle.push_back(*it);
+                it = to_release_.erase(it);
+            }
+    }
+    if (rank_.placement.release)
+        for (const Block &b : idle)
+            rank_.placement.release(rank_.placement.arg, b.offset, b.count);
+    return !idle.empty();
 }
 
 }  // namespace hetpu

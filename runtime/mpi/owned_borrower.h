@@ -35,8 +35,9 @@ public:
     // after a failed job, whatever they hold, so the owner's wait ends). Whether any
     // result came home or any range went back.
     bool return_finished_ranges();
-    // Nothing borrowed is on its way or running here. The caller holds run.mutex.
-    bool none_held() const { return incoming_.empty() && borrowed_.empty(); }
+    // Nothing borrowed is on its way or running here, and no borrowed room is left to
+    // release. The caller holds run.mutex.
+    bool none_held() const { return incoming_.empty() && borrowed_.empty() && to_release_.empty(); }
 
 private:
     struct Incoming {  // a borrowed range whose inputs are on their way
@@ -56,6 +57,10 @@ private:
     std::map<uint64_t, Incoming> incoming_;
     BorrowedRanges borrowed_;
     std::vector<uint64_t> inputs_in_;  // moves whose inputs are all in
+    // Ranges returned to their owners whose room is released once no task of this rank
+    // runs in them any more (a losing backup copy may still read its inputs there).
+    std::vector<Block> to_release_;
+    bool release_idle_ranges();
 };
 
 }  // namespace hetpu

@@ -129,7 +129,7 @@ void PerNodeRank::report(ReportEvent event, uint64_t move, uint64_t moved, bool 
 bool PerNodeRank::settled_locally(uint64_t remaining, uint64_t in_flight)
 {
     std::lock_guard<std::mutex> lock(rank_.run.mutex);
-    return remaining == 0 && in_flight == 0 && rank_.run.busy_callbacks == 0 && rank_.run.pending_writebacks == 0 &&
+    return remaining == 0 && in_flight == 0 && rank_.run.busy_callbacks == 0 && rank_.run.tasks.awaited() == 0 &&
            borrower_.none_held();
 }
 
@@ -137,8 +137,7 @@ bool PerNodeRank::settled_locally(uint64_t remaining, uint64_t in_flight)
 bool PerNodeRank::settled()
 {
     std::lock_guard<std::mutex> lock(rank_.run.mutex);
-    return rank_.run.dispatcher->finished() && rank_.run.busy_callbacks == 0 && rank_.run.pending_writebacks == 0 &&
-           borrower_.none_held() && lender_.none_out();
+    return run_settled(rank_.run) && borrower_.none_held() && lender_.none_out();
 }
 
 }  // namespace hetpu

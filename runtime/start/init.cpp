@@ -2,6 +2,7 @@
 // hetpu_init()/hetpu_shutdown() and the policy resolution they share with the preload
 // library. StarPU's own resolution cannot be used: a known name in STARPU_SCHED beats
 // conf.sched_policy, and an unknown one silently falls back to a default policy.
+#include <hetpu/divisible.h>
 #include <hetpu/hetpu.h>
 
 #include <cerrno>
@@ -299,6 +300,8 @@ extern "C" void hetpu_shutdown(void)
     }
     if (!ours)
         return;
+    // Losing backup copies of returned jobs still run tasks whose callbacks use StarPU.
+    hetpu_divisible_wait_copies();
     hetpu::mpi_stop_starpu_mpi();
     starpu_shutdown();
     hetpu::note_starpu_shutdown();

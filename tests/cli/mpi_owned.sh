@@ -5,7 +5,8 @@
 # columns (of k-means' points), no
 # job data passes through rank 0 unless rank 0 is a party of a re-sharing move, and a
 # problem larger than what one rank may allocate runs (where the central planner, which
-# needs the whole problem on every rank, refuses it clearly).
+# needs the whole problem on every rank, refuses it clearly). With a backup copy of every
+# block, each block's output is still kept once.
 HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/mpi_env.sh"
@@ -52,6 +53,17 @@ for planner in per-node central; do
     check_owned "$json" 3 512 $planner || fail "record of the $planner run (see above)"
     echo "ok: 3 ranks, $planner planner, verified, data accounted"
 done
+
+# Backup copies on every rank (a copy of every block, HETPU_BACKUP_ALL): each rank's runner
+# keeps one output per block, so the shares still add up to the job and C verifies.
+json="$STARPU_HOME/owned-copies.jsonl"
+rm -f "$json"
+hetpu_mpirun -np 2 -x STARPU_SCHED=plb-hac -x HETPU_BACKUP_ALL=1 "$rank_home" "$matmul" -n 256 -k 128 --verify \
+    --json "$json" >"$STARPU_HOME/out" 2>&1 || { cat "$STARPU_HOME/out" >&2; fail "2 ranks with backup copies"; }
+check_owned "$json" 2 256 per-node || fail "record of the run with backup copies (see above)"
+python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).read()); assert r.get("copies", 0) > 0, r' "$json" ||
+    fail "no backup copy ran on rank 0 under HETPU_BACKUP_ALL=1"
+echo "ok: 2 ranks, per-node planner, a copy of every block, verified"
 
 # A problem larger than one rank may hold: B and C are 2 x 128 x 32768 doubles (64 MiB);
 # each of 4 ranks may hold 24 MiB of them (--max-columns-mib) and holds about a quarter.
