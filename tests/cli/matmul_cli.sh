@@ -79,7 +79,10 @@ assert sum(w["elements"] for w in r["workers"]) == 512, r["workers"]
 assert all(w["blocks"] > 0 or w.get("lost_s", 0) > 0 for w in r["workers"]), "both PUs are trained: %s" % r["workers"]
 if sys.argv[2] == "plb-hac":
     trace = [json.loads(l) for l in open(sys.argv[3])]
-    assert sum(t["size"] for t in trace) == 512, trace
+    # Every column ends once at least: as its block, or as a backup copy of a block whose
+    # original had not ended when the job returned; each range is handed out once.
+    firsts = sum(t["size"] for t in trace if t["phase"] != "backup")
+    assert firsts <= 512 <= sum(t["size"] for t in trace), trace
     for t in trace:
         assert t["measured_s"] > 0 and t["time_s"] > 0, t
         # The measured duration is what StarPU's profiling saw plus the block's unseen rest.

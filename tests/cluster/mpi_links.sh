@@ -82,8 +82,8 @@ for rank in range(4):
     # Headers and MPI's protocol add a few percent; the launch and MPI's wire-up some KiB.
     assert kernel[rank] <= 1.2 * sent + (128 << 10), "rank %d: hetpu's count leaves out traffic" % rank
 if planner == "central":
-    data = reports[0]["data_bytes_sent"]
-    assert data > 32 << 10, "the central planner shipped only %d bytes of blocks from rank 0" % data
+    for rank in (1, 2, 3):
+        assert reports[rank]["data_bytes_received"] > 0, "the central planner shipped rank %d no block" % rank
 PY
     echo "ok: matmul verified on four namespaced nodes over TCP ($1 planner)"
 }

@@ -92,18 +92,20 @@ cluster_up() {
     # OpenMPI starts its daemon on each node through this "remote shell".
     cat >"$cluster_dir/netns_rsh" <<SH
 #!/bin/sh
-# OpenMPI's plm_rsh_agent: run the daemon's command line inside the named node's namespace.
+# OpenMPI's plm_rsh_agent: run the daemon's command line inside the named node's namespace,
+# under the node's own hostname (OpenMPI keys its session files by hostname).
 host=\$1
 shift
-exec ip netns exec "${cluster_prefix}-n\${host#node}" /bin/sh -c "\$*"
+exec ip netns exec "${cluster_prefix}-n\${host#node}" unshare --uts /bin/sh -c 'hostname "\$0" && exec /bin/sh -c "\$*"' "\$host" "\$@"
 SH
     chmod +x "$cluster_dir/netns_rsh"
 }
 
+# Under the node's own hostname, as its daemons run (netns_rsh).
 cluster_exec() {
     node=$1
     shift
-    ip netns exec "$(cluster_ns "$node")" "$@"
+    ip netns exec "$(cluster_ns "$node")" unshare --uts /bin/sh -c 'hostname "$0" && exec "$@"' "$node" "$@"
 }
 
 cluster_tx_bytes() { cluster_exec "$1" cat /sys/class/net/eth0/statistics/tx_bytes; }
