@@ -139,8 +139,10 @@ for granule in default 1; do
     python3 - "$STARPU_HOME/tiles.jsonl" "$STARPU_HOME/tiles.trace" "$granule" <<'PY' || fail "blocks of --granule $granule"
 import json, sys
 r = json.loads(open(sys.argv[1]).read())
-sizes = [json.loads(l)["size"] for l in open(sys.argv[2])]
-assert r["verified"] is True and sum(sizes) == 1040, (r, sizes)
+trace = [json.loads(l) for l in open(sys.argv[2])]
+sizes = [t["size"] for t in trace]  # backup copies have their block's size
+firsts = sum(t["size"] for t in trace if t["phase"] != "backup")
+assert r["verified"] is True and firsts <= 1040 <= sum(sizes), (r, trace)
 if sys.argv[3] == "default":
     assert r["granule"] == 32, r
     assert sum(1 for s in sizes if s % 32) <= 1, sizes
