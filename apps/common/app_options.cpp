@@ -130,6 +130,16 @@ bool parse_command_line(CLI::App &app, int argc, const char *const argv[], bool 
     return true;
 }
 
+void add_checkpoint_options(CLI::App &app, uint32_t &every, std::string &dir, bool &restart, const char *every_help,
+                            const char *restart_help)
+{
+    app.add_option("--checkpoint-every", every, every_help)->type_name("K")->check(whole_in(1, 1000000));
+    app.add_option("--checkpoint-dir", dir, "directory of the checkpoints (created if missing)")
+        ->type_name("DIR")
+        ->check(NonEmpty);
+    app.add_flag("--restart", restart, restart_help);
+}
+
 bool check_checkpoint_flags(uint64_t every, const std::string &dir, bool restart, std::string &error)
 {
     const bool checkpointing = every > 0 || restart;

@@ -59,6 +59,11 @@ bool choose_data(const std::string &input, Count &generate, Count fallback, std:
     return true;
 }
 
+// --checkpoint-every K (1 to 1,000,000), --checkpoint-dir DIR and --restart, with the app's own
+// words for what a checkpoint and a restart are.
+void add_checkpoint_options(CLI::App &app, uint32_t &every, std::string &dir, bool &restart, const char *every_help,
+                            const char *restart_help);
+
 // The checkpoint flags of an app that checkpoints (--checkpoint-every K, --checkpoint-dir DIR,
 // --restart) agree: either needs the directory, and the directory alone does nothing.
 bool check_checkpoint_flags(uint64_t every, const std::string &dir, bool restart, std::string &error);

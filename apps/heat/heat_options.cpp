@@ -41,17 +41,11 @@ void describe(CLI::App &app, Options &o)
     app.add_option("--output", o.output_path, "write the final grid (raw float32, row after row)")
         ->type_name("FILE")
         ->check(apps::NonEmpty);
-    app.add_option("--checkpoint-every", o.checkpoint_every,
-                   "checkpoint the grid every K sweeps into --checkpoint-dir (asynchronous; from device memory "
-                   "when the blocks are on devices)")
-        ->type_name("K")
-        ->check(apps::whole_in(1, 1000000));
-    app.add_option("--checkpoint-dir", o.checkpoint_dir, "directory of the checkpoints (created if missing)")
-        ->type_name("DIR")
-        ->check(apps::NonEmpty);
-    app.add_flag("--restart", o.restart,
-                 "continue from the newest complete checkpoint in --checkpoint-dir (same --rows, --cols, --blocks "
-                 "and --seed; an error if there is none)");
+    apps::add_checkpoint_options(app, o.checkpoint_every, o.checkpoint_dir, o.restart,
+                                 "checkpoint the grid every K sweeps into --checkpoint-dir (asynchronous; from device "
+                                 "memory when the blocks are on devices)",
+                                 "continue from the newest complete checkpoint in --checkpoint-dir (same --rows, "
+                                 "--cols, --blocks and --seed; an error if there is none)");
     app.footer("Example: hetpu-heat --rows 2048 --cols 2048 --iterations 500 --checkpoint-every 50 "
                "--checkpoint-dir /tmp/heat --verify");
 }

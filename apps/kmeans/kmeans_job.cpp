@@ -57,6 +57,35 @@ bool storage_of(PassState &s, uint64_t offset, uint64_t count, double *&x, int32
     return false;
 }
 
+// The assignment task of `count` points at x: its partial sums into `partial`, its labels
+// into `labels` (the job's own arrays, or a block's private ones).
+int fill_assign(PassState &s, struct starpu_task *task, double *x, uint64_t count, std::vector<double> &partial,
+                int32_t *labels)
+{
+    const uint32_t d = s.share->local.d;
+    auto *args = static_cast<hetpu_kmeans_args *>(std::malloc(sizeof(hetpu_kmeans_args)));
+    if (!args)
+        return -ENOMEM;
+    args->k = s.k;
+    args->d = d;
+    starpu_data_handle_t x_handle, partial_handle, labels_handle;
+    starpu_vector_data_register(&x_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(x),
+                                static_cast<uint32_t>(count * d), sizeof(double));
+    starpu_vector_data_register(&partial_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(partial.data()),
+                                static_cast<uint32_t>(partial.size()), sizeof(double));
+    starpu_vector_data_register(&labels_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(labels),
+                                static_cast<uint32_t>(count), sizeof(int32_t));
+    task->cl = assign_codelet();
+    task->handles[0] = x_handle;
+    task->handles[1] = s.centroids;
+    task->handles[2] = partial_handle;
+    task->handles[3] = labels_handle;
+    task->cl_arg = args;
+    task->cl_arg_size = sizeof *args;
+    task->cl_arg_free = 1;
+    return 0;
+}
+
 int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
 {
     auto *s = static_cast<PassState *>(arg);
@@ -68,26 +97,8 @@ int fill_task(void *arg, uint64_t offset, uint64_t count, struct starpu_task *ta
     auto block = std::make_unique<BlockPartial>();
     block->offset = offset;
     block->values.assign(partial_size(s->k, d), 0.0);
-    auto *args = static_cast<hetpu_kmeans_args *>(std::malloc(sizeof(hetpu_kmeans_args)));
-    if (!args)
-        return -ENOMEM;
-    args->k = s->k;
-    args->d = d;
-    starpu_data_handle_t x_handle, partial, labels;
-    starpu_vector_data_register(&x_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(x),
-                                static_cast<uint32_t>(count * d), sizeof(double));
-    starpu_vector_data_register(&partial, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(block->values.data()),
-                                static_cast<uint32_t>(block->values.size()), sizeof(double));
-    starpu_vector_data_register(&labels, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(labels_at),
-                                static_cast<uint32_t>(count), sizeof(int32_t));
-    task->cl = assign_codelet();
-    task->handles[0] = x_handle;
-    task->handles[1] = s->centroids;
-    task->handles[2] = partial;
-    task->handles[3] = labels;
-    task->cl_arg = args;
-    task->cl_arg_size = sizeof *args;
-    task->cl_arg_free = 1;
+    if (int rc = fill_assign(*s, task, x, count, block->values, labels_at); rc != 0)
+        return rc;
     std::lock_guard<std::mutex> lock(s->mutex);
     s->partials.push_back(std::move(block));
     return 0;
@@ -113,26 +124,8 @@ int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task 
     out->partial->offset = offset;
     out->partial->values.assign(partial_size(s->k, d), 0.0);
     out->labels.assign(count, -1);
-    auto *args = static_cast<hetpu_kmeans_args *>(std::malloc(sizeof(hetpu_kmeans_args)));
-    if (!args)
-        return -ENOMEM;
-    args->k = s->k;
-    args->d = d;
-    starpu_data_handle_t x_handle, partial, labels;
-    starpu_vector_data_register(&x_handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(x),
-                                static_cast<uint32_t>(count * d), sizeof(double));
-    starpu_vector_data_register(&partial, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->partial->values.data()),
-                                static_cast<uint32_t>(out->partial->values.size()), sizeof(double));
-    starpu_vector_data_register(&labels, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->labels.data()),
-                                static_cast<uint32_t>(count), sizeof(int32_t));
-    task->cl = assign_codelet();
-    task->handles[0] = x_handle;
-    task->handles[1] = s->centroids;
-    task->handles[2] = partial;
-    task->handles[3] = labels;
-    task->cl_arg = args;
-    task->cl_arg_size = sizeof *args;
-    task->cl_arg_free = 1;
+    if (int rc = fill_assign(*s, task, x, count, out->partial->values, out->labels.data()); rc != 0)
+        return rc;
     *output = out.release();
     return 0;
 }

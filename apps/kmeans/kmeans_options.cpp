@@ -63,17 +63,11 @@ void describe(CLI::App &app, Options &o)
     app.add_option("--truth", o.truth_path, "save the generated blob centres (CSV)")
         ->type_name("FILE")
         ->check(apps::NonEmpty);
-    app.add_option("--checkpoint-every", o.checkpoint_every,
-                   "save the iteration state every K iterations into --checkpoint-dir (asynchronous, through "
-                   "hetpu's checkpoint backend)")
-        ->type_name("K")
-        ->check(apps::whole_in(1, 1000000));
-    app.add_option("--checkpoint-dir", o.checkpoint_dir, "directory of the checkpoints (created if missing)")
-        ->type_name("DIR")
-        ->check(apps::NonEmpty);
-    app.add_flag("--restart", o.restart,
-                 "continue from the newest checkpoint in --checkpoint-dir (same -k, --seed and data; an error if "
-                 "there is none)");
+    apps::add_checkpoint_options(app, o.checkpoint_every, o.checkpoint_dir, o.restart,
+                                 "save the iteration state every K iterations into --checkpoint-dir (asynchronous, "
+                                 "through hetpu's checkpoint backend)",
+                                 "continue from the newest checkpoint in --checkpoint-dir (same -k, --seed and data; "
+                                 "an error if there is none)");
     app.footer("Example: STARPU_SCHED=plb-hac hetpu-kmeans --generate 200000 --dims 4 -k 8 --verify");
 }
 
