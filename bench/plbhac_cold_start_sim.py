@@ -134,8 +134,8 @@ def then_cell(xs):
 def table(rows, today):
     new, old = medians(rows), medians(today) if today else {}
     names = sorted({r["scenario"] for r in rows})
-    lines = ["| rows | length | plb-hac / GPUs alone (today) | plb-hac / optimum-noisy (today) | plb-hac / optimum | "
-             "busy end / makespan | cold: new / today | warm: new / today | warm / optimum-noisy | "
+    lines = ["| rows | length | plb-hac / GPUs alone (training phase) | plb-hac / optimum-noisy (training phase) | plb-hac / optimum | "
+             "busy end / makespan | cold: ladder / training phase | warm: ladder / training phase | warm / optimum-noisy | "
              "stale models / optimum |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for v in ("node", "cpu", "gpu"):

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.dont_write_bytecode = True
 import gen_workloads as gw  # noqa: E402 (next to this script, not installed)
+from small_exact import sim  # noqa: E402 (one mgb-sim run, JSON, rejections allowed)
 
 LOADS = [0.5, 0.8, 0.95]
 DEVICES = 4
@@ -54,12 +55,6 @@ def scenario(seed, load, njobs):
         t += rng.expovariate(rate)
     return {"comment": "bench/mgb/arrivals.py seed %d load %.2f" % (seed, load),
             "gpus": [{"preset": "V100", "count": DEVICES}], "workers": 16, "jobs": jobs}, mean
-
-
-def sim(hetpu, path, policy, model):
-    out = subprocess.run([hetpu, "mgb-sim", "--scenario", path, "--policy", policy, "--colocation", model, "--json",
-                          "--allow-rejected"], check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
 
 
 def main():
