@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import random
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
