@@ -28,7 +28,7 @@ constexpr unsigned kMaxGrants = 1024;
 constexpr unsigned kMaxProcesses = 64;
 constexpr unsigned kDeviceKeyLength = 64;
 constexpr uint32_t kLedgerMagic = 0x4d474231;  // "MGB1"
-constexpr uint32_t kLedgerVersion = 4;         // bump on any layout change
+constexpr uint32_t kLedgerVersion = 5;         // bump on any layout change
 
 struct DeviceState {
     char key[kDeviceKeyLength];   // stable across processes: "cuda:0000:3b:00.0", "opencl:0:1"
@@ -55,6 +55,7 @@ struct Grant {
     uint64_t warps;
     uint32_t warps_per_block;
     uint32_t shared_mem_per_block;
+    uint32_t busy_permille;      // share of its device time its kernels run, 1/1000 (1000: unknown)
     uint8_t sm_blocks[kMaxSms];  // blocks placed on each SM (max_blocks_per_sm <= 255)
 };
 

@@ -222,18 +222,6 @@ KernelSpec parse_kernel(const json &k, const std::string &where)
 
 }  // namespace
 
-const char *colocation_name(Colocation c) { return c == Colocation::Mps ? "mps" : "time-sliced"; }
-
-bool parse_colocation(const std::string &name, Colocation &out)
-{
-    for (Colocation c : {Colocation::Mps, Colocation::TimeSliced})
-        if (name == colocation_name(c)) {
-            out = c;
-            return true;
-        }
-    return false;
-}
-
 MgbScenario parse_mgb_scenario(const std::string &json_text)
 {
     json root;

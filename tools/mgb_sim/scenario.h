@@ -22,13 +22,15 @@
 #include <vector>
 
 #include "node_arbiter/core/gpu_spec.h"
+#include "sched_policies/mgb/core/colocation.h"
 
 namespace hetpu::mgb_sim {
 
 // How co-located kernels share a device (simulator.h): concurrently (MPS) or time-sliced.
-enum class Colocation { Mps, TimeSliced };
-const char *colocation_name(Colocation c);  // "mps", "time-sliced"
-bool parse_colocation(const std::string &name, Colocation &out);
+// The MGB core's model, which its placement also reads.
+using mgb::Colocation;
+using mgb::colocation_name;  // "mps", "time-sliced"
+using mgb::parse_colocation;
 
 // Every message names the offending field (e.g. "jobs[3].kernels[0].seconds") and how to fix it.
 struct ScenarioError : std::runtime_error {

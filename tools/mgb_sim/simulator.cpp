@@ -54,9 +54,18 @@ TaskNeeds kernel_needs(const JobSpec &job, const KernelSpec &k)
 // What the job tells the policy (MGB's task_begin): its memory, and the launch shape of the
 // kernel with the largest resident footprint on the node's first device. The Ledger holds
 // one compute footprint per grant, for the job's whole GPU part: the largest one is what
-// the job can occupy at any moment.
+// the job can occupy at any moment. Its busy share is its kernels' standalone time over
+// that plus its host phases: the share of the time it holds the device that its kernels run
+// (what the time-sliced placement rule reads; a profile of the job gives it).
 TaskNeeds job_needs(const JobSpec &job, const mgb::GpuSpec &spec)
 {
+    double kernel_s = 0, host_s = 0;
+    for (const KernelSpec &k : job.kernels) {
+        kernel_s += k.seconds * k.repeat;
+        host_s += k.host_seconds * k.repeat;
+    }
+    const uint32_t busy =
+        uint32_t(std::clamp(std::lround(1000.0 * kernel_s / std::max(kernel_s + host_s, 1e-300)), 1l, 1000l));
     TaskNeeds best = kernel_needs(job, job.kernels.front());
     uint64_t best_warps = mgb::footprint_on(best, spec).warps();
     for (const KernelSpec &k : job.kernels) {
@@ -67,6 +76,7 @@ TaskNeeds job_needs(const JobSpec &job, const mgb::GpuSpec &spec)
             best_warps = w;
         }
     }
+    best.busy_permille = busy;
     return best;
 }
 
@@ -129,6 +139,7 @@ public:
         case Policy::SchedGpu:
             algorithm_ = Algorithm::LeastWarps;
             allowed_ = 1u;
+            schedgpu_ = true;
             break;
         }
     }
@@ -300,6 +311,8 @@ private:
         req.allowed_devices = allowed_ & s_.jobs[j].allowed_devices & runnable_[j];
         req.pid = int32_t(j + 1);
         req.cg_ratio = cg_ratio_;
+        // mgb and mgb-exact place by the device's co-location model; schedGPU looks at memory only.
+        req.colocation = schedgpu_ ? Colocation::Mps : colocation_;
         const mgb::PlaceResult r = mgb::ledger_place(*ledger_, algorithm_, req);
         if (r.status == PlaceStatus::WaitForResources)
             return false;
@@ -433,6 +446,7 @@ private:
     SimResult result_;
     Algorithm algorithm_ = Algorithm::LeastWarps;
     uint32_t allowed_ = ~0u;
+    bool schedgpu_ = false;
     unsigned workers_ = 0, cg_ratio_ = 1, freed_workers_ = 0, idle_workers_ = 0;
     size_t next_job_ = 0;
     double now_ = 0;

@@ -64,12 +64,48 @@ bool exact_round_robin(const DeviceState &dev, const Footprint &fp, uint8_t plac
     return remaining == 0;
 }
 
-// Alg. 2 (Exact): first fit over devices, in index order.
+// Each device's time load under time-slicing, were the task placed there (gpu_ledger.h):
+// the other processes' busy shares plus min(1000, the requester's own + the task's). One
+// pass over the grant table, so it needs no per-process bookkeeping (the simulator's and a
+// single process's requesters are not registered processes).
+struct TimeLoad {
+    uint64_t with_task[kMaxDevices] = {};
+    bool fits(unsigned d) const { return with_task[d] <= 1000; }
+};
+
+TimeLoad time_load(const Ledger &ledger, const PlaceRequest &request)
+{
+    TimeLoad load;
+    uint64_t own[kMaxDevices] = {};
+    for (const Grant &g : ledger.grants) {
+        if (g.id == 0 || g.algorithm == kMemoryOnly || g.device >= kMaxDevices)
+            continue;
+        const uint64_t busy = std::min<uint32_t>(g.busy_permille, 1000u);
+        (g.pid == request.pid ? own : load.with_task)[g.device] += busy;
+    }
+    const uint64_t task = busy_share_permille(request.needs);
+    for (unsigned d = 0; d < kMaxDevices; ++d)
+        load.with_task[d] += std::min<uint64_t>(own[d] + task, 1000);
+    return load;
+}
+
+bool time_sliced(const PlaceRequest &request) { return request.colocation == Colocation::TimeSliced; }
+
+// Alg. 2 (Exact): first fit over devices, in index order. Time-sliced: of the devices where
+// it fits (memory, SMs, and the time load), the least loaded; ties in index order.
 int choose_exact(Ledger &ledger, const PlaceRequest &request, const ProcessEntry *proc, Grant &grant)
 {
+    TimeLoad load;
+    if (time_sliced(request))
+        load = time_load(ledger, request);
+    int best = -1;
+    uint8_t best_placed[kMaxSms] = {};
+    uint32_t best_next_sm = 0;
     for (unsigned d = 0; d < ledger.ndevices; ++d) {
         DeviceState &dev = ledger.devices[d];
         if (!allowed(request, d) || bytes_on(request, d) > ledger_headroom(ledger, proc, d))
+            continue;
+        if (time_sliced(request) && (!load.fits(d) || (best >= 0 && load.with_task[d] >= load.with_task[best])))
             continue;
         const Footprint fp = footprint_on(request.needs, dev.spec);
         if (!fp.runnable)
@@ -78,6 +114,17 @@ int choose_exact(Ledger &ledger, const PlaceRequest &request, const ProcessEntry
         uint32_t next_sm = dev.next_sm;
         if (!exact_round_robin(dev, fp, placed, next_sm))
             continue;
+        best = int(d);
+        std::memcpy(best_placed, placed, sizeof best_placed);
+        best_next_sm = next_sm;
+        if (!time_sliced(request))
+            break;  // first fit
+    }
+    if (best >= 0) {
+        DeviceState &dev = ledger.devices[best];
+        const Footprint fp = footprint_on(request.needs, dev.spec);
+        const uint8_t *placed = best_placed;
+        const uint32_t next_sm = best_next_sm;
         // commitSMChanges
         for (unsigned s = 0; s < dev.spec.sms; ++s) {
             if (placed[s] == 0)
@@ -89,9 +136,8 @@ int choose_exact(Ledger &ledger, const PlaceRequest &request, const ProcessEntry
         dev.next_sm = next_sm;
         std::memcpy(grant.sm_blocks, placed, sizeof grant.sm_blocks);
         grant.per_sm = 1;
-        return int(d);
     }
-    return -1;
+    return best;
 }
 
 // Alg. 3 with the erratum (docs/design.md, "MGB Algorithm 3 least-loaded GPU"): among
@@ -104,8 +150,14 @@ int choose_exact(Ledger &ledger, const PlaceRequest &request, const ProcessEntry
 // device-filling kernel occupies fewer warps on the small one. Among identical devices the
 // share orders them exactly as the warp count does. Compared by cross-multiplication: no
 // rounding, and the products stay below 2^64 (warps < 2^40, capacity < 2^24).
+//
+// Time-sliced, the time load comes first (gpu_ledger.h): warps shared with another process's
+// kernel buy nothing when the two take turns.
 int choose_least_warps(const Ledger &ledger, const PlaceRequest &request, const ProcessEntry *proc)
 {
+    TimeLoad time;
+    if (time_sliced(request))
+        time = time_load(ledger, request);
     int best = -1;
     uint64_t best_load = 0, best_capacity = 1;
     for (unsigned d = 0; d < ledger.ndevices; ++d) {
@@ -115,6 +167,12 @@ int choose_least_warps(const Ledger &ledger, const PlaceRequest &request, const 
         const Footprint fp = footprint_on(request.needs, dev.spec);
         if (!fp.runnable)
             continue;
+        if (time_sliced(request)) {
+            if (!time.fits(d) || (best >= 0 && time.with_task[d] > time.with_task[best]))
+                continue;
+            if (best >= 0 && time.with_task[d] < time.with_task[best])
+                best = -1;  // strictly less time load: wins whatever its warps
+        }
         const uint64_t load = dev.in_use_warps + fp.warps();
         const uint64_t capacity = std::max<uint64_t>(dev.spec.max_warps(), 1);
         if (best < 0 || load * best_capacity < best_load * capacity) {
@@ -246,6 +304,7 @@ PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest
     grant.warps = fp.warps();
     grant.warps_per_block = fp.warps_per_block;
     grant.shared_mem_per_block = fp.shared_mem_per_block;
+    grant.busy_permille = busy_share_permille(request.needs);
     const uint64_t id = ledger_commit_grant(ledger, *slot, grant);
     if (proc) {
         // Its own grant ends its wait's count; every other waiting process was passed over.
@@ -288,6 +347,8 @@ void ledger_memory_wait(const Ledger &ledger, Algorithm algorithm, const PlaceRe
         const Footprint fp = footprint_on(request.needs, dev.spec);
         if (!fp.runnable || bytes_on(request, d) <= ledger_headroom(ledger, proc, d))
             continue;                         // memory is not what it lacks here
+        if (time_sliced(request) && !time_load(ledger, request).fits(d))
+            continue;                         // the device's time is full too
         if (algorithm == Algorithm::Exact) {  // compute is hard: it must fit the SMs now
             uint8_t placed[kMaxSms] = {};
             uint32_t next_sm = dev.next_sm;

@@ -12,6 +12,7 @@
 
 #include "node_arbiter/core/device_ledger.h"
 #include "node_arbiter/core/gpu_spec.h"
+#include "sched_policies/mgb/core/colocation.h"
 #include "sched_policies/mgb/core/handle_residency.h"
 #include "sched_policies/mgb/core/task_needs.h"
 
@@ -37,6 +38,10 @@ struct PlaceRequest {
                                                 // (data already held there by this process counts once)
     int32_t pid = 0;
     uint32_t cg_ratio = 1;  // CoreToGpu: tasks per device
+    // How the device shares time between processes (colocation.h). Under TimeSliced, mgb and
+    // mgb-exact put a task beside another process's work only where it fills that work's idle
+    // gaps (see ledger_place); SA and CG do not look at it.
+    Colocation colocation = Colocation::Mps;
 };
 
 enum class PlaceStatus {
@@ -56,6 +61,16 @@ struct PlaceResult {
 // A registered requester (request.pid) is also bounded by its own limit per device, and
 // waits while another process has been passed over kNodeAgingLimit times (node-wide aging).
 // A full grant table (kMaxGrants live) answers WaitForResources.
+//
+// Time-sliced co-location (request.colocation), for Exact and LeastWarps: a device's time
+// load is what the other processes' live grants on it keep its kernels busy (the sum of their
+// busy_permille) plus what the requester's own grants there and the task would
+// (min(1000, own + task): one process's kernels share its context, so they never slice against
+// each other). A device takes the task only while that load stays within 1000, i.e. the
+// task's kernels fit the others' idle gaps; otherwise the task waits, as one job per device
+// would. Among the devices that take it, the one with the least load wins, so free devices
+// are used before any is shared (LeastWarps breaks ties by its warp share, Exact by index).
+// Under Mps both algorithms are as described above their choose functions.
 PlaceResult ledger_place(Ledger &ledger, Algorithm algorithm, const PlaceRequest &request);
 
 // Whether device d, with nothing else on it, could hold the task (memory, within the

@@ -6,6 +6,7 @@
 noinst_LTLIBRARIES += sched_policies/mgb/core/libhetpu_mgb_core.la
 sched_policies_mgb_core_libhetpu_mgb_core_la_SOURCES = \
 	sched_policies/mgb/core/task_needs.cpp sched_policies/mgb/core/task_needs.h \
+	sched_policies/mgb/core/colocation.cpp sched_policies/mgb/core/colocation.h \
 	sched_policies/mgb/core/gpu_ledger.cpp sched_policies/mgb/core/gpu_ledger.h \
 	sched_policies/mgb/core/wait_queue.cpp sched_policies/mgb/core/wait_queue.h
 
@@ -18,7 +19,9 @@ tests_mgb_core_tests_SOURCES = \
 	tests/unit/mgb/ledger_baselines_test.cpp \
 	tests/unit/mgb/ledger_bookkeeping_test.cpp \
 	tests/unit/mgb/wait_queue_test.cpp \
-	tests/unit/mgb/ledger_mixed_node_test.cpp
+	tests/unit/mgb/ledger_mixed_node_test.cpp \
+	tests/unit/mgb/colocation_test.cpp \
+	tests/unit/mgb/ledger_time_sliced_test.cpp
 tests_mgb_core_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_mgb_core_tests_LDADD = sched_policies/mgb/core/libhetpu_mgb_core.la node_arbiter/libhetpu_node_arbiter_core.la $(GTEST_LIBS)
 TESTS += tests/mgb_core_tests

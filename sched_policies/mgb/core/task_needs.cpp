@@ -49,4 +49,9 @@ Footprint footprint_on(const TaskNeeds &needs, const GpuSpec &spec)
     return fp;
 }
 
+uint32_t busy_share_permille(const TaskNeeds &needs)
+{
+    return needs.busy_permille == 0 ? 1000u : std::min<uint32_t>(needs.busy_permille, 1000u);
+}
+
 }  // namespace hetpu::mgb

@@ -14,7 +14,14 @@ struct TaskNeeds {
     uint32_t blocks = 0;                // thread blocks of its (largest) kernel; 0: unknown
     uint32_t threads_per_block = 0;     // 0 with blocks > 0: one warp per block
     uint32_t shared_mem_per_block = 0;  // bytes
+    // Share of the time it holds its device that its kernels run, in 1/1000 (the rest: host
+    // phases, transfers). 0: unknown, taken as 1000 (kernel-bound). Only the time-sliced
+    // co-location model reads it (colocation.h).
+    uint32_t busy_permille = 0;
 };
+
+// busy_permille with unknown (0) as 1000 and anything above 1000 capped.
+uint32_t busy_share_permille(const TaskNeeds &needs);
 
 // Warps of one block: ceil(threads / warp size), at least 1.
 uint32_t warps_per_block(const TaskNeeds &needs, const GpuSpec &spec);
