@@ -108,6 +108,10 @@ const std::vector<SettingSpec> kSpecs = {
      0, 1e6, nullptr, "16"},
     {"HETPU_MGB_POLL_MS", T::Whole, "`10`", "how often (ms) a process with waiting tasks looks at what others freed", 1,
      1e6, nullptr, "10"},
+    {"HETPU_MGB_COLOCATION", T::Choice, "`auto`",
+     "how a shared device runs kernels of several processes: `mps` at once, `time-sliced` by turns (mgb then shares a "
+     "device only to fill idle gaps); `auto`: MPS when its control daemon runs (CUDA), else time-sliced",
+     0, 0, "auto|mps|time-sliced", "time-sliced"},
     {"HETPU_CG_RATIO", T::Whole, "`2`", "`cg`: tasks per device", 1, 1e6, nullptr, "2"},
     // Accounting
     {"HETPU_ACCOUNTING", T::Flag, "`1`", "`0`: no charge, no ledger row", 0, 0, nullptr, "0"},

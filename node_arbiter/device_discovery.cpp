@@ -110,6 +110,7 @@ std::vector<AcceleratorDevice> discover_accelerators(unsigned sched_ctx_id)
             const struct cudaDeviceProp *prop = starpu_cuda_get_device_properties(static_cast<unsigned>(worker));
             device.key = cuda_key(*prop);
             device.spec = cuda_spec(*prop);
+            device.exclusive_process = prop->computeMode == cudaComputeModeExclusiveProcess;
         }
 #endif
 #ifdef STARPU_USE_OPENCL

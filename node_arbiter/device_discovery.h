@@ -15,9 +15,10 @@ namespace hetpu::mgb {
 
 struct AcceleratorDevice {
     unsigned memory_node = 0;
-    std::vector<int> workers;  // several per CUDA device with STARPU_NWORKER_PER_CUDA
-    std::string key;           // "cuda:0000:3b:00.0" (PCI bus id), "opencl:<platform>:<device>"
-    GpuSpec spec;              // memory_bytes: what StarPU may use on the node (STARPU_LIMIT_*_MEM)
+    std::vector<int> workers;        // several per CUDA device with STARPU_NWORKER_PER_CUDA
+    std::string key;                 // "cuda:0000:3b:00.0" (PCI bus id), "opencl:<platform>:<device>"
+    GpuSpec spec;                    // memory_bytes: what StarPU may use on the node (STARPU_LIMIT_*_MEM)
+    bool exclusive_process = false;  // CUDA compute mode exclusive-process (how MPS is set up)
 };
 
 // Accelerators whose workers belong to the context, in memory-node order.

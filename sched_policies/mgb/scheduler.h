@@ -85,6 +85,8 @@ private:
     };
 
     void setup_devices();
+    // HETPU_MGB_COLOCATION for the discovered devices, said on stderr once (mgb and mgb-exact).
+    void choose_colocation_model();
     void register_devices();
     TaskInfo describe(struct starpu_task *task) const;
     PlaceRequest request_for(const TaskInfo &info, std::vector<uint64_t> &bytes) const;
@@ -113,6 +115,7 @@ private:
     Algorithm algorithm_;
     int32_t pid_ = static_cast<int32_t>(getpid());
     uint32_t cg_ratio_;
+    Colocation colocation_ = Colocation::Mps;  // chosen once the devices are known (choose_colocation_model)
     std::unique_ptr<LedgerAccess> ledger_;
     std::unique_ptr<GrantTrace> trace_;
     std::vector<AcceleratorDevice> devices_;
@@ -131,6 +134,7 @@ private:
     std::unordered_map<uint64_t, Waiting> waiting_tasks_;
     uint64_t next_waiting_id_ = 1;
     bool freed_since_drain_ = true;
+    uint32_t older_waiting_ = 0;   // during a drain: local devices the tasks it passed over could use
     size_t waiting_with_cpu_ = 0;  // waiting tasks an idle CPU worker could take
     HandleResidency residency_;
     std::vector<uint64_t> mirrored_;  // others' reservations declared to StarPU, per device

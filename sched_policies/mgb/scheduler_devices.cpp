@@ -128,6 +128,34 @@ void Scheduler::setup_devices()
             device_of_worker_[w] = static_cast<int>(d);
     ledger_index_.assign(devices_.size(), -1);
     registered_ = false;
+    choose_colocation_model();
+}
+
+void Scheduler::choose_colocation_model()
+{
+    ColocationSetting setting = ColocationSetting::Auto;
+    std::string value = "auto", error;
+    try {
+        value = Settings().choice("HETPU_MGB_COLOCATION").value_or("auto");
+    } catch (const SettingError &e) {  // see setting_or: only a policy StarPU loads itself gets here
+        std::fprintf(stderr, "hetpu: %s; using auto\n", e.what());
+    }
+    if (!parse_colocation_setting(value.c_str(), setting, error))
+        std::fprintf(stderr, "hetpu: %s; using auto\n", error.c_str());
+    bool cuda = false;
+    MpsProbe probe;
+    probe.pipe_directory = process_env("CUDA_MPS_PIPE_DIRECTORY");
+    probe.exclusive_process = !devices_.empty();
+    for (const AcceleratorDevice &d : devices_) {
+        cuda = cuda || d.key.rfind("cuda:", 0) == 0;
+        probe.exclusive_process = probe.exclusive_process && d.exclusive_process;
+    }
+    const ColocationChoice choice = choose_colocation(setting, cuda, probe);
+    colocation_ = choice.model;
+    // SA and CG do not read the model: nothing to say for them.
+    if (!devices_.empty() && (algorithm_ == Algorithm::LeastWarps || algorithm_ == Algorithm::Exact))
+        std::fprintf(stderr, "hetpu %s: co-location %s (%s)\n", algorithm_name(algorithm_),
+                     colocation_name(colocation_), choice.reason.c_str());
 }
 
 // StarPU learns a device's memory size (and STARPU_LIMIT_*_MEM) when its driver starts,
@@ -209,6 +237,7 @@ PlaceRequest Scheduler::request_for(const TaskInfo &info, std::vector<uint64_t> 
     request.needs = info.needs;
     request.pid = pid_;
     request.cg_ratio = cg_ratio_;
+    request.colocation = colocation_;
     request.allowed_devices = 0;
     for (size_t d = 0; d < devices_.size(); ++d)
         if (info.accelerators & (1u << d)) {
@@ -216,6 +245,10 @@ PlaceRequest Scheduler::request_for(const TaskInfo &info, std::vector<uint64_t> 
             bytes[l] = info.needs.bytes + residency_.new_bytes(static_cast<unsigned>(d), info.handles);
             request.allowed_devices |= 1u << l;
         }
+    // Time-sliced: no gap filling on a device an older waiting task could use (gpu_ledger.h).
+    for (size_t d = 0; d < devices_.size(); ++d)
+        if ((older_waiting_ & (1u << d)) && ledger_index_[d] >= 0)
+            request.older_waiting_devices |= 1u << ledger_index_[d];
     request.bytes_on_device = bytes.data();
     return request;
 }

@@ -181,20 +181,26 @@ void Scheduler::drain(std::vector<int> &wake, uint64_t only)
         // Within one drain resources only shrink, so a request that failed once fails again:
         // identical requests (the common case of many equal tasks) are not retried.
         std::set<std::vector<uint64_t>> failed;
+        older_waiting_ = 0;
         waiting_.drain([&](uint64_t id) {
-            if (only && id != only)
-                return false;
             Waiting &w = waiting_tasks_.at(id);
+            if (only && id != only) {
+                older_waiting_ |= w.info.accelerators;
+                return false;
+            }
             std::vector<uint64_t> bytes;
             const PlaceRequest request = request_for(w.info, bytes);
             std::vector<uint64_t> signature(bytes);
             signature.insert(signature.end(),
                              {request.allowed_devices, w.info.needs.blocks, w.info.needs.threads_per_block,
                               w.info.needs.shared_mem_per_block, w.info.cpu ? 1u : 0u});
-            if (failed.count(signature) && (!w.info.cpu || idle_cpu_worker() < 0))
+            if (failed.count(signature) && (!w.info.cpu || idle_cpu_worker() < 0)) {
+                older_waiting_ |= w.info.accelerators;
                 return false;
+            }
             if (!try_start(w.task, w.info, ledger, wake)) {
                 failed.insert(std::move(signature));
+                older_waiting_ |= w.info.accelerators;
                 return false;
             }
             waiting_with_cpu_ -= w.info.cpu;
@@ -204,6 +210,7 @@ void Scheduler::drain(std::vector<int> &wake, uint64_t only)
         // What memory would let the oldest waiting task start (what a checkpoint cache on
         // the node gives back for it: nothing when it waits for compute).
         uint64_t memory_wait[kMaxDevices] = {};
+        older_waiting_ = 0;
         if (!waiting_.empty()) {
             std::vector<uint64_t> bytes;
             const PlaceRequest request = request_for(waiting_tasks_.at(waiting_.oldest()).info, bytes);

@@ -12,6 +12,9 @@ for f in "$prog" "$hetpu"; do [ -e "$f" ] || fail "missing $f"; done
 unset STARPU_LIMIT_OPENCL_MEM
 export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=2 STARPU_NCPU=0
 export POCL_MAX_PTHREAD_COUNT=1 STARPU_LIMIT_OPENCL_0_MEM=8 HETPU_ACCOUNTING=0 STARPU_SCHED=mgb
+# B must run beside A on one device: processes share a device at once under MPS (time-sliced,
+# the default on OpenCL, B would wait for A's tasks to end).
+export HETPU_MGB_COLOCATION=mps
 arbiter=/hetpu-mgb-limits-$$
 export HETPU_MGB_ARBITER=$arbiter HETPU_MGB_TRACE=$STARPU_HOME/trace
 a=

@@ -295,6 +295,7 @@ private:
         while (again) {
             again = false;
             freed_workers_ = 0;
+            older_waiting_ = 0;
             queue_.drain([&](uint64_t id) { return try_place(size_t(id), again); });
             for (unsigned w = 0; w < freed_workers_; ++w)
                 worker_freed();
@@ -313,9 +314,15 @@ private:
         req.cg_ratio = cg_ratio_;
         // mgb and mgb-exact place by the device's co-location model; schedGPU looks at memory only.
         req.colocation = schedgpu_ ? Colocation::Mps : colocation_;
+        req.older_waiting_devices = older_waiting_;
         const mgb::PlaceResult r = mgb::ledger_place(*ledger_, algorithm_, req);
-        if (r.status == PlaceStatus::WaitForResources)
+        if (r.status == PlaceStatus::WaitForResources) {
+            // The devices it could ever run on: a younger job may not share them (gpu_ledger.h).
+            for (unsigned d = 0; d < s_.gpus.size() && d < 32; ++d)
+                if (mgb::could_ever_fit(*ledger_, int(d), req))
+                    older_waiting_ |= 1u << d;
             return false;
+        }
         if (r.status == PlaceStatus::NeverFits) {
             end_job(j, Outcome::Rejected);
             ++freed_workers_;
@@ -447,6 +454,7 @@ private:
     Algorithm algorithm_ = Algorithm::LeastWarps;
     uint32_t allowed_ = ~0u;
     bool schedgpu_ = false;
+    uint32_t older_waiting_ = 0;  // during a drain: devices the jobs it passed over could run on
     unsigned workers_ = 0, cg_ratio_ = 1, freed_workers_ = 0, idle_workers_ = 0;
     size_t next_job_ = 0;
     double now_ = 0;

@@ -77,7 +77,8 @@ ColocationChoice choose_colocation(ColocationSetting setting, bool cuda, const M
         choice.reason = "auto: the devices' compute mode is exclusive-process, as MPS runs them";
     } else {
         choice.model = Colocation::TimeSliced;
-        choice.reason = "auto: no MPS control daemon in " + directory + " (set CUDA_MPS_PIPE_DIRECTORY if it runs elsewhere)";
+        choice.reason =
+            "auto: no MPS control daemon in " + directory + " (set CUDA_MPS_PIPE_DIRECTORY if it runs elsewhere)";
     }
     return choice;
 }

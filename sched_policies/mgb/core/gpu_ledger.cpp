@@ -70,7 +70,9 @@ bool exact_round_robin(const DeviceState &dev, const Footprint &fp, uint8_t plac
 // single process's requesters are not registered processes).
 struct TimeLoad {
     uint64_t with_task[kMaxDevices] = {};
-    bool fits(unsigned d) const { return with_task[d] <= 1000; }
+    bool others[kMaxDevices] = {};  // another process has work there
+    uint32_t older_waiting = 0;     // PlaceRequest::older_waiting_devices
+    bool fits(unsigned d) const { return with_task[d] <= 1000 && !(others[d] && ((older_waiting >> d) & 1u)); }
 };
 
 TimeLoad time_load(const Ledger &ledger, const PlaceRequest &request)
@@ -82,7 +84,9 @@ TimeLoad time_load(const Ledger &ledger, const PlaceRequest &request)
             continue;
         const uint64_t busy = std::min<uint32_t>(g.busy_permille, 1000u);
         (g.pid == request.pid ? own : load.with_task)[g.device] += busy;
+        load.others[g.device] = load.others[g.device] || g.pid != request.pid;
     }
+    load.older_waiting = request.older_waiting_devices;
     const uint64_t task = busy_share_permille(request.needs);
     for (unsigned d = 0; d < kMaxDevices; ++d)
         load.with_task[d] += std::min<uint64_t>(own[d] + task, 1000);
@@ -346,7 +350,7 @@ void ledger_memory_wait(const Ledger &ledger, Algorithm algorithm, const PlaceRe
         const DeviceState &dev = ledger.devices[d];
         const Footprint fp = footprint_on(request.needs, dev.spec);
         if (!fp.runnable || bytes_on(request, d) <= ledger_headroom(ledger, proc, d))
-            continue;                         // memory is not what it lacks here
+            continue;  // memory is not what it lacks here
         if (time_sliced(request) && !time_load(ledger, request).fits(d))
             continue;                         // the device's time is full too
         if (algorithm == Algorithm::Exact) {  // compute is hard: it must fit the SMs now

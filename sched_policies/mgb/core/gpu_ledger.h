@@ -42,6 +42,11 @@ struct PlaceRequest {
     // mgb-exact put a task beside another process's work only where it fills that work's idle
     // gaps (see ledger_place); SA and CG do not look at it.
     Colocation colocation = Colocation::Mps;
+    // Time-sliced only: devices an older waiting task could run on. The task may start there
+    // only on its own (no other process's work on it), never beside: filling a device's gaps
+    // must not keep it from the task that has waited longer (it would wait for the gap filler
+    // to end too). On its own it starts as one job per device would let it.
+    uint32_t older_waiting_devices = 0;
 };
 
 enum class PlaceStatus {

@@ -26,7 +26,7 @@ PlaceRequest job(int32_t pid, uint32_t busy_permille, uint64_t bytes = 10, uint3
 std::unique_ptr<Ledger> big_beside_small()
 {
     auto l = make_ledger();
-    ledger_add_device(*l, "big", tiny_spec(100, 16));  // 128 warps
+    ledger_add_device(*l, "big", tiny_spec(100, 16));   // 128 warps
     ledger_add_device(*l, "small", tiny_spec(100, 4));  // 32 warps
     return l;
 }
@@ -144,4 +144,27 @@ TEST(LedgerTimeSliced, TimeBoundWaitIsNoMemoryWait)
     EXPECT_EQ(out[0], 20u);
     ledger_memory_wait(*l, Algorithm::LeastWarps, job(2, 1000, 20), out);
     EXPECT_EQ(out[0], 0u);
+}
+
+// Filling a device's gaps must not keep it from a task that waited longer: with an older
+// task waiting for device 0, a younger one may start there only on its own.
+TEST(LedgerTimeSliced, NoGapFillingOnADeviceAnOlderTaskWaitsFor)
+{
+    for (Algorithm algorithm : {Algorithm::LeastWarps, Algorithm::Exact}) {
+        auto l = make_ledger(2);
+        PlaceRequest host_heavy = job(1, 300);
+        host_heavy.allowed_devices = 1u << 0;
+        ASSERT_EQ(ledger_place(*l, algorithm, host_heavy).device, 0);
+        PlaceRequest filler = job(2, 300);
+        filler.allowed_devices = 1u << 0;
+        EXPECT_EQ(ledger_place(*l, algorithm, filler).device, 0) << "nothing older waits: it fills the gaps";
+        PlaceRequest younger = job(3, 300);
+        younger.older_waiting_devices = 1u << 0;
+        const PlaceResult alone = ledger_place(*l, algorithm, younger);
+        EXPECT_EQ(alone.device, 1) << "device 1 is free: it may start there on its own";
+        PlaceRequest blocked = job(4, 100);
+        blocked.older_waiting_devices = 0b11;
+        EXPECT_EQ(ledger_place(*l, algorithm, blocked).status, PlaceStatus::WaitForResources)
+            << "both devices hold other work an older task waits to use";
+    }
 }
