@@ -85,7 +85,8 @@ EXTRA_DIST += bench/ckpt_plot.sh
 
 # MGB evaluation (`./run bench mgb`): scripts only, driving tools/hetpu (mgb-sim, batch).
 EXTRA_DIST += bench/mgb/gen_workloads.py bench/mgb/sim_bench.py bench/mgb/real_batch.sh \
-	bench/mgb/bound_eval.py bench/mgb/small_exact.py bench/mgb/arrivals.py bench/mgb/README.md
+	bench/mgb/bound_eval.py bench/mgb/small_exact.py bench/mgb/arrivals.py bench/mgb/README.md \
+	bench/mgb/colocation_bench.py
 EXTRA_DIST += bench/sim_makespans.py bench/plbhac_cold_start_sim.py bench/plbhac_models_sim.sh bench/plbhac_node_limit.sh \
 	bench/plbhac_random_sim.py bench/plbhac_ramp_bound.py \
 	bench/plbhac_node_family.py \

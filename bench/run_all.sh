@@ -93,6 +93,9 @@ for suite in "${suites[@]}"; do
       python3 "$top/bench/mgb/sim_bench.py" "$build/tools/hetpu" "$top/results/mgb"
       echo "== mgb_bound: every policy as a multiple of the makespan lower bound (results/mgb-bound/)"
       python3 "$top/bench/mgb/bound_eval.py" "$build/tools/hetpu" "$top/results/mgb-bound"
+      echo "== mgb_colocation: mgb against one job per GPU, MPS and time-sliced (results/mgb-colocation/)"
+      python3 "$top/bench/mgb/colocation_bench.py" "$build/tools/hetpu" "$top/results/mgb-colocation" \
+        ${MGB_BASELINE_HETPU:+--baseline "$MGB_BASELINE_HETPU"}
       echo "== mgb_small: the bound against the best pinning on small mixes (results/mgb-small/)"
       python3 "$top/bench/mgb/small_exact.py" "$build/tools/hetpu" "$top/results/mgb-small"
       echo "== mgb_arrivals: Poisson arrivals at 50-95% load, mean turnaround (results/mgb-arrivals/)"

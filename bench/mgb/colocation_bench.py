@@ -19,8 +19,8 @@ bound (arithmetic mean over the mixes, as in bound_eval.py) and over sa. With --
 the same runs of another hetpu (the one before a change) sit beside, measured in this run.
 Crashed or rejected jobs are counted, never left out silently.
 
-Writes OUT_DIR/colocation.jsonl (every run) and OUT_DIR/colocation.md (the tables, also
-printed).
+Writes OUT_DIR/colocation.jsonl (every run), OUT_DIR/colocation_time_sliced.md and
+OUT_DIR/colocation_mps.md (the tables), and OUT_DIR/colocation.md (both, also printed).
 """
 import argparse
 import json
@@ -177,8 +177,12 @@ def main():
     found = scenarios(args.out, args.mixes, args.node_mixes)
     with open(os.path.join(args.out, "colocation.jsonl"), "w") as log:
         runs = run_all(hetpus, found, log)
-    text = ("Time-sliced: makespan over sa's, geometric mean over the mixes\n\n" + time_sliced_table(runs, found, labels) +
-            "\nMPS: makespan over the lower bound, arithmetic mean over the mixes\n\n" + mps_table(runs, found, labels))
+    sliced, mps = time_sliced_table(runs, found, labels), mps_table(runs, found, labels)
+    for name, table in (("colocation_time_sliced.md", sliced), ("colocation_mps.md", mps)):
+        with open(os.path.join(args.out, name), "w") as f:
+            f.write(table)
+    text = ("Time-sliced: makespan over sa's, geometric mean over the mixes\n\n" + sliced +
+            "\nMPS: makespan over the lower bound, arithmetic mean over the mixes\n\n" + mps)
     with open(os.path.join(args.out, "colocation.md"), "w") as f:
         f.write(text)
     sys.stdout.write(text)
