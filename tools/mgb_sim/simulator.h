@@ -40,7 +40,9 @@
 // "colocation": "mps", the default. Without MPS, kernels of different processes do not run
 // at once: the device time-slices between their contexts, and each of n co-located kernels
 // progresses at 1/n whatever its size ("colocation": "time-sliced"). Packing then gains only
-// by overlapping one job's host work with another's kernels. Both are reported:
+// by overlapping one job's host work with another's kernels. mgb and mgb-exact place by the
+// same model (the core's time-sliced rule, gpu_ledger.h), each job telling them its busy share:
+// its kernels' standalone seconds over those plus its host_seconds. Both are reported:
 // the paper's few-percent slowdowns are in line with MPS, though it does not say whether its
 // node ran it. Host work (cpu_seconds, host_seconds) never slows down: each worker is
 // its own core, as in the paper's 32-core node.

@@ -262,6 +262,42 @@ TEST(MgbSim, TimeSlicedColocationSharesTheDeviceByTurns)
     EXPECT_EQ(r.colocation, "time-sliced");
 }
 
+// Time-sliced, mgb-exact's first fit would stack two kernel-bound jobs on device 0 (each then
+// runs half the time: 20 s) while device 1 idles; the placement spreads them (10 s).
+TEST(MgbSim, TimeSlicedPlacementSpreadsKernelBoundJobs)
+{
+    MgbScenario s = scenario(2, 2, job(4, 4, 32, 10) + ", " + job(4, 4, 32, 10));
+    for (Policy p : {Policy::Mgb, Policy::MgbExact}) {
+        s.colocation = Colocation::Mps;
+        if (p == Policy::MgbExact) {
+            EXPECT_EQ(run(s, p).job_records[1].device, 0) << "first fit, MPS";
+        }
+        s.colocation = Colocation::TimeSliced;
+        const SimResult r = run(s, p);
+        EXPECT_NE(r.job_records[0].device, r.job_records[1].device) << policy_name(p);
+        EXPECT_DOUBLE_EQ(r.makespan_s, 10.0) << policy_name(p);
+    }
+}
+
+// Time-sliced, two jobs whose kernels run a quarter of the time they hold the device share
+// one: the second fills the first's host phases (less than the 2 x 40 s one after the
+// other), while a third, kernel-bound, waits for a free device rather than take turns.
+TEST(MgbSim, TimeSlicedPlacementFillsHostPhases)
+{
+    const std::string host_heavy = R"({"memory_gib": 1, "kernels": [{"blocks": 4, "threads_per_block": 32,)"
+                                   R"( "seconds": 1, "host_seconds": 3, "repeat": 10}]})";
+    MgbScenario s = scenario(1, 2, host_heavy + ", " + host_heavy);
+    s.colocation = Colocation::TimeSliced;
+    const SimResult r = run(s, Policy::Mgb);
+    EXPECT_EQ(r.job_records[1].granted_s, 0.0) << "it shares the device at once";
+    EXPECT_LT(r.makespan_s, 60.0);
+
+    MgbScenario t = scenario(1, 2, host_heavy + ", " + job(1, 4, 32, 10));
+    t.colocation = Colocation::TimeSliced;
+    const SimResult u = run(t, Policy::Mgb);
+    EXPECT_DOUBLE_EQ(u.job_records[1].granted_s, u.job_records[0].end_s) << "250 + 1000 of the time: it waits";
+}
+
 // A job pinned to devices ("devices") runs only there: bench/mgb/small_exact.py tries every
 // pinning of a small mix to find a schedule the node can run.
 TEST(MgbSim, PinnedJobsRunOnlyOnTheirDevices)
