@@ -110,7 +110,11 @@ std::vector<AcceleratorDevice> discover_accelerators(unsigned sched_ctx_id)
             const struct cudaDeviceProp *prop = starpu_cuda_get_device_properties(static_cast<unsigned>(worker));
             device.key = cuda_key(*prop);
             device.spec = cuda_spec(*prop);
-            device.exclusive_process = prop->computeMode == cudaComputeModeExclusiveProcess;
+            // Asked as an attribute: recent toolkits dropped cudaDeviceProp::computeMode.
+            int mode = 0;
+            device.exclusive_process =
+                cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, starpu_worker_get_devid(worker)) == cudaSuccess &&
+                mode == cudaComputeModeExclusiveProcess;
         }
 #endif
 #ifdef STARPU_USE_OPENCL
