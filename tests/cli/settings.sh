@@ -6,7 +6,8 @@
 #    tools/update_settings_table.sh after declaring a setting);
 #  - an invalid HETPU_* value fails the start of a StarPU program with a message that
 #    names the variable, whichever module reads it (here MGB's);
-#  - HETPU_VERBOSE=0 is off: no start-up lines, MGB's device listing included.
+#  - HETPU_VERBOSE=0 is off: no start-up lines, MGB's device listing included;
+#  - MGB's co-location model (HETPU_MGB_COLOCATION) is said at start: time-sliced on OpenCL.
 . "$(dirname "$0")/node_env.sh"
 tool="$HETPU_BUILDDIR/tools/hetpu"
 top="${srcdir:-$(dirname "$0")/../..}"
@@ -29,7 +30,7 @@ grep -q "HETPU_MGB_AGING='-3' is invalid" "$STARPU_HOME/err" || { cat "$STARPU_H
 # before StarPU starts, naming the variable.
 preload="$HETPU_BUILDDIR/.libs/libhetpu-preload.so"
 prog="$HETPU_BUILDDIR/tests/programs/plain_starpu"
-for bad in HETPU_MGB_AGING=lots HETPU_VERBOSE=maybe HETPU_ENERGY=solar HETPU_PLBHAC_STEPS=2.5 HETPU_ACCOUNTING=2; do
+for bad in HETPU_MGB_AGING=lots HETPU_MGB_COLOCATION=mpss HETPU_VERBOSE=maybe HETPU_ENERGY=solar HETPU_PLBHAC_STEPS=2.5 HETPU_ACCOUNTING=2; do
     name=${bad%%=*}
     if env "$bad" STARPU_SCHED=mgb LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" 2>"$STARPU_HOME/err"; then
         cat "$STARPU_HOME/err"; fail "$bad: the program ran"
@@ -44,4 +45,15 @@ if grep -q "^hetpu: policy\|^hetpu mgb: device" "$STARPU_HOME/err"; then cat "$S
 HETPU_VERBOSE=1 STARPU_SCHED=mgb LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" 2>"$STARPU_HOME/err" ||
     { cat "$STARPU_HOME/err"; fail "HETPU_VERBOSE=1 run"; }
 grep -q "^hetpu: policy mgb" "$STARPU_HOME/err" || { cat "$STARPU_HOME/err"; fail "HETPU_VERBOSE=1: no start-up line"; }
+# MGB says its co-location model at start: on this OpenCL node `auto` is time-sliced (OpenCL
+# has no MPS, even with a daemon's pipe in CUDA_MPS_PIPE_DIRECTORY); a set model is taken.
+mkdir "$STARPU_HOME/mps" && mkfifo "$STARPU_HOME/mps/control" || fail "fake MPS pipe directory"
+CUDA_MPS_PIPE_DIRECTORY=$STARPU_HOME/mps STARPU_SCHED=mgb LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" \
+    2>"$STARPU_HOME/err" || { cat "$STARPU_HOME/err"; fail "mgb run"; }
+grep -q "^hetpu mgb: co-location time-sliced (auto: OpenCL" "$STARPU_HOME/err" ||
+    { cat "$STARPU_HOME/err"; fail "auto on OpenCL: not time-sliced, or not said"; }
+HETPU_MGB_COLOCATION=mps STARPU_SCHED=mgb-exact LD_PRELOAD="$preload" "$prog" >"$STARPU_HOME/out" \
+    2>"$STARPU_HOME/err" || { cat "$STARPU_HOME/err"; fail "mgb-exact run"; }
+grep -q "^hetpu mgb-exact: co-location mps (set by HETPU_MGB_COLOCATION)" "$STARPU_HOME/err" ||
+    { cat "$STARPU_HOME/err"; fail "HETPU_MGB_COLOCATION=mps not taken"; }
 echo "settings: ok"

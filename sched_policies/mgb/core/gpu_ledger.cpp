@@ -344,6 +344,9 @@ void ledger_memory_wait(const Ledger &ledger, Algorithm algorithm, const PlaceRe
     if (algorithm != Algorithm::Exact && algorithm != Algorithm::LeastWarps)
         return;  // blind to memory: their tasks wait for a device's compute only
     const ProcessEntry *proc = ledger_find_process(ledger, request.pid);
+    TimeLoad time;
+    if (time_sliced(request))
+        time = time_load(ledger, request);
     for (unsigned d = 0; d < std::min<unsigned>(ledger.ndevices, kMaxDevices); ++d) {
         if (!allowed(request, d) || !could_ever_fit(ledger, int(d), request))
             continue;
@@ -351,7 +354,7 @@ void ledger_memory_wait(const Ledger &ledger, Algorithm algorithm, const PlaceRe
         const Footprint fp = footprint_on(request.needs, dev.spec);
         if (!fp.runnable || bytes_on(request, d) <= ledger_headroom(ledger, proc, d))
             continue;  // memory is not what it lacks here
-        if (time_sliced(request) && !time_load(ledger, request).fits(d))
+        if (time_sliced(request) && !time.fits(d))
             continue;                         // the device's time is full too
         if (algorithm == Algorithm::Exact) {  // compute is hard: it must fit the SMs now
             uint8_t placed[kMaxSms] = {};
