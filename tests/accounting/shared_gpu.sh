@@ -28,6 +28,9 @@ export POCL_DEVICES="pthread pthread" STARPU_OPENCL_ON_CPUS=1 STARPU_NOPENCL=1 S
 export POCL_MAX_PTHREAD_COUNT=1 STARPU_LIMIT_OPENCL_0_MEM=64 STARPU_SCHED=mgb
 export HETPU_ACCOUNTING_OPENCL_AS_GPU=1 HETPU_NVML_LIBRARY="$fake" FAKE_NVML_MODE=clock FAKE_NVML_WATTS=100
 unset HETPU_ACCOUNTING HETPU_ACCOUNTING_GPU_SHARE HETPU_ENERGY
+# The processes hold one device at once: kernels of several processes run together under MPS
+# (time-sliced, the default on OpenCL, each would wait for the others' tasks to end).
+export HETPU_MGB_COLOCATION=mps
 arbiter=/hetpu-acct-shared-$$
 export HETPU_MGB_ARBITER=$arbiter
 pids=
