@@ -38,6 +38,10 @@ const std::vector<SettingSpec> kSpecs = {
      "multi-rank jobs: `per-node` (each rank plans its share of data it owns; rank 0 only re-shares) or `central` "
      "(one planner on rank 0, data relayed through it)",
      0, 0, "per-node|central", "central"},
+    {"HETPU_MPI_LINK_PROBE", T::Flag, "`1`",
+     "`1`: a per-node multi-rank job first measures each node's link against its neighbours (a few tenths of a "
+     "second) and prices moves by the links they cross; `0`: every link is taken as 10 GB/s and 50 us",
+     0, 0, nullptr, "0"},
     {"HETPU_BACKUP_ALL", T::Flag, "`0`",
      "`1` (tests): one backup copy of every block of a divisible job on another worker", 0, 0, nullptr, "1"},
     // PLB-HAC

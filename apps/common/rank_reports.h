@@ -29,7 +29,9 @@ inline void add_rank_reports(AppRecord &record, const struct hetpu_divisible_rep
                          {"data_bytes_received", r.data_bytes_received},
                          {"control_bytes_sent", r.control_bytes_sent},
                          {"control_bytes_received", r.control_bytes_received},
-                         {"max_rss_bytes", r.max_rss_bytes}});
+                         {"max_rss_bytes", r.max_rss_bytes},
+                         {"link_latency_s", r.link_latency_s},
+                         {"link_bytes_per_s", r.link_bytes_per_s}});
     }
     record.extra["rank_reports"] = std::move(ranks);
 }

@@ -125,6 +125,10 @@ struct hetpu_rank_report {
     uint64_t control_bytes_received;
     /* Peak resident memory of the process so far (getrusage), in bytes. */
     uint64_t max_rss_bytes;
+    /* Its node's link as measured at the start (per-node planner; 0 when not measured):
+	 * one-way latency in seconds and bandwidth in bytes per second. */
+    double link_latency_s;
+    double link_bytes_per_s;
 };
 
 struct hetpu_divisible_report {

@@ -29,6 +29,7 @@
 #include "runtime/divisible/run_copies.h"
 #include "runtime/mpi/core/node_shares.h"
 #include "runtime/mpi/core/progress_reports.h"
+#include "runtime/mpi/mpi_link_probe.h"
 #include "runtime/mpi/mpi_rank_report.h"
 #include "runtime/mpi/mpi_state.h"
 #include "runtime/mpi/node_rates.h"
@@ -154,9 +155,13 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids, share);
     choose_copies(run, opted_in, true);
 
+    // Every link measured before any data moves, so the first moves are priced right.
+    const ProbedLinks probed = size > 1 ? probe_links(comm) : ProbedLinks{};
+    const std::vector<NodeLink> &links = probed.links;
     PerNodeRank node(job, placement, run, comm, share, ids);
     if (rank == 0) {
         NodeNetwork network;
+        network.links = links;
         network.bytes_per_element = static_cast<double>(placement.bytes_per_element);
         network.min_gain_s = 2 * report_period(1e9, size);  // two reports at the steady cadence
         for (int r = 0; r < size; ++r)
@@ -203,7 +208,17 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     }
     if (report)
         fill_report_copies(*report, copies);
-    gather_rank_reports(comm, share.offset, share.count, run.elements_done, node.traffic(), report);
+    RankTraffic traffic = node.traffic();
+    traffic.control_sent += probed.bytes_sent;
+    traffic.control_received += probed.bytes_received;
+    gather_rank_reports(comm, share.offset, share.count, run.elements_done, traffic, report);
+    for (unsigned i = 0; report && i < report->nrank_reports; ++i) {
+        hetpu_rank_report &r = report->rank_reports[i];
+        if (r.rank >= 0 && static_cast<size_t>(r.rank) < links.size()) {
+            r.link_latency_s = links[static_cast<size_t>(r.rank)].latency_s;
+            r.link_bytes_per_s = links[static_cast<size_t>(r.rank)].bytes_per_s;
+        }
+    }
     release_planner(run);
     if (status != 0 || run.error != 0)
         return status != 0 ? status : run.error;

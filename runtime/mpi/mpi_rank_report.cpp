@@ -148,6 +148,7 @@ void gather_rank_reports(MPI_Comm comm, uint64_t share_offset, uint64_t share_co
         if (report->nrank_reports >= HETPU_REPORT_MAX_RANKS)
             break;
         hetpu_rank_report &r = report->rank_reports[report->nrank_reports++];
+        r = hetpu_rank_report{};  // what this gather does not carry (links) starts at 0
         r.rank = w.rank;
         std::snprintf(r.host, sizeof r.host, "%s", wire_text(w.host, sizeof w.host).c_str());
         r.share_offset = w.share_offset;
