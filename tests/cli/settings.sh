@@ -3,7 +3,7 @@
 # The settings module (common/settings.h) against what users read and meet:
 #  - every settings table of README.md and docs/*.md (between settings markers) is what
 #    `hetpu settings --markdown` gives for it (regenerate them with
-#    tools/update_settings_table.sh after declaring a setting);
+#    tools/update_settings_table.sh after declaring a setting), and every setting is in one;
 #  - an invalid HETPU_* value fails the start of a StarPU program with a message that
 #    names the variable, whichever module reads it (here MGB's);
 #  - HETPU_VERBOSE=0 is off: no start-up lines, MGB's device listing included;
@@ -12,12 +12,16 @@
 tool="$HETPU_BUILDDIR/tools/hetpu"
 top="${srcdir:-$(dirname "$0")/../..}"
 [ -f "$top/README.md" ] || fail "no README.md at $top"
-grep -q '^<!-- settings:begin -->$' "$top/README.md" || fail "README.md has no table between settings markers"
+grep -q '^<!-- settings:begin' "$top/README.md" || fail "README.md has no table between settings markers"
 for doc in docs/mgb.md docs/policies.md; do
     grep -q '^<!-- settings:begin HETPU_' "$top/$doc" || fail "$doc has no generated settings table"
 done
 sh "$top/tools/update_settings_table.sh" --check "$HETPU_BUILDDIR" ||
     fail "a settings table differs from common/settings.cpp: run tools/update_settings_table.sh"
+# Every setting is in some table a user reads (README.md's, or its module's page).
+"$tool" settings --markdown | sed -n 's/^| `\(HETPU_[A-Z0-9_]*\)`.*/\1/p' | while read -r name; do
+    grep -q "^| \`$name\`" "$top/README.md" "$top"/docs/*.md || fail "$name is in no settings table of README.md or docs/"
+done || exit 1
 
 # Every declared setting is listed by `hetpu settings`, with the value the environment gives.
 HETPU_PLBHAC_TAIL=0.6 "$tool" settings >"$STARPU_HOME/listing" || fail "hetpu settings"
