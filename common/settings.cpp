@@ -38,6 +38,10 @@ const std::vector<SettingSpec> kSpecs = {
      "multi-rank jobs: `per-node` (each rank plans its share of data it owns; rank 0 only re-shares) or `central` "
      "(one planner on rank 0, data relayed through it)",
      0, 0, "per-node|central", "central"},
+    {"HETPU_MPI_LIVENESS_S", T::Number, "10x the longest block, at least `60`",
+     "multi-rank jobs: seconds a rank may show no progress before the job ends on every rank, rank 0 naming it "
+     "(`0`: the default)",
+     0, 1e9, nullptr, "120"},
     {"HETPU_BACKUP_ALL", T::Flag, "`0`",
      "`1` (tests): one backup copy of every block of a divisible job on another worker", 0, 0, nullptr, "1"},
     // PLB-HAC

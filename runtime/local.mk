@@ -17,7 +17,8 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/mpi/core/share_coordinator.cpp runtime/mpi/core/share_coordinator.h \
 	runtime/mpi/core/progress_reports.cpp runtime/mpi/core/progress_reports.h \
 	runtime/mpi/core/coordinator_cadence.cpp runtime/mpi/core/coordinator_cadence.h \
-	runtime/mpi/core/range_moves.cpp runtime/mpi/core/range_moves.h
+	runtime/mpi/core/range_moves.cpp runtime/mpi/core/range_moves.h \
+	runtime/mpi/core/rank_liveness.cpp runtime/mpi/core/rank_liveness.h
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
 runtime_libhetpu_core_la_LIBADD = common/libhetpu_common.la $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
@@ -50,7 +51,8 @@ libhetpu_la_SOURCES += \
 	runtime/mpi/owned_coordinator.cpp runtime/mpi/owned_coordinator.h \
 	runtime/mpi/node_rates.cpp runtime/mpi/node_rates.h \
 	runtime/mpi/mpi_block_data.cpp runtime/mpi/mpi_block_data.h \
-	runtime/mpi/mpi_rank_report.cpp runtime/mpi/mpi_rank_report.h
+	runtime/mpi/mpi_rank_report.cpp runtime/mpi/mpi_rank_report.h \
+	runtime/mpi/rank_watch.cpp runtime/mpi/rank_watch.h
 libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 # MPI comes first: Ipopt's sequential MUMPS exports stub MPI_Init/MPI_Comm_rank/MPI_Finalize,
 # and whichever library comes first in the loader's search order wins; MPI must.
@@ -96,7 +98,8 @@ tests_runtime_unit_tests_SOURCES = \
 	tests/unit/runtime/mpi/core/node_shares_test.cpp \
 	tests/unit/runtime/mpi/core/share_coordinator_test.cpp \
 	tests/unit/runtime/mpi/core/progress_reports_test.cpp \
-	tests/unit/runtime/mpi/core/range_moves_test.cpp
+	tests/unit/runtime/mpi/core/range_moves_test.cpp \
+	tests/unit/runtime/mpi/core/rank_liveness_test.cpp
 tests_runtime_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_runtime_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/runtime_unit_tests
