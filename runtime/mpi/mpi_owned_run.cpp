@@ -169,6 +169,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     node.watch(&watch);
     MPI_Barrier(comm);  // every rank starts together: the makespan is the job's
     const double t0 = start_run(run);
+    watch.begin();
     const int status = node.loop();
     {
         std::unique_lock<std::mutex> lock(run.mutex);

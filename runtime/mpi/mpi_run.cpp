@@ -494,6 +494,7 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
     RankTraffic traffic;
     RankWatch watch(comm, label, traffic);
     if (rank != 0) {
+        watch.begin();
         status = serve_blocks(job, comm, run, traffic, watch);
         if (report) {
             std::memset(report, 0, sizeof *report);
@@ -522,6 +523,7 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
 
     Lead lead(run, comm, pus, traffic);
     const double t0 = start_run(run);
+    watch.begin();
     lead.loop(t0, watch);
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
     for (int r = 1; r < size; ++r)

@@ -93,13 +93,29 @@ void RankWatch::tick(uint64_t done, bool working, double longest_block_s)
 {
     if (size_ < 2)
         return;
+    // The watch's messages first: a rank back from a long stop learns it was given up on
+    // before it judges the others by their (then old) heartbeats.
+    receive();
     core_.block_seen(longest_block_s);
     const double now = now_s();
+    if (const double away = core_.self_away_s(now); away > 0)
+        given_up(away);
     if (core_.heartbeat_due(now))
         send_alive(done, working, core_.longest_block_s(), false);
     const Overdue o = core_.overdue(now);
     if (o.rank >= 0)
         end_job(o);
+}
+
+void RankWatch::given_up(double away_s)
+{
+    std::fprintf(stderr,
+                 "hetpu: %s: rank %d did not run for %.1f s (stopped or starved), beyond the liveness limit of %.1f "
+                 "s: the other ranks have ended the job without it\n",
+                 label_.c_str(), rank_, away_s, core_.limit_s());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::_Exit(1);
 }
 
 bool RankWatch::handle(int tag, int source, const char *bytes)
@@ -155,6 +171,8 @@ void RankWatch::finish(uint64_t done, double longest_block_s)
             std::this_thread::sleep_for(std::chrono::microseconds(300));
         // Heartbeats go on: a rank still settling its run must not take this one for dead.
         const double now = now_s();
+        if (const double away = core_.self_away_s(now); away > 0)
+            given_up(away);
         if (core_.heartbeat_due(now))
             send_alive(done, false, core_.longest_block_s(), false);
         const Overdue o = core_.overdue(now);
@@ -181,13 +199,12 @@ void RankWatch::end_job(const Overdue &o)
         // (MPI_Abort: the overdue rank cannot take part in an orderly end).
         WireLivenessEnd e{o.rank, o.reporting ? 1 : 0, o.silent_s, limit};
         int told = 0;
+        // The overdue rank too: should it come back before the end reaches it, it says why.
         for (int r = 1; r < size_; ++r) {
-            if (r == o.rank)
-                continue;
             MPI_Request req;
             MPI_Isend(&e, sizeof e, MPI_BYTE, r, kTagLivenessEnd, comm_, &req);
             MPI_Request_free(&req);
-            ++told;
+            told += r == o.rank ? 0 : 1;
         }
         const double until = now_s() + kEndGraceS;
         while (told > 0 && now_s() < until) {
@@ -200,7 +217,7 @@ void RankWatch::end_job(const Overdue &o)
             }
             WireLivenessEnd answer;
             MPI_Recv(&answer, sizeof answer, MPI_BYTE, status.MPI_SOURCE, kTagLivenessEnd, comm_, MPI_STATUS_IGNORE);
-            --told;
+            told -= status.MPI_SOURCE == o.rank ? 0 : 1;
         }
     }
     MPI_Abort(MPI_COMM_WORLD, 1);

@@ -34,6 +34,8 @@ public:
     // heartbeats as control bytes.
     RankWatch(MPI_Comm comm, const char *label, RankTraffic &traffic);
 
+    // The run has started here (its first blocks submitted): the watch starts too.
+    void begin() { core_.begin(now_s()); }
     // The main thread's turn: this rank's heartbeat when due (`done` elements finished,
     // `working`: some running or queued here, `longest_block_s`: its longest block), and the
     // end of the job when a watched rank is overdue (never returns then).
@@ -52,6 +54,7 @@ private:
     void send_alive(uint64_t done, bool working, double longest_block_s, bool last);
     [[noreturn]] void end_job(const Overdue &o);
     [[noreturn]] void ended_by_rank0(const WireLivenessEnd &e);
+    [[noreturn]] void given_up(double away_s);
     double now_s() const;
 
     MPI_Comm comm_;

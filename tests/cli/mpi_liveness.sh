@@ -29,7 +29,7 @@ exec "$@"
 SH
 chmod +x "$watched"
 # A job long next to the stops (seconds on this machine, however loaded), with small blocks.
-job="-m 512 -k 512 -n 16384"
+job="-m 2048 -k 512 -n 32768"
 
 # wait_for FILE: until FILE exists and is not empty (the launch may have failed: give up then).
 wait_for() {
@@ -80,14 +80,15 @@ done
 for planner in per-node central; do
     rm -f "$STARPU_HOME/run.jsonl"
     launch $planner 120
-    wait_for "$ranks_dir/rank1.trace" || [ $planner = central ] || { wait $launch; cat "$out" >&2; fail "$planner: the run never began"; }
-    wait_for "$ranks_dir/rank0.trace" && wait_for "$ranks_dir/rank1.pid" || { wait $launch; cat "$out" >&2; fail "$planner: the run never began"; }
+    trace="$ranks_dir/rank1.trace"
+    [ $planner = central ] && trace="$ranks_dir/rank0.trace"
+    wait_for "$trace" && wait_for "$ranks_dir/rank1.pid" || { wait $launch; cat "$out" >&2; fail "$planner: the run never began"; }
     pid=$(cat "$ranks_dir/rank1.pid")
     kill -STOP "$pid" || fail "$planner: could not stop rank 1"
     sleep 3
     kill -CONT "$pid"
     wait $launch || { cat "$out" >&2; fail "$planner: rank 1 stopped for 3 s of a 120 s limit must continue"; }
     grep -q "verified: yes" "$out" || { cat "$out" >&2; fail "$planner: the continued job must verify"; }
-    check_mpi_json "$STARPU_HOME/run.jsonl" 3 16384 || fail "$planner: the continued job's record"
+    check_mpi_json "$STARPU_HOME/run.jsonl" 3 32768 || fail "$planner: the continued job's record"
     echo "ok: $planner: rank 1 stopped for 3 s of a 120 s limit, continued, verified"
 done

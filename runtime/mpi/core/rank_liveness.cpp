@@ -15,10 +15,17 @@ double liveness_limit(double configured_s, double longest_block_s)
 double heartbeat_period(double limit_s) { return limit_s / 6; }
 
 RankLiveness::RankLiveness(std::vector<int> watched, double configured_s, double now_s)
-    : configured_s_(configured_s), next_beat_s_(now_s)
+    : configured_s_(configured_s), next_beat_s_(now_s), last_turn_s_(now_s)
 {
     for (int r : watched)
         watched_.push_back({r, now_s, now_s});
+}
+
+void RankLiveness::begin(double now_s)
+{
+    for (Watched &w : watched_)
+        w.heard_s = w.progress_s = now_s;
+    next_beat_s_ = last_turn_s_ = now_s;
 }
 
 RankLiveness::Watched *RankLiveness::find(int rank)
@@ -83,16 +90,28 @@ Overdue RankLiveness::overdue(double now_s) const
     for (const Watched &w : watched_) {
         if (w.finished)
             continue;
-        const double silent = now_s - w.progress_s;
-        if (silent <= limit)
+        // Silent: nothing heard for longer than the limit. Stuck: heard lately (within two
+        // heartbeats), but no progress for longer than the limit. A rank heard less lately is
+        // neither yet: it may be silent, and is named so once the limit has passed.
+        const bool silent = now_s - w.heard_s > limit;
+        const bool stuck = now_s - w.progress_s > limit && now_s - w.heard_s <= 2 * heartbeat_period(limit);
+        if (!silent && !stuck)
             continue;
-        const bool reporting = now_s - w.heard_s <= limit;
+        const bool reporting = !silent;
+        const double since = reporting ? now_s - w.progress_s : now_s - w.heard_s;
         const bool before = worst.rank < 0 || (worst.reporting && !reporting) ||
-                            (worst.reporting == reporting && silent > worst.silent_s);
+                            (worst.reporting == reporting && since > worst.silent_s);
         if (before)
-            worst = {w.rank, reporting, silent};
+            worst = {w.rank, reporting, since};
     }
     return worst;
+}
+
+double RankLiveness::self_away_s(double now_s)
+{
+    const double away = now_s - last_turn_s_;
+    last_turn_s_ = std::max(last_turn_s_, now_s);
+    return away > limit_s() ? away : 0;
 }
 
 double RankLiveness::longest_gap_s(int rank) const

@@ -46,7 +46,7 @@ struct WireLivenessEnd {
 struct Overdue {
     int rank = -1;           // -1: every watched rank is alive
     bool reporting = false;  // it still sends heartbeats; its work stands still
-    double silent_s = 0;     // seconds since its last progress
+    double silent_s = 0;     // seconds since it was last heard (silent) or last progressed (stuck)
 };
 
 class RankLiveness {
@@ -55,6 +55,8 @@ public:
     // `now_s`, when every one of them counts as heard. `configured_s` <= 0: the default limit.
     RankLiveness(std::vector<int> watched, double configured_s, double now_s);
 
+    // The run starts at `now_s`: every watched rank counts as heard, this rank as present.
+    void begin(double now_s);
     // A heartbeat of `rank` at `now_s`.
     void heard(int rank, double now_s, const WireAlive &alive);
     // This rank's own block of `seconds` (the default limit follows the longest block).
@@ -66,10 +68,15 @@ public:
     bool heartbeat_due(double now_s);
     // Whether every watched rank has sent its last heartbeat.
     bool all_finished() const;
-    // The watched rank whose progress is oldest among those beyond the limit at `now_s`;
-    // a rank that sent nothing comes before one that reports without progress (waiting for
-    // the silent one may be all that holds it up).
+    // The watched rank overdue at `now_s`: silent (nothing heard for longer than the limit)
+    // or stuck (heard within two heartbeats, no progress for longer than the limit). A silent
+    // rank comes before a stuck one (waiting for the silent one may be all that holds it
+    // up), and among them the longest overdue.
     Overdue overdue(double now_s) const;
+    // This rank's own turn at `now_s`: the seconds since its previous turn when they exceed
+    // the limit (it was stopped or starved itself, and the others have given up on it),
+    // else 0.
+    double self_away_s(double now_s);
     // The longest gap between two progresses of `rank` so far (for the record).
     double longest_gap_s(int rank) const;
 
@@ -90,6 +97,7 @@ private:
     double longest_block_s_ = 0;
     double announced_limit_s_ = 0;  // the largest limit a watched rank applies
     double next_beat_s_;
+    double last_turn_s_;
 };
 
 }  // namespace hetpu

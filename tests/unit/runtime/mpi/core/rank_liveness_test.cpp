@@ -157,3 +157,34 @@ TEST(RankLiveness, UnderTheDefaultLimitALongFirstBlockIsNotAHang)
         c.heard(1, t, alive(0, true));
     EXPECT_EQ(c.overdue(40.0).rank, 1);
 }
+
+TEST(RankLiveness, AStoppedRankWhoseLastHeartbeatShowedNoProgressIsNamedSilent)
+{
+    RankLiveness l({1}, 3, 0.0);
+    l.heard(1, 0.5, alive(10, true));
+    l.heard(1, 2.0, alive(10, true));  // a block running, then the rank stops
+    EXPECT_EQ(l.overdue(3.6).rank, -1) << "no progress for 3.1 s, but not heard for 1.6 s: not stuck, not yet silent";
+    const Overdue o = l.overdue(5.1);
+    EXPECT_EQ(o.rank, 1);
+    EXPECT_FALSE(o.reporting);
+    EXPECT_NEAR(o.silent_s, 3.1, 1e-12);
+}
+
+TEST(RankLiveness, ARankKnowsWhenItWasAwayBeyondTheLimitItself)
+{
+    RankLiveness l({0}, 3, 0.0);
+    EXPECT_EQ(l.self_away_s(0.001), 0);
+    EXPECT_EQ(l.self_away_s(2.5), 0) << "away 2.5 s of 3";
+    EXPECT_NEAR(l.self_away_s(8.0), 5.5, 1e-12) << "stopped beyond the limit: the others gave up on it";
+    EXPECT_EQ(l.self_away_s(8.1), 0);
+}
+
+TEST(RankLiveness, TheWatchStartsWithTheRun)
+{
+    RankLiveness l({1}, 3, 0.0);  // made before a start-up that took 10 s
+    l.begin(10.0);
+    EXPECT_EQ(l.self_away_s(10.1), 0);
+    EXPECT_EQ(l.overdue(12.9).rank, -1);
+    EXPECT_TRUE(l.heartbeat_due(10.1));
+    EXPECT_EQ(l.overdue(13.1).rank, 1);
+}
