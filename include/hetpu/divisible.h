@@ -125,8 +125,9 @@ struct hetpu_rank_report {
     uint64_t control_bytes_received;
     /* Peak resident memory of the process so far (getrusage), in bytes. */
     uint64_t max_rss_bytes;
-    /* The longest time rank 0 heard no progress from it during the run (0 for rank 0):
-	 * what the liveness limit (HETPU_MPI_LIVENESS_S) is compared with. */
+    /* The longest time rank 0 heard no progress from it during the run, measured at its
+	 * heartbeats (six per liveness limit; 0 for rank 0): what the limit
+	 * (HETPU_MPI_LIVENESS_S) is compared with. */
     double longest_silence_s;
 };
 
