@@ -42,6 +42,10 @@ const std::vector<SettingSpec> kSpecs = {
      "`1`: a per-node multi-rank job first measures each node's link against its neighbours (a few tenths of a "
      "second) and prices moves by the links they cross; `0`: every link is taken as 10 GB/s and 50 us",
      0, 0, nullptr, "0"},
+    {"HETPU_MPI_LIVENESS_S", T::Number, "10x the longest block, at least `60`",
+     "multi-rank jobs: seconds a rank may show no progress before the job ends on every rank, rank 0 naming it "
+     "(`0`: the default)",
+     0, 1e9, nullptr, "120"},
     {"HETPU_BACKUP_ALL", T::Flag, "`0`",
      "`1` (tests): one backup copy of every block of a divisible job on another worker", 0, 0, nullptr, "1"},
     // PLB-HAC

@@ -18,7 +18,8 @@ runtime_libhetpu_core_la_SOURCES = \
 	runtime/mpi/core/progress_reports.cpp runtime/mpi/core/progress_reports.h \
 	runtime/mpi/core/coordinator_cadence.cpp runtime/mpi/core/coordinator_cadence.h \
 	runtime/mpi/core/range_moves.cpp runtime/mpi/core/range_moves.h \
-	runtime/mpi/core/link_probe.cpp runtime/mpi/core/link_probe.h
+	runtime/mpi/core/link_probe.cpp runtime/mpi/core/link_probe.h \
+	runtime/mpi/core/rank_liveness.cpp runtime/mpi/core/rank_liveness.h
 
 runtime_libhetpu_core_la_CPPFLAGS = $(AM_CPPFLAGS) $(IPOPT_CFLAGS) $(GSL_CFLAGS)
 runtime_libhetpu_core_la_LIBADD = common/libhetpu_common.la $(IPOPT_LIBS) $(GSL_LIBS) $(BLAS_LIBS)
@@ -52,7 +53,8 @@ libhetpu_la_SOURCES += \
 	runtime/mpi/node_rates.cpp runtime/mpi/node_rates.h \
 	runtime/mpi/mpi_block_data.cpp runtime/mpi/mpi_block_data.h \
 	runtime/mpi/mpi_rank_report.cpp runtime/mpi/mpi_rank_report.h \
-	runtime/mpi/mpi_link_probe.cpp runtime/mpi/mpi_link_probe.h
+	runtime/mpi/mpi_link_probe.cpp runtime/mpi/mpi_link_probe.h \
+	runtime/mpi/rank_watch.cpp runtime/mpi/rank_watch.h
 libhetpu_la_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS)
 # MPI comes first: Ipopt's sequential MUMPS exports stub MPI_Init/MPI_Comm_rank/MPI_Finalize,
 # and whichever library comes first in the loader's search order wins; MPI must.
@@ -99,7 +101,8 @@ tests_runtime_unit_tests_SOURCES = \
 	tests/unit/runtime/mpi/core/share_coordinator_test.cpp \
 	tests/unit/runtime/mpi/core/progress_reports_test.cpp \
 	tests/unit/runtime/mpi/core/range_moves_test.cpp \
-	tests/unit/runtime/mpi/core/link_probe_test.cpp
+	tests/unit/runtime/mpi/core/link_probe_test.cpp \
+	tests/unit/runtime/mpi/core/rank_liveness_test.cpp
 tests_runtime_unit_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)
 tests_runtime_unit_tests_LDADD = runtime/libhetpu_core.la $(GTEST_LIBS)
 TESTS += tests/runtime_unit_tests

@@ -99,6 +99,12 @@ EXTRA_DIST += tests/cluster/mpi_links.sh tests/cluster/netns_cluster.sh
 # whole launch with a message naming the rank, never a hang.
 TESTS += tests/cli/mpi_failures.sh
 EXTRA_DIST += tests/cli/mpi_failures.sh
+# A rank stopped beyond HETPU_MPI_LIVENESS_S ends the job; one stopped within it continues.
+TESTS += tests/cli/mpi_liveness.sh
+EXTRA_DIST += tests/cli/mpi_liveness.sh
+# Every app's multi-rank record, under both planners, against docs/cluster.md's table.
+TESTS += tests/cli/mpi_records.sh
+EXTRA_DIST += tests/cli/mpi_records.sh
 # A build without MPI: one task under a launcher runs, several are refused (skipped, 77,
 # in builds with MPI).
 TESTS += tests/cli/no_mpi_launch.sh

@@ -39,6 +39,29 @@ std::string json_line(const AppRecord &r)
         j["copies_lost_s"] = r.copies.lost_s;
         j["copies_running"] = r.copies.running;
     }
+    if (r.ranks > 1) {
+        j["mpi_planner"] = r.mpi.planner;
+        j["moves"] = r.mpi.moves;
+        j["coordinator_s"] = r.mpi.coordinator_s;
+        j["shares_s"] = r.mpi.shares_s;
+        JsonRecord ranks = JsonRecord::array();
+        for (const RankTotals &x : r.mpi.ranks)
+            ranks.push_back({{"rank", x.rank},
+                             {"host", x.host},
+                             {"share", {x.share_offset, x.share_count}},
+                             {"elements", x.elements},
+                             {"data_bytes_sent", x.data_bytes_sent},
+                             {"data_bytes_received", x.data_bytes_received},
+                             {"control_bytes_sent", x.control_bytes_sent},
+                             {"control_bytes_received", x.control_bytes_received},
+                             {"app_bytes_sent", x.app_bytes_sent},
+                             {"app_bytes_received", x.app_bytes_received},
+                             {"max_rss_bytes", x.max_rss_bytes},
+                             {"longest_silence_s", x.longest_silence_s},
+                             {"link_latency_s", x.link_latency_s},
+                             {"link_bytes_per_s", x.link_bytes_per_s}});
+        j["rank_reports"] = std::move(ranks);
+    }
     if (r.extra.is_object())
         for (const auto &[key, value] : r.extra.items())
             j[key] = value;

@@ -38,6 +38,36 @@ struct CopyTotals {
     unsigned running = 0;  // losing copies still running when their job returned
 };
 
+// One rank of a multi-rank repetition, summed over the repetition's jobs (k-means runs one
+// per pass), so that it covers what the worker figures cover. docs/cluster.md's record
+// table says what each field means; a test holds the records to that table.
+struct RankTotals {
+    int rank = 0;
+    std::string host;
+    uint64_t share_offset = 0;  // the share it held in the first job
+    uint64_t share_count = 0;
+    uint64_t elements = 0;
+    uint64_t data_bytes_sent = 0;
+    uint64_t data_bytes_received = 0;
+    uint64_t control_bytes_sent = 0;
+    uint64_t control_bytes_received = 0;
+    uint64_t max_rss_bytes = 0;   // the largest of the jobs' peaks
+    uint64_t app_bytes_sent = 0;  // the app's own exchanges (hetpu_mpi_bcast, hetpu_mpi_gather)
+    uint64_t app_bytes_received = 0;
+    double longest_silence_s = 0;  // the longest time rank 0 heard no progress from it
+    double link_latency_s = 0;     // its node's link as measured at the start (per-node)
+    double link_bytes_per_s = 0;
+};
+
+// The multi-rank part of a repetition: how its jobs were planned, summed over them.
+struct MpiTotals {
+    std::string planner;  // "per-node" or "central"
+    unsigned moves = 0;
+    double coordinator_s = 0;  // deciding moves, after the start
+    double shares_s = 0;       // the start-up exchange of the shares
+    std::vector<RankTotals> ranks;
+};
+
 struct AppRecord {
     std::string app;
     std::string policy;
@@ -53,6 +83,7 @@ struct AppRecord {
     JsonRecord extra;
     int ranks = 1;      // > 1: an MPI run; the line then has "ranks" and per-worker "rank", "local_id", "host"
     CopyTotals copies;  // written ("copies", "copies_kept", "copies_lost_s", "copies_running") when any ran
+    MpiTotals mpi;      // written when ranks > 1
 };
 
 // What an app's divisible jobs add up to in one repetition (grn runs one, kmeans one per
@@ -64,6 +95,7 @@ struct JobTotals {
     std::vector<WorkerRecord> workers;
     int ranks = 1;  // MPI ranks that took part
     CopyTotals copies;
+    MpiTotals mpi;
 };
 
 // Add one job's per-worker totals into a record's workers (matched by rank and id).

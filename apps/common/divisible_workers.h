@@ -6,6 +6,7 @@
 #include <hetpu/divisible.h>
 #include <hetpu/hetpu.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "apps/common/app_record.h"
@@ -33,6 +34,43 @@ inline std::vector<WorkerRecord> worker_records(const struct hetpu_divisible_rep
     return out;
 }
 
+// Adds one multi-rank job's planning and per-rank figures (rank 0's report) into a
+// repetition's: counts and bytes add up, the peak memory and silence are the largest, the
+// share is the first job's.
+inline void add_mpi_job(MpiTotals &t, const struct hetpu_divisible_report &report)
+{
+    t.planner = report.mpi_planner;
+    t.moves += report.moves;
+    t.coordinator_s += report.coordinator_s;
+    t.shares_s += report.shares_s;
+    for (unsigned i = 0; i < report.nrank_reports && i < HETPU_REPORT_MAX_RANKS; ++i) {
+        const hetpu_rank_report &r = report.rank_reports[i];
+        RankTotals *x = nullptr;
+        for (RankTotals &y : t.ranks)
+            if (y.rank == r.rank)
+                x = &y;
+        if (!x) {
+            t.ranks.push_back(RankTotals{});
+            x = &t.ranks.back();
+            x->rank = r.rank;
+            x->host = r.host;
+            x->share_offset = r.share_offset;
+            x->share_count = r.share_count;
+        }
+        x->elements += r.elements;
+        x->data_bytes_sent += r.data_bytes_sent;
+        x->data_bytes_received += r.data_bytes_received;
+        x->control_bytes_sent += r.control_bytes_sent;
+        x->control_bytes_received += r.control_bytes_received;
+        x->max_rss_bytes = std::max(x->max_rss_bytes, r.max_rss_bytes);
+        x->longest_silence_s = std::max(x->longest_silence_s, r.longest_silence_s);
+        if (r.link_bytes_per_s > 0) {  // measured once per process: the jobs agree
+            x->link_latency_s = r.link_latency_s;
+            x->link_bytes_per_s = r.link_bytes_per_s;
+        }
+    }
+}
+
 // Adds one job's report into a repetition's totals.
 inline void add_job(JobTotals &t, const struct hetpu_divisible_report &report)
 {
@@ -45,6 +83,8 @@ inline void add_job(JobTotals &t, const struct hetpu_divisible_report &report)
     t.copies.kept += report.copies_kept;
     t.copies.lost_s += report.copies_lost_s;
     t.copies.running += report.copies_running;
+    if (report.ranks > 1)
+        add_mpi_job(t.mpi, report);
 }
 
 // Declared after the data a job's losing backup copies may still read (the data behind the
@@ -73,6 +113,7 @@ inline AppRecord record_of(const char *app, const JobTotals &t, unsigned rep, Ve
     r.ranks = t.ranks;
     r.workers = t.workers;
     r.copies = t.copies;
+    r.mpi = t.mpi;
     return r;
 }
 

@@ -1,39 +1,51 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The per-rank part of an app's JSON record on a multi-rank run: how the job was planned
-// and what each rank held, moved and used (hetpu_divisible_report.rank_reports).
+// The app's own exchanges between ranks in a repetition of a multi-rank run (outside its
+// divisible jobs: k-means' sums and, under the central planner, its labels; grn's best
+// subsets; matmul's verdicts), per rank in the record's rank_reports (app_bytes_sent,
+// app_bytes_received), beside what hetpu's runners exchanged for the jobs.
 #pragma once
 
-#include <hetpu/divisible.h>
+#include <hetpu/mpi.h>
+
+#include <cstdint>
+#include <vector>
 
 #include "apps/common/app_record.h"
 
 namespace hetpu::apps {
 
-inline void add_rank_reports(AppRecord &record, const struct hetpu_divisible_report &report)
+// What this rank has exchanged through hetpu_mpi_bcast/hetpu_mpi_gather so far.
+struct AppBytes {
+    uint64_t sent = 0;
+    uint64_t received = 0;
+};
+
+inline AppBytes app_bytes_now()
 {
-    if (report.ranks <= 1)
-        return;
-    if (!record.extra.is_object())
-        record.extra = JsonRecord::object();
-    record.extra["mpi_planner"] = report.mpi_planner;
-    record.extra["moves"] = report.moves;
-    record.extra["coordinator_s"] = report.coordinator_s;
-    JsonRecord ranks = JsonRecord::array();
-    for (unsigned i = 0; i < report.nrank_reports && i < HETPU_REPORT_MAX_RANKS; ++i) {
-        const hetpu_rank_report &r = report.rank_reports[i];
-        ranks.push_back({{"rank", r.rank},
-                         {"host", r.host},
-                         {"share", {r.share_offset, r.share_count}},
-                         {"elements", r.elements},
-                         {"data_bytes_sent", r.data_bytes_sent},
-                         {"data_bytes_received", r.data_bytes_received},
-                         {"control_bytes_sent", r.control_bytes_sent},
-                         {"control_bytes_received", r.control_bytes_received},
-                         {"max_rss_bytes", r.max_rss_bytes},
-                         {"link_latency_s", r.link_latency_s},
-                         {"link_bytes_per_s", r.link_bytes_per_s}});
+    AppBytes b;
+    hetpu_mpi_app_bytes(&b.sent, &b.received);
+    return b;
+}
+
+// Collective (every rank, before rank 0 writes its record): every rank's exchanges since
+// `since` into t's rank totals on rank 0. Returns 0 or hetpu_mpi_gather's error.
+inline int add_app_bytes(MpiTotals &t, const AppBytes &since)
+{
+    const AppBytes now = app_bytes_now();
+    const uint64_t mine[2] = {now.sent - since.sent, now.received - since.received};
+    const int size = hetpu_mpi_size();
+    if (size <= 1)
+        return 0;
+    std::vector<uint64_t> all(hetpu_mpi_rank() == 0 ? 2 * static_cast<size_t>(size) : 0);
+    if (int rc = hetpu_mpi_gather(mine, sizeof mine, all.data()); rc != 0)
+        return rc;
+    for (RankTotals &r : t.ranks) {
+        if (r.rank < 0 || r.rank >= size || all.empty())
+            continue;
+        r.app_bytes_sent = all[2 * static_cast<size_t>(r.rank)];
+        r.app_bytes_received = all[2 * static_cast<size_t>(r.rank) + 1];
     }
-    record.extra["rank_reports"] = std::move(ranks);
+    return 0;
 }
 
 }  // namespace hetpu::apps

@@ -11,6 +11,7 @@
 
 #include "apps/common/app_record.h"
 #include "apps/common/divisible_workers.h"
+#include "apps/common/rank_reports.h"
 #include "apps/common/result_digest.h"
 #include "apps/common/run_output.h"
 #include "apps/common/run_with_starpu.h"
@@ -82,8 +83,13 @@ int run_all(const Options &o, const Data &data)
     int status = 0;
     for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
         SearchRun run;
+        const apps::AppBytes exchanged = apps::app_bytes_now();
         if (int rc = run_search(in, o.block, run); rc != 0) {
             std::fprintf(stderr, "grn: repetition %u failed: %s\n", rep + 1, std::strerror(-rc));
+            status = 1;
+            break;
+        }
+        if (apps::add_app_bytes(run.mpi, exchanged) != 0) {
             status = 1;
             break;
         }

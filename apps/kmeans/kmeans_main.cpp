@@ -254,7 +254,7 @@ int run_all(const Options &o, const Data &data)
     int status = checkpointing ? checkpoints.start() : 0;
     for (unsigned rep = 0; rep < o.reps && status == 0; ++rep) {
         PassTotals acc;
-        struct hetpu_divisible_report last_report = {};
+        const apps::AppBytes exchanged = apps::app_bytes_now();
         // --restart: the newest checkpoint instead of k-means++. The restored state is all
         // run_lloyd carries between iterations except the previous pass's labels, so the first
         // pass after a restart counts every label as changed. That cannot change the result:
@@ -280,7 +280,7 @@ int run_all(const Options &o, const Data &data)
             break;
         }
         AssignPass pass = [&](const std::vector<double> &c, std::vector<int32_t> &labels, std::vector<double> &totals) {
-            int rc = assignment_pass(share, o.k, o.block, c, labels, totals, acc, &last_report);
+            int rc = assignment_pass(share, o.k, o.block, c, labels, totals, acc);
             if (split || hetpu_mpi_size() == 1)
                 return rc;
             // Central planner: only rank 0 holds every block's sums and labels. Every rank
@@ -317,6 +317,10 @@ int run_all(const Options &o, const Data &data)
         const bool write_assignments = rep + 1 == o.reps && !o.assignments_path.empty();
         const std::vector<int32_t> labels_all =
             write_assignments && split ? all_labels(comm, result.labels, data.n) : std::vector<int32_t>();
+        if (apps::add_app_bytes(acc.mpi, exchanged) != 0) {
+            status = 1;
+            break;
+        }
         if (!reporter)
             continue;
         const double centre_error = data.truth.empty() ? NAN : centre_recovery_error(state.centroids, data.truth, p.d);
@@ -350,7 +354,6 @@ int run_all(const Options &o, const Data &data)
                         verified == apps::Verified::Passed ? "yes" : "NO");
         if (!data.truth.empty())
             std::printf("  largest distance from a true centre to its nearest centroid: %.4g\n", centre_error);
-        apps::add_rank_reports(r, last_report);
         std::fputs(apps::worker_lines(r, "points").c_str(), stdout);
         output.add(apps::json_line(r));
         if (rep + 1 == o.reps &&

@@ -45,6 +45,7 @@ template <typename T> int run_all(const Options &options)
         return 1;
     int status = 0;
     for (unsigned rep = 0; rep < options.reps; ++rep) {
+        const hetpu::apps::AppBytes exchanged = hetpu::apps::app_bytes_now();
         struct hetpu_divisible_report report;
         int rc = run_owned(store, options, &report);
         if (rc != 0) {
@@ -71,9 +72,13 @@ template <typename T> int run_all(const Options &options)
             if (!all_ok)
                 status = 1;
         }
+        hetpu::apps::JobTotals totals;
+        hetpu::apps::add_job(totals, report);
+        if (hetpu::apps::add_app_bytes(totals.mpi, exchanged) != 0)
+            status = 1;
         if (!reporter)
             continue;
-        hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", report, rep, verified);
+        hetpu::apps::AppRecord record = hetpu::apps::record_of("matmul", totals, rep, verified);
         add_problem(record, options);
         if (hetpu_mpi_size() == 1) {
             hetpu::apps::ResultDigest digest;  // C, bit for bit
@@ -81,7 +86,6 @@ template <typename T> int run_all(const Options &options)
                 digest.add(store.c_col(j), store.m * sizeof(T));
             record.extra["digest"] = digest.hex();
         }
-        hetpu::apps::add_rank_reports(record, report);
         output.add(summary(record, options, options.reps), hetpu::apps::json_line(record));
     }
     return output.finish(status);

@@ -129,6 +129,10 @@ struct hetpu_rank_report {
 	 * one-way latency in seconds and bandwidth in bytes per second. */
     double link_latency_s;
     double link_bytes_per_s;
+    /* The longest time rank 0 heard no progress from it during the run, measured at its
+	 * heartbeats (six per liveness limit; 0 for rank 0): what the limit
+	 * (HETPU_MPI_LIVENESS_S) is compared with. */
+    double longest_silence_s;
 };
 
 struct hetpu_divisible_report {
@@ -155,9 +159,11 @@ struct hetpu_divisible_report {
     uint64_t share_offset;
     uint64_t share_count;
     /* Ranges handed from one rank to another by re-sharing, and the coordinator's time
-	 * deciding them (initial shares and moves), in seconds. */
+	 * deciding them after the start, in seconds (0 under the central planner). */
     unsigned moves;
     double coordinator_s;
+    /* The start-up exchange that gives every rank its share (per-node), in seconds. */
+    double shares_s;
     /* Per rank, the first HETPU_REPORT_MAX_RANKS ranks (rank 0's report only). */
     unsigned nrank_reports;
     struct hetpu_rank_report rank_reports[HETPU_REPORT_MAX_RANKS];

@@ -72,6 +72,13 @@ int hetpu_mpi_bcast(void *buf, size_t bytes);
  * data the ranks own. A copy in a single process. 0, -EINVAL, -EFBIG (over 2 GiB), -EIO. */
 int hetpu_mpi_gather(const void *mine, size_t bytes, void *all);
 
+/* The bytes this rank has sent and received so far through hetpu_mpi_bcast and
+ * hetpu_mpi_gather (the application's own exchanges, outside its divisible jobs), counted as
+ * if rank 0 exchanged directly with every rank: a broadcast of b bytes is (size - 1) x b sent
+ * by rank 0 and b received by each other rank. 0 and 0 in a single process. Either pointer
+ * may be NULL. */
+void hetpu_mpi_app_bytes(uint64_t *sent, uint64_t *received);
+
 /* Collective: the smallest of every rank's value (the value itself in a single process),
  * e.g. the newest checkpoint version that every rank holds, or 0 when any rank failed. */
 long long hetpu_mpi_min(long long value);

@@ -3,6 +3,7 @@
 
 #include <hetpu/hetpu.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -190,6 +191,7 @@ void block_finished_unguarded(void *arg)
                 t.busy_s += done.exec_s;
                 t.transfer_s += done.transfer_s;
             }
+            run.longest_block_s = std::max(run.longest_block_s, done.exec_s + done.transfer_s);
             if (done.exec_s + done.transfer_s > 0)
                 t.last_rate = static_cast<double>(done.count) / (done.exec_s + done.transfer_s);
         }

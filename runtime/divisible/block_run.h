@@ -54,6 +54,7 @@ struct Run : std::enable_shared_from_this<Run> {
     unsigned pending_writebacks = 0;
     unsigned blocks_done = 0;    // kept blocks
     uint64_t elements_done = 0;  // elements of the kept blocks: each element once
+    double longest_block_s = 0;  // the longest block run here (execution + transfer): the liveness limit follows it
     std::vector<WorkerTotals> totals = std::vector<WorkerTotals>(STARPU_NMAXWORKERS);
     TaskLedger tasks;
     // The job has returned (close_run()): the dispatcher and the planner are no longer

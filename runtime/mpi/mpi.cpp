@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -356,6 +357,22 @@ extern "C" int hetpu_mpi_available(void)
 extern "C" int hetpu_mpi_rank(void) { return hetpu::mpi_rank(); }
 extern "C" int hetpu_mpi_size(void) { return hetpu::mpi_size(); }
 
+namespace {
+
+// The application's own exchanges through hetpu_mpi_bcast and hetpu_mpi_gather, as if rank 0
+// sent to and received from every rank directly (hetpu_mpi_app_bytes).
+std::atomic<uint64_t> app_bytes_sent{0}, app_bytes_received{0};
+
+}  // namespace
+
+extern "C" void hetpu_mpi_app_bytes(uint64_t *sent, uint64_t *received)
+{
+    if (sent)
+        *sent = app_bytes_sent.load();
+    if (received)
+        *received = app_bytes_received.load();
+}
+
 extern "C" int hetpu_mpi_bcast(void *buf, size_t bytes)
 {
     if (hetpu::mpi_size() <= 1)
@@ -370,6 +387,10 @@ extern "C" int hetpu_mpi_bcast(void *buf, size_t bytes)
         if (MPI_Bcast(static_cast<char *>(buf) + done, n, MPI_BYTE, 0, hetpu::mpi_control_comm()) != MPI_SUCCESS)
             return -EIO;
     }
+    if (hetpu::mpi_rank() == 0)
+        app_bytes_sent += bytes * static_cast<uint64_t>(hetpu::mpi_size() - 1);
+    else
+        app_bytes_received += bytes;
 #endif
     return 0;
 }
@@ -389,6 +410,10 @@ extern "C" int hetpu_mpi_gather(const void *mine, size_t bytes, void *all)
     if (MPI_Gather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes), MPI_BYTE, 0,
                    hetpu::mpi_control_comm()) != MPI_SUCCESS)
         return -EIO;
+    if (hetpu::mpi_rank() == 0)
+        app_bytes_received += bytes * static_cast<uint64_t>(hetpu::mpi_size() - 1);
+    else
+        app_bytes_sent += bytes;
 #endif
     return 0;
 }

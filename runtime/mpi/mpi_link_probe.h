@@ -23,7 +23,8 @@ struct ProbedLinks {
 };
 
 // Collective on `comm`, which must carry no other traffic meanwhile: every rank's own link,
-// measured against its ring neighbours. Under HETPU_MPI_LINK_PROBE=0 nothing is measured and
+// measured against its ring neighbours, the first time; later calls return the same links
+// and no bytes. Under HETPU_MPI_LINK_PROBE=0 nothing is measured and
 // every rank has the default NodeLink.
 ProbedLinks probe_links(MPI_Comm comm);
 

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@
 #include "runtime/mpi/mpi_state.h"
 #include "runtime/mpi/node_rates.h"
 #include "runtime/mpi/owned_rank.h"
+#include "runtime/mpi/rank_watch.h"
 #include "runtime/start/starpu_start.h"
 
 namespace hetpu {
@@ -168,9 +170,19 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
             nodes[static_cast<size_t>(r)].remaining = shares[static_cast<size_t>(r)].count;
         node.make_coordinator(nodes, network);
     }
+    RankWatch watch(comm, label, node.traffic_counts());
+    node.watch(&watch);
     MPI_Barrier(comm);  // every rank starts together: the makespan is the job's
     const double t0 = start_run(run);
+    watch.begin();
     const int status = node.loop();
+    {
+        std::unique_lock<std::mutex> lock(run.mutex);
+        const uint64_t done = run.elements_done;
+        const double longest = run.longest_block_s;
+        lock.unlock();
+        watch.finish(done, longest);
+    }
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
     const RunCopies copies = close_run(run);
     if (status == 0 && job.name && node.busy_s() > 0)
@@ -195,7 +207,8 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
         report->share_offset = share.offset;
         report->share_count = share.count;
         report->moves = node.moves();
-        report->coordinator_s = node.coordinator_s() + shares_s;
+        report->coordinator_s = node.coordinator_s();
+        report->shares_s = shares_s;
         if (rank == 0) {
             report->elements = 0;
             report->blocks = 0;
@@ -212,6 +225,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
     traffic.control_sent += probed.bytes_sent;
     traffic.control_received += probed.bytes_received;
     gather_rank_reports(comm, share.offset, share.count, run.elements_done, traffic, report);
+    add_silences(watch, report);
     for (unsigned i = 0; report && i < report->nrank_reports; ++i) {
         hetpu_rank_report &r = report->rank_reports[i];
         if (r.rank >= 0 && static_cast<size_t>(r.rank) < links.size()) {

@@ -7,6 +7,7 @@
 #include <hetpu/mpi.h>
 #include <starpu_mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -26,6 +27,7 @@
 #include "runtime/mpi/mpi_block_data.h"
 #include "runtime/mpi/mpi_rank_report.h"
 #include "runtime/mpi/mpi_state.h"
+#include "runtime/mpi/rank_watch.h"
 #include "runtime/divisible/workers_paused.h"
 
 namespace hetpu {
@@ -109,16 +111,25 @@ void result_arrived(void *arg)
 
 class Lead {
 public:
-    Lead(Run &run, MPI_Comm comm, const std::vector<ClusterPu> &pus) : run_(run), comm_(comm)
+    Lead(Run &run, MPI_Comm comm, const std::vector<ClusterPu> &pus, RankTraffic &traffic)
+        : traffic_(traffic), run_(run), comm_(comm)
     {
         for (size_t g = 0; g < pus.size(); ++g)
             global_of_[{pus[g].rank, pus[g].local_worker}] = static_cast<int>(g);
     }
 
-    void loop(double t0_us)
+    void loop(double t0_us, RankWatch &watch)
     {
         t0_us_ = t0_us;
         for (;;) {
+            watch.receive();
+            {
+                std::unique_lock<std::mutex> lock(run_.mutex);
+                const uint64_t done = run_.elements_done;
+                const double longest = run_.longest_block_s;
+                lock.unlock();
+                watch.tick(done, false, longest);  // rank 0's heartbeat says only that it is there
+            }
             std::vector<Assignment> out;
             std::vector<uint64_t> arrived;
             {
@@ -272,6 +283,7 @@ private:
             t.elements += done.count;
             t.busy_s += done.exec_s;
             t.transfer_s += done.transfer_s;
+            run_.longest_block_s = std::max(run_.longest_block_s, done.exec_s + done.transfer_s);
             ++run_.blocks_done;
             run_.elements_done += done.count;
             next = run_.dispatcher->complete(done, refit.get());
@@ -279,10 +291,7 @@ private:
         submit_all(run_, next);
     }
 
-public:
-    RankTraffic traffic_;
-
-private:
+    RankTraffic &traffic_;
     Run &run_;
     MPI_Comm comm_;
     double t0_us_ = 0;
@@ -336,10 +345,11 @@ void served_block_finished(void *arg)
 }
 
 // Runs the blocks rank 0 sends until it says stop; returns the job's status.
-int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run, RankTraffic &traffic)
+int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run, RankTraffic &traffic, RankWatch &watch)
 {
     Served served;
     unsigned in_flight = 0;
+    double longest_block_s = 0;
     bool stop = false;
     int status = 0;
     auto send_done = [&](const WireDone &d) {
@@ -351,7 +361,9 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run,
         int flag = 0;
         MPI_Status st;
         MPI_Iprobe(0, MPI_ANY_TAG, comm, &flag, &st);
-        if (flag && st.MPI_TAG == kTagStop) {
+        if (flag && (st.MPI_TAG == kTagAlive || st.MPI_TAG == kTagLivenessEnd)) {
+            progressed = watch.receive();
+        } else if (flag && st.MPI_TAG == kTagStop) {
             MPI_Recv(&status, 1, MPI_INT, 0, kTagStop, comm, MPI_STATUS_IGNORE);
             stop = true;
             progressed = true;
@@ -415,6 +427,7 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run,
                                               block_data_tag(b->assign.seq, b->buffers.index[i]), MPI_COMM_WORLD,
                                               nullptr, nullptr);
             send_done(b->done);
+            longest_block_s = std::max(longest_block_s, b->done.exec_s + b->done.transfer_s);
             {
                 std::lock_guard<std::mutex> lock(totals_run.mutex);
                 ++totals_run.blocks_done;
@@ -424,12 +437,21 @@ int serve_blocks(const hetpu_divisible_job &job, MPI_Comm comm, Run &totals_run,
             // may free these buffers as soon as hetpu_divisible_run() returns.
             unregister_all(b->buffers);
         }
+        {
+            uint64_t done = 0;
+            {
+                std::lock_guard<std::mutex> lock(totals_run.mutex);
+                done = totals_run.elements_done;
+            }
+            watch.tick(done, in_flight > 0, longest_block_s);
+        }
         if (!progressed) {
             std::unique_lock<std::mutex> lock(served.mutex);
             if (served.finished.empty())
                 served.changed.wait_for(lock, kPollPeriod);
         }
     }
+    watch.finish(totals_run.elements_done, longest_block_s);
     return status;
 }
 
@@ -469,9 +491,11 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
     if (starpu_profiling_status_get() != STARPU_PROFILING_ENABLE)
         starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
 
+    RankTraffic traffic;
+    RankWatch watch(comm, label, traffic);
     if (rank != 0) {
-        RankTraffic traffic;
-        status = serve_blocks(job, comm, run, traffic);
+        watch.begin();
+        status = serve_blocks(job, comm, run, traffic, watch);
         if (report) {
             std::memset(report, 0, sizeof *report);
             report->ranks = size;
@@ -497,12 +521,20 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
     // Blocks are relayed through rank 0 and their results come home to it: no backup copies.
     choose_copies(run, false, false);
 
-    Lead lead(run, comm, pus);
+    Lead lead(run, comm, pus, traffic);
     const double t0 = start_run(run);
-    lead.loop(t0);
+    watch.begin();
+    lead.loop(t0, watch);
     const double makespan_s = (starpu_timing_now() - t0) * 1e-6;
     for (int r = 1; r < size; ++r)
         MPI_Send(&run.error, 1, MPI_INT, r, kTagStop, comm);
+    {
+        std::unique_lock<std::mutex> lock(run.mutex);
+        const uint64_t done = run.elements_done;
+        const double longest = run.longest_block_s;
+        lock.unlock();
+        watch.finish(done, longest);
+    }
 
     if (report) {
         fill_report_header(*report, run, makespan_s, fixed_block, size);
@@ -514,7 +546,8 @@ int run_multi_rank(const hetpu_divisible_job &job, hetpu_divisible_report *repor
     for (size_t g = 0; g < pus.size(); ++g)
         if (pus[g].rank == 0)
             mine += run.totals[g].elements;
-    gather_rank_reports(comm, 0, rules.total, mine, lead.traffic_, report);
+    gather_rank_reports(comm, 0, rules.total, mine, traffic, report);
+    add_silences(watch, report);
     return run_status(run, rules, label);
 }
 

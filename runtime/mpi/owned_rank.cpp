@@ -30,6 +30,7 @@ int PerNodeRank::loop()
             progressed |= coordinator_->coordinate();
         if (!rank_.stopped)
             report(kProgress, 0, 0, false);
+        tick_watch();
         if (rank_.stopped && settled())
             return rank_.stop_status;
         if (!progressed) {
@@ -98,8 +99,29 @@ void PerNodeRank::dispatch(int tag, int source, const char *bytes)
         }
         break;
     }
-    default: break;
+    default:
+        if (watch_)
+            watch_->handle(tag, source, bytes);
+        break;
     }
+}
+
+// Its heartbeat: its count of finished elements must grow while it has work of its own
+// (rank 0's says only that it is there).
+void PerNodeRank::tick_watch()
+{
+    if (!watch_)
+        return;
+    uint64_t done = 0;
+    bool working = false;
+    double longest = 0;
+    {
+        std::lock_guard<std::mutex> lock(rank_.run.mutex);
+        done = rank_.run.elements_done;
+        working = rank_.rank != 0 && (rank_.run.dispatcher->remaining() > 0 || done < rank_.handed);
+        longest = rank_.run.longest_block_s;
+    }
+    watch_->tick(done, working, longest);
 }
 
 void PerNodeRank::report(ReportEvent event, uint64_t move, uint64_t moved, bool force)

@@ -17,6 +17,7 @@
 #include "runtime/mpi/owned_context.h"
 #include "runtime/mpi/owned_coordinator.h"
 #include "runtime/mpi/owned_lender.h"
+#include "runtime/mpi/rank_watch.h"
 
 namespace hetpu {
 
@@ -34,11 +35,15 @@ public:
         coordinator_ = std::make_unique<Coordinator>(rank_, std::move(nodes), network);
     }
 
+    // The run's liveness watch, created by the runner (collective) before loop().
+    void watch(RankWatch *watch) { watch_ = watch; }
+
     // Runs until the coordinator says stop and everything of this rank is settled.
     // Returns the job's status (the same on every rank).
     int loop();
 
     const RankTraffic &traffic() const { return rank_.traffic; }
+    RankTraffic &traffic_counts() { return rank_.traffic; }  // the watch adds its heartbeats
     // Seconds from the start until this rank last ran out of work.
     double busy_s() const { return reports_.busy_s(); }
     unsigned moves() const { return coordinator_ ? coordinator_->moves() : 0; }
@@ -50,6 +55,7 @@ private:
     void report(ReportEvent event, uint64_t move, uint64_t moved, bool force);
     bool settled_locally(uint64_t remaining, uint64_t in_flight);
     bool settled();
+    void tick_watch();
 
     RankContext rank_;
     std::vector<int> workers_;
@@ -58,6 +64,7 @@ private:
     Lender lender_;
     Borrower borrower_;
     std::unique_ptr<Coordinator> coordinator_;
+    RankWatch *watch_ = nullptr;
 };
 
 }  // namespace hetpu

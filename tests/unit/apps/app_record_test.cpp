@@ -95,3 +95,40 @@ TEST(AppRecord, WorkersAccumulateById)
     EXPECT_EQ(total[1].elements, 40u);
     EXPECT_DOUBLE_EQ(total[1].transfer_s, 0.1 + 0.2);
 }
+
+TEST(AppRecord, MultiRankRecordsCarryThePlanningAndEveryRank)
+{
+    AppRecord r;
+    r.ranks = 2;
+    r.mpi.planner = "per-node";
+    r.mpi.moves = 3;
+    r.mpi.coordinator_s = 0.001;
+    r.mpi.shares_s = 0.02;
+    RankTotals a;
+    a.rank = 0;
+    a.host = "n0";
+    a.share_count = 60;
+    a.elements = 180;  // three jobs of 60
+    a.app_bytes_sent = 4096;
+    RankTotals b = a;
+    b.rank = 1;
+    b.host = "n1";
+    b.share_offset = 60;
+    b.app_bytes_sent = 0;
+    b.app_bytes_received = 4096;
+    b.longest_silence_s = 2.5;
+    r.mpi.ranks = {a, b};
+    const hetpu::JsonRecord j = hetpu::JsonRecord::parse(json_line(r));
+    EXPECT_EQ(j["mpi_planner"], "per-node");
+    EXPECT_EQ(j["moves"], 3);
+    EXPECT_DOUBLE_EQ(j["shares_s"].get<double>(), 0.02);
+    ASSERT_EQ(j["rank_reports"].size(), 2u);
+    EXPECT_EQ(j["rank_reports"][1]["share"], hetpu::JsonRecord({60, 60}));
+    EXPECT_EQ(j["rank_reports"][0]["elements"], 180);
+    EXPECT_EQ(j["rank_reports"][1]["app_bytes_received"], 4096);
+    EXPECT_DOUBLE_EQ(j["rank_reports"][1]["longest_silence_s"].get<double>(), 2.5);
+    r.ranks = 1;
+    const hetpu::JsonRecord one = hetpu::JsonRecord::parse(json_line(r));
+    EXPECT_FALSE(one.contains("mpi_planner"));
+    EXPECT_FALSE(one.contains("rank_reports"));
+}
