@@ -55,3 +55,15 @@ inline bool hetpu_starpu_record_disk_bandwidth(double write_mbs, double read_mbs
 // The context StarPU creates at start-up, which runs the policy starpu_init chose: id 0 in
 // both series (neither exports a name for it).
 #define HETPU_STARPU_INITIAL_SCHED_CTX 0u
+
+// The flags of starpu_sched_component_initialize_simple_scheduler that build StarPU's own
+// dmda-like component tree (sched_policies/component_policy.cpp). 1.4 has modular-dmdas'
+// shape: every task committed at once to a per-worker queue sorted by priority, with the
+// queue's expected end known to the decision (FIFOS_BELOW_EXP) and no bound on its length
+// (FIFOS_BELOW_NOLIMIT). 1.3 has neither flag; its modular-heft shape keeps the tasks that
+// the per-worker queues (30 tasks each) refuse in a priority queue above the decision.
+#if HETPU_STARPU_AT_LEAST(1, 4)
+#define HETPU_DMDA_TREE_QUEUES (STARPU_SCHED_SIMPLE_FIFOS_BELOW_EXP | STARPU_SCHED_SIMPLE_FIFOS_BELOW_NOLIMIT)
+#else
+#define HETPU_DMDA_TREE_QUEUES (STARPU_SCHED_SIMPLE_FIFO_ABOVE | STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO)
+#endif
