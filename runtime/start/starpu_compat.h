@@ -56,14 +56,20 @@ inline bool hetpu_starpu_record_disk_bandwidth(double write_mbs, double read_mbs
 // both series (neither exports a name for it).
 #define HETPU_STARPU_INITIAL_SCHED_CTX 0u
 
-// The flags of starpu_sched_component_initialize_simple_scheduler that build StarPU's own
-// dmda-like component tree (sched_policies/component_policy.cpp). 1.4 has modular-dmdas'
-// shape: every task committed at once to a per-worker queue sorted by priority, with the
-// queue's expected end known to the decision (FIFOS_BELOW_EXP) and no bound on its length
-// (FIFOS_BELOW_NOLIMIT). 1.3 has neither flag; its modular-heft shape keeps the tasks that
-// the per-worker queues (30 tasks each) refuse in a priority queue above the decision.
+// The per-worker priority queues of hetpu's component tree (sched_policies/component_policy.cpp).
+// 1.4 has modular-dmdas' shape: every task is committed at once to a worker's queue, with no
+// bound on its length, and the queue tells the decision when its work will end
+// (starpu_sched_component_prio_data::exp, which 1.3 lacks). 1.3's MCT component needs
+// bounded queues (modular-heft's 30 tasks each), the tasks they refuse waiting in a
+// priority queue above the decision.
 #if HETPU_STARPU_AT_LEAST(1, 4)
-#define HETPU_DMDA_TREE_QUEUES (STARPU_SCHED_SIMPLE_FIFOS_BELOW_EXP | STARPU_SCHED_SIMPLE_FIFOS_BELOW_NOLIMIT)
+#define HETPU_TREE_WINDOW_ABOVE 0
+#define HETPU_TREE_QUEUE_TASKS UINT_MAX
+#define HETPU_TREE_QUEUE_EXP_LEN INFINITY
+#define HETPU_SET_PRIO_DATA_EXP(data) ((data).exp = 1)
 #else
-#define HETPU_DMDA_TREE_QUEUES (STARPU_SCHED_SIMPLE_FIFO_ABOVE | STARPU_SCHED_SIMPLE_FIFO_ABOVE_PRIO)
+#define HETPU_TREE_WINDOW_ABOVE 1
+#define HETPU_TREE_QUEUE_TASKS 30u
+#define HETPU_TREE_QUEUE_EXP_LEN 1e9  // microseconds of predicted work, as modular-heft
+#define HETPU_SET_PRIO_DATA_EXP(data) ((void)(data))
 #endif
