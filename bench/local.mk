@@ -96,4 +96,4 @@ EXTRA_DIST += bench/README.md bench/plbhac_sim.sh bench/plbhac_matmul.sh bench/m
 	bench/mpi_slow_rank.sh bench/mpi_planners.sh bench/scenarios bench/plbhac_gpu_node_sim.sh bench/gpu_node.sh
 # The benchmark outputs bench/README.md's tables are generated from (bench/update_readme_tables.sh).
 EXTRA_DIST += bench/recorded/mgb_bound_eval.md bench/recorded/mgb_small_exact.md bench/recorded/mgb_arrivals.md \
-	bench/recorded/mpi_scaling_sim.md bench/recorded/plbhac_cold_start.md
+	bench/recorded/mpi_scaling_sim.md bench/recorded/plbhac_cold_start.md bench/recorded/starpu_examples_timing.md
