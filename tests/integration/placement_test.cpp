@@ -214,6 +214,14 @@ struct starpu_codelet with_data = [] {
     return cl;
 }();
 
+struct starpu_codelet opencl_marker = [] {
+    struct starpu_codelet cl = {};
+    cl.opencl_funcs[0] = record_opencl;
+    cl.nbuffers = 0;
+    cl.name = "hetpu_test_marker";
+    return cl;
+}();
+
 // Where the task with data runs under `policy`; sets transfer_us.
 enum starpu_worker_archtype data_task_placement(const std::string &policy)
 {
@@ -234,12 +242,20 @@ enum starpu_worker_archtype data_task_placement(const std::string &policy)
     t->cl_arg = &ids[0];
     t->handles[0] = handle;
     EXPECT_EQ(starpu_task_submit(t), 0);
-    gate_open[cpu] = true;  // one worker first, as in placements()
-    wait_until([] {
-        std::lock_guard<std::mutex> lock(record_mutex);
-        return !run_order.empty();
-    });
+    // Then a marker that only the OpenCL worker can run, decided after the task (behind it in
+    // any queue above the decision). The OpenCL worker is let go first: a policy that hands
+    // tasks to whoever asks first gives it the task; the CPU's gate opens once the marker ran.
+    ids[1] = 1;
+    struct starpu_task *marker = starpu_task_create();
+    marker->cl = &opencl_marker;
+    marker->cl_arg = &ids[1];
+    EXPECT_EQ(starpu_task_submit(marker), 0);
     gate_open[opencl] = true;
+    EXPECT_TRUE(wait_until([] {
+        std::lock_guard<std::mutex> lock(record_mutex);
+        return std::find(run_order.begin(), run_order.end(), 1) != run_order.end();
+    })) << "the marker never ran";
+    gate_open[cpu] = true;
     starpu_task_wait_for_all();
     starpu_data_unregister(handle);
     hetpu_shutdown();
