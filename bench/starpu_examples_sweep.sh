@@ -19,8 +19,9 @@
 # (default: hetpu's nine) and of BASELINES (StarPU's "dmda dmdas lws eager"), in an order
 # shuffled per round. A run's time is the program's own figure where it prints one (cg's
 # "Total timing", axpy's "timing ->", the ms column of lu's and cholesky's table), else its
-# wall time. ONLY (default "axpy lu_implicit_example_double cholesky_implicit") picks the
-# programs; ARGS_<program> adds arguments. Writes OUT_DIR/timing.jsonl and OUT_DIR/timing.md:
+# wall time. ONLY (default "axpy lu_implicit_example_double cholesky_implicit vector_scal")
+# picks the programs; ARGS_<program> sets their arguments (lu's and cholesky's default to
+# "-size 1280 -nblocks 8"). Writes OUT_DIR/timing.jsonl and OUT_DIR/timing.md:
 # per shape, program and policy the median over rounds of the time over the best StarPU
 # policy's time in the same round, and per policy the geometric mean over programs of its
 # median ratio to dmda. A program that fails under dmda on a shape is not timed there (said
@@ -37,7 +38,10 @@ mode=${MODE:-exit}
 case "$mode" in exit | timing) ;; *) echo "MODE=$mode: use exit (the default) or timing" >&2; exit 1 ;; esac
 if [ "$mode" = timing ]; then
   shapes=(${SHAPES:-cpu2 cpu1-ocl1})
-  ONLY=${ONLY:-axpy lu_implicit_example_double cholesky_implicit}
+  ONLY=${ONLY:-axpy lu_implicit_example_double cholesky_implicit vector_scal}
+  # Over 100 ms of work under StarPU's best on 2 CPUs, yet a whole round in minutes.
+  : "${ARGS_lu_implicit_example_double=-size 1280 -nblocks 8}" "${ARGS_cholesky_implicit=-size 1280 -nblocks 8}"
+  export ARGS_lu_implicit_example_double ARGS_cholesky_implicit
 else
   shapes=(${SHAPES:-cpu1-ocl1 cpu2-ocl2 cpu2})
 fi
