@@ -4,7 +4,8 @@
 # they share is here. The load-balancing policies are listed once, in planner_catalog.cpp,
 # and load_balancing.cpp registers each with StarPU; mgb's register themselves.
 libhetpu_la_SOURCES += \
-	sched_policies/central_queue.cpp sched_policies/central_queue.h \
+	sched_policies/component_policy.cpp sched_policies/component_policy.h \
+	sched_policies/first_idle_queue.cpp sched_policies/first_idle_queue.h \
 	sched_policies/load_balancing.cpp
 runtime_libhetpu_core_la_SOURCES += \
 	sched_policies/planner_catalog.cpp sched_policies/planner_catalog.h \

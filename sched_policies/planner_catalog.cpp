@@ -10,15 +10,15 @@ namespace hetpu {
 const std::vector<PlannerPolicy> &planner_policies()
 {
     static const std::vector<PlannerPolicy> policies = {
-        {"greedy", "fixed-size blocks, first idle PU takes the next (PLB-HAC paper baseline)", nullptr, false, 0},
+        {"greedy", "fixed-size blocks, first idle PU takes the next (PLB-HAC paper baseline)", nullptr, true, 0},
         {"plb-hac", "profile-based load balancing: online curve fits + equal-finish block sizes (PLB-HAC paper)",
-         make_plbhac_family, true, kUsesTrace | kUsesModels | kUsesCodeletModel},
+         make_plbhac_family, false, kUsesTrace | kUsesModels | kUsesCodeletModel},
         {"hdss", "HDSS: adaptive phase with least-squares weights, then decreasing weighted blocks", make_hdss_family,
-         true, 0},
+         false, 0},
         {"hepopta", "Pareto-optimal time/dynamic-energy block per PU from calibrated profiles (HEPOPTA paper)",
-         make_hepopta_family, true, kUsesProfiles},
+         make_hepopta_family, false, kUsesProfiles},
         {"htpopta", "Pareto-optimal time/total-energy block per PU from calibrated profiles (HTPOPTA paper)",
-         make_htpopta_family, true, kUsesProfiles},
+         make_htpopta_family, false, kUsesProfiles},
     };
     return policies;
 }

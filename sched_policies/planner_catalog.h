@@ -77,9 +77,10 @@ struct PlannerPolicy {
     std::string description;
     // Null: no planner; blocks of a fixed size go to the first idle worker (greedy).
     PlannerFamily make = nullptr;
-    // Ordinary tasks go to the earliest predicted finish when their codelet is calibrated
-    // (else the first idle worker takes them): central_queue.h.
-    bool model_placement = true;
+    // The blocks that no planner gave a worker go to the first idle worker that can run them
+    // (else StarPU's component tree places them like the program's ordinary tasks):
+    // component_policy.h.
+    bool unplaced_blocks_first_idle = false;
     unsigned uses = 0;  // PlannerUses
 };
 

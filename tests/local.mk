@@ -53,6 +53,7 @@ tests_integration_tests_SOURCES = \
 	tests/integration/divisible_test.cpp \
 	tests/integration/backup_copies_test.cpp \
 	tests/integration/ordinary_tasks_test.cpp \
+	tests/integration/placement_test.cpp \
 	tests/integration/starpu_behaviour_test.cpp
 tests_integration_tests_CPPFLAGS = $(AM_CPPFLAGS) $(STARPU_CFLAGS) $(OPENCL_CFLAGS)
 tests_integration_tests_CXXFLAGS = $(AM_CXXFLAGS) $(GTEST_CFLAGS)

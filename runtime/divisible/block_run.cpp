@@ -332,6 +332,8 @@ void warn_of_submission_throttle(const char *label)
     });
 }
 
+bool is_divisible_block(const struct starpu_task *task) { return task->prologue_callback_pop_func == block_started; }
+
 void discard_unsubmitted(struct starpu_task *task)
 {
     task->destroy = 0;

@@ -85,6 +85,10 @@ void fail(Run &run, const Assignment &a, int error);
 // Warns once per process when StarPU's submission caps could abort a completion callback.
 void warn_of_submission_throttle(const char *label);
 
+// Whether the task is a block of a divisible job (submitted by submit_all), for policies that
+// treat blocks apart from the program's other tasks.
+bool is_divisible_block(const struct starpu_task *task);
+
 // starpu_task_destroy() refuses tasks marked for automatic destruction, which
 // starpu_task_create() tasks are; one that was never submitted must be freed by hand.
 void discard_unsubmitted(struct starpu_task *task);

@@ -55,3 +55,21 @@ inline bool hetpu_starpu_record_disk_bandwidth(double write_mbs, double read_mbs
 // The context StarPU creates at start-up, which runs the policy starpu_init chose: id 0 in
 // both series (neither exports a name for it).
 #define HETPU_STARPU_INITIAL_SCHED_CTX 0u
+
+// The per-worker priority queues of hetpu's component tree (sched_policies/component_policy.cpp).
+// 1.4 has modular-dmdas' shape: every task is committed at once to a worker's queue, with no
+// bound on its length, and the queue tells the decision when its work will end
+// (starpu_sched_component_prio_data::exp, which 1.3 lacks). 1.3's MCT component needs
+// bounded queues (modular-heft's 30 tasks each), the tasks they refuse waiting in a
+// priority queue above the decision.
+#if HETPU_STARPU_AT_LEAST(1, 4)
+#define HETPU_TREE_WINDOW_ABOVE 0
+#define HETPU_TREE_QUEUE_TASKS UINT_MAX
+#define HETPU_TREE_QUEUE_EXP_LEN INFINITY
+#define HETPU_SET_PRIO_DATA_EXP(data) ((data).exp = 1)
+#else
+#define HETPU_TREE_WINDOW_ABOVE 1
+#define HETPU_TREE_QUEUE_TASKS 30u
+#define HETPU_TREE_QUEUE_EXP_LEN 1e9  // microseconds of predicted work, as modular-heft
+#define HETPU_SET_PRIO_DATA_EXP(data) ((void)(data))
+#endif

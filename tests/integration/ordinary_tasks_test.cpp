@@ -28,7 +28,7 @@ struct starpu_perfmodel add_one_model = [] {
 }();
 
 // add_one with a history-based model: after StarPU has calibrated it on both worker
-// types, plb-hac and hdss place these tasks by earliest predicted finish.
+// types, StarPU's component tree places these tasks by earliest predicted finish.
 struct starpu_codelet modelled_add_one = [] {
     struct starpu_codelet cl = add_one_codelet;
     cl.model = &add_one_model;
@@ -59,7 +59,7 @@ TEST_P(OrdinaryTasks, EveryTaskRunsOnceWithAndWithoutAModel)
     for (int t = 0; t < kTasks; ++t)
         starpu_vector_data_register(&handles[t], STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data[t].data()), kSize,
                                     sizeof(float));
-    // Round 0 calibrates the model through the FIFO; later rounds may be model-placed.
+    // Round 0 calibrates the model (its tasks go where samples are missing); later rounds are model-placed.
     for (int round = 0; round < kRounds; ++round)
         for (int t = 0; t < kTasks; ++t) {
             struct starpu_task *task = starpu_task_create();

@@ -97,8 +97,9 @@ TEST(PlannerCatalog, ListsEveryLoadBalancingPolicyOnceInHelpOrder)
     EXPECT_EQ(names, (std::vector<std::string>{"greedy", "plb-hac", "hdss", "hepopta", "htpopta"}));
     const PlannerPolicy *greedy = find_planner_policy("greedy");
     EXPECT_EQ(greedy->make, nullptr);  // fixed blocks, no planner
-    EXPECT_FALSE(greedy->model_placement);
-    EXPECT_EQ(find_planner_policy("optimum"), nullptr);  // a simulator baseline, no policy
+    EXPECT_TRUE(greedy->unplaced_blocks_first_idle);
+    EXPECT_FALSE(find_planner_policy("plb-hac")->unplaced_blocks_first_idle);  // StarPU's tree places them
+    EXPECT_EQ(find_planner_policy("optimum"), nullptr);                        // a simulator baseline, no policy
     EXPECT_EQ(planner_policy_names(kUsesProfiles, " and "), "hepopta and htpopta");
     EXPECT_EQ(planner_policy_names(kUsesTrace | kUsesModels, ","), "plb-hac");
 }

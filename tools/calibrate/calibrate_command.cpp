@@ -28,7 +28,7 @@
 #include "config.h"
 #include "runtime/start/opencl_on_cpu.h"
 #include "runtime/start/policy_registry.h"
-#include "sched_policies/central_queue.h"
+#include "sched_policies/component_policy.h"
 #include "sched_policies/pareto/core/pareto_planner.h"
 #include "sched_policies/pareto/core/profile_store.h"
 #include "tools/calibrate/calibrate_options.h"
@@ -51,7 +51,7 @@ std::unique_ptr<BlockPlanner> equal_share_planner(const std::vector<PlannerWorke
 }
 
 struct starpu_sched_policy calibrate_policy =
-    central_queue_policy("calibrate", "internal to hetpu calibrate: one equal block per worker at once", false);
+    component_policy("calibrate", "internal to hetpu calibrate: one equal block per worker at once", false);
 
 energy::WorkerType energy_type(enum starpu_worker_archtype t)
 {

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The StarPU ops table of hetpu's load-balancing policies (and of `hetpu calibrate`): the
+// ordinary tasks of a program (a factorisation's kernels, a stencil's updates) are placed
+// by StarPU's own scheduling components, in the tree StarPU's dmda-like modular policies
+// build (see component_policy.cpp); the blocks of divisible jobs stay with hetpu's planners.
+#pragma once
+
+#include <starpu.h>
+
+namespace hetpu {
+
+// unplaced_blocks_first_idle: the blocks that no planner gave a worker go to the first idle
+// worker that can run them (greedy), instead of the component tree.
+struct starpu_sched_policy component_policy(const char *name, const char *description, bool unplaced_blocks_first_idle);
+
+}  // namespace hetpu
