@@ -13,14 +13,14 @@
 # slowdown of the others' type, so a simulated first run knows no more than a real one; the
 # measured links), first run and --known-rates, beside the measured makespans.
 #
-# Usage: bench/cluster_links.sh BUILD_DIR [REPS] [OUT_DIR]   (root; N=matmul size, default 2048)
+# Usage: bench/cluster_links.sh BUILD_DIR [REPS] [OUT_DIR]   (root; N=matmul size, default 4096; ~5 min)
 # Writes OUT_DIR/cluster_links.md (the table), OUT_DIR/runs.jsonl (every run's record, tagged)
 # and OUT_DIR/sim.jsonl (cluster-sim's results). Exits 77, saying why, where it cannot run.
 set -uo pipefail
 build=$(cd "${1:?usage: cluster_links.sh BUILD_DIR [REPS] [OUT_DIR]}" && pwd) || exit 1
 reps=${2:-3}
 out=${3:-$build/bench-out/cluster_links}
-size=${N:-2048}
+size=${N:-4096}
 top=$(cd "$(dirname "$0")/.." && pwd)
 matmul=$build/apps/matmul/hetpu-matmul
 hetpu=$build/tools/hetpu
@@ -56,7 +56,8 @@ cluster_up "1gbit 1gbit 1gbit 50mbit" || die "could not build the cluster (see a
 # launch SLOW_RANK RATES_HOME JSON: matmul per-node on the four nodes, rank SLOW_RANK on PoCL
 # only. Every app context gets its own -x options (OpenMPI applies them per context).
 launch() {
-    local slow=$1 json=$2 before=() after=() r args=()
+    # --tag-output: a failure names its rank.
+    local slow=$1 json=$2 before=() after=() r args=(--tag-output)
     export RATES_HOME=$3
     local common=(-x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x RATES_HOME -x STARPU_SILENT -x HETPU_ACCOUNTING
         -x POCL_MAX_PTHREAD_COUNT -x STARPU_SCHED=plb-hac -x HETPU_MPI_PLANNER=per-node -x STARPU_NCUDA=0)
