@@ -34,9 +34,7 @@
 
 namespace hetpu {
 
-namespace {
-
-void build_tree(unsigned sched_ctx_id)
+void build_component_tree(unsigned sched_ctx_id)
 {
     struct starpu_sched_tree *tree = starpu_sched_tree_create(sched_ctx_id);
     starpu_sched_ctx_set_policy_data(sched_ctx_id, tree);  // where StarPU's tree functions find it
@@ -83,9 +81,11 @@ void build_tree(unsigned sched_ctx_id)
     starpu_sched_tree_update_workers_in_ctx(tree);
 }
 
+namespace {
+
 void init_with_first_idle(unsigned sched_ctx_id)
 {
-    build_tree(sched_ctx_id);
+    build_component_tree(sched_ctx_id);
     first_idle_queue_init(sched_ctx_id);
 }
 
@@ -116,7 +116,7 @@ struct starpu_task *pop_with_first_idle(unsigned sched_ctx_id)
 struct starpu_sched_policy component_policy(const char *name, const char *description, bool unplaced_blocks_first_idle)
 {
     struct starpu_sched_policy p = {};
-    p.init_sched = unplaced_blocks_first_idle ? init_with_first_idle : build_tree;
+    p.init_sched = unplaced_blocks_first_idle ? init_with_first_idle : build_component_tree;
     p.deinit_sched = unplaced_blocks_first_idle ? deinit_with_first_idle : starpu_sched_tree_deinitialize;
     p.push_task = unplaced_blocks_first_idle ? push_with_first_idle : starpu_sched_tree_push_task;
     p.pop_task = unplaced_blocks_first_idle ? pop_with_first_idle : starpu_sched_tree_pop_task;

@@ -13,4 +13,8 @@ namespace hetpu {
 // worker that can run them (greedy), instead of the component tree.
 struct starpu_sched_policy component_policy(const char *name, const char *description, bool unplaced_blocks_first_idle);
 
+// Builds that tree for the context and makes it the context's policy data, where StarPU's
+// starpu_sched_tree_* functions find it (the MGB policies place their ordinary tasks with it).
+void build_component_tree(unsigned sched_ctx_id);
+
 }  // namespace hetpu

@@ -4,8 +4,11 @@
 // would hang it).
 #include "sched_policies/mgb/mgb_scheduler.h"
 
+#include <starpu_sched_component.h>
+
 #include <exception>
 
+#include "sched_policies/component_policy.h"
 #include "sched_policies/mgb/scheduler.h"
 
 namespace hetpu::mgb {
@@ -14,12 +17,13 @@ namespace detail {
 
 namespace {
 
-Scheduler *scheduler_of(unsigned sched_ctx_id)
-{
-    return static_cast<Scheduler *>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
-}
+// The context's policy data is the component tree (StarPU's starpu_sched_tree_* functions
+// read it there); the scheduler is kept here.
+Scheduler *schedulers[STARPU_NMAX_SCHED_CTXS];
 
 }  // namespace
+
+Scheduler *scheduler_of(unsigned sched_ctx_id) { return schedulers[sched_ctx_id]; }
 
 void completion_callback(void *arg)
 {
@@ -41,13 +45,14 @@ void completion_callback(void *arg)
 namespace {
 
 using detail::Scheduler;
+using detail::scheduler_of;
 
-Scheduler *scheduler_of(unsigned sched_ctx_id)
+void deinit(unsigned sched_ctx_id)
 {
-    return static_cast<Scheduler *>(starpu_sched_ctx_get_policy_data(sched_ctx_id));
+    starpu_sched_tree_deinitialize(sched_ctx_id);
+    delete scheduler_of(sched_ctx_id);
+    detail::schedulers[sched_ctx_id] = nullptr;
 }
-
-void deinit(unsigned sched_ctx_id) { delete scheduler_of(sched_ctx_id); }
 
 int push(struct starpu_task *task)
 {
@@ -67,6 +72,15 @@ struct starpu_task *pop(unsigned sched_ctx_id)
     }
 }
 
+void pre_exec(struct starpu_task *task, unsigned sched_ctx_id)
+{
+    try {
+        scheduler_of(sched_ctx_id)->task_starting(task);
+    } catch (const std::exception &e) {
+        STARPU_ABORT_MSG("hetpu mgb: %s before a task", e.what());
+    }
+}
+
 void post_exec(struct starpu_task *task, unsigned sched_ctx_id)
 {
     try {
@@ -78,6 +92,7 @@ void post_exec(struct starpu_task *task, unsigned sched_ctx_id)
 
 void add_workers(unsigned sched_ctx_id, int *workerids, unsigned nworkers)
 {
+    starpu_sched_tree_add_workers(sched_ctx_id, workerids, nworkers);
     for (unsigned i = 0; i < nworkers; i++)
         starpu_sched_ctx_worker_shares_tasks_lists(workerids[i], sched_ctx_id);
     try {
@@ -98,10 +113,11 @@ void mgb_init(unsigned sched_ctx_id, Algorithm algorithm)
     if (!starpu_sched_ctx_max_priority_is_set(sched_ctx_id))
         starpu_sched_ctx_set_max_priority(sched_ctx_id, 5);
     try {
-        starpu_sched_ctx_set_policy_data(sched_ctx_id, new Scheduler(sched_ctx_id, algorithm));
+        detail::schedulers[sched_ctx_id] = new Scheduler(sched_ctx_id, algorithm);
     } catch (const std::exception &e) {
         STARPU_ABORT_MSG("hetpu %s: cannot start: %s", algorithm_name(algorithm), e.what());
     }
+    build_component_tree(sched_ctx_id);  // places the tasks MGB declares nothing for (scheduler.h)
 }
 
 struct starpu_sched_policy mgb_policy(const char *name, const char *description, void (*init_sched)(unsigned))
@@ -111,8 +127,10 @@ struct starpu_sched_policy mgb_policy(const char *name, const char *description,
     p.deinit_sched = deinit;
     p.push_task = push;
     p.pop_task = pop;
+    p.pre_exec_hook = pre_exec;
     p.post_exec_hook = post_exec;
     p.add_workers = add_workers;
+    p.remove_workers = starpu_sched_tree_remove_workers;
     p.policy_name = name;
     p.policy_description = description;
     p.worker_type = STARPU_WORKER_LIST;

@@ -42,6 +42,10 @@ bool verbose();
 // The callback of every task the policy hands out (Scheduler::watch_completion).
 void completion_callback(void *arg);
 
+class Scheduler;
+// The context's scheduler (its policy data is the component tree).
+Scheduler *scheduler_of(unsigned sched_ctx_id);
+
 // The task as messages name it.
 std::string task_label(struct starpu_task *task);
 
@@ -61,6 +65,7 @@ struct Assignment {
     uint64_t bytes = 0;
     uint64_t warps = 0;
     std::vector<HandleUse> handles;
+    bool from_tree = false;  // handed out by the component tree, to this worker
 };
 
 class Scheduler {
@@ -70,6 +75,7 @@ public:
 
     int push(struct starpu_task *task);
     struct starpu_task *pop(int worker);
+    void task_starting(struct starpu_task *task);  // pre_exec_hook
     void task_done(struct starpu_task *task);
     // The task's completion, reported by its callback (see watch_completion): releases what
     // post_exec_hook has not, and returns the callback StarPU would have run for the task.
@@ -89,6 +95,20 @@ private:
     void choose_colocation_model();
     void register_devices();
     TaskInfo describe(struct starpu_task *task) const;
+    // A task with no declared GPU needs and a CPU version: StarPU's component tree places it
+    // (CPU or device, by its cost model), and a device worker takes it only once the Ledger
+    // admits it there (admit_from_tree). Mutex held.
+    bool placed_by_tree(struct starpu_task *task) const;
+    // MGB's own placement of a described task: a device now, an idle CPU worker, the CPU
+    // queue, or the waiting queue; a task that can never run stops the program. Mutex held.
+    // end_push: StarPU's push of the task ends here (not for a task taken back from the tree).
+    void place(struct starpu_task *task, TaskInfo info, std::vector<int> &wake, bool end_push);
+    // The tasks placed by MGB for this worker, or that it may take over (CPU workers).
+    struct starpu_task *pop_own(int worker);
+    // A task the tree gives a worker: a CPU worker runs it; a device worker runs it if the
+    // Ledger reserves it there now and no older waiting task could use the device, else
+    // MGB places it. Returns whether the worker runs it. Mutex held.
+    bool admit_from_tree(struct starpu_task *task, int worker, std::vector<int> &wake);
     PlaceRequest request_for(const TaskInfo &info, std::vector<uint64_t> &bytes) const;
     [[noreturn]] void refuse(struct starpu_task *task, const TaskInfo &info) const;
     // Tries to start a task now: on a device, else on an idle CPU worker. Mutex held.

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <starpu_sched_component.h>
+
 #include "common/settings.h"
 #include "node_arbiter/node_arbiter.h"
 
@@ -112,22 +114,58 @@ int Scheduler::push(struct starpu_task *task)
         if (c.restore)
             task->callback_func = c.field;
     }
-    TaskInfo info = describe(task);
-
-    if (!info.accelerators) {  // CPU-only: the shared CPU queue, by priority, FIFO within one
-        auto pos = std::find_if(cpu_fifo_.begin(), cpu_fifo_.end(),
-                                [&](struct starpu_task *t) { return t->priority < task->priority; });
-        cpu_fifo_.insert(pos, task);
-        starpu_push_task_end(task);
+    if (placed_by_tree(task)) {
         lock.unlock();
-        wake.assign(cpu_workers_.begin(), cpu_workers_.end());
-        this->wake(wake);
-        return 0;
+        return starpu_sched_tree_push_task(task);  // ends the push when a worker takes it
+    }
+    place(task, describe(task), wake, true);
+    const bool still_waiting = !waiting_.empty();
+    lock.unlock();
+    if (still_waiting)
+        poll_cv_.notify_one();
+    this->wake(wake);
+    return 0;
+}
+
+bool Scheduler::placed_by_tree(struct starpu_task *task) const
+{
+    struct hetpu_gpu_needs declared;
+    if (declared_needs(task, false, &declared))
+        return false;
+    const TaskInfo info = describe(task);
+    if (!info.cpu)
+        return false;
+    // A device that could never hold the task must not be offered to the tree: its choice
+    // would prefetch the data there, a request StarPU can never satisfy, and the device
+    // worker would never ask for the task (seen: a hang). Such a task is MGB's (the CPU).
+    bool every_device_could = true;
+    ledger_->with_ledger([&](Ledger &ledger) {
+        std::vector<uint64_t> bytes;
+        const PlaceRequest request = request_for(info, bytes);
+        for (size_t d = 0; d < devices_.size(); ++d)
+            if ((info.accelerators & (1u << d)) && !could_ever_fit(ledger, ledger_index_[d], request))
+                every_device_could = false;
+    });
+    return every_device_could;
+}
+
+void Scheduler::place(struct starpu_task *task, TaskInfo info, std::vector<int> &wake, bool end_push)
+{
+    const auto to_cpu_queue = [&] {  // the shared CPU queue, by priority, FIFO within one
+        cpu_fifo_.insert(std::find_if(cpu_fifo_.begin(), cpu_fifo_.end(),
+                                      [&](struct starpu_task *t) { return t->priority < task->priority; }),
+                         task);
+        if (end_push)
+            starpu_push_task_end(task);
+        wake.insert(wake.end(), cpu_workers_.begin(), cpu_workers_.end());
+    };
+    if (!info.accelerators) {
+        to_cpu_queue();
+        return;
     }
 
     // Devices that could never hold the task are dropped; with none left it is a CPU task
     // or an error.
-    bool ever = false;
     uint32_t fits = 0;
     ledger_->with_ledger([&](Ledger &ledger) {
         std::vector<uint64_t> bytes;
@@ -135,22 +173,13 @@ int Scheduler::push(struct starpu_task *task)
         for (size_t d = 0; d < devices_.size(); ++d)
             if ((info.accelerators & (1u << d)) && could_ever_fit(ledger, ledger_index_[d], request))
                 fits |= 1u << d;
-        ever = fits != 0;
     });
-    if (!ever && !info.cpu) {
-        lock.unlock();
-        refuse(task, info);
-    }
+    if (!fits && !info.cpu)
+        refuse(task, info);  // stops the program
     info.accelerators = fits;
-    if (!ever) {
-        cpu_fifo_.insert(std::find_if(cpu_fifo_.begin(), cpu_fifo_.end(),
-                                      [&](struct starpu_task *t) { return t->priority < task->priority; }),
-                         task);
-        starpu_push_task_end(task);
-        lock.unlock();
-        wake.assign(cpu_workers_.begin(), cpu_workers_.end());
-        this->wake(wake);
-        return 0;
+    if (!fits) {
+        to_cpu_queue();
+        return;
     }
 
     // Behind older waiting tasks only as far as the aging bound allows: the new task is
@@ -159,16 +188,11 @@ int Scheduler::push(struct starpu_task *task)
     waiting_with_cpu_ += info.cpu;
     waiting_tasks_.emplace(id, Waiting{task, std::move(info)});
     waiting_.push(id);
-    starpu_push_task_end(task);
+    if (end_push)
+        starpu_push_task_end(task);
     // Unless resources were freed since the last full drain, only the new task can start:
     // trying just it keeps a burst of submissions linear instead of quadratic.
     drain(wake, freed_since_drain_ ? 0 : id);
-    const bool still_waiting = !waiting_.empty();
-    lock.unlock();
-    if (still_waiting)
-        poll_cv_.notify_one();
-    this->wake(wake);
-    return 0;
 }
 
 void Scheduler::drain(std::vector<int> &wake, uint64_t only)
@@ -263,7 +287,7 @@ void Scheduler::steal_for_cpu(int cpu_worker)
     }
 }
 
-struct starpu_task *Scheduler::pop(int worker)
+struct starpu_task *Scheduler::pop_own(int worker)
 {
     std::vector<int> wake;
     struct starpu_task *task = nullptr;
@@ -304,6 +328,94 @@ struct starpu_task *Scheduler::pop(int worker)
     wake.erase(std::remove(wake.begin(), wake.end(), worker), wake.end());
     this->wake(wake);
     return task;
+}
+
+// What MGB placed for the worker comes first; then what the component tree queued for it,
+// through the Ledger's admission on a device (admit_from_tree).
+struct starpu_task *Scheduler::pop(int worker)
+{
+    if (struct starpu_task *task = pop_own(worker))
+        return task;
+    for (;;) {
+        struct starpu_task *task = starpu_sched_tree_pop_task(ctx_);
+        if (!task)
+            break;
+        std::vector<int> wake;
+        bool admitted, still_waiting;
+        {
+            starpu_worker_relax_on();
+            std::lock_guard<std::mutex> lock(mutex_);
+            starpu_worker_relax_off();
+            admitted = admit_from_tree(task, worker, wake);
+            still_waiting = !waiting_.empty();
+        }
+        if (still_waiting)
+            poll_cv_.notify_one();
+        wake.erase(std::remove(wake.begin(), wake.end(), worker), wake.end());
+        this->wake(wake);
+        if (admitted)
+            return task;
+    }
+    return pop_own(worker);  // a task taken back from the tree may have been placed here
+}
+
+bool Scheduler::admit_from_tree(struct starpu_task *task, int worker, std::vector<int> &wake)
+{
+    const int d = device_of_worker_[worker];
+    Assignment a;
+    a.worker = worker;
+    a.from_tree = true;
+    TaskInfo info;
+    if (d >= 0) {
+        info = describe(task);
+        uint32_t waited = 0;  // devices older waiting tasks could use: they go first (aging)
+        for (const auto &w : waiting_tasks_)
+            waited |= w.second.info.accelerators;
+        bool placed = false;
+        if (ledger_index_[d] >= 0 && !(waited & (1u << d)) && (info.accelerators & (1u << d))) {
+            TaskInfo here = info;
+            here.accelerators = 1u << d;
+            ledger_->with_ledger([&](Ledger &ledger) {
+                std::vector<uint64_t> bytes;
+                const PlaceResult result = ledger_place(ledger, algorithm_, request_for(here, bytes));
+                if (result.status != PlaceStatus::Placed)
+                    return;
+                placed = true;
+                a.device = d;
+                a.grant = result.grant;
+                a.bytes = bytes[result.device];
+                if (const Grant *g = ledger_find_grant(ledger, result.grant))
+                    a.warps = g->warps;
+                a.handles = info.handles;
+                residency_.hold(static_cast<unsigned>(d), result.grant, info.handles);
+                trace(TraceEvent::Grant, a, ledger);
+            });
+        }
+        if (!placed) {
+            // The tree counted the task on this worker: it is taken off that count (as if
+            // it started and ended here), and MGB places it.
+            starpu_sched_component_worker_pre_exec_hook(task, ctx_);
+            starpu_sched_component_worker_post_exec_hook(task, ctx_);
+            place(task, std::move(info), wake, false);
+            return false;
+        }
+    }
+    ++busy_[worker];
+    assigned_[task] = std::move(a);
+    watch_completion(task);
+    return true;
+}
+
+void Scheduler::task_starting(struct starpu_task *task)
+{
+    bool from_tree;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = assigned_.find(task);
+        from_tree = it != assigned_.end() && it->second.from_tree;
+    }
+    if (from_tree)  // the tree's worker component follows its expected end
+        starpu_sched_component_worker_pre_exec_hook(task, ctx_);
 }
 
 void Scheduler::release(const Assignment &a)
@@ -355,11 +467,16 @@ Scheduler::Callback Scheduler::task_finished(struct starpu_task *task)
 void Scheduler::task_done(struct starpu_task *task)
 {
     std::vector<int> wake;
+    bool from_tree = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
+        if (auto it = assigned_.find(task); it != assigned_.end())
+            from_tree = it->second.from_tree;
         if (release_task(task, wake))
             completions_.released_by_hook(task);  // its callback has nothing left to release
     }
+    if (from_tree)
+        starpu_sched_component_worker_post_exec_hook(task, ctx_);
     this->wake(wake);
 }
 

@@ -226,6 +226,13 @@ void wait_for_cpu(void *[], void *)
     if (cpu_runs.load() == 0)
         device_gave_up = true;
 }
+// Declared needs make the tasks MGB's to place (undeclared ones go through StarPU's
+// component tree, which places them by model and never queues them behind the device).
+void one_block(struct starpu_task *, struct hetpu_gpu_needs *needs)
+{
+    needs->blocks = 1;
+    needs->threads_per_block = 32;
+}
 }  // namespace
 
 TEST(MgbSteal, IdleCpuTakesTasksQueuedOnABusyDevice)
@@ -244,6 +251,7 @@ TEST(MgbSteal, IdleCpuTakesTasksQueuedOnABusyDevice)
     cl.nbuffers = 1;
     cl.modes[0] = STARPU_RW;
     cl.name = "hetpu_test_steal";
+    ASSERT_EQ(hetpu_codelet_set_gpu_needs(&cl, one_block), 0);
     cpu_runs = 0;
     device_gave_up = false;
     constexpr int kTasks = 8;
@@ -258,6 +266,7 @@ TEST(MgbSteal, IdleCpuTakesTasksQueuedOnABusyDevice)
     for (auto h : handles)
         starpu_data_unregister(h);
     hetpu_shutdown();
+    hetpu_codelet_set_gpu_needs(&cl, nullptr);
     unsetenv("STARPU_SCHED");
     unsetenv("HETPU_MGB_ARBITER");
     EXPECT_GT(cpu_runs.load(), 0);

@@ -6,7 +6,11 @@
 // puts them; a task whose data would take longer to move than it gains stays where its data
 // are; with one worker, model-placed tasks run by priority. The workers are held
 // by gate tasks while the tasks are submitted, so every placement is decided from the
-// model alone, whatever the load of the machine.
+// model alone, whatever the load of the machine. The MGB policies place the tasks they have
+// no declared GPU needs for the same way, and a device worker runs one only where MGB's
+// Ledger holds it: a task larger than the device runs on the CPU whatever the model says,
+// and a task with declared needs stays with MGB's own placement.
+#include <hetpu/gpu_needs.h>
 #include <hetpu/hetpu.h>
 
 #include <gtest/gtest.h>
@@ -124,6 +128,19 @@ void close_gates(const std::vector<int> &workers)
         << "the gate tasks never started";
 }
 
+// One process: the MGB policies need no node-wide arbiter segment.
+void use_policy(const std::string &policy)
+{
+    setenv("STARPU_SCHED", policy.c_str(), 1);
+    setenv("HETPU_MGB_ARBITER", "off", 1);
+}
+
+void unset_policy()
+{
+    unsetenv("STARPU_SCHED");
+    unsetenv("HETPU_MGB_ARBITER");
+}
+
 int worker_of(enum starpu_worker_archtype type)
 {
     int ids[1];
@@ -135,7 +152,7 @@ int ids[kTasks];
 // Runs the tasks under `policy` and returns the kind of worker each ran on.
 std::vector<enum starpu_worker_archtype> placements(const std::string &policy)
 {
-    setenv("STARPU_SCHED", policy.c_str(), 1);
+    use_policy(policy);
     EXPECT_EQ(hetpu_init(nullptr), 0);
     const int cpu = worker_of(STARPU_CPU_WORKER), opencl = worker_of(STARPU_OPENCL_WORKER);
     EXPECT_TRUE(cpu >= 0 && opencl >= 0) << "the test node has a CPU and an OpenCL worker";
@@ -160,7 +177,7 @@ std::vector<enum starpu_worker_archtype> placements(const std::string &policy)
     gate_open[opencl] = true;
     starpu_task_wait_for_all();
     hetpu_shutdown();
-    unsetenv("STARPU_SCHED");
+    unset_policy();
     std::lock_guard<std::mutex> lock(record_mutex);
     return ran_on;
 }
@@ -225,7 +242,7 @@ struct starpu_codelet opencl_marker = [] {
 // Where the task with data runs under `policy`; sets transfer_us.
 enum starpu_worker_archtype data_task_placement(const std::string &policy)
 {
-    setenv("STARPU_SCHED", policy.c_str(), 1);
+    use_policy(policy);
     EXPECT_EQ(hetpu_init(nullptr), 0);
     const int cpu = worker_of(STARPU_CPU_WORKER), opencl = worker_of(STARPU_OPENCL_WORKER);
     std::vector<float> data(kBigElements, 1.0f);
@@ -259,7 +276,7 @@ enum starpu_worker_archtype data_task_placement(const std::string &policy)
     starpu_task_wait_for_all();
     starpu_data_unregister(handle);
     hetpu_shutdown();
-    unsetenv("STARPU_SCHED");
+    unset_policy();
     std::lock_guard<std::mutex> lock(record_mutex);
     return ran_on[0];
 }
@@ -295,7 +312,7 @@ TEST_P(Placement, TheDataTransferCounts)
 
 TEST_P(Placement, ModelPlacedTasksRunByPriorityOnOneWorker)
 {
-    setenv("STARPU_SCHED", GetParam().c_str(), 1);
+    use_policy(GetParam());
     ASSERT_EQ(hetpu_init(nullptr), 0);
     const int cpu = worker_of(STARPU_CPU_WORKER);
     ASSERT_GE(cpu, 0);
@@ -313,7 +330,7 @@ TEST_P(Placement, ModelPlacedTasksRunByPriorityOnOneWorker)
     gate_open[cpu] = true;
     starpu_task_wait_for_all();
     hetpu_shutdown();
-    unsetenv("STARPU_SCHED");
+    unset_policy();
     std::vector<int> expected(ids, ids + kTasks);
     std::stable_sort(expected.begin(), expected.end(), [](int a, int b) { return priorities[a] > priorities[b]; });
     EXPECT_EQ(run_order, expected) << "under " << GetParam();
@@ -322,3 +339,114 @@ TEST_P(Placement, ModelPlacedTasksRunByPriorityOnOneWorker)
 // The policies whose ordinary tasks StarPU's component tree places (component_policy.h).
 INSTANTIATE_TEST_SUITE_P(LoadBalancingPolicies, Placement,
                          ::testing::Values("greedy", "plb-hac", "hdss", "hepopta", "htpopta"), test_name);
+// The MGB policies: the tasks they have no declared GPU needs for, placed by the same tree
+// behind MGB's Ledger (sched_policies/mgb/scheduler.h).
+INSTANTIATE_TEST_SUITE_P(MgbPolicies, Placement, ::testing::Values("mgb", "mgb-exact", "sa", "cg"), test_name);
+
+namespace {
+
+// 16 MiB of data, a hundred times faster on the OpenCL worker by its model: the tree puts
+// it on the device whenever it may.
+double device_favoured_us(struct starpu_task *, struct starpu_perfmodel_arch *arch, unsigned)
+{
+    return arch->devices[0].type == STARPU_OPENCL_WORKER ? 1e6 : 1e8;
+}
+
+struct starpu_perfmodel device_favoured_model = [] {
+    struct starpu_perfmodel m = {};
+    m.type = STARPU_PER_ARCH;
+    m.arch_cost_function = device_favoured_us;
+    m.symbol = "hetpu_test_fake_device_favoured";
+    return m;
+}();
+
+struct starpu_codelet device_favoured = [] {
+    struct starpu_codelet cl = {};
+    cl.cpu_funcs[0] = touch;
+    cl.opencl_funcs[0] = touch;
+    cl.nbuffers = 1;
+    cl.modes[0] = STARPU_R;
+    cl.model = &device_favoured_model;
+    cl.name = "hetpu_test_device_favoured";
+    return cl;
+}();
+
+// The other way round: a hundred times slower on the OpenCL worker.
+double cpu_favoured_us(struct starpu_task *, struct starpu_perfmodel_arch *arch, unsigned)
+{
+    return arch->devices[0].type == STARPU_OPENCL_WORKER ? 1e8 : 1e6;
+}
+
+struct starpu_perfmodel cpu_favoured_model = [] {
+    struct starpu_perfmodel m = {};
+    m.type = STARPU_PER_ARCH;
+    m.arch_cost_function = cpu_favoured_us;
+    m.symbol = "hetpu_test_fake_cpu_favoured";
+    return m;
+}();
+
+void one_small_block(struct starpu_task *, struct hetpu_gpu_needs *needs)
+{
+    needs->blocks = 1;
+    needs->threads_per_block = 32;
+}
+
+// Where one task of `cl` with 16 MiB of data runs under `policy`, the OpenCL device limited
+// to `opencl_mib` MiB (0: no limit).
+enum starpu_worker_archtype one_task_placement(const std::string &policy, struct starpu_codelet *cl,
+                                               unsigned opencl_mib)
+{
+    if (opencl_mib)
+        setenv("STARPU_LIMIT_OPENCL_MEM", std::to_string(opencl_mib).c_str(), 1);
+    use_policy(policy);
+    EXPECT_EQ(hetpu_init(nullptr), 0);
+    EXPECT_GE(worker_of(STARPU_OPENCL_WORKER), 0) << "the test node has an OpenCL worker";
+    std::vector<float> data(kBigElements, 1.0f);
+    starpu_data_handle_t handle;
+    starpu_vector_data_register(&handle, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(data.data()), kBigElements,
+                                sizeof(float));
+    run_order.clear();
+    ids[0] = 0;
+    struct starpu_task *t = starpu_task_create();
+    t->cl = cl;
+    t->cl_arg = &ids[0];
+    t->handles[0] = handle;
+    EXPECT_EQ(starpu_task_submit(t), 0);
+    starpu_task_wait_for_all();
+    starpu_data_unregister(handle);
+    hetpu_shutdown();
+    unset_policy();
+    unsetenv("STARPU_LIMIT_OPENCL_MEM");
+    std::lock_guard<std::mutex> lock(record_mutex);
+    EXPECT_EQ(run_order.size(), 1u);
+    return ran_on[0];
+}
+
+class MgbLedger : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+// Memory safety whatever the component tree: the tree chooses the device, MGB's Ledger
+// says the device can never hold the task's data, and it runs on the CPU.
+TEST_P(MgbLedger, TheTreeNeverPutsATaskWhereItDoesNotFit)
+{
+    ASSERT_EQ(one_task_placement(GetParam(), &device_favoured, 0), STARPU_OPENCL_WORKER)
+        << "without a limit the tree puts the task on the device";
+    EXPECT_EQ(one_task_placement(GetParam(), &device_favoured, 8), STARPU_CPU_WORKER)
+        << "16 MiB of data on a device limited to 8 MiB, under " << GetParam();
+}
+
+// A task with declared GPU needs is MGB's to pack: it goes to the device that holds it,
+// whatever the cost model says; the same task undeclared goes where the model says.
+TEST_P(MgbLedger, TasksWithDeclaredNeedsStayWithMgb)
+{
+    struct starpu_codelet cl = device_favoured;
+    cl.model = &cpu_favoured_model;
+    cl.name = "hetpu_test_cpu_favoured";
+    EXPECT_EQ(one_task_placement(GetParam(), &cl, 0), STARPU_CPU_WORKER) << "undeclared, under " << GetParam();
+    ASSERT_EQ(hetpu_codelet_set_gpu_needs(&cl, one_small_block), 0);
+    EXPECT_EQ(one_task_placement(GetParam(), &cl, 0), STARPU_OPENCL_WORKER) << "declared, under " << GetParam();
+    ASSERT_EQ(hetpu_codelet_set_gpu_needs(&cl, nullptr), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(MgbPolicies, MgbLedger, ::testing::Values("mgb", "mgb-exact", "sa", "cg"), test_name);
