@@ -96,68 +96,6 @@ uint64_t whole_granules(double x, const BlockRules &rules)
     return x <= 0 ? 0 : static_cast<uint64_t>(x) / rules.granule * rules.granule;
 }
 
-
-// Whether every node's work can be done by `t`: what the late nodes cannot finish themselves
-// must fit in what the early ones have spare, and cross links: a node ships at most what
-// its link sends by then (half an element's data each way: the inputs out), and takes at
-// most what its own link brings in.
-bool finish_feasible(double t, const std::vector<NodeState> &nodes, const NodeNetwork &network)
-{
-    double need = 0, spare = 0;
-    for (const NodeState &n : nodes) {
-        if (n.failed || n.rate <= 0)
-            continue;
-        const NodeLink own = network.link(n.rank);
-        const double half = network.bytes_per_element / 2 / own.bytes_per_s;
-        const double carried = half > 0 ? std::max(0.0, t - 2 * own.latency_s) / half : 1e300;
-        const double left = static_cast<double>(n.remaining + n.in_flight);
-        const double excess = left - n.rate * t;
-        if (excess > 0) {
-            if (n.pinned || n.moving || excess > std::min(carried, static_cast<double>(n.remaining)))
-                return false;
-            need += excess;
-        } else if (!n.pinned && !n.moving) {
-            spare += std::min(-excess, carried);
-        }
-    }
-    return need <= spare;
-}
-
-// The earliest common finish the network allows: the work spread by the rates (where no
-// link limits), up to the slowest node's own finish (where nothing can move).
-double common_finish(const std::vector<NodeState> &nodes, const NodeNetwork &network)
-{
-    double work = 0, rate = 0, latest = 0;
-    for (const NodeState &n : nodes) {
-        if (n.failed || n.rate <= 0)
-            continue;
-        const double left = static_cast<double>(n.remaining + n.in_flight);
-        work += left;
-        rate += n.rate;
-        latest = std::max(latest, left / n.rate);
-    }
-    double lo = rate > 0 ? work / rate : 0, hi = latest;
-    if (finish_feasible(lo, nodes, network))
-        return lo;
-    for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
-        const double mid = (lo + hi) / 2;
-        (finish_feasible(mid, nodes, network) ? hi : lo) = mid;
-    }
-    return hi;
-}
-
-// The most elements a receiver free at `from_t` can finish by `target` when their inputs
-// reach it from `link_free` on at `half` seconds each and each then takes `each` seconds
-// (its computation and its result's way back): from_t + n each while the inputs arrive
-// before the receiver is free, else link_free + n (half + each).
-double room_before(double target, double from_t, double link_free, double half, double each)
-{
-    const double while_busy = (target - from_t) / each;
-    if (link_free + while_busy * half <= from_t)
-        return while_busy;
-    return (target - link_free) / (half + each);
-}
-
 }  // namespace
 
 std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const NodeNetwork &network,
@@ -166,12 +104,23 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
     // Receivers a late finisher tries past those whose link makes no move pay.
     constexpr size_t kReceiversTried = 8;
     std::vector<Finish> order;
+    // The common finish if the work were spread by the rates, over the nodes that can share
+    // it: live, with a rate, and a link that carries an element's data no slower than the
+    // node computes it (a node behind a slow link keeps its own work and takes little).
+    double work = 0, rate = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
         const NodeState &n = nodes[i];
         if (n.failed || n.rate <= 0)
             continue;
+        const NodeLink own = network.link(n.rank);
+        const bool reachable = network.bytes_per_element / own.bytes_per_s <= 1 / n.rate;
+        const double left = static_cast<double>(n.remaining + n.in_flight);
+        if ((reachable && !n.pinned) || n.moving) {
+            work += left;
+            rate += n.rate;
+        }
         if (!n.moving && !n.pinned)
-            order.push_back({static_cast<double>(n.remaining + n.in_flight) / n.rate, static_cast<int>(i)});
+            order.push_back({left / n.rate, static_cast<int>(i)});
     }
     std::vector<ShareMove> moves;
     if (order.size() < 2)
@@ -180,9 +129,10 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
               [](const Finish &a, const Finish &b) { return a.t != b.t ? a.t < b.t : a.node < b.node; });
     // Late finishers give what lies beyond the common finish, early ones take up to it
     // (their links' time counted), several pairs at once.
-    const double target = common_finish(nodes, network);
+    if (rate <= 0)
+        return moves;
+    const double target = work / rate;
     std::vector<double> taken_until(nodes.size(), 0);  // a receiver's finish with what it took this call
-    std::vector<double> sending_until(nodes.size(), 0);  // when a lender's link has sent what it gave
     for (const Finish &f : order)
         taken_until[static_cast<size_t>(f.node)] = f.t;
     size_t first_open = 0;  // the earliest finisher that may still take work
@@ -193,7 +143,6 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
             break;
         uint64_t excess = std::min(whole_granules((slow.t - target) * s.rate, rules), s.remaining);
         std::vector<ShareMove> mine;
-        std::vector<double> mine_from;  // each receiver's finish before it took its part
         double gave = 0;
         size_t tried = 0;
         for (size_t j = first_open; j < k && excess >= rules.min_block && tried < kReceiversTried; ++j) {
@@ -205,25 +154,24 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
                     ++first_open;
                 continue;
             }
-            // What the receiver can take before the target. The inputs cross while the
-            // receiver still runs its own work (the range joins its work once they are in),
-            // one move after another on the lender's link; the results come back after the
-            // range ran. An element's data is taken as half inputs, half results (matmul's
-            // columns of B and C; k-means' sums are smaller than its points).
+            // What the receiver can take, its link's time included, before the target; nothing
+            // over a link that carries an element's data slower than the receiver computes it
+            // (the results' way back is not in its reports: such moves end the job late).
             const PairCost c = pair_cost(network, slow.node, to);
-            const double link_free = std::max(sending_until[static_cast<size_t>(slow.node)], 2 * c.latency_s);
-            const double half = c.per_element / 2, each = 1 / f.rate + half;
-            const uint64_t count =
-                std::min(whole_granules(room_before(target, from_t, link_free, half, each), rules), excess);
+            if (c.per_element > 1 / f.rate) {
+                ++tried;
+                continue;
+            }
+            const uint64_t room =
+                whole_granules((target - from_t - 2 * c.latency_s) / (1 / f.rate + c.per_element), rules);
+            const uint64_t count = std::min(room, excess);
             if (count < rules.min_block) {
                 ++tried;
                 continue;
             }
             mine.push_back({slow.node, to, count});
-            mine_from.push_back(from_t);
-            const double in = link_free + static_cast<double>(count) * half;
-            taken_until[static_cast<size_t>(to)] = std::max(from_t, in) + static_cast<double>(count) * each;
-            sending_until[static_cast<size_t>(slow.node)] = in;
+            taken_until[static_cast<size_t>(to)] =
+                from_t + 2 * c.latency_s + static_cast<double>(count) * (1 / f.rate + c.per_element);
             excess -= count;
             gave += static_cast<double>(count);
         }
@@ -232,9 +180,12 @@ std::vector<ShareMove> plan_moves(const std::vector<NodeState> &nodes, const Nod
         const double after = slow.t - gave / s.rate;
         if (slow.t - after > std::max({0.2 * slow.t, network.min_gain_s}))
             moves.insert(moves.end(), mine.begin(), mine.end());
-        else  // not made: the receivers' room stays (a lender gives only once per call)
-            for (size_t j = 0; j < mine.size(); ++j)
-                taken_until[static_cast<size_t>(mine[j].to)] = mine_from[j];
+        else
+            for (const ShareMove &m : mine)  // not made: the receivers' room stays
+                taken_until[static_cast<size_t>(m.to)] -=
+                    static_cast<double>(m.count) *
+                        (1 / nodes[static_cast<size_t>(m.to)].rate + pair_cost(network, m.from, m.to).per_element) +
+                    2 * pair_cost(network, m.from, m.to).latency_s;
     }
     return moves;
 }

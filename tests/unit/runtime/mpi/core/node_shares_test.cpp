@@ -170,60 +170,22 @@ TEST(NodeShares, AMoveIsPricedByTheSlowerOfTheTwoLinks)
     net.bytes_per_element = 64e3;
     net.links = {{5e-6, 12.5e9}, {5e-6, 12.5e9}, {5e-3, 12.5e6}};
     // Node 0 would need 40 s; nodes 1 and 2 are idle, node 2 three times faster but behind a
-    // 12.5 MB/s link where an element's data take 5 ms (it computes one in 1.1 ms): node 2
-    // takes work at its link's pace, not its own.
+    // 12.5 MB/s link where an element's data take 5 ms (it computes one in 1.1 ms).
     std::vector<NodeState> nodes = {node(0, 1, 100, 3900, 100), node(1, 1, 300, 0, 0), node(2, 1, 900, 0, 0)};
     std::vector<ShareMove> moves = plan_moves(nodes, net, r);
-    uint64_t to_one = 0, to_two = 0;
-    for (const ShareMove &m : moves) {
-        to_one += m.to == 1 ? m.count : 0;
-        to_two += m.to == 2 ? m.count : 0;
-    }
-    // The link allows a common finish of about 5.1 s (node 2's link brings it 390 elements a
-    // second); node 1 takes 5.1 s of its work, node 2 what arrives and runs (3.7 ms each with
-    // its result's way back) in time, about 810: far less than 900 a second over a free link.
-    EXPECT_NEAR(static_cast<double>(to_one), 1520, 40);
-    EXPECT_GT(to_two, 700u);
-    EXPECT_LT(to_two, 1300u);
-    // The same link a hundred times faster: node 2 takes more.
+    ASSERT_EQ(moves.size(), 1u) << "nothing over the slow link";
+    EXPECT_EQ(moves[0].to, 1);
+    // Common finish over nodes 0 and 1: 4000 / 400 = 10 s; node 1 takes 10 s of its work.
+    EXPECT_NEAR(static_cast<double>(moves[0].count), 3000, 10);
+    // The same link a hundred times faster: node 2 shares the work too.
     net.links[2] = {5e-6, 1.25e9};
     moves = plan_moves(nodes, net, r);
-    uint64_t to_two_fast = 0;
+    uint64_t to_two = 0;
     for (const ShareMove &m : moves)
-        to_two_fast += m.to == 2 ? m.count : 0;
-    EXPECT_GT(to_two_fast, to_two + 500);
+        to_two += m.to == 2 ? m.count : 0;
+    EXPECT_GT(to_two, 2000u);
     // Pricing is by the pair: a slow link of the lender holds every move back.
     net.links = {{5e-3, 1.25e4}, {5e-6, 12.5e9}, {5e-6, 12.5e9}};
-    EXPECT_TRUE(plan_moves(nodes, net, r).empty());
-}
-
-// A slow node behind a slow link (matmul's columns at n = 4096 on a 50 Mbit/s link, as the
-// namespaced cluster measured): its link carries a column's data (10.5 ms) more slowly than
-// a fast node computes one (3 ms), but faster than the slow node does (24 ms). Moving pays:
-// the fast nodes take columns at the link's pace, all through the lender's one link.
-TEST(NodeShares, ASlowLenderBehindASlowLinkStillSendsWhatPays)
-{
-    const BlockRules r = rules_of(4096, 1, 8);
-    NodeNetwork net;
-    net.bytes_per_element = 65536;  // a column of B out, a column of C back
-    net.links = {{1e-4, 6.25e6}, {1e-5, 125e6}, {1e-5, 125e6}, {1e-5, 125e6}};
-    std::vector<NodeState> nodes = {node(0, 1, 1 / 0.024, 1000, 4), node(1, 1, 333, 0, 0), node(2, 1, 333, 0, 0),
-                                    node(3, 1, 333, 0, 0)};
-    const std::vector<ShareMove> moves = plan_moves(nodes, net, r);
-    ASSERT_FALSE(moves.empty()) << "node 0 alone needs 24 s; its link carries much of it in less";
-    uint64_t moved = 0;
-    for (const ShareMove &m : moves) {
-        EXPECT_EQ(m.from, 0);
-        moved += m.count;
-    }
-    // The link allows a common finish of 4.3 s (node 0 runs 180 columns, its link sends the
-    // other 824 at 5.2 ms each); each receiver runs its part once it is in, so they take
-    // about 635 between them, node 0 keeping the rest: it then ends at 8.9 s instead of 24.
-    // Free links would have spread the work to a finish under 1 s.
-    EXPECT_GT(moved, 550u);
-    EXPECT_LT(moved, 824u);
-    // A link a hundred times slower sends a column in 0.5 s, slower than node 0 computes it.
-    net.links[0] = {1e-4, 6.25e4};
     EXPECT_TRUE(plan_moves(nodes, net, r).empty());
 }
 
