@@ -54,16 +54,7 @@ def node_mix(node, index):
     rng = random.Random(7000 + 100 * node + index)
     largest = max(be.PRESET_GIB[k] for k in kinds)
     busy = rng.choice([None, 0.2, 0.3, 0.5, 0.8])
-    small = [gw.with_gpu_busy(e, busy) if busy else e for e in gw.SMALL]
-    large = [gw.with_gpu_busy(e, busy) if busy else e for e in gw.LARGE]
-    jobs = []
-    for _ in range(rng.randint(16, 40)):
-        u = rng.random()
-        entry = rng.choice(small) if u < 0.45 else rng.choice(large)
-        if u >= 0.85 and largest > 18:
-            n, _, cpu, kernels = entry
-            entry = (n + "-xl", round(rng.uniform(18, 0.9 * largest), 2), cpu, kernels)
-        jobs.append(gw.job(entry, 1.0))
+    jobs = gw.random_jobs(rng, largest, busy, rng.randint(16, 40))
     return {"comment": "bench/mgb/colocation_bench.py node_mix(%s, %d), gpu-busy %s" % (name, index, busy),
             "gpus": [{"preset": k} for k in kinds], "workers": workers, "noise": 0.05, "jobs": jobs}
 

@@ -38,16 +38,7 @@ def small_mix(index):
     kinds = [rng.choice(sorted(PRESET_GIB)) for _ in range(2)]
     largest = max(PRESET_GIB[k] for k in kinds)
     busy = rng.choice([None, 0.2, 0.3, 0.5])
-    small = [gw.with_gpu_busy(e, busy) if busy else e for e in gw.SMALL]
-    large = [gw.with_gpu_busy(e, busy) if busy else e for e in gw.LARGE]
-    jobs = []
-    for _ in range(rng.randint(4, 8)):
-        u = rng.random()
-        entry = rng.choice(small) if u < 0.45 else rng.choice(large)
-        if u >= 0.85 and largest > 18:
-            name, _, cpu, kernels = entry
-            entry = (name + "-xl", round(rng.uniform(18, 0.9 * largest), 2), cpu, kernels)
-        jobs.append(gw.job(entry, 1.0))
+    jobs = gw.random_jobs(rng, largest, busy, rng.randint(4, 8))
     return {"comment": "bench/mgb/small_exact.py small_mix(%d)" % index, "gpus": [{"preset": k} for k in kinds],
             "workers": len(jobs), "noise": 0.0, "jobs": jobs}
 

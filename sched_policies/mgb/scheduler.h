@@ -130,6 +130,10 @@ private:
     void poll_loop();
     void wake(const std::vector<int> &workers);
     void trace(TraceEvent event, const Assignment &a, const Ledger &ledger);
+    // What the ledger granted goes into `a` (device, grant, bytes, warps, handles), the
+    // task's handles are held on that device and the grant is traced (mutex and ledger held).
+    void record_grant(Assignment &a, int local_device, const PlaceResult &placed, const std::vector<uint64_t> &bytes,
+                      const TaskInfo &info, const Ledger &ledger);
 
     unsigned ctx_;
     Algorithm algorithm_;

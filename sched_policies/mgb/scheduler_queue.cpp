@@ -49,6 +49,19 @@ void Scheduler::assign(struct starpu_task *task, Assignment a, std::vector<int> 
     wake.push_back(w);
 }
 
+void Scheduler::record_grant(Assignment &a, int local_device, const PlaceResult &placed,
+                             const std::vector<uint64_t> &bytes, const TaskInfo &info, const Ledger &ledger)
+{
+    a.device = local_device;
+    a.grant = placed.grant;
+    a.bytes = bytes[placed.device];
+    if (const Grant *g = ledger_find_grant(ledger, placed.grant))
+        a.warps = g->warps;
+    a.handles = info.handles;
+    residency_.hold(static_cast<unsigned>(local_device), placed.grant, info.handles);
+    trace(TraceEvent::Grant, a, ledger);
+}
+
 bool Scheduler::try_start(struct starpu_task *task, const TaskInfo &info, Ledger &ledger, std::vector<int> &wake)
 {
     if (info.accelerators) {
@@ -68,14 +81,7 @@ bool Scheduler::try_start(struct starpu_task *task, const TaskInfo &info, Ledger
                     best = w;
             Assignment a;
             a.worker = best;
-            a.device = static_cast<int>(local);
-            a.grant = placed.grant;
-            a.bytes = bytes[placed.device];
-            if (const Grant *g = ledger_find_grant(ledger, placed.grant))
-                a.warps = g->warps;
-            a.handles = info.handles;
-            residency_.hold(static_cast<unsigned>(local), placed.grant, info.handles);
-            trace(TraceEvent::Grant, a, ledger);
+            record_grant(a, static_cast<int>(local), placed, bytes, info, ledger);
             const bool backlog = busy_[best] > 0;
             assign(task, std::move(a), wake);
             if (backlog && info.cpu)  // an idle CPU worker may take it (steal_for_cpu)
@@ -381,14 +387,7 @@ bool Scheduler::admit_from_tree(struct starpu_task *task, int worker, std::vecto
                 if (result.status != PlaceStatus::Placed)
                     return;
                 placed = true;
-                a.device = d;
-                a.grant = result.grant;
-                a.bytes = bytes[result.device];
-                if (const Grant *g = ledger_find_grant(ledger, result.grant))
-                    a.warps = g->warps;
-                a.handles = info.handles;
-                residency_.hold(static_cast<unsigned>(d), result.grant, info.handles);
-                trace(TraceEvent::Grant, a, ledger);
+                record_grant(a, d, result, bytes, info, ledger);
             });
         }
         if (!placed) {
