@@ -13,7 +13,7 @@ unit), run by `hetpu sim` under
 Each run is one line of OUT_DIR/runs.jsonl. With --today RUNS.jsonl (the same command run by
 an unmodified build) the table compares the two.
 
-Usage: plbhac_cold_start_sim.py HETPU OUT_DIR [--today RUNS] [--sim-flags '...']
+Usage: plbhac_cold_start_sim.py HETPU OUT_DIR [--today RUNS [--today-label L]] [--sim-flags '...']
          [--lengths 100ms,1s,10s,100s] [--apps mm,kmeans,grn] [--variants node,cpu,gpu] [--seeds 3]
 Environment: JOBS (parallel runs, default 1).
 """
@@ -131,12 +131,12 @@ def then_cell(xs):
     return "(%.3f, worst %.3f)" % (gm(xs), max(xs)) if xs else ""
 
 
-def table(rows, today):
+def table(rows, today, label="before"):
     new, old = medians(rows), medians(today) if today else {}
     names = sorted({r["scenario"] for r in rows})
-    lines = ["| rows | length | plb-hac / GPUs alone (training phase) | plb-hac / optimum-noisy (training phase) | plb-hac / optimum | "
-             "busy end / makespan | cold: ladder / training phase | warm: ladder / training phase | warm / optimum-noisy | "
-             "stale models / optimum |",
+    lines = [("| rows | length | plb-hac / GPUs alone (%s) | plb-hac / optimum-noisy (%s) | plb-hac / optimum | "
+              "busy end / makespan | cold: now / %s | warm: now / %s | warm / optimum-noisy | "
+              "stale models / optimum |") % (label, label, label, label),
              "|---|---|---|---|---|---|---|---|---|---|"]
     for v in ("node", "cpu", "gpu"):
         for length in ("100ms", "1s", "10s", "100s"):
@@ -166,6 +166,7 @@ def main():
     ap.add_argument("hetpu")
     ap.add_argument("out")
     ap.add_argument("--today", help="runs.jsonl of the same command by an unmodified build")
+    ap.add_argument("--today-label", default="before", help="what --today's build is, for the table's headers")
     ap.add_argument("--sim-flags", default="", help="extra `hetpu sim` flags (planning cost)")
     ap.add_argument("--lengths", default="100ms,1s,10s,100s")
     ap.add_argument("--apps", default="mm,kmeans,grn")
@@ -178,7 +179,7 @@ def main():
     if a.summarize:
         rows = [json.loads(l) for l in open(os.path.join(a.out, "runs.jsonl"))]
         today_rows = [json.loads(l) for l in open(a.today)] if a.today else None
-        text = table(rows, today_rows)
+        text = table(rows, today_rows, a.today_label)
         open(os.path.join(a.out, "summary.md"), "w").write(text + "\n")
         print(text)
         return
@@ -193,7 +194,7 @@ def main():
         for r in rows:
             f.write(json.dumps(r) + "\n")
     today = [json.loads(l) for l in open(a.today)] if a.today else None
-    text = table(rows, today)
+    text = table(rows, today, a.today_label)
     open(os.path.join(a.out, "summary.md"), "w").write(text + "\n")
     print(text)
 

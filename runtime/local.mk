@@ -39,6 +39,7 @@ libhetpu_la_SOURCES += \
 	runtime/divisible/copies_running.cpp runtime/divisible/copies_running.h \
 	runtime/divisible/run_copies.cpp runtime/divisible/run_copies.h \
 	runtime/divisible/codelet_estimate.cpp runtime/divisible/codelet_estimate.h \
+	runtime/divisible/idle_codelet.cpp runtime/divisible/idle_codelet.h \
 	runtime/divisible/local_run.cpp runtime/divisible/workers_paused.h
 # mpi/: scale-out; the central runner (mpi_run) and the per-node one (mpi_owned_run, with
 # its roles owned_*), compiled in every build (empty without StarPU-MPI).

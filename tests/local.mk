@@ -52,6 +52,7 @@ tests_integration_tests_SOURCES = \
 	tests/integration/init_test.cpp \
 	tests/integration/divisible_test.cpp \
 	tests/integration/backup_copies_test.cpp \
+	tests/integration/withdrawn_blocks_test.cpp \
 	tests/integration/ordinary_tasks_test.cpp \
 	tests/integration/placement_test.cpp \
 	tests/integration/starpu_behaviour_test.cpp

@@ -43,6 +43,8 @@ struct BlockArg {
     Assignment assignment;
     double submitted_us = 0;  // starpu_timing_now() when its task was built and submitted
     std::shared_ptr<BlockHomecoming> homecoming;
+    struct starpu_task *task = nullptr;
+    bool idle = false;  // withdrawn: it ran its codelet's idle twin
 };
 
 void block_finished(void *arg);
@@ -74,17 +76,27 @@ void settle(Run &run, const SettledTask &s)
     run.changed.notify_all();
 }
 
-// The worker took the task (StarPU's pop prologue, on the worker's thread): from now on the
-// block runs there and can only be copied, not taken back.
+// The worker took the task (StarPU's pop prologue, on the worker's thread, before its data
+// are fetched): from now on the block runs there and can only be copied, not taken back. A
+// block withdrawn before runs its codelet's idle twin instead.
 void block_started(void *arg)
 {
     auto *block = static_cast<BlockArg *>(arg);
     Run &run = *block->run;
+    const uint64_t id = block->assignment.id;
     const double now_s = (starpu_timing_now() - run.t0_us) * 1e-6;
     std::lock_guard<std::mutex> lock(run.mutex);
-    run.tasks.started(block->assignment.id, now_s);
-    if (!run.returned)
-        run.dispatcher->started(block->assignment.id, now_s);
+    run.tasks.started(id, now_s);
+    bool runs = run.withdrawn.count(id) == 0;
+    if (!run.returned) {
+        runs = run.dispatcher->take(id);
+        run.dispatcher->started(id, now_s);
+    }
+    if (!runs)
+        if (struct starpu_codelet *twin = run.idle_codelets.twin_of(block->task->cl, starpu_worker_get_id())) {
+            block->task->cl = twin;
+            block->idle = true;
+        }
 }
 
 // Called with run.mutex held, whenever one side of a homecoming is known.
@@ -183,7 +195,7 @@ void block_finished_unguarded(void *arg)
     std::optional<SettledTask> settled;
     {
         std::lock_guard<std::mutex> lock(run.mutex);
-        if (!late && total_index >= 0 && static_cast<size_t>(total_index) < run.totals.size()) {
+        if (!late && !block->idle && total_index >= 0 && static_cast<size_t>(total_index) < run.totals.size()) {
             WorkerTotals &t = run.totals[total_index];
             if (kept) {
                 ++t.blocks;
@@ -381,7 +393,7 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPau
         }
         task->callback_func = block_finished;
         auto homecoming = std::make_shared<BlockHomecoming>();
-        auto *block = new BlockArg{run.shared_from_this(), a, submitted_us, homecoming};
+        auto *block = new BlockArg{run.shared_from_this(), a, submitted_us, homecoming, task};
         task->callback_arg = block;
         task->prologue_callback_pop_func = block_started;
         task->prologue_callback_pop_arg = block;
@@ -401,6 +413,8 @@ void submit_all(Run &run, const std::vector<Assignment> &assignments, WorkersPau
             homecoming->pending = static_cast<unsigned>(block_handles.size());
             run.tasks.submitted(
                 {a.id, a.offset, a.count, a.worker, a.backup, output, static_cast<unsigned>(block_handles.size())});
+            if (run.withdrawn.count(a.id))  // withdrawn between its hand-out and now
+                run.tasks.withdraw(a.id);
         }
         if (task->synchronous && paused)
             paused->end();  // a synchronous submission waits for its task to end

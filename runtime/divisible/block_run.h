@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "runtime/divisible/core/block_dispatcher.h"
+#include "runtime/divisible/idle_codelet.h"
 #include "runtime/divisible/task_ledger.h"
 #include "runtime/mpi/core/cluster.h"
 
@@ -60,6 +62,10 @@ struct Run : std::enable_shared_from_this<Run> {
     // The job has returned (close_run()): the dispatcher and the planner are no longer
     // told of what ends later (losing copies), and may be gone.
     bool returned = false;
+    // Blocks the dispatcher withdrew (BlockDispatcher::set_withdrawable): when their unit
+    // reaches them they run their codelet's idle twin, even after the job has returned.
+    std::set<uint64_t> withdrawn;
+    IdleCodelets idle_codelets;
 
     // Multi-rank runs only (empty/unused in a single process). Assignments then carry
     // global PU ids (indices into pus); totals are indexed by global PU id too.

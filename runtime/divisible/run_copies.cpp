@@ -44,6 +44,14 @@ void choose_copies(Run &run, bool opted_in, bool supported)
     PlannerExtensions *x = run.planner->extensions();
     const bool tail_copies = x && run.planner->assigns_workers() && x->queue_planner() != nullptr;
     run.private_outputs = allowed && (backup_all || tail_copies);
+    // Blocks in private output can also be withdrawn: one that runs nothing throws nothing
+    // away but its (empty) output. Called under run.mutex, from the dispatcher.
+    run.dispatcher->set_withdrawable(run.private_outputs);
+    Run *r = &run;  // the dispatcher lives and dies with its run
+    run.dispatcher->set_on_withdrawn([r](uint64_t id) {
+        r->withdrawn.insert(id);
+        r->tasks.withdraw(id);
+    });
 }
 
 unsigned RunCopies::copies_of(int worker) const

@@ -42,6 +42,15 @@ void TaskLedger::started(uint64_t id, double now_s)
         it->second.started_s = now_s;
 }
 
+void TaskLedger::withdraw(uint64_t id)
+{
+    auto it = tasks_.find(id);
+    if (it == tasks_.end())
+        return;
+    it->second.withdrawn = true;
+    stop_awaiting(it->second);
+}
+
 void TaskLedger::stop_awaiting(Entry &e)
 {
     if (e.awaited) {
@@ -67,7 +76,8 @@ std::optional<SettledTask> TaskLedger::ended(uint64_t id, bool kept, double exec
                 stop_awaiting(other);
     } else {
         stop_awaiting(e);
-        lost_s_[e.task.worker] += std::max(0.0, exec_s);
+        if (!e.withdrawn)
+            lost_s_[e.task.worker] += std::max(0.0, exec_s);
     }
     return settle_if_done(id);
 }
@@ -107,7 +117,7 @@ std::vector<LosingCopy> TaskLedger::losing_copies() const
 {
     std::vector<LosingCopy> out;
     for (const auto &[id, e] : tasks_)
-        if (!e.ended && kept_offsets_.count(e.task.offset))
+        if (!e.ended && !e.withdrawn && kept_offsets_.count(e.task.offset))
             out.push_back({id, e.task.worker, e.task.count, e.started_s});
     std::sort(out.begin(), out.end(), [](const LosingCopy &a, const LosingCopy &b) { return a.id < b.id; });
     return out;

@@ -57,6 +57,9 @@ public:
     void forget(uint64_t id);
     // Its worker took it, now_s seconds after the run started.
     void started(uint64_t id, double now_s);
+    // The dispatcher withdrew it (BlockDispatcher::take): it will run nothing, so the job no
+    // longer waits for it, it is no losing copy and its time is no lost work.
+    void withdraw(uint64_t id);
     // The task ended after exec_s seconds of execution; kept: BlockDispatcher::claim()'s
     // answer. Once a range is kept, its other copy still running is no longer awaited, and
     // a second keep of the same range is refused (thrown away), so that a range's output is
@@ -90,6 +93,7 @@ private:
         bool ended = false;
         bool kept = false;
         bool awaited = true;
+        bool withdrawn = false;
     };
     std::optional<SettledTask> settle_if_done(uint64_t id);
     void stop_awaiting(Entry &e);

@@ -29,6 +29,7 @@ struct Args {
     uint64_t block = 0;
     bool json = false;
     bool planning_time = true;
+    bool withdraw = true;
     double decision_us = -1, decision_per_unit_us = 0;
 };
 
@@ -97,6 +98,9 @@ void describe_options(CLI::App &app, Args &a)
                  "ran it, and completions that come meanwhile wait for it, as under the runtime's one planner lock, "
                  "but for the unit's own refits). It is wall time: run with OPENBLAS_NUM_THREADS=1, as the bench "
                  "scripts do, or OpenBLAS's threads spinning after it loads share the planner's core");
+    app.add_flag("!--no-withdraw", a.withdraw,
+                 "handed-out blocks are committed once handed out (as for a job whose blocks do not run into private "
+                 "output), instead of withdrawable until their unit takes them");
     app.add_option("--decision-cost-us", a.decision_us,
                    "charge every planning decision this many microseconds (plus --decision-cost-per-unit-us per unit) "
                    "instead of its wall time: the run then depends only on its inputs and seed")
@@ -145,7 +149,8 @@ std::string result_json(const SimResult &r, const Args &a, const Scenario &s, co
     JsonRecord j = {{"tool", "hetpu sim"}, {"scenario", a.scenario},      {"policy", r.policy},
                     {"seed", a.seed},      {"workload", s.workload},      {"makespan_s", r.makespan_s},
                     {"blocks", r.blocks},  {"planning_s", r.planning_s},  {"busy_end_s", r.busy_end_s},
-                    {"copies", r.copies},  {"lost_copy_s", r.lost_copy_s}};
+                    {"copies", r.copies},  {"lost_copy_s", r.lost_copy_s},
+                    {"withdrawn", r.withdrawn}};
     if (plb.known) {
         j["training_s"] = plb.training_s;
         j["warm_started"] = plb.warm_started;
@@ -212,6 +217,7 @@ int run_policy(const PlannerPolicy &policy, const Args &a, const Scenario &scena
 {
     SimOptions options{a.seed, a.planning_time, !a.trace.empty()};
     options.decision_base_s = a.decision_us < 0 ? -1 : a.decision_us * 1e-6;
+    options.withdrawable = a.withdraw;
     options.decision_per_unit_s = a.decision_per_unit_us * 1e-6;
     BlockRules rules = block_rules(scenario);
     if (!policy.make) {

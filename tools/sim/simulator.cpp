@@ -74,6 +74,8 @@ public:
             ids.push_back(static_cast<int>(i));
         BlockDispatcher dispatcher(block_rules(scenario_), planner_, ids);
         dispatcher.set_tail_backups(true);  // a simulated job accepts backup copies
+        dispatcher.set_withdrawable(options_.withdrawable);
+        dispatcher_ = &dispatcher;
 
         std::vector<Assignment> first;
         const double t0 = decided([&] { first = dispatcher.start(); });
@@ -87,6 +89,18 @@ public:
             events_.pop();
             if (e.kind == Event::Start) {
                 dispatcher.started(e.block.id, e.at);
+                continue;
+            }
+            if (e.kind == Event::End && dispatcher.withdrawn(e.block.id)) {
+                // It ran nothing: no block, no measurement, only its unit's time.
+                ++result_.withdrawn;
+                result_.units[e.unit].busy_s += e.at - e.taken;
+                result_.busy_end_s = std::max(result_.busy_end_s, e.at);
+                e.done = {e.unit, e.block.offset, e.block.count, 0, e.cost.transfer_s, e.at, e.submitted, e.block.id,
+                          e.block.backup};
+                e.seq = seq_++;
+                e.kind = Event::Planning;
+                events_.push(std::move(e));
                 continue;
             }
             if (e.kind == Event::End) {
@@ -185,6 +199,8 @@ private:
         const double submitted = q.front().at;
         q.pop_front();
         BlockCost c = units_[u].cost(a.count, t, rng_);
+        if (!dispatcher_->take(a.id))
+            c.exec_s = c.stall_s = 0;  // withdrawn: its inputs still cross, nothing runs
         busy_[u] = true;
         // Its unseen time runs from its hand-out, behind whatever the unit was doing.
         const double start = std::max(t, submitted + c.unseen_s);
@@ -207,6 +223,7 @@ private:
     std::vector<std::deque<Queued>> queues_;
     std::deque<Queued> pool_;
     std::vector<bool> busy_;
+    BlockDispatcher *dispatcher_ = nullptr;  // the run's, while run() runs
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
     double planner_free_ = 0;  // when the planner's lock is free again (the last completion's end, uncharged)
     uint64_t seq_ = 0;

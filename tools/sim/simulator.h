@@ -37,6 +37,7 @@ struct SimResult {
     double busy_end_s = 0;   // every block and copy ended: when the units are free for the next job
     unsigned copies = 0;     // backup copies run
     double lost_copy_s = 0;  // unit time spent on copies whose output was thrown away
+    unsigned withdrawn = 0;  // handed-out blocks taken back before their unit took them
     unsigned blocks = 0;
     double planning_s = 0;  // wall time spent in the planner, charged to the units
     bool forced_remainder = false;
@@ -61,6 +62,11 @@ struct SimOptions {
     // (decision_base_s < 0: wall time). The bench measures the model's figures.
     double decision_base_s = -1;
     double decision_per_unit_s = 0;
+    // Handed-out blocks stay withdrawable until their unit takes them, as under the StarPU
+    // glue when a job runs its blocks into private output (all four apps): a withdrawn
+    // block, when its unit reaches it, costs that unit its transfer (its inputs are fetched
+    // before the runner can skip it) and runs nothing.
+    bool withdrawable = true;
 };
 
 // Planner-visible description of the units: ids 0..n-1, kind from the unit class.

@@ -58,16 +58,67 @@ uint64_t BlockDispatcher::promise(int worker, uint64_t count, bool from_back)
     return b.count;
 }
 
-bool BlockDispatcher::revoke_last(int worker)
+// A handed-out block the runner can still turn into nothing: its unit has not taken it, it
+// is no copy and has none (a range with copies is settled by claim()).
+bool BlockDispatcher::withdrawable(const QueuedBlock &b) const
+{
+    if (!withdrawable_ || b.backup)
+        return false;
+    auto h = handed_.find(b.id);
+    if (h == handed_.end() || h->second.taken || h->second.withdrawn || h->second.range != b.id)
+        return false;
+    auto r = ranges_.find(h->second.range);
+    return r != ranges_.end() && !r->second.copied && !r->second.kept;
+}
+
+bool BlockDispatcher::can_revoke_last(int worker) const
 {
     auto it = queues_.find(worker);
-    if (it == queues_.end() || it->second.empty() || it->second.back().handed)
+    if (it == queues_.end() || it->second.empty())
         return false;
-    const QueuedBlock q = it->second.back();
-    it->second.pop_back();
-    promised_ -= q.count;
+    return !it->second.back().handed || withdrawable(it->second.back());
+}
+
+bool BlockDispatcher::revoke_last(int worker)
+{
+    if (!can_revoke_last(worker))
+        return false;
+    std::vector<QueuedBlock> &queue = queues_[worker];
+    const QueuedBlock q = queue.back();
+    queue.pop_back();
+    if (q.handed) {
+        // Its task stays with the runner until its unit reaches it and runs nothing; its
+        // range is settled now, so that only the elements' new blocks can be kept.
+        Handed &h = handed_[q.id];
+        h.withdrawn = true;
+        Range &r = ranges_[h.range];
+        r.kept = true;
+        --open_ranges_;
+        ++withdrawals_;
+        if (on_withdrawn_)
+            on_withdrawn_(q.id);
+    } else {
+        promised_ -= q.count;
+    }
     cursor_.give_back({q.offset, q.count});
     return true;
+}
+
+bool BlockDispatcher::take(uint64_t id)
+{
+    auto it = handed_.find(id);
+    if (it == handed_.end())
+        return true;
+    if (it->second.withdrawn)
+        return false;
+    it->second.taken = true;
+    return true;
+}
+
+bool BlockDispatcher::withdrawn(uint64_t id) const
+{
+    auto it = handed_.find(id);
+    return it != handed_.end() && it->second.withdrawn;
 }
 
 bool BlockDispatcher::hand_out_next(int worker)
@@ -227,7 +278,7 @@ std::vector<uint64_t> BlockDispatcher::copies_running() const
     std::vector<uint64_t> ids;
     for (const auto &[id, h] : handed_) {
         auto r = ranges_.find(h.range);
-        if (r != ranges_.end() && r->second.kept)
+        if (!h.withdrawn && r != ranges_.end() && r->second.kept)
             ids.push_back(id);
     }
     return ids;
@@ -395,6 +446,8 @@ std::vector<Assignment> BlockDispatcher::start()
 
 std::unique_ptr<PuRefit> BlockDispatcher::prepare_refit(const BlockDone &done)
 {
+    if (withdrawn(done.id))
+        return nullptr;
     PlannerExtensions *x = planner_.extensions();
     return x ? x->prepare_refit(done) : nullptr;
 }
@@ -404,11 +457,12 @@ std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit
     out_.clear();
     now_s_ = std::max(now_s_, done.end_s);
     const uint64_t id = done.id != 0 && handed_.count(done.id) ? done.id : find_handed(done);
+    const bool measured = !withdrawn(id);  // a withdrawn block ran nothing
     claim(id);  // the first to end is kept, whether or not the glue asked
     forget(id, done.end_s);
-    if (refit)
+    if (measured && refit)
         planner_.extensions()->block_done_refitted(done, refit);
-    else
+    else if (measured)
         planner_.block_done(done);
     if (queue_planner_) {
         plan_queues(done.worker);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -56,6 +57,22 @@ public:
     // The glue reports that the block (or copy) `id` began executing, `now_s` seconds after
     // the run started. Unknown ids are ignored.
     void started(uint64_t id, double now_s);
+
+    // Withdrawable hand-outs (set_withdrawable): the runner's unit is about to run block `id`
+    // (StarPU's pop prologue). False when the block was withdrawn: its range went elsewhere,
+    // and the runner runs nothing in its place but still reports its end (complete(), which
+    // then measures nothing). True otherwise, and the block can no longer be withdrawn.
+    bool take(uint64_t id);
+    // Whether `id` was withdrawn (its end is no measurement of its unit).
+    bool withdrawn(uint64_t id) const;
+    // The runner can turn a handed-out block into nothing up to take() and keeps no output
+    // of a block whose range is not claimed (its blocks run into private output): the planner
+    // may then take back handed-out blocks like promises. Off by default. Before start().
+    void set_withdrawable(bool on) { withdrawable_ = on; }
+    // Told of every block withdrawn, when it is (the glue stops waiting for its task).
+    void set_on_withdrawn(std::function<void(uint64_t id)> f) { on_withdrawn_ = std::move(f); }
+    // Blocks withdrawn so far.
+    unsigned withdrawals() const { return withdrawals_; }
 
     // A block or copy ended, before complete(): true iff it is the first of its range to
     // end, so that its output is the one kept. An unknown id (not handed out by this
@@ -111,6 +128,8 @@ private:
     struct Handed {
         Assignment a;
         uint64_t range = 0;  // the id of the original block of its range
+        bool taken = false;      // its unit took it (take()): it runs
+        bool withdrawn = false;  // taken back before its unit took it: it runs nothing
     };
     // One range handed out, with the copies of it still running.
     struct Range {
@@ -125,9 +144,11 @@ private:
     const std::vector<int> &workers() const override { return workers_; }
     const std::vector<QueuedBlock> &queue(int worker) const override;
     uint64_t promise(int worker, uint64_t count, bool from_back) override;
+    bool can_revoke_last(int worker) const override;
     bool revoke_last(int worker) override;
     bool hand_out_next(int worker) override;
 
+    bool withdrawable(const QueuedBlock &b) const;
     void plan_queues(int worker);
     void revoke_all();
     void tail_backups();
@@ -157,6 +178,9 @@ private:
     uint64_t next_id_ = 1;
     double now_s_ = 0;
     unsigned backups_ = 0;
+    unsigned withdrawals_ = 0;
+    bool withdrawable_ = false;
+    std::function<void(uint64_t)> on_withdrawn_;
     bool backup_all_ = false;
     bool tail_backups_ = false;
     bool stopped_ = false;

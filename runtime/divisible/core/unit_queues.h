@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Revocable work queues: what a planner that keeps promises sees of the dispatcher and what
 // it may do with it. A unit's queue is its running block, the blocks handed to the runner
-// behind it (committed: the runner executes them), then its promises: ranges set aside for
-// it that the runner has not seen, which the planner may take back (their range returns to
-// the unassigned elements) or hand out later. Keeping promises instead of handed-out blocks
-// is what lets a planner give a unit of unknown speed a long run of work without betting
-// the job's end on it. Pure C++.
+// behind it, then its promises: ranges set aside for it that the runner has not seen, which
+// the planner may take back (their range returns to the unassigned elements) or hand out
+// later. Keeping promises instead of handed-out blocks is what lets a planner give a unit of
+// unknown speed a long run of work without betting the job's end on it.
+// A handed-out block is committed unless the runner can withdraw it: then, until its unit
+// takes it (BlockDispatcher::take), it is taken back like a promise, and its task, when its
+// unit reaches it, runs nothing. Its hand-out lead has run meanwhile, so the blocks behind a
+// slow unit's running block stay movable without starting their lead late. Pure C++.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +42,10 @@ public:
     // from the end of the job (`from_back`), else from the best-fitting unassigned range.
     // Returns the elements promised (0: nothing left).
     virtual uint64_t promise(int worker, uint64_t count, bool from_back) = 0;
-    // Takes back the worker's last promise (false when its queue ends with a handed-out block).
+    // Whether revoke_last(worker) would take something back: the queue ends with a promise,
+    // or with a handed-out block its unit has not taken and the runner can withdraw.
+    virtual bool can_revoke_last(int worker) const = 0;
+    // Takes back the worker's last promise or withdrawable block (false: nothing to take back).
     virtual bool revoke_last(int worker) = 0;
     // Hands the worker's first promise to the runner (false when it has none).
     virtual bool hand_out_next(int worker) = 0;

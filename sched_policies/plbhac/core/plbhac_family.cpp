@@ -65,14 +65,15 @@ std::unique_ptr<BlockPlanner> make_plbhac_family(const PlannerContext &context,
         plbhac_memory_from_codelet_model(workers, rules, *options.memory) && context.trace)
         context.report((rules.job_name.empty() ? std::string("the job") : rules.job_name) +
                        " starts from StarPU's calibrated model of its codelet");
-    auto planner = std::make_unique<PlbhacPlanner>(workers, rules, options);
-    // Nothing to start from: learn by the ladder, with promises the dispatcher can take back.
-    if (models.ladder && !planner->warm_started()) {
+    // Cold or warm, the ladder's planner: promises and withdrawals the dispatcher can take
+    // back, copies at the tail; a warm start only skips the probes.
+    if (models.ladder) {
         auto ladder = std::make_unique<PlbhacLadderPlanner>(workers, rules, options);
         if (context.trace)
             ladder->on_trace = [trace = context.trace](const PlbhacTraceRecord &r) { trace(plbhac_trace_json(r)); };
         return ladder;
     }
+    auto planner = std::make_unique<PlbhacPlanner>(workers, rules, options);
     if (context.trace)
         planner->on_trace = [trace = context.trace](const PlbhacTraceRecord &r) { trace(plbhac_trace_json(r)); };
     return planner;

@@ -47,6 +47,68 @@ PlbhacLadderPlanner::PlbhacLadderPlanner(std::vector<PlannerWorker> workers, con
     const double even = static_cast<double>(rules_.total) / static_cast<double>(std::max<size_t>(1, units_.size()));
     probe_ = static_cast<uint64_t>(even / kProbeDivisor) / g * g;
     probe_ = std::max({probe_, g, rules_.min_block});
+    if (options_.memory)
+        warm_ = seed_from(*options_.memory);
+}
+
+// Every unit needs a model, or none starts from one: the common end time is only as good as
+// its slowest guess, and a unit without a model is learnt by the ladder.
+bool PlbhacLadderPlanner::seed_from(const PlbhacMemory &memory)
+{
+    std::vector<const PlbhacPuMemory *> found;
+    for (const PlbhacLadderUnit &u : units_) {
+        const PlbhacPuMemory *m = nullptr;
+        for (const PlbhacPuMemory &c : memory.pus)
+            if (c.worker == u.info.id && c.exec.size() > 0)
+                m = &c;
+        if (!m)
+            return false;
+        found.push_back(m);
+    }
+    if (units_.empty())
+        return false;
+    for (size_t i = 0; i < units_.size(); ++i) {
+        const PlbhacPuMemory &m = *found[i];
+        double lo = m.size_lo, hi = m.size_hi;
+        if (!(lo > 0) || !(hi >= lo)) {
+            lo = hi = 0;
+            for (const auto &[x, t] : m.exec.points()) {
+                lo = lo > 0 ? std::min(lo, x) : x;
+                hi = std::max(hi, x);
+            }
+        }
+        PlbhacLadderUnit &u = units_[i];
+        for (double x : hi > lo ? std::vector<double>{lo, hi} : std::vector<double>{hi}) {
+            const double t = m.exec.predict(x) + m.transfer.predict(x);
+            if (x > 0 && std::isfinite(t) && t > 0)
+                u.seed.emplace_back(x, t);
+        }
+        if (u.seed.empty())
+            return false;
+    }
+    for (PlbhacLadderUnit &u : units_)
+        for (const auto &[x, t] : u.seed)
+            u.fit.add(x, t);
+    return true;
+}
+
+// The unit's first block of this run against its model: the model's times scaled by how far
+// the block missed them (a node twice as slow as when the models were saved doubles them).
+void PlbhacLadderPlanner::rescale_seed(PlbhacLadderUnit &u, double count, double seconds)
+{
+    u.seed_rescaled = true;
+    const double predicted = u.fit.expected_s(count);
+    if (!(predicted > 0) || !(seconds > 0))
+        return;
+    const double scale = std::clamp(seconds / predicted, 0.2, 5.0);
+    PlbhacUnitFit fit;
+    if (u.fit.lead_known())
+        fit.note_lead(u.fit.lead_s());
+    for (auto &[x, t] : u.seed) {
+        t *= scale;
+        fit.add(x, t);
+    }
+    u.fit = fit;
 }
 
 PlbhacLadderPlanner::~PlbhacLadderPlanner()
@@ -119,6 +181,8 @@ void PlbhacLadderPlanner::block_done(const BlockDone &done)
     const double d = std::max(0.0, done.exec_s) + std::max(0.0, done.transfer_s);
     const bool first = !u->fit.measured();
     const double predicted = first ? 0.0 : u->fit.expected_s(x);
+    if (!u->seed.empty() && !u->seed_rescaled && !done.backup)
+        rescale_seed(*u, x, std::max(0.0, done.exec_s) + std::max(0.0, done.transfer_s));
     double waited = 0;
     // The saved models' straggle record (plbhac_warm_start.h): how far each block missed
     // its unit's fit before it was refitted with it.
@@ -269,8 +333,8 @@ uint64_t PlbhacLadderPlanner::cap(size_t u) const
     return static_cast<uint64_t>(trust * fit.largest());
 }
 
-// Promises that would end after the plan's end go back, the latest first, until the plan
-// stops moving; a unit still in its first block is judged at the best rate it can still show.
+// Promises (and withdrawable hand-outs) that would end after the plan's end go back, the
+// latest first, until the plan stops moving; a unit still in its first block is judged at the best rate it can still show.
 void PlbhacLadderPlanner::revoke_late(UnitQueues &q)
 {
     const uint64_t g = std::max<uint64_t>(1, rules_.granule);
@@ -287,7 +351,7 @@ void PlbhacLadderPlanner::revoke_late(UnitQueues &q)
             if (fit.one_size() && fit.expected_s(fit.largest()) <= fit.lead_s())
                 continue;  // its lead hides its rate: nothing to judge its queue by yet
             const int id = units_[u].info.id;
-            while (!q.queue(id).empty() && !q.queue(id).back().handed && committed_end(q, u) > p.end_s * kRevokeSlack)
+            while (q.can_revoke_last(id) && committed_end(q, u) > p.end_s * kRevokeSlack)
                 changed |= q.revoke_last(id);
         }
         if (!changed)
@@ -348,8 +412,9 @@ void PlbhacLadderPlanner::issue(UnitQueues &q, size_t u)
     }
 }
 
-// Hands the runner what a unit needs to stay busy, and no more: what is handed out is
-// committed. Its first promise when idle; once measured, the next one while what it holds
+// Hands the runner what a unit needs to stay busy, and no more: what is handed out starts
+// its hand-out lead, and is committed once its unit takes it (at once where the runner cannot
+// withdraw blocks). Its first promise when idle; once measured, the next one while what it holds
 // ends within its hand-out lead, or, when its lead is a noticeable part of the next block's
 // time, one block behind the running one (waiting for the end would idle it that long).
 void PlbhacLadderPlanner::hand_out(UnitQueues &q, size_t u)
@@ -384,8 +449,10 @@ void PlbhacLadderPlanner::plan(UnitQueues &q)
 {
     if (!started_) {
         started_ = true;
-        start(q);
-        return;
+        if (!warm_) {
+            start(q);
+            return;
+        }
     }
     revoke_late(q);
     for (size_t u = 0; u < units_.size(); ++u)

@@ -8,13 +8,15 @@
 //   - the common end time T of the elements left over the measured units, each starting
 //     when its queue is done, and no sooner than one hand-out lead from now;
 //   - promises that would end after T taken back (of a unit still in its probe: at the best
-//     rate its probe could still show), and their ranges reused best-fit;
+//     rate its probe could still show), and blocks handed out that their unit has not taken
+//     where the runner can withdraw them (unit_queues.h); their ranges reused best-fit;
 //   - each unit handed a fraction of its share at a time (the whole of it once it lasts
 //     under max(15 x its fixed cost, 1.5 x its lead, a tenth of T)), no block beyond 16x
 //     the largest it has run, and enough queued to cover its hand-out lead.
 // At the tail the dispatcher adds backup copies (backup_choice.h) from the expectations it
-// gives. A job that starts from models (saved, or StarPU's calibration) keeps the planner
-// of plbhac_planner.h. Pure C++.
+// gives. A job that starts from models (saved, or StarPU's calibration) skips the probes and
+// the ladder: each unit's fit starts from its model, rescaled by its first block of the run,
+// and the same re-planning, promises, withdrawals and copies follow. Pure C++.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +37,12 @@ namespace hetpu {
 struct PlbhacLadderUnit {
     PlannerWorker info;
     PlbhacUnitFit fit;
+    // A warm start's model of the unit (saved models, StarPU's calibration): its time at the
+    // smallest and largest size it was measured at. The fit starts from them; the unit's
+    // first block of this run rescales them (a node slower or faster than when they were
+    // saved), and from then on they weigh as two blocks among this run's.
+    std::vector<std::pair<double, double>> seed;
+    bool seed_rescaled = false;
     double last_end_s = -1;                                 // its latest block's end
     std::vector<std::pair<double, double>> exec, transfer;  // (elements, seconds), for the saved models
     std::vector<double> latencies, misses;                  // for the saved models (plbhac_warm_start.h)
@@ -61,7 +69,7 @@ public:
     double lead_s(int worker) const override;
 
     double training_s() const override { return measured_all_s_; }
-    bool warm_started() const override { return false; }
+    bool warm_started() const override { return warm_; }
     unsigned solve_failures() const override { return 0; }
 
     // One record per completed block (HETPU_TRACE): phase "ladder" for a unit's first
@@ -88,12 +96,15 @@ private:
     double queued_s(const UnitQueues &q, size_t u) const;
     uint64_t cap(size_t u) const;
     PlbhacLadderUnit *find(int worker);
+    bool seed_from(const PlbhacMemory &memory);
+    void rescale_seed(PlbhacLadderUnit &u, double count, double seconds);
 
     BlockRules rules_;
     PlbhacOptions options_;
     std::vector<PlbhacLadderUnit> units_;
     uint64_t probe_ = 0;
     bool started_ = false;
+    bool warm_ = false;  // every unit seeded from models: no probes, no ladder
     double measured_all_s_ = 0;
 };
 

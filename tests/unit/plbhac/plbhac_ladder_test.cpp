@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include "runtime/divisible/core/block_dispatcher.h"
@@ -146,6 +147,68 @@ TEST(PlbhacLadder, PlanningCostChargedFromItsModelIsDeterministic)
     PlbhacLadderPlanner b(sim::planner_workers(s), sim::block_rules(s), PlbhacOptions{});
     const sim::SimResult ra = sim::simulate(s, a, o), rb = sim::simulate(s, b, o);
     EXPECT_EQ(ra.makespan_s, rb.makespan_s);
-    // One decision at the start and one per completion, each 20 + 5 x 1 us.
-    EXPECT_NEAR(ra.planning_s, (1 + ra.blocks) * 25e-6, 1e-9);
+    // One decision at the start and one per completion (withdrawn blocks' too), each 20 + 5 x 1 us.
+    EXPECT_NEAR(ra.planning_s, (1 + ra.blocks + ra.withdrawn) * 25e-6, 1e-9);
+}
+
+TEST(PlbhacLadder, BlocksQueuedBehindAUnitThatSlowsDownAreWithdrawn)
+{
+    // Two GPUs with a long hand-out lead, so each keeps blocks queued behind its running one;
+    // after 50 ms one turns 20x slower. What it has queued but not taken goes to the other
+    // (withdrawn), instead of waiting behind its slow blocks.
+    sim::Scenario s = node(0, 2, 1, 400'000);
+    s.units[1].slowdown = {{0.05, 20}};
+    double makespan[2] = {0, 0};
+    unsigned withdrawn[2] = {0, 0};
+    for (bool withdrawable : {false, true}) {
+        PlbhacLadderPlanner planner(sim::planner_workers(s), sim::block_rules(s), PlbhacOptions{});
+        sim::SimOptions o{1, false};
+        o.withdrawable = withdrawable;
+        const sim::SimResult r = sim::simulate(s, planner, o);
+        makespan[withdrawable] = r.makespan_s;
+        withdrawn[withdrawable] = r.withdrawn;
+        uint64_t elements = 0;
+        for (const auto &b : r.trace)
+            elements += b.count;
+        EXPECT_GE(elements, s.workload);
+    }
+    EXPECT_EQ(withdrawn[0], 0u);
+    EXPECT_GE(withdrawn[1], 1u);
+    EXPECT_LT(makespan[1], makespan[0]) << "withdrawn: " << withdrawn[1];
+    std::printf("[ sim      ] one GPU 20x slower after 50 ms: makespan %.3f s withdrawing (%u withdrawn), %.3f s "
+                "committed once handed out\n",
+                makespan[1], withdrawn[1], makespan[0]);
+}
+
+TEST(PlbhacLadder, AWarmStartSkipsTheProbesAndFollowsANodeSlowerThanItsModels)
+{
+    const sim::Scenario fast = node(2, 1, 50, 4'000'000);
+    PlbhacOptions o;
+    o.memory = std::make_shared<PlbhacMemory>();
+    {
+        PlbhacLadderPlanner cold(sim::planner_workers(fast), sim::block_rules(fast), o);
+        sim::simulate(fast, cold, {1, false});
+    }
+    ASSERT_EQ(o.memory->pus.size(), 3u);
+    // The same node again: no probe; every unit's first block is a share of the job.
+    {
+        PlbhacLadderPlanner warm(sim::planner_workers(fast), sim::block_rules(fast), o);
+        EXPECT_TRUE(warm.warm_started());
+        BlockDispatcher d(sim::block_rules(fast), warm, {0, 1, 2});
+        d.set_backup_all(false);
+        for (const Assignment &a : d.start())
+            EXPECT_GT(a.count, 8 * warm.probe()) << "worker " << a.worker;
+    }
+    // A node twice as slow as the models say: the first blocks rescale them.
+    sim::Scenario slow = fast;
+    for (auto &u : slow.units)
+        for (auto &[x, t] : u.profile)
+            t *= 2;
+    std::vector<sim::SimulatedUnit> units(slow.units.begin(), slow.units.end());
+    const double optimum = sim::optimum_distribution(units, slow.workload, slow.granule).makespan_s;
+    PlbhacLadderPlanner stale(sim::planner_workers(slow), sim::block_rules(slow), o);
+    const sim::SimResult r = sim::simulate(slow, stale, {1, false});
+    EXPECT_LT(r.makespan_s, 1.15 * optimum);
+    std::printf("[ models   ] warm start on a node 2x slower than its models: x%.3f of the optimum\n",
+                r.makespan_s / optimum);
 }

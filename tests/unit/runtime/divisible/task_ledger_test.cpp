@@ -105,6 +105,31 @@ TEST(TaskLedger, ACopyHandedOutAfterItsRangeWasKeptIsNeverAwaited)
     EXPECT_EQ(ledger.losing_copies().size(), 1u);
 }
 
+// A withdrawn block runs nothing: the job does not wait for it, it is no losing copy, and
+// its (empty) output is thrown away when it ends, even after another block of the same
+// offset was kept.
+TEST(TaskLedger, AWithdrawnTaskIsNotAwaitedAndCostsNoLostWork)
+{
+    TaskLedger ledger;
+    ledger.submitted(task(1, 0, 0, false, &output_a, 1));
+    ledger.submitted(task(2, 0, 1, false, &output_b, 1));  // its range, handed again from the same offset
+    EXPECT_EQ(ledger.awaited(), 2u);
+    ledger.withdraw(1);
+    EXPECT_EQ(ledger.awaited(), 1u);
+    ASSERT_FALSE(ledger.ended(2, true, 0.5));
+    auto kept = ledger.handle_home(2);
+    ASSERT_TRUE(kept);
+    EXPECT_TRUE(kept->keep);
+    EXPECT_EQ(ledger.awaited(), 0u) << "the job returns without the withdrawn task";
+    EXPECT_TRUE(ledger.losing_copies().empty()) << "a withdrawn task is no losing copy";
+    ASSERT_FALSE(ledger.ended(1, false, 3.0));
+    auto thrown = ledger.handle_home(1);
+    ASSERT_TRUE(thrown);
+    EXPECT_FALSE(thrown->keep);
+    EXPECT_EQ(ledger.figures(4).lost_s, 0.0) << "it ran nothing: no work was lost";
+    EXPECT_TRUE(ledger.empty());
+}
+
 TEST(TaskLedger, AFailedSubmissionIsForgotten)
 {
     TaskLedger ledger;

@@ -261,3 +261,136 @@ TEST(UnitQueues, ALateBlockIsExpectedToTakeAsLongAgainAndAQueuedOneToWaitForIt)
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].block, 2u);
 }
+
+// Withdrawable hand-outs: worker 0 is handed two blocks; when worker 1 ends first, the plan
+// takes back worker 0's second block, which its unit has not taken. Its task, when worker 0
+// reaches it, runs nothing (take() is false), measures nothing, and its range runs once, on
+// worker 1.
+TEST(UnitQueues, AHandedOutBlockNotTakenIsWithdrawnAndItsRangeRunsOnceElsewhere)
+{
+    for (bool withdrawable : {true, false}) {
+        SCOPED_TRACE(withdrawable ? "withdrawable" : "committed once handed out");
+        ScriptedPlanner planner;
+        int calls = 0;
+        planner.script = [&](UnitQueues &q) {
+            ++calls;
+            if (calls == 1) {
+                q.promise(0, 100, false);
+                q.promise(0, 300, false);
+                q.promise(1, 100, false);
+                q.hand_out_next(0);
+                q.hand_out_next(0);
+                q.hand_out_next(1);
+                return;
+            }
+            if (calls == 2) {
+                EXPECT_EQ(q.can_revoke_last(0), withdrawable);
+                EXPECT_EQ(q.revoke_last(0), withdrawable);
+                EXPECT_FALSE(q.can_revoke_last(0)) << "the block its unit took stays";
+                if (withdrawable) {
+                    EXPECT_EQ(q.promise(1, q.unassigned(), false), 300u);
+                }
+            }
+            for (int w : q.workers())
+                if (q.queue(w).empty() || !q.queue(w).front().handed)
+                    q.hand_out_next(w);
+        };
+        BlockDispatcher d(BlockRules{500, 1, 1}, planner, {0, 1});
+        d.set_backup_all(false);
+        d.set_tail_backups(false);
+        d.set_withdrawable(withdrawable);
+        std::vector<Assignment> first = d.start();
+        ASSERT_EQ(first.size(), 3u);
+        const Assignment w0a = first[0], w0b = first[1], w1 = first[2];
+        ASSERT_EQ(w0b.worker, 0);
+        EXPECT_TRUE(d.take(w0a.id));
+        EXPECT_TRUE(d.take(w1.id));
+        std::vector<int> runs(500, 0);
+        auto run = [&](const Assignment &a) {
+            for (uint64_t i = a.offset; i < a.offset + a.count; ++i)
+                ++runs[i];
+        };
+        run(w1);
+        std::vector<Assignment> pending = d.complete(done_of(w1, 1.0));
+        EXPECT_EQ(d.withdrawals(), withdrawable ? 1u : 0u);
+        // Worker 0 reaches its second block.
+        run(w0a);
+        for (const Assignment &n : d.complete(done_of(w0a, 2.0)))
+            pending.push_back(n);
+        const size_t measured_before = planner.done.size();
+        if (d.take(w0b.id)) {
+            EXPECT_FALSE(withdrawable);
+            run(w0b);
+        } else {
+            EXPECT_TRUE(withdrawable);
+            EXPECT_TRUE(d.withdrawn(w0b.id));
+            EXPECT_FALSE(d.claim(w0b.id)) << "a withdrawn block's output is never kept";
+        }
+        for (const Assignment &n : d.complete(done_of(w0b, 2.5)))
+            pending.push_back(n);
+        EXPECT_EQ(planner.done.size(), measured_before + (withdrawable ? 0 : 1)) << "nothing ran: nothing measured";
+        double t = 3;
+        while (!pending.empty()) {
+            const Assignment a = pending.front();
+            pending.erase(pending.begin());
+            ASSERT_TRUE(d.take(a.id));
+            run(a);
+            for (const Assignment &n : d.complete(done_of(a, t++)))
+                pending.push_back(n);
+        }
+        EXPECT_TRUE(d.finished());
+        for (size_t i = 0; i < runs.size(); ++i)
+            ASSERT_EQ(runs[i], 1) << "element " << i;
+    }
+}
+
+// A copy, and a block with a copy, are never withdrawn; nor is a block its unit took.
+TEST(UnitQueues, TakenBlocksAndCopiesAreNeverWithdrawn)
+{
+    for (bool copies : {true, false}) {
+        SCOPED_TRACE(copies ? "a copy of every block" : "no copies");
+        ScriptedPlanner planner;
+        int calls = 0;
+        bool checked = false;
+        planner.script = [&](UnitQueues &q) {
+            if (calls++ == 0) {
+                q.promise(0, 100, false);
+                q.promise(0, 100, false);
+                q.promise(1, 100, false);
+                q.hand_out_next(0);
+                q.hand_out_next(0);
+                q.hand_out_next(1);
+                return;
+            }
+            if (checked)
+                return;
+            checked = true;
+            // Worker 0's second block: not taken, but copied (with copies) or taken (without).
+            EXPECT_FALSE(q.can_revoke_last(0));
+            EXPECT_FALSE(q.revoke_last(0));
+            if (copies) {
+                EXPECT_FALSE(q.can_revoke_last(1)) << "worker 1's queue ends with a copy";
+            }
+        };
+        BlockDispatcher d(BlockRules{300, 1, 1}, planner, {0, 1});
+        d.set_backup_all(copies);
+        d.set_tail_backups(false);
+        d.set_withdrawable(true);
+        const std::vector<Assignment> first = d.start();
+        const Assignment *second = nullptr, *worker1 = nullptr;
+        for (const Assignment &a : first) {
+            if (a.worker == 0 && !a.backup && a.offset == 100)
+                second = &a;
+            if (a.worker == 1 && !a.backup)
+                worker1 = &a;
+        }
+        ASSERT_TRUE(second && worker1);
+        if (!copies) {
+            EXPECT_TRUE(d.take(second->id));
+        }
+        EXPECT_TRUE(d.take(worker1->id));
+        d.complete(done_of(*worker1, 1.0));
+        EXPECT_TRUE(checked);
+        EXPECT_EQ(d.withdrawals(), 0u);
+    }
+}
