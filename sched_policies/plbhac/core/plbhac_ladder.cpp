@@ -86,6 +86,12 @@ bool PlbhacLadderPlanner::seed_from(const PlbhacMemory &memory)
         if (u.seed.empty())
             return false;
     }
+    // What the models were fitted on stays in them (rescaled with the seed), so that the
+    // models this run saves rest on more than its own few blocks.
+    for (size_t i = 0; i < units_.size(); ++i) {
+        units_[i].exec = found[i]->exec.points();
+        units_[i].transfer = found[i]->transfer.points();
+    }
     for (PlbhacLadderUnit &u : units_)
         for (const auto &[x, t] : u.seed)
             u.fit.add(x, t);
@@ -101,6 +107,8 @@ void PlbhacLadderPlanner::rescale_seed(PlbhacLadderUnit &u, double count, double
     if (!(predicted > 0) || !(seconds > 0))
         return;
     const double scale = std::clamp(seconds / predicted, 0.2, 5.0);
+    for (auto &[x, t] : u.exec)
+        t *= scale;
     PlbhacUnitFit fit;
     if (u.fit.lead_known())
         fit.note_lead(u.fit.lead_s());
