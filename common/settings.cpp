@@ -50,13 +50,14 @@ const std::vector<SettingSpec> kSpecs = {
      "`1` (tests): one backup copy of every block of a divisible job on another worker", 0, 0, nullptr, "1"},
     // PLB-HAC
     {"HETPU_PLBHAC_LADDER", T::Flag, "`1`",
-     "`1`: a job with no models learns by a ladder of probes and revocable promises; `0`: by a training phase of "
-     "`x_init` blocks",
+     "`1`: plan by revocable promises and withdrawable hand-outs, learning a job with no models by a ladder of "
+     "probes and seeding it from models where there are; `0`: the paper's planner (a training phase of `x_init` "
+     "blocks, virtual steps)",
      0, 0, nullptr, "0"},
     {"HETPU_PLBHAC_XINIT", T::Whole, "automatic", "PLB-HAC's training block (elements; `0`: automatic)", 0, kNoLimit,
      nullptr, "1024"},
     {"HETPU_PLBHAC_STEPS", T::Whole, "`8`", "virtual steps of a run that trains its models", 1, 1e6, nullptr, "8"},
-    {"HETPU_PLBHAC_WARM_STEPS", T::Whole, "`8`", "virtual steps of a run that starts from saved models", 1, 1e6,
+    {"HETPU_PLBHAC_WARM_STEPS", T::Whole, "`8`", "virtual steps of a run that starts from saved models (`HETPU_PLBHAC_LADDER=0`)", 1, 1e6,
      nullptr, "4"},
     {"HETPU_PLBHAC_MIN_STEP_MS", T::Number, "`200`", "shortest virtual step (ms); fewer steps for short jobs", 0, 1e9,
      nullptr, "200"},

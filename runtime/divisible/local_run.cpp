@@ -147,6 +147,7 @@ int run_job(const hetpu_divisible_job *job, const hetpu_divisible_placement *pla
         ids.push_back(w.id);
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids);
     choose_copies(run, opted_in, true);
+    note_units_busy_with_copies(run);
 
     const double t0 = start_run(run);
     wait_until_done(run);

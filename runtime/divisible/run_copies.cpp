@@ -54,6 +54,14 @@ void choose_copies(Run &run, bool opted_in, bool supported)
     });
 }
 
+void note_units_busy_with_copies(Run &run)
+{
+    const double now_us = starpu_timing_now();
+    for (const BusyUnit &b : units_busy_with_copies())
+        if (b.run != &run && b.worker >= 0)
+            run.dispatcher->set_busy_until(b.worker, (b.end_us - now_us) * 1e-6);
+}
+
 unsigned RunCopies::copies_of(int worker) const
 {
     const auto it = copies.find(worker);

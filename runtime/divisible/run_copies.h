@@ -20,6 +20,10 @@ int job_backup_hooks(const hetpu_divisible_job &job, const char *label, bool &op
 // them) and decides whether its blocks run into private output. Before start_run().
 void choose_copies(Run &run, bool opted_in, bool supported);
 
+// Units still running losing copies of earlier jobs count as busy for this run until those
+// copies' expected ends (BlockDispatcher::set_busy_until). After choose_copies().
+void note_units_busy_with_copies(Run &run);
+
 // The backup copies of a run when its job returned.
 struct RunCopies {
     CopyFigures figures;

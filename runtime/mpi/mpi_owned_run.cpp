@@ -156,6 +156,7 @@ int run_per_node(const hetpu_divisible_job &job, const hetpu_divisible_placement
         ids.push_back(w.id);
     run.dispatcher = std::make_unique<BlockDispatcher>(rules, *run.planner, ids, share);
     choose_copies(run, opted_in, true);
+    note_units_busy_with_copies(run);
 
     // Every link measured before any data moves, so the first moves are priced right.
     const ProbedLinks probed = size > 1 ? probe_links(comm) : ProbedLinks{};

@@ -19,12 +19,24 @@ double expected_end_s(const QueuePlanner &planner, double now_s, const BackupCan
 }
 
 std::vector<BackupChoice> choose_backups(const QueuePlanner &planner, double now_s,
-                                         const std::vector<BackupCandidate> &started, const std::vector<int> &idle)
+                                         const std::vector<BackupCandidate> &started, const std::vector<int> &idle,
+                                         const std::vector<BusyUnitEnd> &busy_units)
 {
     std::vector<BackupChoice> chosen;
-    std::vector<double> ends;
-    for (const BackupCandidate &b : started)
+    std::vector<double> ends, later;  // later: the soonest end of a copy by a unit busy now
+    for (const BackupCandidate &b : started) {
         ends.push_back(expected_end_s(planner, now_s, b));
+        double soonest = -1;
+        for (const BusyUnitEnd &u : busy_units) {
+            const double c = u.worker == b.worker ? -1 : planner.expected_s(u.worker, b.count);
+            if (c < 0)
+                continue;
+            const double end = std::max(u.free_s, now_s) + std::max(planner.lead_s(u.worker), 0.0) + c;
+            if (soonest < 0 || end < soonest)
+                soonest = end;
+        }
+        later.push_back(soonest);
+    }
     std::vector<bool> copied(started.size(), false), busy(idle.size(), false);
     for (;;) {
         double best_gain = 0;
@@ -39,7 +51,10 @@ std::vector<BackupChoice> choose_backups(const QueuePlanner &planner, double now
                 const double c = planner.expected_s(idle[u], started[i].count);
                 if (c < 0)
                     break;  // this unit has no measurement: it cannot promise an end
-                const double gain = ends[i] - (now_s + std::max(lead, 0.0) + c);
+                const double end = now_s + std::max(lead, 0.0) + c;
+                if (later[i] >= 0 && later[i] < end)
+                    continue;  // a unit busy now would end the copy sooner: wait for it
+                const double gain = ends[i] - end;
                 if (gain > best_gain) {
                     best_gain = gain;
                     best_block = i;

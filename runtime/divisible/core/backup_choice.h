@@ -32,10 +32,19 @@ struct BackupChoice {
 // slowdown), as long again as it has already run, and at least a quarter of its expectation.
 double expected_end_s(const QueuePlanner &planner, double now_s, const BackupCandidate &b);
 
+// A unit not idle now, and when what it holds is expected to end.
+struct BusyUnitEnd {
+    int worker = -1;
+    double free_s = 0;
+};
+
 // The copies worth making now: each idle unit with a measurement copies at most one block,
 // each block is copied at most once, and only where the copy, started one hand-out lead
-// from now, is expected to end before the block itself; the largest gains first.
+// from now, is expected to end before the block itself; the largest gains first. A block
+// that a unit still busy (`busy`) would end sooner, once free, than any idle unit waits for
+// it: its one copy is not spent on a slower unit that happens to be idle first.
 std::vector<BackupChoice> choose_backups(const QueuePlanner &planner, double now_s,
-                                         const std::vector<BackupCandidate> &started, const std::vector<int> &idle);
+                                         const std::vector<BackupCandidate> &started, const std::vector<int> &idle,
+                                         const std::vector<BusyUnitEnd> &busy = {});
 
 }  // namespace hetpu

@@ -42,6 +42,18 @@ const std::vector<QueuedBlock> &BlockDispatcher::queue(int worker) const
     return it == queues_.end() ? none : it->second;
 }
 
+void BlockDispatcher::set_busy_until(int worker, double until_s)
+{
+    if (queues_.count(worker) && until_s > 0)
+        busy_until_[worker] = std::max(busy_until_[worker], until_s);
+}
+
+double BlockDispatcher::busy_until_s(int worker) const
+{
+    auto it = busy_until_.find(worker);
+    return it == busy_until_.end() ? 0 : it->second;
+}
+
 uint64_t BlockDispatcher::promise(int worker, uint64_t count, bool from_back)
 {
     auto it = queues_.find(worker);
@@ -393,8 +405,10 @@ void BlockDispatcher::tail_backups()
     if (stopped_ || !cursor_.exhausted() || promised_ > 0)
         return;
     std::vector<BackupCandidate> started;
+    std::vector<BusyUnitEnd> busy;
     for (int w : workers_) {
         double end = -1;  // when what is ahead in the worker's queue is expected to end
+        bool known = true;
         for (const QueuedBlock &b : queues_[w]) {
             auto h = handed_.find(b.id);
             if (!b.handed || h == handed_.end())
@@ -403,22 +417,28 @@ void BlockDispatcher::tail_backups()
             BackupCandidate c{w, b.id, b.count, b.started_s, -1};
             if (!b.started) {
                 const double own = queue_planner_->expected_s(w, b.count);
-                if (own < 0 || end < 0)
+                if (own < 0 || end < 0) {
+                    known = false;
                     break;
+                }
                 c.queued_end_s = std::max(end, now_s_ + queue_planner_->lead_s(w)) + own;
             }
             end = expected_end_s(*queue_planner_, now_s_, c);
             if (!b.backup && !r.kept && !r.copied)
                 started.push_back(c);
         }
+        if (!queues_[w].empty() && known && end >= 0)
+            busy.push_back({w, std::max(end, busy_until_s(w))});
+        else if (queues_[w].empty() && busy_until_s(w) > now_s_)
+            busy.push_back({w, busy_until_s(w)});
     }
     if (started.empty())
         return;
     std::vector<int> idle;
     for (int w : workers_)
-        if (queues_[w].empty())
+        if (queues_[w].empty() && busy_until_s(w) <= now_s_)
             idle.push_back(w);
-    for (const BackupChoice &c : choose_backups(*queue_planner_, now_s_, started, idle)) {
+    for (const BackupChoice &c : choose_backups(*queue_planner_, now_s_, started, idle, busy)) {
         const Handed h = handed_[c.block];
         enqueue(hand_out(h.a.offset, h.a.count, c.worker, true, h.range));
     }

@@ -69,6 +69,10 @@ public:
     // of a block whose range is not claimed (its blocks run into private output): the planner
     // may then take back handed-out blocks like promises. Off by default. Before start().
     void set_withdrawable(bool on) { withdrawable_ = on; }
+    // The worker still runs a losing copy of an earlier job, expected to end `until_s`
+    // seconds after this run starts: the planner counts it busy until then, and it gets no
+    // backup copy before. Before start().
+    void set_busy_until(int worker, double until_s);
     // Told of every block withdrawn, when it is (the glue stops waiting for its task).
     void set_on_withdrawn(std::function<void(uint64_t id)> f) { on_withdrawn_ = std::move(f); }
     // Blocks withdrawn so far.
@@ -145,6 +149,7 @@ private:
     const std::vector<QueuedBlock> &queue(int worker) const override;
     uint64_t promise(int worker, uint64_t count, bool from_back) override;
     bool can_revoke_last(int worker) const override;
+    double busy_until_s(int worker) const override;
     bool revoke_last(int worker) override;
     bool hand_out_next(int worker) override;
 
@@ -169,6 +174,7 @@ private:
     std::vector<int> workers_;
     std::unordered_map<int, unsigned> worker_in_flight_;  // looked up for every worker at every completion
     std::unordered_map<int, std::vector<QueuedBlock>> queues_;
+    std::unordered_map<int, double> busy_until_;  // earlier jobs' copies still running
     std::vector<Assignment> out_;  // what the current call hands out
     unsigned in_flight_ = 0;
     std::map<uint64_t, Handed> handed_;

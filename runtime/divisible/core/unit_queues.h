@@ -38,6 +38,10 @@ public:
     virtual const std::vector<int> &workers() const = 0;
     // The worker's queue, oldest first: running, handed out, promised.
     virtual const std::vector<QueuedBlock> &queue(int worker) const = 0;
+    // Until when (seconds on the run's clock) the worker is expected to be busy with work of
+    // an earlier job (a losing backup copy still running): nothing of this job starts there
+    // sooner. 0: free.
+    virtual double busy_until_s(int worker) const = 0;
     // Sets aside about `count` elements for the worker (rounded as BlockCursor::take does):
     // from the end of the job (`from_back`), else from the best-fitting unassigned range.
     // Returns the elements promised (0: nothing left).

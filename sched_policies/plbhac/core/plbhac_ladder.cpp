@@ -257,13 +257,14 @@ double PlbhacLadderPlanner::committed_end(const UnitQueues &q, size_t u) const
 {
     const PlbhacUnitFit &fit = units_[u].fit;
     const double now = q.now_s(), lead = fit.lead_s();
-    double t = now;
+    const double busy = q.busy_until_s(units_[u].info.id);  // an earlier job's copy runs first
+    double t = std::max(now, busy);
     for (const QueuedBlock &b : q.queue(units_[u].info.id)) {
         if (!fit.measured())
             return -1;
         const double c = fit.expected_s(static_cast<double>(b.count));
         if (b.started)
-            t = std::max(now + 0.25 * c, std::max(b.started_s, b.handed_s + lead) + c);
+            t = std::max(now + 0.25 * c, std::max({b.started_s, b.handed_s + lead, busy}) + c);
         else if (b.handed)
             t = std::max(t, b.handed_s + lead) + c;
         else

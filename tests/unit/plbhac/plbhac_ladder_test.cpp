@@ -212,3 +212,38 @@ TEST(PlbhacLadder, AWarmStartSkipsTheProbesAndFollowsANodeSlowerThanItsModels)
     std::printf("[ models   ] warm start on a node 2x slower than its models: x%.3f of the optimum\n",
                 r.makespan_s / optimum);
 }
+
+TEST(PlbhacLadder, AUnitStillBusyWithAnEarlierJobsCopyGetsLess)
+{
+    // Two equal CPUs; the models of a first run; the second run starts while CPU 1 still
+    // runs a losing copy of the first for about half of the new job's length.
+    sim::Scenario s;
+    s.workload = 1'000'000;
+    for (int i = 0; i < 2; ++i)
+        s.units.push_back(unit("cpu" + std::to_string(i), "cpu", 1e-6, 1e-5, 0));
+    PlbhacOptions o;
+    o.memory = std::make_shared<PlbhacMemory>();
+    {
+        PlbhacLadderPlanner cold(sim::planner_workers(s), sim::block_rules(s), o);
+        sim::simulate(s, cold, {1, false});
+    }
+    const double job_s = 1e-6 * 1'000'000 / 2;
+    std::map<int, uint64_t> first_share[2];  // elements handed out at the start, by worker
+    for (bool busy : {false, true}) {
+        PlbhacLadderPlanner warm(sim::planner_workers(s), sim::block_rules(s), o);
+        ASSERT_TRUE(warm.warm_started());
+        BlockDispatcher d(sim::block_rules(s), warm, {0, 1});
+        d.set_backup_all(false);
+        if (busy)
+            d.set_busy_until(1, 0.5 * job_s);
+        for (const Assignment &a : d.start())
+            first_share[busy][a.worker] += a.count;
+    }
+    EXPECT_NEAR(static_cast<double>(first_share[0][1]), static_cast<double>(first_share[0][0]),
+                0.05 * static_cast<double>(first_share[0][0]))
+        << "both free: equal first blocks";
+    // Ending together: CPU 0 takes T / 1 us, CPU 1 (T - 0.25 s) / 1 us, so T = 0.625 s and the
+    // shares are 625,000 and 375,000 elements, each handed out in the same fraction at first.
+    EXPECT_NEAR(static_cast<double>(first_share[1][1]) / static_cast<double>(first_share[1][0]), 0.6, 0.05)
+        << "the busy CPU's share starts after its copy";
+}

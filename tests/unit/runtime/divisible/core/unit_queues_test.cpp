@@ -224,6 +224,30 @@ TEST(UnitQueues, AnUnmeasuredUnitIsExpectedToTakeAsLongAgainAsItHasRun)
     EXPECT_TRUE(choose_backups(planner, 1.0, {BackupCandidate{1, 9, 50, 0.0}}, {0}).empty());
 }
 
+// A block's one copy is not spent on a slow unit that happens to be idle first when a fast
+// one, busy a little longer, would end it sooner.
+TEST(UnitQueues, ACopyWaitsForAFasterUnitAboutToBeFree)
+{
+    ScriptedPlanner planner;
+    planner.seconds_per_element = {{0, 0.1}, {1, 0.08}, {2, 0.001}, {3, 0.09}};  // 2: the fast one
+    const BackupCandidate block{0, 9, 50, 0.5};  // started at 0.5 s: expected to end at 5.5 s
+    ASSERT_DOUBLE_EQ(expected_end_s(planner, 1.0, block), 5.5);
+    // Alone, idle worker 1 copies it (its copy ends at 5 s).
+    std::vector<BackupChoice> c = choose_backups(planner, 1.0, {block}, {1});
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].worker, 1);
+    // Worker 2, free in 0.2 s, would end a copy at 1.25 s: worker 1 leaves it to worker 2.
+    EXPECT_TRUE(choose_backups(planner, 1.0, {block}, {1}, {BusyUnitEnd{2, 1.2}}).empty());
+    // Once worker 2 is free, it copies the block.
+    c = choose_backups(planner, 1.2, {block}, {1, 2});
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].worker, 2);
+    // A busy unit that would end a copy later than the idle one changes nothing.
+    c = choose_backups(planner, 1.0, {block}, {1}, {BusyUnitEnd{3, 1.0}});
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].worker, 1);
+}
+
 TEST(UnitQueues, AJobThatDoesNotOptInNeverGetsACopy)
 {
     ScriptedPlanner planner;
