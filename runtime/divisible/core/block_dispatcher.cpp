@@ -72,9 +72,11 @@ uint64_t BlockDispatcher::promise(int worker, uint64_t count, bool from_back)
 
 // A handed-out block the runner can still turn into nothing: its unit has not taken it, it
 // is no copy and has none (a range with copies is settled by claim()).
-bool BlockDispatcher::withdrawable(const QueuedBlock &b) const
+bool BlockDispatcher::withdrawable(int worker, const QueuedBlock &b) const
 {
     if (!withdrawable_ || b.backup)
+        return false;
+    if (auto w = withdrew_from_.find(worker); w != withdrew_from_.end() && w->second)
         return false;
     auto h = handed_.find(b.id);
     if (h == handed_.end() || h->second.taken || h->second.withdrawn || h->second.range != b.id)
@@ -88,7 +90,7 @@ bool BlockDispatcher::can_revoke_last(int worker) const
     auto it = queues_.find(worker);
     if (it == queues_.end() || it->second.empty())
         return false;
-    return !it->second.back().handed || withdrawable(it->second.back());
+    return !it->second.back().handed || withdrawable(worker, it->second.back());
 }
 
 bool BlockDispatcher::revoke_last(int worker)
@@ -107,6 +109,7 @@ bool BlockDispatcher::revoke_last(int worker)
         r.kept = true;
         --open_ranges_;
         ++withdrawals_;
+        withdrew_from_[worker] = true;
         if (on_withdrawn_)
             on_withdrawn_(q.id);
     } else {
@@ -478,6 +481,8 @@ std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit
     now_s_ = std::max(now_s_, done.end_s);
     const uint64_t id = done.id != 0 && handed_.count(done.id) ? done.id : find_handed(done);
     const bool measured = !withdrawn(id);  // a withdrawn block ran nothing
+    if (measured)
+        withdrew_from_[done.worker] = false;
     claim(id);  // the first to end is kept, whether or not the glue asked
     forget(id, done.end_s);
     if (measured && refit)

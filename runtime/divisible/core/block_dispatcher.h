@@ -153,7 +153,7 @@ private:
     bool revoke_last(int worker) override;
     bool hand_out_next(int worker) override;
 
-    bool withdrawable(const QueuedBlock &b) const;
+    bool withdrawable(int worker, const QueuedBlock &b) const;
     void plan_queues(int worker);
     void revoke_all();
     void tail_backups();
@@ -175,6 +175,10 @@ private:
     std::unordered_map<int, unsigned> worker_in_flight_;  // looked up for every worker at every completion
     std::unordered_map<int, std::vector<QueuedBlock>> queues_;
     std::unordered_map<int, double> busy_until_;  // earlier jobs' copies still running
+    // Workers a block was withdrawn from since their last block that ran: at most one
+    // withdrawal per worker per block it runs, so that a plan that keeps changing its mind
+    // cannot keep a worker running idle twins.
+    std::unordered_map<int, bool> withdrew_from_;
     std::vector<Assignment> out_;  // what the current call hands out
     unsigned in_flight_ = 0;
     std::map<uint64_t, Handed> handed_;

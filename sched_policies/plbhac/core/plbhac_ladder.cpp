@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "sched_policies/plbhac/core/plbhac_warm_start.h"
 
@@ -253,15 +254,36 @@ void PlbhacLadderPlanner::start(UnitQueues &q)
     }
 }
 
+void PlbhacLadderPlanner::refresh_planning_fits()
+{
+    planning_fits_.assign(units_.size(), nullptr);
+    std::map<WorkerKind, std::vector<size_t>> measured;
+    for (size_t u = 0; u < units_.size(); ++u)
+        if (units_[u].fit.measured())
+            measured[units_[u].info.kind].push_back(u);
+    std::map<WorkerKind, const PlbhacUnitFit *> typical;
+    for (auto &[kind, us] : measured) {
+        auto mid = us.begin() + static_cast<std::ptrdiff_t>(us.size() / 2);
+        std::nth_element(us.begin(), mid, us.end(), [&](size_t a, size_t b) {
+            return units_[a].fit.per_element_s() < units_[b].fit.per_element_s();
+        });
+        typical[kind] = &units_[*mid].fit;
+    }
+    for (size_t u = 0; u < units_.size(); ++u) {
+        auto t = typical.find(units_[u].info.kind);
+        planning_fits_[u] = units_[u].fit.measured() ? &units_[u].fit : t != typical.end() ? t->second : nullptr;
+    }
+}
+
 double PlbhacLadderPlanner::committed_end(const UnitQueues &q, size_t u) const
 {
-    const PlbhacUnitFit &fit = units_[u].fit;
+    if (!planning_fits_[u])
+        return -1;
+    const PlbhacUnitFit &fit = *planning_fits_[u];
     const double now = q.now_s(), lead = fit.lead_s();
     const double busy = q.busy_until_s(units_[u].info.id);  // an earlier job's copy runs first
     double t = std::max(now, busy);
     for (const QueuedBlock &b : q.queue(units_[u].info.id)) {
-        if (!fit.measured())
-            return -1;
         const double c = fit.expected_s(static_cast<double>(b.count));
         if (b.started)
             t = std::max(now + 0.25 * c, std::max({b.started_s, b.handed_s + lead, busy}) + c);
@@ -291,9 +313,9 @@ PlbhacLadderPlanner::Plan PlbhacLadderPlanner::solve(const UnitQueues &q, uint64
     };
     std::vector<Start> starts;
     for (size_t u = 0; u < units_.size(); ++u) {
-        const PlbhacUnitFit &fit = units_[u].fit;
-        if (!fit.measured())
+        if (!planning_fits_[u])
             continue;
+        const PlbhacUnitFit &fit = *planning_fits_[u];
         const double ce = committed_end(q, u);
         if (ce < 0)
             continue;
@@ -320,13 +342,25 @@ PlbhacLadderPlanner::Plan PlbhacLadderPlanner::solve(const UnitQueues &q, uint64
             any = true;
         }
     }
-    if (!any) {  // every share under a granule: the unit that would end everything first takes it
-        const Start *best = &starts.front();
-        for (const Start &s : starts)
-            if (s.s + s.b * r < best->s + best->b * r)
-                best = &s;
-        p.shares[best->u] = r;
-        end = best->s + best->b * r;
+    if (!any) {
+        // Every share under a granule: the granules go one by one to whichever unit would end
+        // its next one first (all of them to one unit would end late, and be taken back).
+        end = 0;
+        for (double left = r; left > 0;) {
+            const double x = std::min(g, left);
+            const Start *best = nullptr;
+            double best_end = 0;
+            for (const Start &s : starts) {
+                const double e = s.s + s.b * (p.shares[s.u] + x);
+                if (!best || e < best_end) {
+                    best = &s;
+                    best_end = e;
+                }
+            }
+            p.shares[best->u] += x;
+            end = std::max(end, best_end);
+            left -= x;
+        }
     }
     p.valid = true;
     p.end_s = end;
@@ -463,6 +497,7 @@ void PlbhacLadderPlanner::plan(UnitQueues &q)
             return;
         }
     }
+    refresh_planning_fits();
     revoke_late(q);
     for (size_t u = 0; u < units_.size(); ++u)
         if (units_[u].fit.measured())

@@ -96,6 +96,7 @@ private:
     double queued_s(const UnitQueues &q, size_t u) const;
     uint64_t cap(size_t u) const;
     PlbhacLadderUnit *find(int worker);
+    void refresh_planning_fits();
     bool seed_from(const PlbhacMemory &memory);
     void rescale_seed(PlbhacLadderUnit &u, double count, double seconds);
 
@@ -105,6 +106,11 @@ private:
     uint64_t probe_ = 0;
     bool started_ = false;
     bool warm_ = false;  // every unit seeded from models: no probes, no ladder
+    // What the plan prices each unit by (refreshed at every plan()): its own fit once
+    // measured, else that of the median measured unit of its kind (units of a kind are alike
+    // until shown otherwise: the first CPU measured must not be planned as the only CPU), else
+    // none (left out of the plan).
+    std::vector<const PlbhacUnitFit *> planning_fits_;
     double measured_all_s_ = 0;
 };
 
