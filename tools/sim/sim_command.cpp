@@ -146,11 +146,10 @@ struct LearningFacts {
 
 std::string result_json(const SimResult &r, const Args &a, const Scenario &s, const LearningFacts &plb)
 {
-    JsonRecord j = {{"tool", "hetpu sim"}, {"scenario", a.scenario},      {"policy", r.policy},
-                    {"seed", a.seed},      {"workload", s.workload},      {"makespan_s", r.makespan_s},
-                    {"blocks", r.blocks},  {"planning_s", r.planning_s},  {"busy_end_s", r.busy_end_s},
-                    {"copies", r.copies},  {"lost_copy_s", r.lost_copy_s},
-                    {"withdrawn", r.withdrawn}};
+    JsonRecord j = {{"tool", "hetpu sim"}, {"scenario", a.scenario},       {"policy", r.policy},
+                    {"seed", a.seed},      {"workload", s.workload},       {"makespan_s", r.makespan_s},
+                    {"blocks", r.blocks},  {"planning_s", r.planning_s},   {"busy_end_s", r.busy_end_s},
+                    {"copies", r.copies},  {"lost_copy_s", r.lost_copy_s}, {"withdrawn", r.withdrawn}};
     if (plb.known) {
         j["training_s"] = plb.training_s;
         j["warm_started"] = plb.warm_started;

@@ -96,8 +96,8 @@ public:
                 ++result_.withdrawn;
                 result_.units[e.unit].busy_s += e.at - e.taken;
                 result_.busy_end_s = std::max(result_.busy_end_s, e.at);
-                e.done = {e.unit, e.block.offset, e.block.count, 0, e.cost.transfer_s, e.at, e.submitted, e.block.id,
-                          e.block.backup};
+                e.done = {e.unit,      e.block.offset, e.block.count, 0, e.cost.transfer_s, e.at,
+                          e.submitted, e.block.id,     e.block.backup};
                 e.seq = seq_++;
                 e.kind = Event::Planning;
                 events_.push(std::move(e));

@@ -131,7 +131,7 @@ private:
     // One handed-out block or copy.
     struct Handed {
         Assignment a;
-        uint64_t range = 0;  // the id of the original block of its range
+        uint64_t range = 0;      // the id of the original block of its range
         bool taken = false;      // its unit took it (take()): it runs
         bool withdrawn = false;  // taken back before its unit took it: it runs nothing
     };
