@@ -26,6 +26,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,7 +84,12 @@ def twice_as_fast(out, name, path):
             u["transfer"] = [t / 2 for t in u["transfer"]]
     fast = os.path.join(out, "fast", os.path.basename(path))
     os.makedirs(os.path.dirname(fast), exist_ok=True)
-    json.dump(s, open(fast, "w"))
+    # Runs of several seeds (JOBS) write the same file: each writes it whole under another
+    # name first, so that none ever reads it half written.
+    tmp = "%s.%d.%d" % (fast, os.getpid(), threading.get_ident())
+    with open(tmp, "w") as f:
+        json.dump(s, f)
+    os.replace(tmp, fast)
     return fast
 
 

@@ -86,6 +86,12 @@ bool PlbhacLadderPlanner::seed_from(const PlbhacMemory &memory)
         }
         if (u.seed.empty())
             return false;
+        // Its hand-out lead, as its blocks showed it: the least any of them waited beyond its
+        // own time, of those that waited at all (one queued behind a running block waits
+        // microseconds; a longer wait was a stall). Under 0.1 ms a lead does not matter.
+        for (double v : m.latency)
+            if (std::isfinite(v) && v > 1e-4)
+                u.fit.note_lead(v);
     }
     // What the models were fitted on stays in them (rescaled with the seed), so that the
     // models this run saves rest on more than its own few blocks.
