@@ -54,12 +54,10 @@ void build_component_tree(unsigned sched_ctx_id)
     starpu_sched_component_connect(select, decide);
     starpu_sched_component_connect(select, calibrate);
     starpu_sched_component_connect(select, no_model);
-    if (HETPU_TREE_WINDOW_ABOVE) {
-        tree->root = starpu_sched_component_prio_create(tree, nullptr);
-        starpu_sched_component_connect(tree->root, select);
-    } else {
-        tree->root = select;
-    }
+    // A queue above the decision holds what its components refuse for now (a refused push at
+    // the root aborts StarPU), as in StarPU's own modular policies.
+    tree->root = starpu_sched_component_prio_create(tree, nullptr);
+    starpu_sched_component_connect(tree->root, select);
 
     struct starpu_sched_component_prio_data queue_data = {};
     queue_data.ntasks_threshold = HETPU_TREE_QUEUE_TASKS;

@@ -57,18 +57,19 @@ inline bool hetpu_starpu_record_disk_bandwidth(double write_mbs, double read_mbs
 #define HETPU_STARPU_INITIAL_SCHED_CTX 0u
 
 // The per-worker priority queues of hetpu's component tree (sched_policies/component_policy.cpp).
-// 1.4 has modular-dmdas' shape: every task is committed at once to a worker's queue, with no
-// bound on its length, and the queue tells the decision when its work will end
+// 1.4 has modular-dmdas' shape: every task goes at once to a worker's queue, with no bound
+// on its length, and the queue tells the decision when its work will end
 // (starpu_sched_component_prio_data::exp, which 1.3 lacks). 1.3's MCT component needs
-// bounded queues (modular-heft's 30 tasks each), the tasks they refuse waiting in a
-// priority queue above the decision.
+// bounded queues (modular-heft's 30 tasks each), the tasks they refuse waiting in the
+// priority queue above the decision. In both, a priority queue above the decision, as in
+// StarPU's own modular policies, holds a task its components refuse for now (an eager
+// component with no child ready): a refused push at the root aborts StarPU. A threshold of 0
+// is StarPU's "no bound" (an infinite one still refuses once a prediction is infinite).
 #if HETPU_STARPU_AT_LEAST(1, 4)
-#define HETPU_TREE_WINDOW_ABOVE 0
-#define HETPU_TREE_QUEUE_TASKS UINT_MAX
-#define HETPU_TREE_QUEUE_EXP_LEN INFINITY
+#define HETPU_TREE_QUEUE_TASKS 0u
+#define HETPU_TREE_QUEUE_EXP_LEN 0.0
 #define HETPU_SET_PRIO_DATA_EXP(data) ((data).exp = 1)
 #else
-#define HETPU_TREE_WINDOW_ABOVE 1
 #define HETPU_TREE_QUEUE_TASKS 30u
 #define HETPU_TREE_QUEUE_EXP_LEN 1e9  // microseconds of predicted work, as modular-heft
 #define HETPU_SET_PRIO_DATA_EXP(data) ((void)(data))
