@@ -20,98 +20,17 @@
 #include "runtime/divisible/core/planner_extensions.h"
 #include "runtime/start/policy_registry.h"
 #include "tests/integration/add_one_codelet.h"
+#include "tests/integration/add_one_job.h"
 
 namespace {
 
-// y[i] += 1 over the job: a block or copy works on its own copy of its range, and only the
-// kept one's is copied back, so every element ends at exactly 1.
-struct CopyJob {
-    std::vector<float> y;
-    std::mutex mutex;
-    std::multiset<uint64_t> committed;  // offsets
-    unsigned filled_private = 0, filled_plain = 0;
-    struct starpu_codelet *codelet = &add_one_codelet;
-};
-
-struct PrivateRange {
-    std::vector<float> y;
-};
-
-std::atomic<int> live_outputs{0};  // private outputs allocated and not yet committed or discarded
-std::atomic<int> discarded{0};
-
-int fill_plain(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task)
-{
-    auto *job = static_cast<CopyJob *>(arg);
-    {
-        std::lock_guard<std::mutex> lock(job->mutex);
-        ++job->filled_plain;
-    }
-    starpu_data_handle_t h;
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(job->y.data() + offset), count,
-                                sizeof(float));
-    task->cl = job->codelet;
-    task->handles[0] = h;
-    return 0;
-}
-
-int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output)
-{
-    auto *job = static_cast<CopyJob *>(arg);
-    auto *out = new PrivateRange;
-    {
-        std::lock_guard<std::mutex> lock(job->mutex);
-        ++job->filled_private;
-        out->y.assign(job->y.begin() + static_cast<std::ptrdiff_t>(offset),
-                      job->y.begin() + static_cast<std::ptrdiff_t>(offset + count));
-    }
-    ++live_outputs;
-    starpu_data_handle_t h;
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->y.data()), count, sizeof(float));
-    task->cl = job->codelet;
-    task->handles[0] = h;
-    *output = out;
-    return 0;
-}
-
-void commit(void *arg, uint64_t offset, uint64_t, void *output)
-{
-    auto *job = static_cast<CopyJob *>(arg);
-    auto *out = static_cast<PrivateRange *>(output);
-    {
-        std::lock_guard<std::mutex> lock(job->mutex);
-        std::memcpy(job->y.data() + offset, out->y.data(), out->y.size() * sizeof(float));
-        job->committed.insert(offset);
-    }
-    delete out;
-    --live_outputs;
-}
-
-void discard(void *output)
-{
-    delete static_cast<PrivateRange *>(output);
-    --live_outputs;
-    ++discarded;
-}
+using CopyJob = AddOneJob;
+std::atomic<int> &live_outputs = add_one_live_outputs;
+std::atomic<int> &discarded = add_one_discarded;
 
 hetpu_divisible_job make_job(CopyJob &data, uint64_t total, bool opt_in)
 {
-    data.y.assign(total, 0.0f);
-    hetpu_divisible_job job = {};
-    job.name = "backup-copies";
-    job.total = total;
-    job.granule = 16;
-    job.default_block = 64;
-    job.fill_task = fill_plain;
-    job.block_handle_mask = 1u;
-    job.codelet = data.codelet;
-    job.arg = &data;
-    if (opt_in) {
-        job.fill_private = fill_private;
-        job.commit = commit;
-        job.discard = discard;
-    }
-    return job;
+    return add_one_job(data, total, opt_in, "backup-copies", 64);
 }
 
 void expect_each_element_once(const CopyJob &data)

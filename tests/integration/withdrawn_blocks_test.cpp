@@ -20,24 +20,11 @@
 #include "runtime/divisible/core/unit_queues.h"
 #include "runtime/start/policy_registry.h"
 #include "tests/integration/add_one_codelet.h"
+#include "tests/integration/add_one_job.h"
 
 namespace {
 
 constexpr uint64_t kTotal = 4096, kBlock = 1024;
-
-struct Job {
-    std::vector<float> y = std::vector<float>(kTotal, 0.0f);
-    std::mutex mutex;
-    std::multiset<uint64_t> committed;  // offsets
-};
-
-struct PrivateRange {
-    std::vector<float> y;
-};
-
-std::atomic<int> live_outputs{0}, discarded{0};
-
-int fill_plain(void *, uint64_t, uint64_t, struct starpu_task *) { return -ENOTSUP; }
 
 // The CPU worker's first task waits here until the planner has withdrawn the block behind
 // it (or two minutes pass, so that a broken runner fails the test instead of hanging it);
@@ -75,44 +62,6 @@ void opencl_after_cpu(void *buffers[], void *arg)
 }
 
 struct starpu_codelet gated_codelet;
-
-int fill_private(void *arg, uint64_t offset, uint64_t count, struct starpu_task *task, void **output)
-{
-    auto *job = static_cast<Job *>(arg);
-    auto *out = new PrivateRange;
-    {
-        std::lock_guard<std::mutex> lock(job->mutex);
-        out->y.assign(job->y.begin() + static_cast<std::ptrdiff_t>(offset),
-                      job->y.begin() + static_cast<std::ptrdiff_t>(offset + count));
-    }
-    ++live_outputs;
-    starpu_data_handle_t h;
-    starpu_vector_data_register(&h, STARPU_MAIN_RAM, reinterpret_cast<uintptr_t>(out->y.data()), count, sizeof(float));
-    task->cl = &gated_codelet;
-    task->handles[0] = h;
-    *output = out;
-    return 0;
-}
-
-void commit(void *arg, uint64_t offset, uint64_t, void *output)
-{
-    auto *job = static_cast<Job *>(arg);
-    auto *out = static_cast<PrivateRange *>(output);
-    {
-        std::lock_guard<std::mutex> lock(job->mutex);
-        std::copy(out->y.begin(), out->y.end(), job->y.begin() + static_cast<std::ptrdiff_t>(offset));
-        job->committed.insert(offset);
-    }
-    delete out;
-    --live_outputs;
-}
-
-void discard(void *output)
-{
-    delete static_cast<PrivateRange *>(output);
-    --live_outputs;
-    ++discarded;
-}
 
 // Start: the CPU is handed two blocks, the OpenCL worker one, and the last block is promised
 // to it. At the OpenCL worker's first completion the CPU's second block (not taken: the CPU
@@ -196,19 +145,11 @@ TEST(WithdrawnBlocks, AWithdrawnBlockRunsNothingAndItsRangeRunsOnceElsewhere)
     gated_codelet.cpu_funcs[0] = cpu_behind_gate;
     gated_codelet.opencl_funcs[0] = opencl_after_cpu;
 
-    Job data;
-    hetpu_divisible_job job = {};
-    job.name = "withdrawn-blocks";
-    job.total = kTotal;
-    job.granule = 16;
-    job.default_block = kBlock;
-    job.fill_task = fill_plain;
-    job.fill_private = fill_private;
-    job.commit = commit;
-    job.discard = discard;
-    job.block_handle_mask = 1u;
-    job.codelet = &gated_codelet;
-    job.arg = &data;
+    AddOneJob data;
+    data.codelet = &gated_codelet;
+    add_one_live_outputs = 0;
+    add_one_discarded = 0;
+    hetpu_divisible_job job = add_one_job(data, kTotal, true, "withdrawn-blocks", kBlock);
     hetpu_divisible_report report;
     const int rc = hetpu_divisible_run(&job, &report);
     {
@@ -226,8 +167,8 @@ TEST(WithdrawnBlocks, AWithdrawnBlockRunsNothingAndItsRangeRunsOnceElsewhere)
     EXPECT_EQ(std::set<uint64_t>(data.committed.begin(), data.committed.end()).size(), data.committed.size())
         << "no range committed twice";
     EXPECT_EQ(report.elements, kTotal);
-    EXPECT_EQ(live_outputs, 0) << "every private output committed or discarded, once";
-    EXPECT_GE(discarded, 1) << "the withdrawn task's empty output is thrown away";
+    EXPECT_EQ(add_one_live_outputs, 0) << "every private output committed or discarded, once";
+    EXPECT_GE(add_one_discarded, 1) << "the withdrawn task's empty output is thrown away";
 
     add_one_codelet_unload();
     hetpu_shutdown();
