@@ -75,8 +75,10 @@ r = json.loads(open(sys.argv[1]).read())
 assert r["policy"] == sys.argv[2] and r["verified"] is True, r
 assert r["planner"] == sys.argv[2] and r["block"] == 0, r
 assert sum(w["elements"] for w in r["workers"]) == 512, r["workers"]
-# Both PUs are trained: each ran blocks, kept or (beaten by a backup copy) thrown away.
-assert all(w["blocks"] > 0 or w.get("lost_s", 0) > 0 for w in r["workers"]), "both PUs are trained: %s" % r["workers"]
+# hdss trains both PUs: each ran blocks. plb-hac may rightly leave a PU slow to start with
+# nothing of so small a job (its blocks withdrawn before it took them, its probe copied).
+if sys.argv[2] == "hdss":
+    assert all(w["blocks"] > 0 for w in r["workers"]), "both PUs are trained: %s" % r["workers"]
 if sys.argv[2] == "plb-hac":
     trace = [json.loads(l) for l in open(sys.argv[3])]
     # Every column ends once at least: as its block, or as a backup copy of a block whose
