@@ -70,8 +70,7 @@ void discard(void *output)
 
 }  // namespace
 
-hetpu_divisible_job add_one_job(AddOneJob &data, uint64_t total, bool opt_in, const char *name,
-                                uint64_t default_block)
+hetpu_divisible_job add_one_job(AddOneJob &data, uint64_t total, bool opt_in, const char *name, uint64_t default_block)
 {
     if (!data.codelet)
         data.codelet = &add_one_codelet;

@@ -28,5 +28,4 @@ extern std::atomic<int> add_one_live_outputs;
 extern std::atomic<int> add_one_discarded;
 
 // The job over data.y, `total` zeros; `opt_in`: fill_private, commit and discard set.
-hetpu_divisible_job add_one_job(AddOneJob &data, uint64_t total, bool opt_in, const char *name,
-                                uint64_t default_block);
+hetpu_divisible_job add_one_job(AddOneJob &data, uint64_t total, bool opt_in, const char *name, uint64_t default_block);
