@@ -76,7 +76,7 @@ bool BlockDispatcher::withdrawable(int worker, const QueuedBlock &b) const
 {
     if (!withdrawable_ || b.backup)
         return false;
-    if (auto w = withdrew_from_.find(worker); w != withdrew_from_.end() && w->second)
+    if (withdrew_from_.count(worker))
         return false;
     auto h = handed_.find(b.id);
     if (h == handed_.end() || h->second.taken || h->second.withdrawn || h->second.range != b.id)
@@ -109,7 +109,7 @@ bool BlockDispatcher::revoke_last(int worker)
         r.kept = true;
         --open_ranges_;
         ++withdrawals_;
-        withdrew_from_[worker] = true;
+        withdrew_from_.insert(worker);
         if (on_withdrawn_)
             on_withdrawn_(q.id);
     } else {
@@ -482,7 +482,7 @@ std::vector<Assignment> BlockDispatcher::complete(const BlockDone &done, PuRefit
     const uint64_t id = done.id != 0 && handed_.count(done.id) ? done.id : find_handed(done);
     const bool measured = !withdrawn(id);  // a withdrawn block ran nothing
     if (measured)
-        withdrew_from_[done.worker] = false;
+        withdrew_from_.erase(done.worker);
     claim(id);  // the first to end is kept, whether or not the glue asked
     forget(id, done.end_s);
     if (measured && refit)

@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/divisible/core/block_cursor.h"
@@ -178,7 +179,7 @@ private:
     // Workers a block was withdrawn from since their last block that ran: at most one
     // withdrawal per worker per block it runs, so that a plan that keeps changing its mind
     // cannot keep a worker running idle twins.
-    std::unordered_map<int, bool> withdrew_from_;
+    std::unordered_set<int> withdrew_from_;
     std::vector<Assignment> out_;  // what the current call hands out
     unsigned in_flight_ = 0;
     std::map<uint64_t, Handed> handed_;
