@@ -86,7 +86,7 @@ TESTS += tests/cli/starpu_examples.sh
 EXTRA_DIST += tests/cli/starpu_examples.sh
 
 TESTS += tests/unit_tests tests/integration_tests tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
-EXTRA_DIST += tests/cli/node_env.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
+EXTRA_DIST += tests/cli/node_env.sh tests/cli/catch_run.sh tests/cli/preload.sh tests/cli/hetpu_tool.sh tests/cli/matmul_cli.sh tests/cli/sim_cli.sh
 # The settings module: the docs' generated tables, start-up rejection of invalid values, HETPU_VERBOSE.
 TESTS += tests/cli/settings.sh
 EXTRA_DIST += tests/cli/settings.sh tools/update_settings_table.sh

@@ -8,6 +8,7 @@
 HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/node_env.sh"
+. "$(dirname "$0")/catch_run.sh"
 
 km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 [ -x "$km" ] || fail "$km not built"
@@ -26,27 +27,19 @@ run="--generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000
 "$km" $run --centroids "$d/c_full.csv" --json "$d/full.jsonl" >"$d/out" 2>&1 \
     || { cat "$d/out" >&2; fail "uninterrupted run"; }
 
-# The same run checkpointing every iteration, killed once a version is complete on disk.
+# The same run checkpointing every iteration, killed once a second version is complete on
+# disk (so the kill does not always hit the first version). catch_run holds the run stopped
+# while it looks, so the kill lands mid-run however loaded or fast the machine is.
 # shellcheck disable=SC2086
 "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --centroids "$d/c_killed.csv" >"$d/killed.out" 2>&1 &
 pid=$!
-# Waits for events, not times (a loaded machine only makes the waits longer): the first
-# complete version, then a later one, so the kill does not always hit the first version.
-# The bound (30000 polls, at least 5 minutes) only turns a hang into a failure.
-wait_for_manifest_other_than() {  # wait_for_manifest_other_than NAME ('' for any)
-    tries=0
-    while :; do
-        m=$(ls "$ck"/kmeans.v*.manifest 2>/dev/null | grep -vx "$1" | head -n 1)
-        [ -n "$m" ] && return 0
-        kill -0 "$pid" 2>/dev/null || { cat "$d/killed.out" >&2; fail "the checkpointing run ended before the kill"; }
-        tries=$((tries + 1))
-        [ "$tries" -lt 30000 ] || { kill -9 "$pid"; fail "no new checkpoint version in $ck"; }
-        sleep 0.01
-    done
+signal_run() { signal_pid "$pid" "$1"; }
+two_versions() { [ "$(ls "$ck"/kmeans.v*.manifest 2>/dev/null | wc -l)" -ge 2 ]; }
+catch_run signal_run two_versions || {
+    kill -9 "$pid" 2>/dev/null
+    cat "$d/killed.out" >&2
+    fail "the checkpointing run ended, or wrote no second checkpoint version in $ck, before the kill"
 }
-wait_for_manifest_other_than ""
-wait_for_manifest_other_than "$m"
-kill -0 "$pid" 2>/dev/null || fail "the checkpointing run finished before the kill: make the run longer"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
 [ ! -e "$d/c_killed.csv" ] || fail "the killed run wrote its centroids: it was not killed mid-run"

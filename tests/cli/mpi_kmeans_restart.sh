@@ -8,6 +8,7 @@
 HETPU_BUILDDIR=${HETPU_BUILDDIR:-${abs_top_builddir:-.}}
 export HETPU_BUILDDIR
 . "$(dirname "$0")/mpi_env.sh"
+. "$(dirname "$0")/catch_run.sh"
 
 km="$HETPU_BUILDDIR/apps/kmeans/hetpu-kmeans"
 [ -x "$km" ] || fail "$km not built"
@@ -32,15 +33,22 @@ setsid timeout -k 10 "$MPI_TIMEOUT" mpirun --oversubscribe --bind-to none --allo
     -x STARPU_WORKERS_NOBIND=1 -x STARPU_HOME -x STARPU_SILENT -x HETPU_LEDGER -x HETPU_MPI_PLANNER -x STARPU_SCHED=greedy \
     -np 3 "$rank_home" "$km" $run --checkpoint-every 1 --checkpoint-dir "$ck" --centroids "$d/c_killed.csv" >"$d/killed.out" 2>&1 &
 pid=$!
-tries=0
-while [ ! -s "$ck/global" ]; do
-    kill -0 "$pid" 2>/dev/null || { cat "$d/killed.out" >&2; fail "the checkpointing run ended before its first global record"; }
-    tries=$((tries + 1))
-    [ "$tries" -lt 3000 ] || { pkill -KILL -s "$pid"; fail "no global record in $ck after 30 s"; }
-    sleep 0.01
-done
-sleep 1  # several more iterations, so the kill does not always hit the first version
-kill -0 "$pid" 2>/dev/null || fail "the checkpointing run finished before the kill: make the run longer"
+# catch_run holds every process of the session stopped while it looks, so the kill lands
+# mid-run however loaded or fast the machine is. Ready once the global record has moved past
+# the first version it showed, so the kill does not always hit the first version.
+signal_run() { pkill -"$1" -s "$pid" 2>/dev/null && ps -o stat= -s "$pid" 2>/dev/null | grep -qv '^Z'; }
+first=
+second_version() {
+    v=$(sed -n 's/^version //p' "$ck/global" 2>/dev/null)
+    [ -n "$v" ] || return 1
+    [ -n "$first" ] || first=$v
+    [ "$v" != "$first" ]
+}
+catch_run signal_run second_version || {
+    pkill -KILL -s "$pid"
+    cat "$d/killed.out" >&2
+    fail "the checkpointing run ended, or its global record did not pass one version in $ck, before the kill"
+}
 pkill -KILL -s "$pid"
 wait "$pid" 2>/dev/null
 tries=0

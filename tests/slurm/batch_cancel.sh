@@ -7,6 +7,7 @@
 #    MGB arbiter, and the checkpoints restart: the restarted job ends with the centroids of
 #    an uninterrupted run.
 . "$HETPU_SLURM_TESTS/job_lib.sh"
+. "$HETPU_SLURM_TESTS/../cli/catch_run.sh"
 
 # --- 1. hetpu batch in salloc ---------------------------------------------------------------
 cat >"$d/jobs" <<EOF
@@ -32,7 +33,7 @@ ok "hetpu batch in salloc: 3 jobs ok, 3 ledger rows carrying job $id"
 
 # --- 2. scancel of a running job, then its restart ------------------------------------------
 # kmeans_restart.sh's run: fixed blocks, so the centroids are a pure function of the data
-# and a restart reproduces them bit for bit; many iterations, so the cancel lands mid-run.
+# and a restart reproduces them bit for bit.
 run="--generate 50000 --dims 2 -k 50 --blobs 50 --sigma 25 --seed 5 --block 5000 --tol 0 --max-iter 3000"
 export STARPU_SCHED=mgb HETPU_MGB_ARBITER=/hetpu-mgb-slurm-test-$$ HETPU_MGB_TRACE=$d/mgb.trace
 trap 'rm -f "/dev/shm$HETPU_MGB_ARBITER"' EXIT
@@ -48,22 +49,38 @@ ledger_rows() { sqlite3 "$HETPU_LEDGER" "SELECT COUNT(*) FROM jobs WHERE slurm_j
 [ "$(ledger_rows "$id")" -eq 1 ] || fail "uninterrupted k-means (job $id): no ledger row"
 rm -f "$HETPU_MGB_TRACE"
 
-id=$(sbatch --parsable -p gpu --gres=gpu:1 -c 2 --mem=2048 -J km-cancel -o "$d/cancel.out" "$d/km.sh" --centroids "$d/c_cancel.csv")
+# The run to cancel stops itself before it starts (its pid in km.pid), so this test can run
+# it in slices with catch_run and cancel it while it is held mid-run, however loaded or fast
+# the machine is (the nodes are this machine's processes).
+cat >"$d/km_held.sh" <<EOF
+#!/bin/sh
+srun sh -c 'echo \$\$ >"$d/km.pid"; kill -STOP \$\$; exec "$kmeans" $run --checkpoint-every 1 --checkpoint-dir "$ck" --centroids "$d/c_cancel.csv"'
+EOF
+id=$(sbatch --parsable -p gpu --gres=gpu:1 -c 2 --mem=2048 -J km-cancel -o "$d/cancel.out" "$d/km_held.sh")
 wait_state "$id" R 300
-# Events, not times: a device granted through the arbiter, then two complete checkpoint
-# versions (so the cancel does not always hit the first). Bounded: 300 s.
 for ((i = 0; ; i++)); do
-    manifests=("$ck"/kmeans.v*.manifest)
-    versions=${#manifests[@]}
-    grep -q '"event":"grant"' "$HETPU_MGB_TRACE" 2>/dev/null && [ "$versions" -ge 2 ] && break
-    [ "$(squeue -h -j "$id" -o %t)" = R ] || { cat "$d/cancel.out"; fail "job $id ended before the cancel: make the run longer"; }
-    [ $i -lt 3000 ] || fail "job $id: no grant and two checkpoints in 300 s"
+    [ -s "$d/km.pid" ] && break
+    [ "$(squeue -h -j "$id" -o %t)" = R ] || { cat "$d/cancel.out"; fail "job $id ended before its run started"; }
+    [ $i -lt 3000 ] || fail "job $id: its run did not start in 300 s"
     sleep 0.1
 done
-"$hetpu" mgb status --json >"$d/status.before"
-# The arbiter is this test's own: its one process is the job's k-means.
-pid=$(python3 -c "import json; s = json.load(open('$d/status.before')); print(*[p['pid'] for p in s['processes']])")
-[[ "$pid" =~ ^[0-9]+$ ]] || { cat "$d/status.before"; fail "expected the running job alone in the MGB arbiter"; }
+held=$(cat "$d/km.pid")
+signal_run() { signal_pid "$held" "$1"; }
+# Events: a device granted through the arbiter, then two complete checkpoint versions (so the
+# cancel does not always hit the first), and the arbiter's status readable (a run stopped
+# while it held the arbiter's lock makes the status reader give up: the next slice frees it).
+# The arbiter is this test's own: its one process must be the held run.
+ready_to_cancel() {
+    manifests=("$ck"/kmeans.v*.manifest)
+    grep -q '"event":"grant"' "$HETPU_MGB_TRACE" 2>/dev/null && [ "${#manifests[@]}" -ge 2 ] || return 1
+    "$hetpu" mgb status --json >"$d/status.before" 2>"$d/status.err" || return 1
+    pid=$(python3 -c "import json; s = json.load(open('$d/status.before')); print(*[p['pid'] for p in s['processes']])")
+    [ "$pid" = "$held" ]
+}
+catch_run signal_run ready_to_cancel || {
+    cat "$d/cancel.out" "$d/status.before" "$d/status.err" 2>/dev/null
+    fail "job $id: its run ended, or had no grant, two checkpoints and a place alone in the arbiter, before the cancel"
+}
 scancel "$id"
 line=$(sacct_job "$id" "State")
 case "$line" in CANCELLED*) ;; *) fail "job $id: Slurm says $line after scancel" ;; esac
@@ -72,7 +89,7 @@ for ((i = 0; i < 600; i++)); do
     sleep 0.2
 done
 ! kill -0 "$pid" 2>/dev/null || fail "k-means (pid $pid) outlived scancel of job $id"
-[ ! -e "$d/c_cancel.csv" ] || fail "the cancelled run finished: make the run longer"
+[ ! -e "$d/c_cancel.csv" ] || fail "the cancelled run wrote its centroids: it was not cancelled mid-run"
 [ "$(ledger_rows "$id")" -eq 0 ] || fail "the cancelled job $id has a ledger row"
 "$hetpu" mgb status --json >"$d/status.after"
 python3 - "$d/status.after" "$pid" <<'PY' || { cat "$d/status.after"; fail "stale MGB reservation after scancel"; }
