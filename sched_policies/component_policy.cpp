@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // See component_policy.h. The tree is built from StarPU's components in the shape of its
-// modular-heft (1.3) and modular-dmdas (1.4) policies, except that every branch ends in the
-// per-worker priority queues (StarPU's simple scheduler hands tasks without a model straight
-// to the worker, in submission order):
+// modular-heft (1.3) and modular-dmdas (1.4) policies, except for the tasks no model places:
 //
-//   [1.3: a priority queue, the tasks the queues below refuse]
-//     perfmodel select ──calibrated──> mct ───────┐
-//          ├──calibrating──> eager-calibration ───┼──> per worker: priority queue
-//          └──no model─────> eager ───────────────┘      -> best implementation -> worker
+//   [a priority queue: the tasks the components below refuse for now]
+//     perfmodel select ──calibrated──> mct ──> per worker: priority queue ──> best ──> worker
+//          └──no model, or calibrating──> shared priority queue ──────────> implementation
 //
 // so a task with a calibrated model goes to the worker where it would end first, counting
 // the queue already there and the data transfers it needs (its data are prefetched there);
 // every worker's expected end is corrected as tasks start and end (the worker components'
-// hooks); a task without a model is taken by the first worker free for it; each queue is
-// sorted by priority, data-ready tasks first within one. Any int is a valid priority unless
-// the user set a range.
+// hooks). A task without a model, or whose model is still calibrating, waits in one queue
+// shared by all workers (shared_priority_queue.h) until a worker with an empty queue pulls
+// the most urgent task it can run: such tasks spread over the free workers, and their
+// priorities hold across workers (StarPU's eager components there piled them onto the first
+// worker's unbounded queue in 1.4, and mixed the orders of two queues in both). Each
+// worker's queue is sorted by priority, data-ready tasks first within one. Any int is a valid
+// priority unless the user set a range.
 //
 // Divisible-job blocks that a planner gave a worker never reach the policy: they are
 // submitted for that worker (execute_on_a_specific_worker), which StarPU queues on the worker
@@ -31,6 +32,7 @@
 #include "runtime/divisible/block_run.h"
 #include "runtime/start/starpu_compat.h"
 #include "sched_policies/first_idle_queue.h"
+#include "sched_policies/shared_priority_queue.h"
 
 namespace hetpu {
 
@@ -44,16 +46,14 @@ void build_component_tree(unsigned sched_ctx_id)
         starpu_sched_ctx_set_max_priority(sched_ctx_id, INT_MAX);
 
     struct starpu_sched_component *decide = starpu_sched_component_mct_create(tree, nullptr);  // STARPU_SCHED_ALPHA...
-    struct starpu_sched_component *calibrate = starpu_sched_component_eager_calibration_create(tree, nullptr);
-    struct starpu_sched_component *no_model = starpu_sched_component_eager_create(tree, nullptr);
+    struct starpu_sched_component *unmodelled = shared_priority_queue_create(tree);
     struct starpu_sched_component_perfmodel_select_data select_data = {};
-    select_data.calibrator_component = calibrate;
-    select_data.no_perfmodel_component = no_model;
+    select_data.calibrator_component = unmodelled;  // any free worker's run calibrates its kind
+    select_data.no_perfmodel_component = unmodelled;
     select_data.perfmodel_component = decide;
     struct starpu_sched_component *select = starpu_sched_component_perfmodel_select_create(tree, &select_data);
     starpu_sched_component_connect(select, decide);
-    starpu_sched_component_connect(select, calibrate);
-    starpu_sched_component_connect(select, no_model);
+    starpu_sched_component_connect(select, unmodelled);
     // A queue above the decision holds what its components refuse for now (a refused push at
     // the root aborts StarPU), as in StarPU's own modular policies.
     tree->root = starpu_sched_component_prio_create(tree, nullptr);
@@ -70,10 +70,10 @@ void build_component_tree(unsigned sched_ctx_id)
             starpu_sched_component_best_implementation_create(tree, nullptr);
         struct starpu_sched_component *queue = starpu_sched_component_prio_create(tree, &queue_data);
         starpu_sched_component_connect(implementation, worker);
+        // A worker first runs what the decision queued for it, then pulls from the shared queue.
         starpu_sched_component_connect(queue, implementation);
+        starpu_sched_component_connect(unmodelled, implementation);
         starpu_sched_component_connect(decide, queue);
-        starpu_sched_component_connect(calibrate, queue);
-        starpu_sched_component_connect(no_model, queue);
     }
     starpu_sched_tree_update_workers(tree);
     starpu_sched_tree_update_workers_in_ctx(tree);

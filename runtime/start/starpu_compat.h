@@ -56,6 +56,13 @@ inline bool hetpu_starpu_record_disk_bandwidth(double write_mbs, double read_mbs
 // both series (neither exports a name for it).
 #define HETPU_STARPU_INITIAL_SCHED_CTX 0u
 
+// The set of workers under a scheduling component: a pointer in 1.3, a member in 1.4.
+#if HETPU_STARPU_AT_LEAST(1, 4)
+#define HETPU_COMPONENT_WORKERS(component) (&(component)->workers)
+#else
+#define HETPU_COMPONENT_WORKERS(component) ((component)->workers)
+#endif
+
 // The per-worker priority queues of hetpu's component tree (sched_policies/component_policy.cpp).
 // 1.4 has modular-dmdas' shape: every task goes at once to a worker's queue, with no bound
 // on its length, and the queue tells the decision when its work will end
