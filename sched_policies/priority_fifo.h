@@ -15,8 +15,7 @@
 
 namespace hetpu {
 
-template <typename T>
-class PriorityFifo {
+template <typename T> class PriorityFifo {
 public:
     // Where an item stands: its priority, then its arrival.
     struct Place {
@@ -33,8 +32,7 @@ public:
 
     // The first item (by priority, then arrival) that `accepts` takes, removed; none if no item
     // is accepted. Visits items in order and stops at the first accepted one.
-    template <typename Accepts>
-    std::optional<Entry> take_first(Accepts &&accepts)
+    template <typename Accepts> std::optional<Entry> take_first(Accepts &&accepts)
     {
         for (auto it = items_.begin(); it != items_.end(); ++it)
             if (accepts(it->second)) {

@@ -25,15 +25,9 @@ struct SharedQueue {
         std::vector<std::uint64_t>(STARPU_NMAXWORKERS, std::numeric_limits<std::uint64_t>::max());
 };
 
-SharedQueue &queue_of(struct starpu_sched_component *component)
-{
-    return *static_cast<SharedQueue *>(component->data);
-}
+SharedQueue &queue_of(struct starpu_sched_component *component) { return *static_cast<SharedQueue *>(component->data); }
 
-int worker_below(struct starpu_sched_component *child)
-{
-    return starpu_bitmap_first(HETPU_COMPONENT_WORKERS(child));
-}
+int worker_below(struct starpu_sched_component *child) { return starpu_bitmap_first(HETPU_COMPONENT_WORKERS(child)); }
 
 bool runs_on(int workerid, struct starpu_task *task)
 {

@@ -4,7 +4,7 @@
 // per-architecture performance model (seconds long, while the tasks themselves take
 // microseconds) go where dmda puts them and where list scheduling by earliest finish
 // puts them; a task whose data would take longer to move than it gains stays where its data
-// are; with one worker, model-placed tasks run by priority. The workers are held
+// are; with one CPU worker alone, model-placed tasks run by priority. The workers are held
 // by gate tasks while the tasks are submitted, so every placement is decided from the
 // model alone, whatever the load of the machine. The MGB policies place the tasks they have
 // no declared GPU needs for the same way, and a device worker runs one only where MGB's
@@ -310,10 +310,21 @@ TEST_P(Placement, TheDataTransferCounts)
     EXPECT_EQ(data_task_placement(GetParam()), STARPU_CPU_WORKER) << "under " << GetParam();
 }
 
+// On the CPU worker alone: an idle OpenCL worker polls for work and may move one task down
+// from the queue above the decision while the submitting thread moves the next, swapping two
+// tasks of one priority (see ordinary_tasks_test.cpp).
 TEST_P(Placement, ModelPlacedTasksRunByPriorityOnOneWorker)
 {
     use_policy(GetParam());
-    ASSERT_EQ(hetpu_init(nullptr), 0);
+    const char *opencl = std::getenv("STARPU_NOPENCL");
+    const std::string saved_opencl = opencl ? opencl : "";
+    setenv("STARPU_NOPENCL", "0", 1);
+    const int init = hetpu_init(nullptr);
+    if (opencl)
+        setenv("STARPU_NOPENCL", saved_opencl.c_str(), 1);
+    else
+        unsetenv("STARPU_NOPENCL");
+    ASSERT_EQ(init, 0);
     const int cpu = worker_of(STARPU_CPU_WORKER);
     ASSERT_GE(cpu, 0);
     run_order.clear();
