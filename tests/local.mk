@@ -49,7 +49,7 @@ tests_unit_tests_LDADD = apps/matmul/libhetpu_matmul_core.la tools/libhetpu_sim.
 
 tests_integration_tests_SOURCES = \
 	tests/integration/add_one_codelet.cpp tests/integration/add_one_codelet.h \
-	tests/integration/add_one_job.cpp tests/integration/add_one_job.h \
+	tests/integration/add_one_job.cpp tests/integration/add_one_job.h tests/integration/scoped_env.h \
 	tests/integration/init_test.cpp \
 	tests/integration/divisible_test.cpp \
 	tests/integration/backup_copies_test.cpp \

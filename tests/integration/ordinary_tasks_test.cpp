@@ -11,13 +11,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "runtime/start/starpu_compat.h"
+#include "tests/integration/scoped_env.h"
 #include "tests/integration/add_one_codelet.h"
 
 namespace {
@@ -127,28 +126,16 @@ std::vector<std::string> hetpu_policy_names()
 // they wait: a tie order of StarPU's queue above the tree, not of the queues checked here.
 class Priorities : public ::testing::TestWithParam<std::string> {
 protected:
-    void SetUp() override
-    {
-        const char *opencl = std::getenv("STARPU_NOPENCL");
-        saved_opencl_ = opencl ? opencl : "";
-        had_opencl_ = opencl != nullptr;
-        setenv("STARPU_NOPENCL", "0", 1);
-    }
     void TearDown() override
     {
         gate_open = true;  // never leave the worker spinning, whatever failed
         starpu_task_wait_for_all();
         hetpu_shutdown();
         unsetenv("STARPU_SCHED");
-        if (had_opencl_)
-            setenv("STARPU_NOPENCL", saved_opencl_.c_str(), 1);
-        else
-            unsetenv("STARPU_NOPENCL");
     }
 
 private:
-    std::string saved_opencl_;
-    bool had_opencl_ = false;
+    hetpu_test::ScopedEnv cpu_alone_{"STARPU_NOPENCL", "0"};
 };
 
 }  // namespace
@@ -219,30 +206,17 @@ struct starpu_codelet held_gate_cl = cpu_only(held_gate_cpu, "hetpu_test_held_ga
 
 class UnmodelledTasks : public ::testing::TestWithParam<std::string> {
 protected:
-    void SetUp() override
-    {
-        for (const char *name : {"STARPU_NCPU", "STARPU_NOPENCL"}) {
-            const char *v = std::getenv(name);
-            saved_.emplace_back(name, v ? std::optional<std::string>(v) : std::nullopt);
-        }
-        setenv("STARPU_NCPU", "2", 1);
-        setenv("STARPU_NOPENCL", "0", 1);
-    }
     void TearDown() override
     {
         gate_open = true;
         starpu_task_wait_for_all();
         hetpu_shutdown();
         unsetenv("STARPU_SCHED");
-        for (const auto &[name, value] : saved_)
-            if (value)
-                setenv(name.c_str(), value->c_str(), 1);
-            else
-                unsetenv(name.c_str());
     }
 
 private:
-    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+    hetpu_test::ScopedEnv two_cpus_{"STARPU_NCPU", "2"};
+    hetpu_test::ScopedEnv no_opencl_{"STARPU_NOPENCL", "0"};
 };
 
 }  // namespace

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/integration/scoped_env.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -316,14 +318,10 @@ TEST_P(Placement, TheDataTransferCounts)
 TEST_P(Placement, ModelPlacedTasksRunByPriorityOnOneWorker)
 {
     use_policy(GetParam());
-    const char *opencl = std::getenv("STARPU_NOPENCL");
-    const std::string saved_opencl = opencl ? opencl : "";
-    setenv("STARPU_NOPENCL", "0", 1);
-    const int init = hetpu_init(nullptr);
-    if (opencl)
-        setenv("STARPU_NOPENCL", saved_opencl.c_str(), 1);
-    else
-        unsetenv("STARPU_NOPENCL");
+    const int init = [] {
+        hetpu_test::ScopedEnv cpu_alone("STARPU_NOPENCL", "0");
+        return hetpu_init(nullptr);
+    }();
     ASSERT_EQ(init, 0);
     const int cpu = worker_of(STARPU_CPU_WORKER);
     ASSERT_GE(cpu, 0);

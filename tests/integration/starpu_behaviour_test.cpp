@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/integration/scoped_env.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -20,34 +22,7 @@ namespace {
 constexpr starpu_ssize_t kMiB = 1024 * 1024;
 
 // The suite's node sets these (tests/local.mk); each test sets what it pins and restores.
-class ScopedEnv {
-public:
-    ScopedEnv(const char *name, const char *value) : name_(name)
-    {
-        if (const char *old = std::getenv(name)) {
-            had_ = true;
-            old_ = old;
-        }
-        if (value)
-            setenv(name, value, 1);
-        else
-            unsetenv(name);
-    }
-    ~ScopedEnv()
-    {
-        if (had_)
-            setenv(name_, old_.c_str(), 1);
-        else
-            unsetenv(name_);
-    }
-    ScopedEnv(const ScopedEnv &) = delete;
-    ScopedEnv &operator=(const ScopedEnv &) = delete;
-
-private:
-    const char *name_;
-    bool had_ = false;
-    std::string old_;
-};
+using hetpu_test::ScopedEnv;
 
 // Memory of the first OpenCL worker's node as StarPU accounts it, or -1 without one.
 starpu_ssize_t opencl_memory_total()
