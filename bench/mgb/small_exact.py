@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """How far the makespan lower bound is from the best schedule found on small mixes.
 
-    small_exact.py HETPU OUT_DIR [--mixes 10] [--colocation mps]
+    small_exact.py HETPU OUT_DIR [--mixes 10] [--colocation mps,time-sliced]
 
 Each mix (small_mix() below: 4-8 jobs, 2 devices, one worker per job so that the queue
 order never binds) is run under mgb, and under mgb with every job pinned to one device, for
@@ -10,8 +10,10 @@ every one of the 2^n pinnings (the scenario's per-job "devices"). The best pinne
 a schedule the simulated node can run, so the optimum lies between the bound and it:
 bound <= optimum <= best pinned. Printed per mix: bound, best pinned, mgb, and the ratios:
 best pinned / bound is the most the bound can be below the optimum, mgb / best pinned at
-least how far mgb is from it. (Pinning fixes devices, not the order within a device: the
-optimum may be below the best pinning.) Writes OUT_DIR/small_exact.md.
+least how far mgb is from it (sa's too). (Pinning fixes devices, not the order within a
+device: the optimum may be below the best pinning.) Each co-location model in turn; the last
+rows: the arithmetic mean over the mixes of mgb / best pinned and sa / best pinned. Writes
+OUT_DIR/small_exact.md.
 """
 import argparse
 import copy
@@ -49,39 +51,56 @@ def sim(hetpu, path, policy, colocation):
     return json.loads(out)
 
 
+def best_pinned(hetpu, mix, out, colocation):
+    """The shortest makespan over every pinning of the mix's jobs to its two devices."""
+    best = None
+    n = len(mix["jobs"])
+    pinned_path = os.path.join(out, "pinned.json")
+    for pins in range(1 << n):
+        pinned = copy.deepcopy(mix)
+        for j, job in enumerate(pinned["jobs"]):
+            job["devices"] = [(pins >> j) & 1]
+        with open(pinned_path, "w") as f:
+            json.dump(pinned, f)
+        r = sim(hetpu, pinned_path, "mgb", colocation)
+        if r["jobs_completed"] == n and (best is None or r["makespan_s"] < best):
+            best = r["makespan_s"]
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("hetpu")
     ap.add_argument("out")
     ap.add_argument("--mixes", type=int, default=10)
-    ap.add_argument("--colocation", default="mps")
+    ap.add_argument("--colocation", default="mps,time-sliced", help="models, separated by commas")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    lines = ["| mix | devices | jobs | bound s | best pinned s | mgb s | mgb / bound | best pinned / bound | "
-             "mgb / best pinned |", "|---|---|---|---|---|---|---|---|---|"]
+    models = args.colocation.split(",")
+    lines = ["| mix | devices | jobs | co-location | bound s | best pinned s | mgb s | mgb / bound | "
+             "best pinned / bound | mgb / best pinned | sa / best pinned |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    ratios = {m: [] for m in models}
+    sa_ratios = {m: [] for m in models}
     for i in range(args.mixes):
         mix = small_mix(i)
         path = os.path.join(args.out, "small%02d.json" % i)
         with open(path, "w") as f:
             json.dump(mix, f)
-        mgb = sim(args.hetpu, path, "mgb", args.colocation)
-        bound = mgb["lower_bound_s"]
-        best = None
-        n = len(mix["jobs"])
-        pinned_path = os.path.join(args.out, "pinned.json")
-        for pins in range(1 << n):
-            pinned = copy.deepcopy(mix)
-            for j, job in enumerate(pinned["jobs"]):
-                job["devices"] = [(pins >> j) & 1]
-            with open(pinned_path, "w") as f:
-                json.dump(pinned, f)
-            r = sim(args.hetpu, pinned_path, "mgb", args.colocation)
-            if r["jobs_completed"] == n and (best is None or r["makespan_s"] < best):
-                best = r["makespan_s"]
-        best = min(best, mgb["makespan_s"]) if best is not None else mgb["makespan_s"]
-        lines.append("| %d | %s | %d | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f |" % (
-            i, "+".join(g["preset"] for g in mix["gpus"]), n, bound, best, mgb["makespan_s"],
-            mgb["makespan_s"] / bound, best / bound, mgb["makespan_s"] / best))
+        for model in models:
+            mgb = sim(args.hetpu, path, "mgb", model)
+            sa = sim(args.hetpu, path, "sa", model)
+            bound = mgb["lower_bound_s"]
+            best = best_pinned(args.hetpu, mix, args.out, model)
+            # mgb's and sa's own runs are schedules too.
+            best = min(x for x in (best, mgb["makespan_s"], sa["makespan_s"]) if x is not None)
+            ratios[model].append(mgb["makespan_s"] / best)
+            sa_ratios[model].append(sa["makespan_s"] / best)
+            lines.append("| %d | %s | %d | %s | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f |" % (
+                i, "+".join(g["preset"] for g in mix["gpus"]), len(mix["jobs"]), model, bound, best,
+                mgb["makespan_s"], mgb["makespan_s"] / bound, best / bound, ratios[model][-1], sa_ratios[model][-1]))
+    for model in models:
+        lines.append("| mean | | | %s | | | | | | %.3f | %.3f |" % (
+            model, sum(ratios[model]) / len(ratios[model]), sum(sa_ratios[model]) / len(sa_ratios[model])))
     text = "\n".join(lines) + "\n"
     with open(os.path.join(args.out, "small_exact.md"), "w") as f:
         f.write(text)

@@ -19,12 +19,11 @@ struct JobTimes {
     double sm_share_s = 0;  // least over its devices of sum(share * seconds) of its kernels
     uint64_t bytes = 0;
     uint64_t need_capacity = 0;  // the smallest capacity among the devices that fit it
-    bool over_half = true;       // more than half the memory of every device that fits it
     double cpu_s = 0;            // host work before its GPU part
     bool fits = false;
 };
 
-JobTimes times_of(const JobSpec &job, const MgbScenario &s, double cpu_factor, double gpu_factor)
+JobTimes times_of(const JobSpec &job, const MgbScenario &s, Colocation colocation, double cpu_factor, double gpu_factor)
 {
     JobTimes t;
     t.bytes = job.memory_bytes;
@@ -49,7 +48,10 @@ JobTimes times_of(const JobSpec &job, const MgbScenario &s, double cpu_factor, d
             n.shared_mem_per_block = k.shared_mem_per_block;
             const mgb::Footprint fp = mgb::footprint_on(n, gpu);
             runnable = runnable && fp.runnable;
-            const double share = std::min(1.0, double(fp.warps()) / double(gpu.max_warps()));
+            // Time-sliced, a kernel has the whole device while it runs, whatever its warps.
+            const double share = colocation == Colocation::TimeSliced
+                                     ? 1.0
+                                     : std::min(1.0, double(fp.warps()) / double(gpu.max_warps()));
             share_s += share * double(k.repeat) * k.seconds * gpu_factor;
         }
         if (!runnable)
@@ -58,17 +60,52 @@ JobTimes times_of(const JobSpec &job, const MgbScenario &s, double cpu_factor, d
             t.sm_share_s = share_s;
         if (first || gpu.memory_bytes < t.need_capacity)
             t.need_capacity = gpu.memory_bytes;
-        t.over_half = t.over_half && 2 * job.memory_bytes > gpu.memory_bytes;
         first = false;
         t.fits = true;
     }
     return t;
 }
 
+// The exclusive term at one capacity level (makespan_bound.h): `jobs` are the level's, `capacity`
+// the largest device's memory there, `devices` how many devices it has. Two jobs conflict when
+// their bytes together exceed `capacity`: a threshold graph, whose cliques are some jobs over
+// half the capacity (they all conflict) and at most one job below half that conflicts with the
+// smallest of them (two jobs below half fit together). For each number p of the largest such
+// jobs the heaviest job below half that still conflicts joins them; any clique gives a valid
+// term, so taking the heaviest rather than searching for the best pairing keeps it O(n log n).
+double exclusive_term(std::vector<const JobTimes *> jobs, double capacity, double devices)
+{
+    std::vector<const JobTimes *> big, small;
+    for (const JobTimes *t : jobs)
+        (2.0 * double(t->bytes) > capacity ? big : small).push_back(t);
+    if (big.empty())
+        return 0;
+    std::sort(big.begin(), big.end(), [](const JobTimes *a, const JobTimes *b) { return a->bytes > b->bytes; });
+    std::sort(small.begin(), small.end(), [](const JobTimes *a, const JobTimes *b) { return a->bytes < b->bytes; });
+    // heaviest_from[i]: of small[i..], the job with the longest GPU part (nullptr past the end).
+    std::vector<const JobTimes *> heaviest_from(small.size() + 1, nullptr);
+    for (size_t i = small.size(); i-- > 0;)
+        heaviest_from[i] =
+            heaviest_from[i + 1] && heaviest_from[i + 1]->gpu_s >= small[i]->gpu_s ? heaviest_from[i + 1] : small[i];
+    double best = 0, gpu_s = 0, first_cpu_s = 0;
+    for (size_t p = 0; p < big.size(); ++p) {
+        gpu_s += big[p]->gpu_s;
+        first_cpu_s = p == 0 ? big[p]->cpu_s : std::min(first_cpu_s, big[p]->cpu_s);
+        best = std::max(best, first_cpu_s + gpu_s / devices);
+        // The small jobs whose bytes with the smallest big one's exceed the capacity.
+        const double room = capacity - double(big[p]->bytes);
+        const auto from = std::upper_bound(small.begin(), small.end(), room,
+                                           [](double r, const JobTimes *t) { return r < double(t->bytes); });
+        if (const JobTimes *extra = heaviest_from[size_t(from - small.begin())])
+            best = std::max(best, std::min(first_cpu_s, extra->cpu_s) + (gpu_s + extra->gpu_s) / devices);
+    }
+    return best;
+}
+
 }  // namespace
 
-BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const std::vector<double> &cpu_factor,
-                                const std::vector<double> &gpu_factor)
+BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, Colocation colocation,
+                                const std::vector<double> &cpu_factor, const std::vector<double> &gpu_factor)
 {
     BoundTerms b;
     std::vector<JobTimes> jobs;
@@ -76,7 +113,7 @@ BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const st
     std::vector<char> counted;        // per job: fits some device
     for (size_t j = 0; j < s.jobs.size(); ++j) {
         const double cpu = cpu_factor.empty() ? 1.0 : cpu_factor[j];
-        const JobTimes t = times_of(s.jobs[j], s, cpu, gpu_factor.empty() ? 1.0 : gpu_factor[j]);
+        const JobTimes t = times_of(s.jobs[j], s, colocation, cpu, gpu_factor.empty() ? 1.0 : gpu_factor[j]);
         // A job that fits nowhere still runs its host work before it is turned away.
         worker_time.push_back(t.fits ? t.whole_s : s.jobs[j].cpu_seconds * cpu);
         counted.push_back(t.fits);
@@ -137,26 +174,24 @@ BoundTerms makespan_lower_bound(const MgbScenario &s, unsigned workers, const st
     for (const mgb::GpuSpec &gpu : s.gpus)
         levels.insert(gpu.memory_bytes);
     for (uint64_t level : levels) {
-        double devices = 0, capacity = 0;
+        double devices = 0, capacity = 0, largest = 0;
         for (const mgb::GpuSpec &gpu : s.gpus)
             if (gpu.memory_bytes >= level) {
                 devices += 1;
                 capacity += double(gpu.memory_bytes);
+                largest = std::max(largest, double(gpu.memory_bytes));
             }
-        double share_s = 0, byte_s = 0, exclusive_s = 0, first_cpu_s = -1;
+        double share_s = 0, byte_s = 0;
+        std::vector<const JobTimes *> here;
         for (const JobTimes &t : jobs)
             if (t.need_capacity >= level) {
                 share_s += t.sm_share_s;
                 byte_s += double(t.bytes) * t.gpu_s;
-                if (t.over_half) {
-                    exclusive_s += t.gpu_s;
-                    first_cpu_s = first_cpu_s < 0 ? t.cpu_s : std::min(first_cpu_s, t.cpu_s);
-                }
+                here.push_back(&t);
             }
         b.sm_s = std::max(b.sm_s, share_s / devices);
         b.memory_s = std::max(b.memory_s, byte_s / capacity);
-        if (first_cpu_s >= 0)
-            b.exclusive_s = std::max(b.exclusive_s, first_cpu_s + exclusive_s / devices);
+        b.exclusive_s = std::max(b.exclusive_s, exclusive_term(std::move(here), largest, devices));
     }
 
     b.bound_s = b.longest_s;

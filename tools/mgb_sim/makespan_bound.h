@@ -14,9 +14,10 @@
 //    alone);
 //  - sm: per device, the kernels placed there use at most its resident-warp capacity at
 //    each instant (two co-located kernels that fill the device take twice as long, and
-//    interference or time slicing only slow them more). A kernel filling a share f of
-//    device d for s standalone seconds uses f * s device-seconds there, at least the least
-//    such share over the devices that fit its job;
+//    interference only slows them more). A kernel filling a share f of device d for s
+//    standalone seconds uses f * s device-seconds there, at least the least such share over
+//    the devices that fit its job. Time-sliced, f is 1 for every kernel: the device takes
+//    turns, so it runs one kernel-second per second whatever the kernels' sizes;
 //  - memory: per device, the bytes held times the time held (the GPU part at standalone
 //    speed) stay within capacity * makespan;
 //  - workers: each job holds a worker for its whole standalone time, and the jobs arriving at
@@ -26,9 +27,11 @@
 //    before it (W workers: k - W + 1 of them must have ended; job j ends no sooner than its
 //    arrival plus its time), and ends its own time later. With fewer jobs than workers it
 //    is the longest term;
-//  - exclusive: a job holding more than half the memory of every device that fits it never
-//    shares a device with another such job, so per device they run one after the other,
-//    the first no sooner than the least host work before their GPU parts.
+//  - exclusive: jobs that pairwise cannot share a device (any two of them hold more memory
+//    together than the largest device that fits them) run one after the other on each
+//    device, the first no sooner than the least host work before their GPU parts: their GPU
+//    parts over the devices. Such a set is some jobs over half that device's memory and at
+//    most one below half that does not fit beside the smallest of them.
 // The sm, memory and exclusive terms are taken per capacity level L (a device's capacity): the jobs
 // that fit only devices of capacity >= L must share those devices alone. At the smallest
 // level this is the plain bound over all devices; a job too large for a device is thus
@@ -54,8 +57,9 @@ struct BoundTerms {
     unsigned jobs_counted = 0;  // jobs that fit some device
 };
 
-// cpu_factor / gpu_factor: one per job (the run's noise draws); empty: all 1.
-BoundTerms makespan_lower_bound(const MgbScenario &scenario, unsigned workers, const std::vector<double> &cpu_factor,
-                                const std::vector<double> &gpu_factor);
+// `colocation`: how co-located kernels share a device (the run's model; the sm term depends on
+// it). cpu_factor / gpu_factor: one per job (the run's noise draws); empty: all 1.
+BoundTerms makespan_lower_bound(const MgbScenario &scenario, unsigned workers, Colocation colocation,
+                                const std::vector<double> &cpu_factor, const std::vector<double> &gpu_factor);
 
 }  // namespace hetpu::mgb_sim

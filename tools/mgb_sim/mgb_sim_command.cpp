@@ -235,7 +235,8 @@ int mgb_sim_command(int argc, char **argv)
         if (!p) {
             std::vector<double> cpu, gpu;
             draw_job_factors(scenario, seed, cpu, gpu);
-            const BoundTerms b = makespan_lower_bound(scenario, workers ? workers : scenario.workers, cpu, gpu);
+            const BoundTerms b = makespan_lower_bound(scenario, workers ? workers : scenario.workers,
+                                                      model.value_or(scenario.colocation), cpu, gpu);
             if (json) {
                 nlohmann::json j = bound_to_json(b);
                 j["tool"] = "hetpu mgb-sim";

@@ -434,7 +434,7 @@ private:
         r.mean_kernel_slowdown_pct = launches ? 100.0 * slowdown / launches : 0;
         r.throughput_jobs_per_hour = r.makespan_s > 0 ? 3600.0 * r.jobs_completed / r.makespan_s : 0;
         r.colocation = colocation_name(colocation_);
-        r.bound = makespan_lower_bound(s_, workers_, cpu_factors_, gpu_factors_);
+        r.bound = makespan_lower_bound(s_, workers_, colocation_, cpu_factors_, gpu_factors_);
         r.lower_bound_s = r.bound.bound_s;
         return r;
     }

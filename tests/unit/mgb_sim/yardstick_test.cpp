@@ -75,7 +75,7 @@ TEST(Yardstick, APinnedJobTooLargeForItsDevicesIsNotInTheBound)
     const std::string pinned =
         R"({"memory_gib": 12, "devices": [0], "kernels": [{"blocks": 4, "threads_per_block": 32, "seconds": 100}]})";
     const MgbScenario s = mix(gpu(8, 32) + ", " + gpu(16, 32), 2, small + ", " + pinned);
-    const BoundTerms b = makespan_lower_bound(s, 2, {}, {});
+    const BoundTerms b = makespan_lower_bound(s, 2, s.colocation, {}, {});
     EXPECT_EQ(b.jobs_counted, 1u);
     EXPECT_DOUBLE_EQ(b.bound_s, 3.0);
     SimOptions o;
@@ -113,7 +113,7 @@ TEST(Yardstick, QueueTermMatchesItsDefinition)
             }
             expected = std::max(expected, start + whole[size_t(k)]);
         }
-        const BoundTerms b = makespan_lower_bound(mix(gpu(16, 32), workers, jobs), workers, {}, {});
+        const BoundTerms b = makespan_lower_bound(mix(gpu(16, 32), workers, jobs), workers, Colocation::Mps, {}, {});
         EXPECT_NEAR(b.queue_s, expected, 1e-9 * expected) << "trial " << trial;
     }
 }
@@ -159,7 +159,7 @@ TEST(Yardstick, BoundTermsUseReleaseTimes)
                R"(, "kernels": [{"blocks": 4, "threads_per_block": 32, "seconds": 10}]})";
     };
     const MgbScenario s = mix(gpu(16, 32), 1, at(0) + ", " + at(5) + ", " + at(6));
-    const BoundTerms b = makespan_lower_bound(s, 1, {}, {});
+    const BoundTerms b = makespan_lower_bound(s, 1, s.colocation, {}, {});
     EXPECT_DOUBLE_EQ(b.workers_s, 30.0);
     EXPECT_DOUBLE_EQ(b.queue_s, 25.0);
     EXPECT_DOUBLE_EQ(b.bound_s, 30.0);
