@@ -19,7 +19,8 @@
 #          blocking per checkpoint of device-resident data, device to device vs device to host;
 #          bench/ckpt_rtm_device: the RTM-like workload with its blocks computed on the GPUs;
 #          tests/ckpt/heat_restart.sh: hetpu-heat killed and restarted from device-tier checkpoints).
-#   mgb    MGB batches on the real device (bench/mgb/real_batch.sh), when it has a CUDA mode.
+#   mgb    MGB batches on the real devices (bench/mgb/real_batch.sh): sa, cg and mgb, time-sliced
+#          and, where an MPS daemon can be started, under MPS.
 # Usage: bench/gpu_node.sh [--dry-run] [OUT_DIR]
 #   --dry-run  prints every command instead of running it.
 # Environment: NODE_GPU (cuda, default; opencl: the CPU + OpenCL node of this repo's tests),
@@ -140,9 +141,7 @@ ckpt_phase() {
 }
 
 mgb_phase() {
-  grep -q 'NODE_GPU\|cuda' "$top/bench/mgb/real_batch.sh" 2>/dev/null ||
-    { echo "bench/mgb/real_batch.sh has no CUDA mode in this tree: nothing to measure"; return 0; }
-  cmd env NODE_GPU="$node_gpu" bash "$top/bench/mgb/real_batch.sh" "$build" "$out/mgb"
+  cmd env NODE_GPU="$node_gpu" ROUNDS="$rounds" bash "$top/bench/mgb/real_batch.sh" "$build" "$out/mgb"
 }
 
 echo "gpu_node.sh: NODE_GPU=$node_gpu, phases: $phases, lengths: $lengths, $rounds rounds, build $build"
