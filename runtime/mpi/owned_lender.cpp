@@ -20,8 +20,9 @@ uint64_t Lender::give(const WireGive &g)
     Block tail;
     {
         std::lock_guard<std::mutex> lock(run.mutex);
-        if (may_lend(run.dispatcher->back(), rank_.share, rank_.stopped))
-            tail = run.dispatcher->take_tail(g.count);
+        if (!rank_.stopped)
+            tail = run.dispatcher->take_tail(
+                g.count, [&](const Block &back) { return may_lend(back, rank_.share, rank_.stopped); });
     }
     if (tail.count == 0)
         return 0;

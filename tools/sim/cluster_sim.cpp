@@ -11,6 +11,7 @@
 
 #include "runtime/divisible/core/block_dispatcher.h"
 #include "runtime/mpi/core/coordinator_cadence.h"
+#include "runtime/mpi/core/range_moves.h"
 #include "runtime/mpi/core/node_shares.h"
 #include "runtime/mpi/core/share_coordinator.h"
 #include "tools/sim/cluster_parts.h"
@@ -320,18 +321,39 @@ private:
             return;
         }
         d.done += e.block.count;
-        bool borrowed = false;
-        for (auto &[move, b] : d.borrowed)
-            if (e.block.offset >= b.range.offset && e.block.offset < b.range.offset + b.range.count) {
-                borrowed = true;
-                if ((b.home += e.block.count) >= b.range.count)
-                    return_results(d, move, ready);
-                break;
-            }
-        if (!borrowed)
+        // A block may span two ranges borrowed side by side (the cursor joins them) or a
+        // borrowed range and the node's own: each range is credited with what it shares.
+        std::vector<uint64_t> home;
+        uint64_t borrowed = 0;
+        for (auto &[move, b] : d.borrowed) {
+            const uint64_t shared = overlap(Block{e.block.offset, e.block.count}, b.range);
+            borrowed += shared;
+            if (shared > 0 && (b.home += shared) >= b.range.count)
+                home.push_back(move);
+        }
+        if (borrowed == 0)
             cover(e.block.offset, e.block.count, 1);
+        else if (borrowed < e.block.count)
+            cover_own(d, Block{e.block.offset, e.block.count});
+        for (uint64_t move : home)
+            return_results(d, move, ready);
         if (idle(d))
             report(d, ready, true);
+    }
+
+    // The elements of `block` in none of the node's borrowed ranges (theirs are covered when
+    // their results reach their owner).
+    void cover_own(const Domain &d, const Block &block)
+    {
+        if (!options_.check_coverage)
+            return;
+        for (uint64_t i = block.offset; i < block.offset + block.count; ++i) {
+            bool theirs = false;
+            for (const auto &[move, b] : d.borrowed)
+                theirs = theirs || (i >= b.range.offset && i < b.range.offset + b.range.count);
+            if (!theirs)
+                cover(i, 1, 1);
+        }
     }
 
     void cover(uint64_t offset, uint64_t count, int delta)
@@ -425,8 +447,8 @@ private:
     {
         const int to = e.unit;
         Block tail;
-        if (owns(d, d.dispatcher->back()) && !domains_[static_cast<size_t>(to)].failed)
-            tail = d.dispatcher->take_tail(e.range.count);
+        if (!domains_[static_cast<size_t>(to)].failed)
+            tail = d.dispatcher->take_tail(e.range.count, [&](const Block &back) { return owns(d, back); });
         send_report(d, e.at, kGave, e.move, tail.count);
         if (tail.count == 0)
             return;

@@ -2,6 +2,7 @@
 #include "runtime/divisible/core/block_cursor.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 namespace hetpu {
@@ -106,6 +107,21 @@ Block BlockCursor::take_tail(uint64_t wanted)
     if (last.count == 0)
         ranges_.pop_back();
     return block;
+}
+
+Block BlockCursor::take_tail(uint64_t wanted, const std::function<bool(const Block &)> &eligible)
+{
+    for (size_t i = ranges_.size(); i-- > 0;) {
+        if (!eligible(ranges_[i]))
+            continue;
+        if (i + 1 != ranges_.size()) {
+            const Block r = ranges_[i];
+            ranges_.erase(ranges_.begin() + static_cast<std::ptrdiff_t>(i));
+            ranges_.push_back(r);
+        }
+        return take_tail(wanted);
+    }
+    return Block{};
 }
 
 Block BlockCursor::take_best_fit(uint64_t wanted)

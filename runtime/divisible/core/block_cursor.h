@@ -65,6 +65,10 @@ public:
     // granule boundary; the whole range when less than min_block would be left), removed
     // from the cursor. count 0 when nothing is left.
     Block take_tail(uint64_t wanted);
+    // The same from the last range `eligible` accepts (a rank lends only ranges of its own
+    // share, not one it borrowed): that range is moved to the back first, so what stays
+    // ahead of it runs first. count 0 when no range is eligible.
+    Block take_tail(uint64_t wanted, const std::function<bool(const Block &)> &eligible);
 
     // take() from the smallest range that holds `wanted` (the largest when none does), so
     // that fragments given back early are used up early instead of ending the job.

@@ -217,10 +217,10 @@ std::vector<Assignment> BlockDispatcher::add_range(uint64_t offset, uint64_t cou
     return std::move(out_);
 }
 
-Block BlockDispatcher::take_tail(uint64_t wanted)
+Block BlockDispatcher::take_tail(uint64_t wanted, const std::function<bool(const Block &back)> &may_lend)
 {
     revoke_all();
-    return cursor_.take_tail(wanted);
+    return cursor_.take_tail(wanted, may_lend);
 }
 
 void BlockDispatcher::revoke_all()

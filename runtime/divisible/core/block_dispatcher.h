@@ -112,9 +112,10 @@ public:
     // Re-sharing across ranks: a range of another rank's share to run here first (returns
     // the blocks to submit now, as start() does), and the unstarted tail of what is left
     // here handed to another rank (BlockCursor::take_tail, promises taken back first; count
-    // 0: nothing left).
+    // 0: nothing left). The tail is cut from the last range `may_lend` accepts, judged once
+    // the promises are back: a range this rank borrowed is not its to lend, wherever it lies.
     std::vector<Assignment> add_range(uint64_t offset, uint64_t count);
-    Block take_tail(uint64_t wanted);
+    Block take_tail(uint64_t wanted, const std::function<bool(const Block &back)> &may_lend);
     Block back() const { return cursor_.back(); }
     void put_back(const Block &b) { cursor_.add_back(b.offset, b.count); }
 

@@ -17,6 +17,9 @@ namespace hetpu {
 // own share is, and nothing once the job stops (a borrowed range goes back to its owner).
 bool may_lend(const Block &back, const Block &share, bool stopped);
 
+// Elements a and b have in common.
+uint64_t overlap(const Block &a, const Block &b);
+
 struct BorrowedRange {
     int from = -1;  // the owner, who gets the results back
     Block range;
@@ -27,7 +30,7 @@ struct BorrowedRange {
 class BorrowedRanges {
 public:
     void add(uint64_t move, int from, const Block &range);
-    // Blocks whose results are home, credited to the borrowed ranges they belong to.
+    // Blocks whose results are home, credited to the borrowed ranges they overlap.
     void credit(const std::vector<Block> &homes);
     // The moves whose ranges go back now: all of whose results are home, or every one
     // when `abandon` (a failed job: the owner's wait must end, whatever they hold).

@@ -195,7 +195,7 @@ TEST(BlockDispatcher, TheTailHandedAwayIsNeverDispatchedHere)
     PerWorkerPlanner planner(std::map<int, uint64_t>{{0, 100}});
     BlockDispatcher d(rules, planner, {0}, Block{0, 1000});
     std::vector<Assignment> first = d.start();
-    Block tail = d.take_tail(700);
+    Block tail = d.take_tail(700, [](const Block &) { return true; });
     EXPECT_EQ(tail.offset, 300u);
     EXPECT_EQ(tail.count, 700u);
     std::deque<Assignment> pending(first.begin(), first.end());

@@ -418,3 +418,40 @@ TEST(UnitQueues, TakenBlocksAndCopiesAreNeverWithdrawn)
         EXPECT_EQ(d.withdrawals(), 0u);
     }
 }
+
+// A rank lends only its own share. Here all of it is handed out or promised when a borrowed
+// range arrives and is promised too; taking the promises back puts the borrowed range at the
+// back. The tail lent is cut from the rank's own range, never from the borrowed one.
+TEST(UnitQueues, ABorrowedRangeTakenBackIsNeverLentOn)
+{
+    ScriptedPlanner planner;
+    int calls = 0;
+    planner.script = [&](UnitQueues &q) {
+        ++calls;
+        if (calls == 1) {  // start: one block handed out, the rest of the share promised
+            q.promise(0, 100, false);
+            q.hand_out_next(0);
+            EXPECT_EQ(q.promise(0, 200, false), 200u);
+        } else if (calls == 2) {  // the borrowed range arrives: promised behind them
+            EXPECT_EQ(q.promise(0, 200, false), 200u);
+        }
+    };
+    const Block share{0, 300};
+    BlockDispatcher d(BlockRules{3000, 1, 1}, planner, {0}, share);
+    d.set_backup_all(false);
+    d.set_tail_backups(false);
+    ASSERT_EQ(d.start().size(), 1u);
+    d.add_range(2000, 200);
+    ASSERT_EQ(d.remaining(), 400u);
+    const auto within_share = [&](const Block &b) {
+        return b.count > 0 && b.offset >= share.offset && b.offset + b.count <= share.offset + share.count;
+    };
+    const Block tail = d.take_tail(100, within_share);
+    EXPECT_TRUE(within_share(tail)) << "lent [" << tail.offset << ", " << tail.offset + tail.count << ")";
+    EXPECT_EQ(tail.count, 100u);
+    EXPECT_EQ(d.remaining() + tail.count, 400u) << "nothing lost";
+    // Only the borrowed range left: nothing more to lend.
+    EXPECT_EQ(d.take_tail(100, within_share).count, 100u);
+    EXPECT_EQ(d.take_tail(100, within_share).count, 0u);
+    EXPECT_EQ(d.remaining(), 200u);
+}

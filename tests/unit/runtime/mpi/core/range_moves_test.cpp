@@ -42,3 +42,20 @@ TEST(RangeMoves, AFailedJobReturnsEveryBorrowedRange)
     EXPECT_EQ(b.ready(false), std::vector<uint64_t>{1});
     EXPECT_EQ(b.ready(true), (std::vector<uint64_t>{1, 2})) << "the owner's wait must end";
 }
+
+// Two tails of one lender borrowed one after the other lie side by side, and the cursor
+// runs them as one range: a block across the seam counts for both (by start alone, the
+// second would wait for results forever and the borrower would never finish).
+TEST(RangeMoves, ABlockAcrossTwoBorrowedRangesCountsForBoth)
+{
+    BorrowedRanges b;
+    b.add(27, 1, {890496, 1024});
+    b.add(26, 1, {891520, 4736});
+    b.credit({{890496, 3000}});
+    EXPECT_EQ(b.at(27).home, 1024u);
+    EXPECT_EQ(b.at(26).home, 1976u);
+    b.credit({{893496, 2760}});
+    EXPECT_EQ(b.ready(false), (std::vector<uint64_t>{26, 27}));
+    EXPECT_EQ(overlap({0, 10}, {10, 5}), 0u);
+    EXPECT_EQ(overlap({0, 12}, {10, 5}), 2u);
+}
