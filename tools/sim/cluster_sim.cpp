@@ -345,14 +345,11 @@ private:
     // their results reach their owner).
     void cover_own(const Domain &d, const Block &block)
     {
-        if (!options_.check_coverage)
-            return;
-        for (uint64_t i = block.offset; i < block.offset + block.count; ++i) {
+        for (uint64_t i = block.offset; options_.check_coverage && i < block.offset + block.count; ++i) {
             bool theirs = false;
             for (const auto &[move, b] : d.borrowed)
-                theirs = theirs || (i >= b.range.offset && i < b.range.offset + b.range.count);
-            if (!theirs)
-                cover(i, 1, 1);
+                theirs = theirs || overlap(Block{i, 1}, b.range) > 0;
+            cover(i, theirs ? 0 : 1, 1);
         }
     }
 
