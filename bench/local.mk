@@ -92,7 +92,7 @@ EXTRA_DIST += bench/sim_makespans.py bench/plbhac_cold_start_sim.py bench/plbhac
 	bench/plbhac_node_family.py \
 	bench/plbhac_lib_ab.sh bench/plbhac_static_split.sh bench/real_node_apps.sh \
 	bench/real_node_verified.py
-EXTRA_DIST += bench/starpu_examples_sweep.sh
+EXTRA_DIST += bench/starpu_examples_sweep.sh bench/starpu_test_suite.sh
 EXTRA_DIST += bench/README.md bench/plbhac_sim.sh bench/plbhac_matmul.sh bench/mpi_scaling_sim.sh bench/mpi_scaling_summary.py \
 	bench/mpi_slow_rank.sh bench/mpi_planners.sh bench/cluster_links.sh bench/scenarios bench/plbhac_gpu_node_sim.sh bench/gpu_node.sh
 # The benchmark outputs bench/README.md's tables are generated from (bench/update_readme_tables.sh).
