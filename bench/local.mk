@@ -98,4 +98,5 @@ EXTRA_DIST += bench/README.md bench/plbhac_sim.sh bench/plbhac_matmul.sh bench/m
 # The benchmark outputs bench/README.md's tables are generated from (bench/update_readme_tables.sh).
 EXTRA_DIST += bench/recorded/mgb_bound_eval.md bench/recorded/mgb_small_exact.md bench/recorded/mgb_arrivals.md \
 	bench/recorded/mgb_colocation_time_sliced.md bench/recorded/mgb_colocation_mps.md \
-	bench/recorded/mpi_scaling_sim.md bench/recorded/plbhac_cold_start.md bench/recorded/starpu_examples_timing.md
+	bench/recorded/mpi_scaling_sim.md bench/recorded/plbhac_cold_start.md bench/recorded/starpu_examples_timing.md \
+	bench/recorded/mgb_real_batch.md
