@@ -80,8 +80,13 @@ public:
     PlannerExtensions *extensions() override { return this; }
     void block_done_refitted(const hetpu::BlockDone &d, hetpu::PuRefit *) override { block_done(d); }
     QueuePlanner *queue_planner() override { return this; }
-    // Blocks are short everywhere: no backup copy at the tail is worth it.
-    double expected_s(int, uint64_t count) const override { return 1e-9 * static_cast<double>(count); }
+    // The OpenCL worker's blocks are short, the CPU's long: no copy at the tail is worth it on
+    // the CPU (on a loaded machine an OpenCL block can run long enough that a copy on the idle
+    // CPU would look worth it, and would run the CPU function a second time).
+    double expected_s(int worker, uint64_t count) const override
+    {
+        return (worker == cpu_ ? 1.0 : 1e-9) * static_cast<double>(count);
+    }
     double lead_s(int) const override { return 0; }
 
     void plan(hetpu::UnitQueues &q) override
